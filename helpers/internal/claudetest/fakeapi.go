@@ -1,0 +1,348 @@
+// Package claudetest lets Go tests drive the real Claude Code CLI offline.
+//
+// A test starts a FakeAPI (a scripted fake of the Anthropic Messages API on
+// loopback), points the CLI at it with Run, and then inspects what the CLI
+// did (files, hook side effects, transcripts) and what it sent to the
+// "model" (FakeAPI.Requests). FindCLI locates the pinned CLI binary and skips
+// the test when it is not installed (or fails it when CI=true).
+package claudetest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Block is one scripted content block of a fake model reply: either text
+// (Type "text") or a tool call (Type "tool_use").
+type Block struct {
+	// Type is "text" or "tool_use".
+	Type string
+	// Text is the reply text of a text block.
+	Text string
+	// ID is the tool_use id, e.g. "toolu_01"; the CLI echoes it back in the
+	// matching tool_result.
+	ID string
+	// Name is the tool name of a tool_use block, e.g. "Bash" or "Agent".
+	Name string
+	// Input is the tool input; it is marshalled to JSON (nil means {}).
+	Input any
+}
+
+// Text returns a scripted text block.
+func Text(s string) Block { return Block{Type: "text", Text: s} }
+
+// ToolUse returns a scripted tool_use block. input is marshalled to JSON,
+// e.g. map[string]any{"command": "echo hello > out.txt"} for Bash.
+func ToolUse(id, name string, input any) Block {
+	return Block{Type: "tool_use", ID: id, Name: name, Input: input}
+}
+
+// DoneText is the text the fake answers with once the scripted turns are
+// exhausted.
+const DoneText = "done"
+
+// SideReplyText is the text the fake answers side requests with (requests
+// that carry no tools, such as title generation).
+const SideReplyText = "side reply"
+
+// Request is one POST /v1/messages request received by the fake.
+type Request struct {
+	// Side is true for requests without tools (side calls such as title
+	// generation); they get SideReplyText and consume no scripted turn.
+	Side bool
+	// Turn is the index of the scripted turn answered, -1 for side requests,
+	// len(turns) or more once the script was exhausted (answered DoneText).
+	Turn int
+	// Path is the request path including the query, e.g. "/v1/messages?beta=true".
+	Path string
+	// Body is the raw JSON body.
+	Body []byte
+}
+
+// Text flattens all text the request sends to the model, joined by
+// newlines: the top-level system prompt blocks and, for messages of every
+// role, content strings, text blocks, tool_result contents and tool_use
+// inputs (as JSON). Claude Code 2.1.197 sends hook context such as
+// "SessionStart hook additional context: ..." as a message with role
+// "system", so it is included.
+func (r Request) Text() string {
+	var req struct {
+		System   json.RawMessage `json:"system"`
+		Messages []struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(r.Body, &req); err != nil {
+		return string(r.Body)
+	}
+	var parts []string
+	parts = appendContentText(parts, req.System)
+	for _, m := range req.Messages {
+		parts = appendContentText(parts, m.Content)
+	}
+	return strings.Join(parts, "\n")
+}
+
+// appendContentText appends the text found in a Messages API content value:
+// a string, or a list of blocks (text, tool_result with nested content,
+// tool_use with input).
+func appendContentText(parts []string, raw json.RawMessage) []string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return parts
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return append(parts, s)
+	}
+	var blocks []struct {
+		Type    string          `json:"type"`
+		Text    string          `json:"text"`
+		Content json.RawMessage `json:"content"`
+		Input   json.RawMessage `json:"input"`
+	}
+	if json.Unmarshal(raw, &blocks) != nil {
+		return append(parts, string(raw))
+	}
+	for _, b := range blocks {
+		switch b.Type {
+		case "text":
+			parts = append(parts, b.Text)
+		case "tool_result":
+			parts = appendContentText(parts, b.Content)
+		case "tool_use":
+			parts = append(parts, string(b.Input))
+		}
+	}
+	return parts
+}
+
+// FakeAPI is a scripted fake of the Anthropic Messages API served on
+// 127.0.0.1. It is safe for concurrent requests.
+type FakeAPI struct {
+	srv   *httptest.Server
+	turns [][]Block
+
+	mu       sync.Mutex
+	next     int // next scripted turn for a main request
+	msgCount int
+	requests []Request
+	hits     []string
+}
+
+// StartFakeAPI starts a fake Messages API that answers main requests (those
+// with tools) with the scripted turns in order, then with DoneText. The
+// server is closed when the test ends.
+func StartFakeAPI(t testing.TB, turns [][]Block) *FakeAPI {
+	t.Helper()
+	for i, turn := range turns {
+		if len(turn) == 0 {
+			t.Fatalf("claudetest: scripted turn %d is empty", i)
+		}
+		for j, b := range turn {
+			switch b.Type {
+			case "text":
+			case "tool_use":
+				if b.ID == "" || b.Name == "" {
+					t.Fatalf("claudetest: turn %d block %d: tool_use needs an id and a name", i, j)
+				}
+				if _, err := json.Marshal(b.Input); err != nil {
+					t.Fatalf("claudetest: turn %d block %d: tool input: %v", i, j, err)
+				}
+			default:
+				t.Fatalf("claudetest: turn %d block %d: unknown block type %q", i, j, b.Type)
+			}
+		}
+	}
+	f := &FakeAPI{turns: turns}
+	f.srv = httptest.NewServer(http.HandlerFunc(f.serveHTTP))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+// URL returns the base URL of the fake, e.g. "http://127.0.0.1:41234", for
+// ANTHROPIC_BASE_URL.
+func (f *FakeAPI) URL() string { return f.srv.URL }
+
+// Requests returns every POST /v1/messages request received so far, main and
+// side, in arrival order.
+func (f *FakeAPI) Requests() []Request {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]Request(nil), f.requests...)
+}
+
+// MainRequests returns the requests that carried tools (the ones that
+// consumed scripted turns), in arrival order.
+func (f *FakeAPI) MainRequests() []Request {
+	var out []Request
+	for _, r := range f.Requests() {
+		if !r.Side {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// MainRequestTexts returns, for each main request in arrival order, all of
+// its text flattened by Request.Text.
+func (f *FakeAPI) MainRequestTexts() []string {
+	var out []string
+	for _, r := range f.MainRequests() {
+		out = append(out, r.Text())
+	}
+	return out
+}
+
+// MainRequestsContain reports whether any main request sent s to the model.
+func (f *FakeAPI) MainRequestsContain(s string) bool {
+	for _, txt := range f.MainRequestTexts() {
+		if strings.Contains(txt, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// Hits returns "METHOD PATH" for every HTTP request the fake received, in
+// arrival order, including count_tokens, HEAD and GET requests.
+func (f *FakeAPI) Hits() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.hits...)
+}
+
+func (f *FakeAPI) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	f.mu.Lock()
+	f.hits = append(f.hits, r.Method+" "+r.URL.RequestURI())
+	f.mu.Unlock()
+
+	switch {
+	case r.Method == http.MethodHead:
+		w.WriteHeader(http.StatusOK)
+		return
+	case r.Method != http.MethodPost:
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, "{}")
+		return
+	case strings.Contains(r.URL.Path, "count_tokens"):
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"input_tokens":10}`)
+		return
+	}
+
+	var req struct {
+		Model string            `json:"model"`
+		Tools []json.RawMessage `json:"tools"`
+	}
+	_ = json.Unmarshal(body, &req)
+	side := len(req.Tools) == 0
+
+	f.mu.Lock()
+	turn := -1
+	if !side {
+		turn = f.next
+		f.next++
+	}
+	f.msgCount++
+	msgID := fmt.Sprintf("msg_fake_%03d", f.msgCount)
+	f.requests = append(f.requests, Request{Side: side, Turn: turn, Path: r.URL.RequestURI(), Body: body})
+	f.mu.Unlock()
+
+	var blocks []Block
+	switch {
+	case side:
+		blocks = []Block{Text(SideReplyText)}
+	case turn < len(f.turns):
+		blocks = f.turns[turn]
+	default:
+		blocks = []Block{Text(DoneText)}
+	}
+	model := req.Model
+	if model == "" {
+		model = "claude-fake"
+	}
+
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("request-id", "req_"+msgID)
+	w.WriteHeader(http.StatusOK)
+	fl, _ := w.(http.Flusher)
+	_ = writeSSE(w, fl, msgID, model, blocks)
+}
+
+// stopReason is "tool_use" when the blocks contain a tool call, else "end_turn".
+func stopReason(blocks []Block) string {
+	for _, b := range blocks {
+		if b.Type == "tool_use" {
+			return "tool_use"
+		}
+	}
+	return "end_turn"
+}
+
+// writeSSE writes a complete streamed Messages API reply with the given
+// blocks as server-sent events, flushing after each event when fl is not nil.
+func writeSSE(w io.Writer, fl http.Flusher, msgID, model string, blocks []Block) error {
+	ev := func(name string, data any) error {
+		b, err := json.Marshal(data)
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b); err != nil {
+			return err
+		}
+		if fl != nil {
+			fl.Flush()
+		}
+		return nil
+	}
+	type m = map[string]any
+	err := ev("message_start", m{"type": "message_start", "message": m{
+		"id": msgID, "type": "message", "role": "assistant", "model": model,
+		"content": []any{}, "stop_reason": nil, "stop_sequence": nil,
+		"usage": m{"input_tokens": 10, "output_tokens": 1},
+	}})
+	if err != nil {
+		return err
+	}
+	for i, b := range blocks {
+		var start, delta m
+		if b.Type == "tool_use" {
+			input, err := json.Marshal(b.Input)
+			if err != nil {
+				return err
+			}
+			if string(input) == "null" {
+				input = []byte("{}")
+			}
+			start = m{"type": "tool_use", "id": b.ID, "name": b.Name, "input": m{}}
+			delta = m{"type": "input_json_delta", "partial_json": string(input)}
+		} else {
+			start = m{"type": "text", "text": ""}
+			delta = m{"type": "text_delta", "text": b.Text}
+		}
+		if err := ev("content_block_start", m{"type": "content_block_start", "index": i, "content_block": start}); err != nil {
+			return err
+		}
+		if err := ev("content_block_delta", m{"type": "content_block_delta", "index": i, "delta": delta}); err != nil {
+			return err
+		}
+		if err := ev("content_block_stop", m{"type": "content_block_stop", "index": i}); err != nil {
+			return err
+		}
+	}
+	err = ev("message_delta", m{"type": "message_delta",
+		"delta": m{"stop_reason": stopReason(blocks), "stop_sequence": nil},
+		"usage": m{"output_tokens": 5}})
+	if err != nil {
+		return err
+	}
+	return ev("message_stop", m{"type": "message_stop"})
+}

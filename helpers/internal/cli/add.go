@@ -1,0 +1,131 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/helpers/internal/gitx"
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	ucli "github.com/urfave/cli/v2"
+)
+
+func addCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:      "add",
+		Usage:     "record one entry in the shared log and print its key",
+		ArgsUsage: "TYPE CONTENT",
+		Description: "TYPE is one of " + strings.Join(knowledge.Types, ", ") + ".\n" +
+			"Adding the same content of the same type again adds nothing and prints the existing key.",
+		Flags: []ucli.Flag{
+			&ucli.StringFlag{Name: "tags", Usage: "comma-separated tags"},
+			&ucli.StringFlag{Name: "bead", Usage: "the bead (task) id this belongs to"},
+			&ucli.StringFlag{Name: "files", Usage: "comma-separated paths it is about (files the content names are added)"},
+			&ucli.StringFlag{Name: "source", Value: "user", Usage: "who recorded it (user, agent, ...)"},
+			&ucli.BoolFlag{Name: "json", Usage: "print the entry as JSON"},
+		},
+		Action: func(c *ucli.Context) error {
+			if c.NArg() < 2 {
+				return usagef("add needs TYPE and CONTENT, e.g. cairn add learned \"the retry loop lives in client.go\"")
+			}
+			typ, err := knowledge.NormalizeType(c.Args().Get(0))
+			if err != nil {
+				return usagef("%v", err)
+			}
+			content := knowledge.CleanContent(strings.Join(c.Args().Slice()[1:], " "))
+			if content == "" {
+				return usagef("empty content: give the knowledge to record as the second argument")
+			}
+			p, err := findProject(c, env)
+			if err != nil {
+				return err
+			}
+			e := knowledge.Entry{
+				Type:    typ,
+				Content: content,
+				Source:  c.String("source"),
+				Tags:    splitList(c.String("tags")),
+				Bead:    c.String("bead"),
+				Files:   splitList(c.String("files")),
+			}
+			Provenance(p.root, p.isGit, &e, time.Now())
+			key, added, err := AddEntry(p.store, e)
+			if err != nil {
+				return explainRead(err)
+			}
+			if c.Bool("json") {
+				return writeJSON(env.Stdout, map[string]any{"key": key, "added": added})
+			}
+			fmt.Fprintln(env.Stdout, key)
+			if !added {
+				fmt.Fprintln(env.Stderr, "cairn: already recorded; nothing added")
+			}
+			return nil
+		},
+	}
+}
+
+// AddEntry provisions the store if needed and inserts e, returning its key
+// (or the existing key) and whether a line was added.
+func AddEntry(s *knowledge.Store, e knowledge.Entry) (string, bool, error) {
+	if e.Key == "" {
+		e.Key = knowledge.MakeKey(e.Type, e.Content)
+	}
+	if err := s.Provision(); err != nil {
+		return "", false, err
+	}
+	res, err := s.Insert([]knowledge.Entry{e})
+	if err != nil {
+		return "", false, err
+	}
+	return e.Key, len(res.Added) == 1, nil
+}
+
+// Provenance fills in when, who, where: ts, author, branch, commit, and the
+// files the content names that exist in the repository.
+func Provenance(root string, isGit bool, e *knowledge.Entry, now time.Time) {
+	if e.TS == 0 {
+		e.TS = now.Unix()
+	}
+	if isGit {
+		if repo, err := gitx.Open(root); err == nil {
+			if e.Author == "" {
+				e.Author = repo.UserName()
+			}
+			if e.Branch == "" {
+				e.Branch = repo.Branch()
+			}
+			if e.Commit == "" {
+				e.Commit = repo.Head()
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, f := range e.Files {
+		seen[f] = true
+	}
+	for _, f := range knowledge.MentionedPaths(e.Content) {
+		if seen[f] || !filepath.IsLocal(f) {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Join(root, f)); err == nil && !fi.IsDir() {
+			e.Files = append(e.Files, f)
+			seen[f] = true
+		}
+	}
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+var errNoResults = errors.New("no results")

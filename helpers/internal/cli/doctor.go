@@ -1,0 +1,141 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	ucli "github.com/urfave/cli/v2"
+)
+
+// check is one line of doctor's report.
+type check struct {
+	Name   string `json:"name"`
+	Status string `json:"status"` // ok, warn, fail
+	Detail string `json:"detail"`
+	Fix    string `json:"fix,omitempty"`
+}
+
+func doctorCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:  "doctor",
+		Usage: "check what is installed, wired and in sync, and say what to fix",
+		Flags: []ucli.Flag{
+			&ucli.BoolFlag{Name: "json", Usage: "print the checks as JSON"},
+		},
+		Action: func(c *ucli.Context) error {
+			p, err := findProject(c, env)
+			if err != nil {
+				return err
+			}
+			checks := runChecks(p)
+			failed := 0
+			for _, ch := range checks {
+				if ch.Status == "fail" {
+					failed++
+				}
+			}
+			if c.Bool("json") {
+				if err := writeJSON(env.Stdout, map[string]any{"version": Version, "root": p.root, "checks": checks, "ok": failed == 0}); err != nil {
+					return err
+				}
+			} else {
+				fmt.Fprintf(env.Stdout, "cairn %s in %s\n", Version, p.root)
+				for _, ch := range checks {
+					fmt.Fprintf(env.Stdout, "%-4s %-14s %s\n", ch.Status, ch.Name, ch.Detail)
+					if ch.Fix != "" {
+						fmt.Fprintf(env.Stdout, "     %-14s fix: %s\n", "", ch.Fix)
+					}
+				}
+			}
+			if failed > 0 {
+				return fmt.Errorf("doctor found %d problem(s) to fix", failed)
+			}
+			return nil
+		},
+	}
+}
+
+func runChecks(p *project) []check {
+	var out []check
+	add := func(name, status, detail, fix string) {
+		out = append(out, check{name, status, detail, fix})
+	}
+	if p.isGit {
+		add("repository", "ok", p.root, "")
+	} else {
+		add("repository", "warn", p.root+" is not a git repository: knowledge is not shared", "git init, then commit .cairn")
+	}
+	if !p.store.Exists() {
+		add("provisioned", "fail", ".cairn/ is missing", "run cairn add ... or ./install.sh "+p.root)
+		return out
+	}
+	add("provisioned", "ok", ".cairn/ exists", "")
+	attrs, _ := os.ReadFile(filepath.Join(p.store.Dir, ".gitattributes"))
+	if strings.Contains(string(attrs), "merge=union") {
+		add("merge", "ok", ".cairn/.gitattributes has merge=union", "")
+	} else {
+		add("merge", "warn", ".cairn/.gitattributes lacks merge=union: local merges of the log may conflict",
+			"echo '"+strings.TrimSpace(knowledge.GitAttributes)+"' >> .cairn/.gitattributes")
+	}
+	ign, _ := os.ReadFile(filepath.Join(p.store.Dir, ".gitignore"))
+	if strings.Contains(string(ign), "cache/") && strings.Contains(string(ign), "local/") {
+		add("ignore", "ok", ".cairn/.gitignore keeps cache/ and local/ out of git", "")
+	} else {
+		add("ignore", "warn", ".cairn/.gitignore does not ignore cache/ and local/", "printf 'cache/\\nlocal/\\n' >> .cairn/.gitignore")
+	}
+	for _, path := range []string{p.store.LogPath(), p.store.ArchivePath()} {
+		name := filepath.Base(path)
+		data, err := knowledge.ReadFile(path)
+		if err != nil {
+			add(name, "fail", err.Error(), "make it readable: chmod u+rw "+filepath.Join(knowledge.DirName, name))
+			continue
+		}
+		if data == nil && path == p.store.ArchivePath() {
+			continue
+		}
+		rep := knowledge.Parse(data, func(knowledge.Record) {})
+		if rep.Clean() {
+			add(name, "ok", fmt.Sprintf("%d entries, every line readable", rep.Entries), "")
+			continue
+		}
+		var parts []string
+		for k, n := range rep.ByKind {
+			parts = append(parts, fmt.Sprintf("%d %s", n, k))
+		}
+		status := "warn"
+		detail := fmt.Sprintf("%d entries; %d lines skipped, %d repaired on reading (%s)", rep.Entries, rep.Skipped, rep.Repaired, strings.Join(parts, ", "))
+		var lines []string
+		for _, pr := range rep.Problems {
+			if !pr.Repaired() && len(lines) < 5 {
+				lines = append(lines, fmt.Sprintf("line %d %s", pr.Line, pr.Kind))
+			}
+		}
+		fix := "nothing is lost: these lines are skipped when reading"
+		if rep.ByKind[knowledge.ProblemConflictMarker] > 0 {
+			fix = "remove the conflict markers (" + strings.Join(lines, "; ") + ") and commit"
+		} else if len(lines) > 0 {
+			fix = "inspect " + strings.Join(lines, "; ")
+		}
+		add(name, status, detail, fix)
+	}
+	ix, res, err := p.openIndex()
+	if err != nil {
+		add("cache", "fail", err.Error(), "rm -rf .cairn/cache && cairn sync --full")
+		return out
+	}
+	defer ix.Close()
+	st, err := ix.Stats(true)
+	if err != nil {
+		add("cache", "fail", err.Error(), "rm -rf .cairn/cache && cairn sync --full")
+		return out
+	}
+	state := "was current"
+	if !res.Current {
+		state = "caught up now"
+	}
+	add("cache", "ok", fmt.Sprintf("%d entries indexed, %s", st.Total, state), "")
+	return out
+}

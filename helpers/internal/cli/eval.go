@@ -1,0 +1,153 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/cairn-dev/cairn/helpers/internal/eval"
+	"github.com/cairn-dev/cairn/helpers/internal/index"
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	ucli "github.com/urfave/cli/v2"
+)
+
+func evalCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:      "eval",
+		Usage:     "measure recall quality on labelled queries (P@k, R@k, MRR, nDCG@10)",
+		ArgsUsage: "QUERIES.jsonl",
+		Description: "Each line of QUERIES.jsonl has at least \"query\" and \"relevant_keys\" (and\n" +
+			"optionally \"kind\"). With --corpus, that knowledge JSONL is indexed in a temporary\n" +
+			"cache; without it, the project's own log is searched. Queries without relevant\n" +
+			"keys are negatives: eval reports how many of them returned anything.",
+		Flags: []ucli.Flag{
+			&ucli.StringFlag{Name: "corpus", Usage: "a knowledge JSONL to index (keys kept)"},
+			&ucli.IntFlag{Name: "k", Value: 5, Usage: "the cut-off for precision and recall"},
+			&ucli.StringFlag{Name: "baseline", Usage: "also run a baseline: grep"},
+			&ucli.BoolFlag{Name: "json", Usage: "print {\"cairn\": M, \"grep\": M} as JSON"},
+		},
+		Action: func(c *ucli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("eval needs the QUERIES.jsonl file")
+			}
+			if b := c.String("baseline"); b != "" && b != "grep" {
+				return usagef("unknown --baseline %q: the baseline is grep", b)
+			}
+			if c.Int("k") < 1 {
+				return usagef("--k must be at least 1")
+			}
+			qdata, err := os.ReadFile(abs(env, c.Args().First()))
+			if err != nil {
+				return hinted(fmt.Errorf("cannot read %s: %w", c.Args().First(), unwrapPath(err)), "check the path")
+			}
+			queries, err := eval.ReadQueries(qdata)
+			if err != nil {
+				return hinted(fmt.Errorf("%s: %w", c.Args().First(), err), "each line needs {\"query\": ..., \"relevant_keys\": [...]}")
+			}
+			var store *knowledge.Store
+			if corpus := c.String("corpus"); corpus != "" {
+				data, err := os.ReadFile(abs(env, corpus))
+				if err != nil {
+					return hinted(fmt.Errorf("cannot read %s: %w", corpus, unwrapPath(err)), "check --corpus")
+				}
+				tmp, err := os.MkdirTemp("", "cairn-eval-")
+				if err != nil {
+					return err
+				}
+				defer os.RemoveAll(tmp)
+				store = knowledge.Open(tmp)
+				if err := store.Provision(); err != nil {
+					return err
+				}
+				if err := os.WriteFile(store.LogPath(), data, 0o644); err != nil {
+					return err
+				}
+			} else {
+				p, err := findProject(c, env)
+				if err != nil {
+					return err
+				}
+				store = p.store
+			}
+			ix, err := index.Open(store)
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			if _, err := ix.Sync(); err != nil {
+				return err
+			}
+			results := map[string]eval.Result{}
+			results["cairn"], err = eval.Run(queries, c.Int("k"), func(q string, limit int) ([]string, error) {
+				hits, err := ix.Search(index.Query{Text: q, Limit: limit})
+				keys := make([]string, len(hits))
+				for i, h := range hits {
+					keys[i] = h.Entry.Key
+				}
+				return keys, err
+			})
+			if err != nil {
+				return err
+			}
+			if c.String("baseline") == "grep" {
+				recs, _, err := store.ReadAll(false)
+				if err != nil {
+					return err
+				}
+				var entries []knowledge.Entry
+				for _, r := range knowledge.Latest(recs) {
+					if r.Entry.Active() {
+						entries = append(entries, r.Entry)
+					}
+				}
+				if results["grep"], err = eval.Run(queries, c.Int("k"), eval.Grep(entries)); err != nil {
+					return err
+				}
+			}
+			if c.Bool("json") {
+				return writeJSON(env.Stdout, results)
+			}
+			printEval(env.Stdout, results, c.Int("k"))
+			return nil
+		},
+	}
+}
+
+func abs(env Env, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(env.Dir, p)
+}
+
+func printEval(w io.Writer, results map[string]eval.Result, k int) {
+	names := []string{"cairn"}
+	if _, ok := results["grep"]; ok {
+		names = append(names, "grep")
+	}
+	kinds := map[string]bool{}
+	for _, r := range results {
+		for kind := range r.ByKind {
+			kinds[kind] = true
+		}
+	}
+	kindList := make([]string, 0, len(kinds))
+	for kind := range kinds {
+		kindList = append(kindList, kind)
+	}
+	sort.Strings(kindList)
+	fmt.Fprintf(w, "%-12s %-7s %7s %7s %7s %7s %7s %9s %s\n", "kind", "engine", "queries", fmt.Sprintf("P@%d", k), fmt.Sprintf("R@%d", k), "MRR", "nDCG@10", "negatives", "with results")
+	row := func(kind, name string, m eval.Metrics) {
+		fmt.Fprintf(w, "%-12s %-7s %7d %7.3f %7.3f %7.3f %7.3f %9d %d\n", kind, name, m.Queries, m.PAtK, m.RAtK, m.MRR, m.NDCG10, m.Negatives, m.NegativesWithResults)
+	}
+	for _, name := range names {
+		row("all", name, results[name].Metrics)
+	}
+	for _, kind := range kindList {
+		for _, name := range names {
+			row(kind, name, results[name].ByKind[kind])
+		}
+	}
+}

@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	ucli "github.com/urfave/cli/v2"
+)
+
+func importCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:      "import",
+		Usage:     "import another tool's knowledge log (keys kept)",
+		ArgsUsage: "PATH",
+		Description: "--from lavra reads Lavra's .lavra/memory/knowledge.jsonl (or .beads/memory/...).\n" +
+			"Double-encoded lines are repaired; entries already present are skipped, so\n" +
+			"importing twice adds nothing.",
+		Flags: []ucli.Flag{
+			&ucli.StringFlag{Name: "from", Usage: "the format: lavra (or cairn)", Required: false},
+			&ucli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
+		},
+		Action: func(c *ucli.Context) error {
+			switch c.String("from") {
+			case "lavra", "cairn":
+			case "":
+				return usagef("import needs --from lavra")
+			default:
+				return usagef("unknown --from %q: cairn imports lavra (and cairn) logs", c.String("from"))
+			}
+			if c.NArg() != 1 {
+				return usagef("import needs the PATH of the log to import")
+			}
+			path := c.Args().First()
+			if !filepath.IsAbs(path) {
+				path = filepath.Join(env.Dir, path)
+			}
+			src, err := os.ReadFile(path)
+			if err != nil {
+				return hinted(fmt.Errorf("cannot read %s: %w", c.Args().First(), unwrapPath(err)), "check the path")
+			}
+			p, err := findProject(c, env)
+			if err != nil {
+				return err
+			}
+			if err := p.store.Provision(); err != nil {
+				return err
+			}
+			res, err := p.store.Import(src)
+			if err != nil {
+				return explainRead(err)
+			}
+			if c.Bool("json") {
+				return writeJSON(env.Stdout, res)
+			}
+			fmt.Fprintf(env.Stdout, "imported %d entries from %s (%d read, %d already present, %d double-encoded lines repaired, %d lines skipped)\n",
+				res.Imported, c.Args().First(), res.Read, res.AlreadyPresent, res.Report.ByKind["double-encoded"], res.Report.Skipped)
+			for _, pr := range res.Report.Problems {
+				if !pr.Repaired() {
+					fmt.Fprintf(env.Stdout, "  line %d: %s: %s\n", pr.Line, pr.Kind, pr.Detail)
+				}
+			}
+			return nil
+		},
+	}
+}
+
+// unwrapPath drops the *PathError's path, which the message already names.
+func unwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}

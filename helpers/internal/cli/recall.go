@@ -1,0 +1,203 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/helpers/internal/index"
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	ucli "github.com/urfave/cli/v2"
+)
+
+func recallCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:      "recall",
+		Usage:     "search the team's knowledge, best match first",
+		ArgsUsage: "[QUERY...]",
+		Description: "Without a query, lists the newest entries. Retracted and superseded entries\n" +
+			"are left out; --all adds the archive.",
+		Flags: []ucli.Flag{
+			&ucli.StringFlag{Name: "type", Usage: "only entries of this type"},
+			&ucli.BoolFlag{Name: "all", Usage: "include the archive (knowledge.archive.jsonl)"},
+			&ucli.IntFlag{Name: "recent", Usage: "the N newest entries (matching the query, if any)"},
+			&ucli.BoolFlag{Name: "stats", Usage: "counts by type, status, author and month"},
+			&ucli.IntFlag{Name: "limit", Value: 10, Usage: "at most N entries"},
+			&ucli.BoolFlag{Name: "json", Usage: "print JSON (an array of entries; an object with --stats)"},
+		},
+		Action: func(c *ucli.Context) error {
+			typ := ""
+			if t := c.String("type"); t != "" {
+				var err error
+				if typ, err = knowledge.NormalizeType(t); err != nil {
+					return usagef("--type: %v", err)
+				}
+			}
+			if c.Int("limit") < 1 {
+				return usagef("--limit must be at least 1")
+			}
+			if c.IsSet("recent") && c.Int("recent") < 1 {
+				return usagef("--recent must be at least 1")
+			}
+			p, err := findProject(c, env)
+			if err != nil {
+				return err
+			}
+			ix, _, err := p.openIndex()
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			if c.Bool("stats") {
+				st, err := ix.Stats(c.Bool("all"))
+				if err != nil {
+					return err
+				}
+				if c.Bool("json") {
+					return writeJSON(env.Stdout, st)
+				}
+				printStats(env.Stdout, st, c.Bool("all"))
+				return nil
+			}
+			q := index.Query{
+				Text:  strings.Join(c.Args().Slice(), " "),
+				Type:  typ,
+				All:   c.Bool("all"),
+				Limit: c.Int("limit"),
+			}
+			if c.IsSet("recent") {
+				q.NewestFirst = true
+				q.Limit = c.Int("recent")
+			}
+			if q.Text == "" {
+				q.NewestFirst = true
+			}
+			hits, err := ix.Search(q)
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return writeJSON(env.Stdout, hitsJSON(hits))
+			}
+			if len(hits) == 0 {
+				fmt.Fprintln(env.Stderr, "cairn: nothing matches")
+				return nil
+			}
+			for _, h := range hits {
+				printHit(env.Stdout, h)
+			}
+			return nil
+		},
+	}
+}
+
+// hitJSON is the --json form of an entry found.
+type hitJSON struct {
+	Key      string   `json:"key"`
+	Type     string   `json:"type"`
+	Content  string   `json:"content"`
+	Score    float64  `json:"score"`
+	TS       int64    `json:"ts"`
+	Status   string   `json:"status"`
+	Tags     []string `json:"tags"`
+	Bead     string   `json:"bead,omitempty"`
+	Author   string   `json:"author,omitempty"`
+	Branch   string   `json:"branch,omitempty"`
+	Commit   string   `json:"commit,omitempty"`
+	Files    []string `json:"files,omitempty"`
+	Archived bool     `json:"archived"`
+}
+
+func hitsJSON(hits []index.Hit) []hitJSON {
+	out := make([]hitJSON, 0, len(hits))
+	for _, h := range hits {
+		e := h.Entry
+		status := e.Status
+		if status == "" {
+			status = "active"
+		}
+		tags := e.Tags
+		if tags == nil {
+			tags = []string{}
+		}
+		out = append(out, hitJSON{
+			Key: e.Key, Type: e.Type, Content: e.Content, Score: roundScore(h.Score), TS: e.TS,
+			Status: status, Tags: tags, Bead: e.Bead, Author: e.Author, Branch: e.Branch,
+			Commit: e.Commit, Files: e.Files, Archived: h.Archived,
+		})
+	}
+	return out
+}
+
+func roundScore(s float64) float64 {
+	return float64(int64(s*1000+0.5)) / 1000
+}
+
+func printHit(w io.Writer, h index.Hit) {
+	e := h.Entry
+	fmt.Fprintf(w, "[%s] %s\n", e.Type, e.Content)
+	meta := []string{e.Key}
+	if len(e.Tags) > 0 {
+		meta = append(meta, "tags: "+strings.Join(e.Tags, ", "))
+	}
+	if e.Bead != "" {
+		meta = append(meta, "bead: "+e.Bead)
+	}
+	when := time.Unix(e.TS, 0).UTC().Format("2006-01-02")
+	if e.Author != "" {
+		when += " by " + e.Author
+	}
+	meta = append(meta, when)
+	if e.Status != "" {
+		meta = append(meta, "status: "+e.Status)
+	}
+	if h.Archived {
+		meta = append(meta, "archived")
+	}
+	fmt.Fprintf(w, "  %s\n", strings.Join(meta, " | "))
+}
+
+func printStats(w io.Writer, st index.Stats, all bool) {
+	scope := "active log"
+	if all {
+		scope = "log and archive"
+	}
+	fmt.Fprintf(w, "%d entries (%s); %d in the archive\n", st.Total, scope, st.Archived)
+	for _, g := range []struct {
+		title string
+		m     map[string]int
+		byKey bool
+	}{{"by type", st.ByType, false}, {"by status", st.ByStatus, false}, {"by author", st.ByAuthor, false}, {"by month", st.ByMonth, true}, {"log problems", st.Problems, false}} {
+		if len(g.m) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s:\n", g.title)
+		for _, kv := range sortCounts(g.m, g.byKey) {
+			fmt.Fprintf(w, "  %-24s %d\n", kv.Name, kv.Count)
+		}
+	}
+}
+
+func sortCounts(m map[string]int, byKey bool) []index.Count {
+	out := make([]index.Count, 0, len(m))
+	for k, v := range m {
+		out = append(out, index.Count{Name: k, Count: v})
+	}
+	sort.Slice(out, func(a, b int) bool {
+		if !byKey && out[a].Count != out[b].Count {
+			return out[a].Count > out[b].Count
+		}
+		return out[a].Name < out[b].Name
+	})
+	return out
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

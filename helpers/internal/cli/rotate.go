@@ -1,0 +1,44 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	ucli "github.com/urfave/cli/v2"
+)
+
+func rotateCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:  "rotate",
+		Usage: "move old entries into knowledge.archive.jsonl once the log is long",
+		Description: "When the log holds more than --max-lines lines, the oldest move to the archive\n" +
+			"and the newest half stay. The choice depends only on the log's content, so two\n" +
+			"branches that rotate the same history produce the same files.",
+		Flags: []ucli.Flag{
+			&ucli.IntFlag{Name: "max-lines", Value: knowledge.DefaultMaxLines, Usage: "rotate when the log holds more lines than this"},
+			&ucli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
+		},
+		Action: func(c *ucli.Context) error {
+			if c.Int("max-lines") < 2 {
+				return usagef("--max-lines must be at least 2")
+			}
+			p, err := findProject(c, env)
+			if err != nil {
+				return err
+			}
+			res, err := p.store.Rotate(c.Int("max-lines"))
+			if err != nil {
+				return explainRead(err)
+			}
+			if c.Bool("json") {
+				return writeJSON(env.Stdout, map[string]int{"lines": res.Lines, "archived": res.Archived, "kept": res.Kept})
+			}
+			if res.Archived == 0 {
+				fmt.Fprintf(env.Stdout, "nothing to rotate: %d lines (threshold %d)\n", res.Lines, c.Int("max-lines"))
+				return nil
+			}
+			fmt.Fprintf(env.Stdout, "archived %d entries to %s; %d lines remain in %s\n", res.Archived, knowledge.ArchiveName, res.Kept, knowledge.LogName)
+			return nil
+		},
+	}
+}

@@ -1,0 +1,94 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/cairn-dev/cairn/helpers/internal/index"
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	ucli "github.com/urfave/cli/v2"
+)
+
+func syncCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:  "sync",
+		Usage: "bring the local cache (.cairn/cache) up to date with the log",
+		Description: "Run after a git pull changed .cairn/knowledge.jsonl (SessionStart does it for you).\n" +
+			"The cache is disposable: deleting .cairn/cache loses nothing.",
+		Flags: []ucli.Flag{
+			&ucli.BoolFlag{Name: "full", Usage: "rebuild the cache from scratch"},
+			&ucli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
+		},
+		Action: func(c *ucli.Context) error {
+			p, err := findProject(c, env)
+			if err != nil {
+				return err
+			}
+			ix, res, err := p.openIndex()
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			if c.Bool("full") {
+				if res, err = ix.Rebuild(); err != nil {
+					return explainCache(p, err)
+				}
+			}
+			st, err := ix.Stats(true)
+			if err != nil {
+				return err
+			}
+			res.Entries = st.Total
+			if c.Bool("json") {
+				return writeJSON(env.Stdout, map[string]any{
+					"current": res.Current, "rebuilt": res.Rebuilt, "added": res.Added,
+					"removed": res.Removed, "entries": st.Total, "problems": st.Problems,
+				})
+			}
+			switch {
+			case res.Rebuilt:
+				fmt.Fprintf(env.Stdout, "rebuilt the cache: %d entries\n", st.Total)
+			case res.Current:
+				fmt.Fprintf(env.Stdout, "cache is current: %d entries\n", st.Total)
+			default:
+				fmt.Fprintf(env.Stdout, "cache updated: %d lines added, %d removed; %d entries\n", res.Added, res.Removed, st.Total)
+			}
+			printProblems(env.Stdout, st.Problems)
+			return nil
+		},
+	}
+}
+
+// printProblems reports what the reader skipped or repaired, if anything.
+func printProblems(w io.Writer, problems map[string]int) {
+	if len(problems) == 0 {
+		return
+	}
+	var repaired, skipped []string
+	nr, ns := 0, 0
+	kinds := make([]string, 0, len(problems))
+	for k := range problems {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		n := problems[k]
+		if (knowledge.Problem{Kind: k}).Repaired() {
+			repaired = append(repaired, fmt.Sprintf("%d %s", n, k))
+			nr += n
+		} else {
+			skipped = append(skipped, fmt.Sprintf("%d %s", n, k))
+			ns += n
+		}
+	}
+	if ns > 0 {
+		fmt.Fprintf(w, "skipped %d unreadable lines (%s); the log is unchanged: run cairn doctor for details\n", ns, strings.Join(skipped, ", "))
+	}
+	if nr > 0 {
+		fmt.Fprintf(w, "repaired %d lines on reading (%s)\n", nr, strings.Join(repaired, ", "))
+	}
+}
+
+var _ = index.Query{}

@@ -1,0 +1,204 @@
+// Package fsx owns the file-system primitives that keep cairn's committed
+// files intact: atomic whole-file replacement (temp, fsync, rename, fsync
+// directory) and advisory locks that the kernel releases when a process dies.
+package fsx
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// tempMarker is part of every temporary file name WriteAtomic creates, so
+// RemoveStaleTemps can find the leftovers of a process that died mid-write.
+const tempMarker = ".cairn-tmp-"
+
+// beforeRename, when set by a test, runs after the temporary file is written
+// and synced and before it replaces the target.
+var beforeRename func(tmpPath string)
+
+// WriteAtomic replaces path with data so that a reader, or a crash at any
+// moment, sees either the old content or the new one, never a mix: it writes
+// a temporary file in the same directory, syncs it, renames it over path and
+// syncs the directory. The file keeps path's mode when path exists.
+func WriteAtomic(path string, data []byte, perm os.FileMode) error {
+	if fi, err := os.Stat(path); err == nil {
+		perm = fi.Mode().Perm()
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+tempMarker+"*")
+	if err != nil {
+		return fmt.Errorf("create temp for %s: %w", base, err)
+	}
+	tmp := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if _, err := f.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", tmp, err)
+	}
+	if err := f.Chmod(perm); err != nil {
+		return fmt.Errorf("chmod %s: %w", tmp, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", tmp, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", tmp, err)
+	}
+	if beforeRename != nil {
+		beforeRename(tmp)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("replace %s: %w", base, err)
+	}
+	ok = true
+	return SyncDir(dir)
+}
+
+// SyncDir flushes a directory's entries (a rename or a new file) to disk.
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("open dir %s: %w", dir, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, unix.EINVAL) {
+		return fmt.Errorf("sync dir %s: %w", dir, err)
+	}
+	return nil
+}
+
+// RemoveStaleTemps deletes the temporary files that WriteAtomic left next to
+// path when a process died before renaming them. Call it only while holding
+// the lock that serialises writers of path, so no live writer owns them.
+func RemoveStaleTemps(path string) (int, error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, fmt.Errorf("list %s: %w", dir, err)
+	}
+	prefix := "." + base + tempMarker
+	n := 0
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), prefix) {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err == nil {
+				n++
+			}
+		}
+	}
+	return n, nil
+}
+
+// Lock is an exclusive advisory lock held on a lock file. The kernel drops
+// it when the process exits, however it exits, so a lock file left behind by
+// a killed process never blocks anyone: it is simply locked again.
+type Lock struct {
+	f *os.File
+}
+
+// ErrLockTimeout is returned by [Acquire] when another process held the lock
+// for longer than the wait allowed.
+var ErrLockTimeout = errors.New("timed out waiting for lock")
+
+// Acquire takes the exclusive lock on path (created if missing), waiting up
+// to wait for another holder to release it.
+func Acquire(path string, wait time.Duration) (*Lock, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open lock %s: %w", path, err)
+	}
+	deadline := time.Now().Add(wait)
+	delay := time.Millisecond
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil {
+			return &Lock{f: f}, nil
+		}
+		if !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		if time.Now().After(deadline) {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", path, ErrLockTimeout)
+		}
+		time.Sleep(delay)
+		if delay < 20*time.Millisecond {
+			delay *= 2
+		}
+	}
+}
+
+// TryAcquire takes the lock on path only if nobody holds it; ok reports
+// whether it did.
+func TryAcquire(path string) (l *Lock, ok bool, err error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, false, fmt.Errorf("open lock %s: %w", path, err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, false, nil
+		}
+		return nil, false, fmt.Errorf("lock %s: %w", path, err)
+	}
+	return &Lock{f: f}, true, nil
+}
+
+// Release drops the lock. The lock file stays; it is reused next time.
+func (l *Lock) Release() error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	err := unix.Flock(int(l.f.Fd()), unix.LOCK_UN)
+	cerr := l.f.Close()
+	l.f = nil
+	if err != nil {
+		return fmt.Errorf("unlock: %w", err)
+	}
+	return cerr
+}
+
+// FileID identifies one version of a file without reading it: size,
+// modification and change times (nanoseconds) and inode. Any write, rename
+// over or touch of the file changes it; equal IDs mean the file is unchanged.
+type FileID struct {
+	Size  int64  `json:"size"`
+	Mtime int64  `json:"mtime"`
+	Ctime int64  `json:"ctime"`
+	Ino   uint64 `json:"ino"`
+}
+
+// StatID returns the FileID of path; a missing file has the zero ID.
+func StatID(path string) (FileID, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			return FileID{}, nil
+		}
+		return FileID{}, fmt.Errorf("stat %s: %w", path, err)
+	}
+	return FileID{
+		Size:  st.Size,
+		Mtime: st.Mtim.Nano(),
+		Ctime: st.Ctim.Nano(),
+		Ino:   st.Ino,
+	}, nil
+}

@@ -1,0 +1,165 @@
+// Package gitx reads what cairn needs from a git repository: its root, the
+// current branch and commit, the user's name, recent commits and the files
+// they touched. It reads; it never writes, and never computes the worktree
+// status (seconds on a big repository). It is the only package that
+// imports go-git.
+package gitx
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// ErrNotARepo means no git repository contains the directory.
+var ErrNotARepo = errors.New("not a git repository")
+
+// FindRoot returns the top directory of the git work tree that contains
+// dir, by looking for .git upwards; it opens nothing.
+func FindRoot(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("resolve %s: %w", dir, err)
+	}
+	for d := abs; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d, nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", fmt.Errorf("%s: %w", abs, ErrNotARepo)
+		}
+		d = parent
+	}
+}
+
+// Repo is an open repository.
+type Repo struct {
+	r    *git.Repository
+	root string
+}
+
+// Open opens the repository whose work tree is at or above dir. Linked
+// worktrees are supported.
+func Open(dir string) (*Repo, error) {
+	r, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if err != nil {
+		if errors.Is(err, git.ErrRepositoryNotExists) {
+			return nil, fmt.Errorf("%s: %w", dir, ErrNotARepo)
+		}
+		return nil, fmt.Errorf("open repository: %w", err)
+	}
+	root := dir
+	if wt, err := r.Worktree(); err == nil {
+		root = wt.Filesystem.Root()
+	}
+	return &Repo{r: r, root: root}, nil
+}
+
+// Root is the top of the work tree.
+func (g *Repo) Root() string { return g.root }
+
+// Branch returns the current branch's short name, or "" on a detached HEAD
+// or an unborn branch it cannot name.
+func (g *Repo) Branch() string {
+	ref, err := g.r.Storer.Reference(plumbing.HEAD)
+	if err != nil {
+		return ""
+	}
+	if ref.Type() == plumbing.SymbolicReference {
+		return ref.Target().Short()
+	}
+	return ""
+}
+
+// Head returns the abbreviated (7 hex) hash of HEAD, or "" before the first
+// commit.
+func (g *Repo) Head() string {
+	ref, err := g.r.Head()
+	if err != nil {
+		return ""
+	}
+	return ref.Hash().String()[:7]
+}
+
+// UserName returns user.name from the repository's, the user's and the
+// system's git configuration, nearest first, or "".
+func (g *Repo) UserName() string {
+	for _, scope := range []config.Scope{config.LocalScope, config.GlobalScope, config.SystemScope} {
+		cfg, err := g.r.ConfigScoped(scope)
+		if err == nil && cfg.User.Name != "" {
+			return cfg.User.Name
+		}
+	}
+	return ""
+}
+
+// Commit is a recent commit's subject and the files it changed.
+type Commit struct {
+	Hash    string
+	Subject string
+	Files   []string
+}
+
+// RecentCommits returns up to n commits reachable from HEAD, newest first,
+// with the files each changed (compared with its first parent), listing at
+// most maxFiles files per commit.
+func (g *Repo) RecentCommits(n, maxFiles int) ([]Commit, error) {
+	head, err := g.r.Head()
+	if err != nil {
+		return nil, nil // no commits yet
+	}
+	c, err := g.r.CommitObject(head.Hash())
+	if err != nil {
+		return nil, fmt.Errorf("read HEAD commit: %w", err)
+	}
+	var out []Commit
+	for c != nil && len(out) < n {
+		subject, _, _ := strings.Cut(c.Message, "\n")
+		cm := Commit{Hash: c.Hash.String()[:7], Subject: strings.TrimSpace(subject)}
+		var parent *object.Commit
+		if c.NumParents() > 0 {
+			parent, _ = c.Parent(0)
+		}
+		cm.Files = changedFiles(c, parent, maxFiles)
+		out = append(out, cm)
+		c = parent
+	}
+	return out, nil
+}
+
+func changedFiles(c, parent *object.Commit, max int) []string {
+	tree, err := c.Tree()
+	if err != nil {
+		return nil
+	}
+	var ptree *object.Tree
+	if parent != nil {
+		if ptree, err = parent.Tree(); err != nil {
+			return nil
+		}
+	}
+	changes, err := object.DiffTree(ptree, tree)
+	if err != nil {
+		return nil
+	}
+	var files []string
+	for _, ch := range changes {
+		name := ch.To.Name
+		if name == "" {
+			name = ch.From.Name
+		}
+		files = append(files, name)
+		if len(files) == max {
+			break
+		}
+	}
+	return files
+}

@@ -1,0 +1,543 @@
+// Package index owns cairn's local search cache: an SQLite FTS5 database
+// under .cairn/cache, built from the shared log and caught up with it
+// incrementally. The cache is disposable: it can be deleted at any time and
+// is rebuilt from the log; nothing flows from it back into the log. It is
+// the only package that imports modernc.org/sqlite.
+package index
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// schemaVersion changes whenever the schema or what is derived from the log
+// changes; a cache of another version is rebuilt.
+const schemaVersion = "3"
+
+// FileName is the cache database's name inside .cairn/cache.
+const FileName = "index.db"
+
+const schema = `
+CREATE TABLE meta(k TEXT PRIMARY KEY, v TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE lines(
+  hash BLOB PRIMARY KEY,
+  n INTEGER NOT NULL,
+  archived INTEGER NOT NULL,
+  key TEXT NOT NULL,
+  ts INTEGER NOT NULL,
+  problem TEXT NOT NULL,
+  parent BLOB,
+  json TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX lines_key ON lines(key);
+CREATE TABLE entries(
+  id INTEGER PRIMARY KEY,
+  key TEXT NOT NULL UNIQUE,
+  type TEXT NOT NULL,
+  content TEXT NOT NULL,
+  tags TEXT NOT NULL,
+  ts INTEGER NOT NULL,
+  status TEXT NOT NULL,
+  author TEXT NOT NULL,
+  archived INTEGER NOT NULL,
+  json TEXT NOT NULL
+);
+CREATE VIRTUAL TABLE fts USING fts5(
+  content, tags, type,
+  content='entries', content_rowid='id',
+  tokenize='porter unicode61'
+);
+`
+
+// Index is an open cache database.
+type Index struct {
+	db    *sql.DB
+	path  string
+	store *knowledge.Store
+}
+
+// Path is where the cache of a store lives.
+func Path(s *knowledge.Store) string { return filepath.Join(s.CachePath(), FileName) }
+
+func dsn(path string) string {
+	return "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(DELETE)&_pragma=synchronous(OFF)"
+}
+
+// Open opens the cache of store s, creating or rebuilding it when it is
+// missing, unreadable or of another schema version. It does not sync; call
+// [Index.Sync] before searching.
+func Open(s *knowledge.Store) (*Index, error) {
+	if err := os.MkdirAll(s.CachePath(), 0o755); err != nil {
+		return nil, fmt.Errorf("create cache dir: %w", err)
+	}
+	ix := &Index{path: Path(s), store: s}
+	if err := ix.open(); err == nil {
+		if v, err := ix.meta("schema"); err == nil && v == schemaVersion {
+			return ix, nil
+		}
+		ix.db.Close()
+	}
+	if _, err := ix.Rebuild(); err != nil {
+		return nil, err
+	}
+	return ix, nil
+}
+
+func (ix *Index) open() error {
+	db, err := sql.Open("sqlite", dsn(ix.path))
+	if err != nil {
+		return fmt.Errorf("open cache: %w", err)
+	}
+	db.SetMaxOpenConns(1)
+	ix.db = db
+	return nil
+}
+
+// Close closes the database.
+func (ix *Index) Close() error {
+	if ix.db == nil {
+		return nil
+	}
+	return ix.db.Close()
+}
+
+func (ix *Index) meta(k string) (string, error) {
+	var v string
+	err := ix.db.QueryRow(`SELECT v FROM meta WHERE k=?`, k).Scan(&v)
+	return v, err
+}
+
+// source is one file the cache is built from.
+type source struct {
+	path     string
+	archived bool
+}
+
+func (ix *Index) sources() []source {
+	return []source{{ix.store.LogPath(), false}, {ix.store.ArchivePath(), true}}
+}
+
+// fileState is what the cache remembers of a source file.
+type fileState struct {
+	ID  fsx.FileID `json:"id"`
+	Sum string     `json:"sum"`
+}
+
+type state map[string]fileState
+
+// lineRow is one distinct line of a source file.
+type lineRow struct {
+	hash     []byte
+	n        int
+	archived bool
+	key      string
+	ts       int64
+	problem  string
+	parent   []byte // the physical line's hash, for the 2nd+ entry of a glued line
+	json     []byte
+}
+
+// SyncResult says what a sync did.
+type SyncResult struct {
+	Current bool             `json:"current"` // nothing to do
+	Rebuilt bool             `json:"rebuilt"` // full rebuild
+	Added   int              `json:"added"`   // lines indexed
+	Removed int              `json:"removed"` // lines dropped
+	Entries int              `json:"entries"` // entries in the cache after
+	Report  knowledge.Report `json:"report"`  // the log's problems, when read
+}
+
+// ErrLocked means another process holds the cache for a rebuild.
+var ErrLocked = errors.New("cache is being rebuilt by another process")
+
+// Sync brings the cache up to date with the log and the archive. It first
+// compares the files' identity (size, times, inode); only when that changed
+// does it read them, and only when their content changed does it index:
+// the lines that appeared are parsed and added, the lines that went are
+// dropped, and the entries of the keys they touch are re-folded. A full
+// rebuild happens only when most of the log changed.
+func (ix *Index) Sync() (SyncResult, error) {
+	var res SyncResult
+	var saved state
+	if v, err := ix.meta("files"); err == nil {
+		_ = json.Unmarshal([]byte(v), &saved)
+	}
+	now := state{}
+	same := saved != nil
+	for _, src := range ix.sources() {
+		id, err := fsx.StatID(src.path)
+		if err != nil {
+			return res, err
+		}
+		now[src.path] = fileState{ID: id}
+		if saved[src.path].ID != id {
+			same = false
+		}
+	}
+	if same {
+		res.Current = true
+		return res, nil
+	}
+	datas := map[string][]byte{}
+	contentSame := saved != nil
+	for _, src := range ix.sources() {
+		data, err := knowledge.ReadFile(src.path)
+		if err != nil {
+			return res, err
+		}
+		datas[src.path] = data
+		fs := now[src.path]
+		sum := sha256.Sum256(data)
+		fs.Sum = fmt.Sprintf("%x", sum)
+		now[src.path] = fs
+		if saved[src.path].Sum != fs.Sum {
+			contentSame = false
+		}
+	}
+	if contentSame {
+		// Touched, not changed (a checkout, a rewrite with the same bytes).
+		res.Current = true
+		return res, ix.setFiles(ix.db, now)
+	}
+	return ix.catchUp(datas, now)
+}
+
+func (ix *Index) setFiles(ex execer, st state) error {
+	b, _ := json.Marshal(st)
+	_, err := ex.Exec(`INSERT OR REPLACE INTO meta(k,v) VALUES('files',?)`, string(b))
+	if err != nil {
+		return fmt.Errorf("save cache state: %w", err)
+	}
+	return nil
+}
+
+type execer interface {
+	Exec(query string, args ...any) (sql.Result, error)
+}
+
+// hashLine identifies a line of one file of the cache's sources.
+func hashLine(archived bool, line []byte) []byte {
+	h := sha256.New()
+	if archived {
+		h.Write([]byte{1})
+	} else {
+		h.Write([]byte{0})
+	}
+	h.Write(line)
+	return h.Sum(nil)[:16]
+}
+
+// scanLines turns source data into distinct line rows, parsing only the
+// lines for which parse reports true.
+func scanLines(data []byte, archived bool, rows map[string]*lineRow, order *[]string) {
+	lines, _ := knowledge.Lines(data)
+	for _, line := range lines {
+		if len(strings.TrimSpace(string(line))) == 0 {
+			continue
+		}
+		h := string(hashLine(archived, line))
+		if r, ok := rows[h]; ok {
+			r.n++
+			continue
+		}
+		rows[h] = &lineRow{hash: []byte(h), n: 1, archived: archived, json: line}
+		*order = append(*order, h)
+	}
+}
+
+// parseRow fills a row's key, ts and problem from its line. A line may hold
+// several entries (glued lines); each becomes its own row, keyed by the
+// entry and the line, and the first shares the line's hash.
+func parseRow(r *lineRow) []*lineRow {
+	var out []*lineRow
+	rep := knowledge.Parse(r.json, func(rec knowledge.Record) {
+		nr := *r
+		if len(out) > 0 {
+			h := sha256.Sum256(append(append([]byte{}, r.hash...), rec.JSON...))
+			nr.hash = h[:16]
+			nr.parent = r.hash
+		}
+		nr.key = rec.Entry.Key
+		nr.ts = rec.Entry.TS
+		nr.json = rec.JSON
+		nr.problem = ""
+		out = append(out, &nr)
+	})
+	if len(rep.Problems) > 0 {
+		p := rep.Problems[0].Kind
+		if len(out) == 0 {
+			nr := *r
+			nr.problem = p
+			nr.json = []byte(rep.Problems[0].Detail)
+			return []*lineRow{&nr}
+		}
+		out[0].problem = p // repaired
+	}
+	return out
+}
+
+// Rebuild recreates the cache from scratch in a temporary file and renames
+// it into place, so readers never see a half-built cache.
+func (ix *Index) Rebuild() (SyncResult, error) {
+	var res SyncResult
+	lock, err := fsx.Acquire(ix.path+".lock", 60*time.Second)
+	if err != nil {
+		return res, err
+	}
+	defer lock.Release()
+	if ix.db != nil {
+		ix.db.Close()
+		ix.db = nil
+	}
+	tmp := fmt.Sprintf("%s.build-%d", ix.path, os.Getpid())
+	os.Remove(tmp)
+	defer os.Remove(tmp)
+	db, err := sql.Open("sqlite", "file:"+tmp+"?_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)")
+	if err != nil {
+		return res, fmt.Errorf("create cache: %w", err)
+	}
+	db.SetMaxOpenConns(1)
+	fail := func(err error) (SyncResult, error) {
+		db.Close()
+		return res, err
+	}
+	if _, err := db.Exec(schema); err != nil {
+		return fail(fmt.Errorf("create cache schema: %w", err))
+	}
+	now := state{}
+	rows := map[string]*lineRow{}
+	var order []string
+	for _, src := range ix.sources() {
+		id, err := fsx.StatID(src.path)
+		if err != nil {
+			return fail(err)
+		}
+		data, err := knowledge.ReadFile(src.path)
+		if err != nil {
+			return fail(err)
+		}
+		sum := sha256.Sum256(data)
+		now[src.path] = fileState{ID: id, Sum: fmt.Sprintf("%x", sum)}
+		scanLines(data, src.archived, rows, &order)
+		res.Report.Merge(knowledge.Parse(data, func(knowledge.Record) {}))
+	}
+	tx, err := db.Begin()
+	if err != nil {
+		return fail(fmt.Errorf("begin: %w", err))
+	}
+	w, err := newWriter(tx)
+	if err != nil {
+		tx.Rollback()
+		return fail(err)
+	}
+	best := map[string]*lineRow{}
+	for _, h := range order {
+		for _, r := range parseRow(rows[h]) {
+			if err := w.putLine(r); err != nil {
+				tx.Rollback()
+				return fail(err)
+			}
+			res.Added++
+			if r.key == "" {
+				continue
+			}
+			if b, ok := best[r.key]; !ok || newer(r, b) {
+				best[r.key] = r
+			}
+		}
+	}
+	for _, r := range best {
+		if err := w.putEntry(r); err != nil {
+			tx.Rollback()
+			return fail(err)
+		}
+	}
+	res.Entries = len(best)
+	w.close()
+	if err := ix.setFiles(tx, now); err != nil {
+		tx.Rollback()
+		return fail(err)
+	}
+	if _, err := tx.Exec(`INSERT INTO meta(k,v) VALUES('schema',?)`, schemaVersion); err != nil {
+		tx.Rollback()
+		return fail(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fail(fmt.Errorf("commit cache: %w", err))
+	}
+	if err := db.Close(); err != nil {
+		return res, fmt.Errorf("close cache: %w", err)
+	}
+	if err := os.Rename(tmp, ix.path); err != nil {
+		return res, fmt.Errorf("install cache: %w", err)
+	}
+	os.Remove(ix.path + "-journal")
+	res.Rebuilt = true
+	return res, ix.open()
+}
+
+// newer reports whether line row a supersedes b for the same key: a later
+// ts; on a tie the log over the archive, then the greater bytes, so every
+// reader picks the same winner whatever the file order.
+func newer(a, b *lineRow) bool {
+	if a.ts != b.ts {
+		return a.ts > b.ts
+	}
+	if a.archived != b.archived {
+		return !a.archived
+	}
+	return string(a.json) > string(b.json)
+}
+
+// catchUp applies the difference between the files and the cache.
+func (ix *Index) catchUp(datas map[string][]byte, now state) (SyncResult, error) {
+	var res SyncResult
+	rows := map[string]*lineRow{}
+	var order []string
+	for _, src := range ix.sources() {
+		scanLines(datas[src.path], src.archived, rows, &order)
+	}
+	conn, err := ix.db.Conn(context.Background())
+	if err != nil {
+		return res, fmt.Errorf("cache connection: %w", err)
+	}
+	defer conn.Close()
+	ctx := context.Background()
+	if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+		return res, fmt.Errorf("lock cache: %w", err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			conn.ExecContext(ctx, `ROLLBACK`)
+		}
+	}()
+	known := map[string]int{}
+	keyOf := map[string]string{}
+	derived := map[string][][]byte{}
+	q, err := conn.QueryContext(ctx, `SELECT hash, n, key, parent FROM lines`)
+	if err != nil {
+		return res, fmt.Errorf("read cache: %w", err)
+	}
+	for q.Next() {
+		var h, parent []byte
+		var n int
+		var k string
+		if err := q.Scan(&h, &n, &k, &parent); err != nil {
+			q.Close()
+			return res, fmt.Errorf("read cache: %w", err)
+		}
+		keyOf[string(h)] = k
+		if parent != nil {
+			derived[string(parent)] = append(derived[string(parent)], h)
+			continue
+		}
+		known[string(h)] = n
+	}
+	q.Close()
+	var added []*lineRow
+	var removed [][]byte
+	for _, h := range order {
+		if _, ok := known[h]; !ok {
+			added = append(added, rows[h])
+		}
+	}
+	for h := range known {
+		if rows[h] == nil {
+			removed = append(removed, []byte(h))
+			// The further entries of a glued line go with it.
+			removed = append(removed, derived[h]...)
+		}
+	}
+	if len(added)+len(removed) > len(rows)/2+64 {
+		conn.ExecContext(ctx, `ROLLBACK`)
+		committed = true
+		conn.Close()
+		return ix.Rebuild()
+	}
+	tx := connExec{ctx: ctx, conn: conn}
+	w, err := newWriter(tx)
+	if err != nil {
+		return res, err
+	}
+	defer w.close()
+	touched := map[string]bool{}
+	for _, h := range removed {
+		if k := keyOf[string(h)]; k != "" {
+			touched[k] = true
+		}
+		if _, err := tx.Exec(`DELETE FROM lines WHERE hash=?`, h); err != nil {
+			return res, fmt.Errorf("drop line: %w", err)
+		}
+	}
+	for _, r := range added {
+		for _, pr := range parseRow(r) {
+			if err := w.putLine(pr); err != nil {
+				return res, err
+			}
+			if pr.key != "" {
+				touched[pr.key] = true
+			}
+		}
+	}
+	for h, n := range known {
+		if r := rows[h]; r != nil && r.n != n {
+			if _, err := tx.Exec(`UPDATE lines SET n=? WHERE hash=?`, r.n, []byte(h)); err != nil {
+				return res, fmt.Errorf("count line: %w", err)
+			}
+		}
+	}
+	for k := range touched {
+		if err := w.refold(k); err != nil {
+			return res, err
+		}
+	}
+	if err := ix.setFiles(tx, now); err != nil {
+		return res, err
+	}
+	w.close()
+	if _, err := conn.ExecContext(ctx, `COMMIT`); err != nil {
+		return res, fmt.Errorf("commit cache: %w", err)
+	}
+	committed = true
+	res.Added = len(added)
+	res.Removed = len(removed)
+	err = ix.db.QueryRow(`SELECT count(*) FROM entries`).Scan(&res.Entries)
+	return res, err
+}
+
+type connExec struct {
+	ctx  context.Context
+	conn *sql.Conn
+}
+
+func (c connExec) Exec(q string, args ...any) (sql.Result, error) {
+	return c.conn.ExecContext(c.ctx, q, args...)
+}
+
+func (c connExec) Prepare(q string) (*sql.Stmt, error) {
+	return c.conn.PrepareContext(c.ctx, q)
+}
+
+func (c connExec) QueryRow(q string, args ...any) *sql.Row {
+	return c.conn.QueryRowContext(c.ctx, q, args...)
+}
+
+type preparer interface {
+	execer
+	Prepare(q string) (*sql.Stmt, error)
+	QueryRow(q string, args ...any) *sql.Row
+}

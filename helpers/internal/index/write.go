@@ -1,0 +1,146 @@
+package index
+
+import (
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+)
+
+// writer holds the prepared statements of one write transaction.
+type writer struct {
+	ex        preparer
+	line      *sql.Stmt
+	entry     *sql.Stmt
+	ftsAdd    *sql.Stmt
+	ftsDel    *sql.Stmt
+	entryDel  *sql.Stmt
+	findEntry *sql.Stmt
+	bestLine  *sql.Stmt
+}
+
+func newWriter(ex preparer) (*writer, error) {
+	w := &writer{ex: ex}
+	for _, p := range []struct {
+		dst **sql.Stmt
+		q   string
+	}{
+		{&w.line, `INSERT OR REPLACE INTO lines(hash,n,archived,key,ts,problem,parent,json) VALUES(?,?,?,?,?,?,?,?)`},
+		{&w.entry, `INSERT INTO entries(key,type,content,tags,ts,status,author,archived,json) VALUES(?,?,?,?,?,?,?,?,?)`},
+		{&w.ftsAdd, `INSERT INTO fts(rowid,content,tags,type) VALUES(?,?,?,?)`},
+		{&w.ftsDel, `INSERT INTO fts(fts,rowid,content,tags,type) VALUES('delete',?,?,?,?)`},
+		{&w.entryDel, `DELETE FROM entries WHERE id=?`},
+		{&w.findEntry, `SELECT id,content,tags,type FROM entries WHERE key=?`},
+		{&w.bestLine, `SELECT archived,ts,json FROM lines WHERE key=? AND problem IN ('','double-encoded','glued-lines')`},
+	} {
+		st, err := ex.Prepare(p.q)
+		if err != nil {
+			w.close()
+			return nil, fmt.Errorf("prepare cache statement: %w", err)
+		}
+		*p.dst = st
+	}
+	return w, nil
+}
+
+func (w *writer) close() {
+	for _, st := range []*sql.Stmt{w.line, w.entry, w.ftsAdd, w.ftsDel, w.entryDel, w.findEntry, w.bestLine} {
+		if st != nil {
+			st.Close()
+		}
+	}
+	*w = writer{ex: w.ex}
+}
+
+func (w *writer) putLine(r *lineRow) error {
+	_, err := w.line.Exec(r.hash, r.n, boolInt(r.archived), r.key, r.ts, r.problem, r.parent, string(r.json))
+	if err != nil {
+		return fmt.Errorf("index line: %w", err)
+	}
+	return nil
+}
+
+// putEntry indexes the winning line of a key.
+func (w *writer) putEntry(r *lineRow) error {
+	e, err := knowledge.DecodeEntry(r.json)
+	if err != nil {
+		return fmt.Errorf("index entry %s: %w", r.key, err)
+	}
+	tags := strings.Join(e.Tags, " ")
+	res, err := w.entry.Exec(e.Key, e.Type, e.Content, tags, e.TS, e.Status, e.Author, boolInt(r.archived), string(r.json))
+	if err != nil {
+		return fmt.Errorf("index entry %s: %w", e.Key, err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return fmt.Errorf("index entry %s: %w", e.Key, err)
+	}
+	if _, err := w.ftsAdd.Exec(id, e.Content, tags, e.Type); err != nil {
+		return fmt.Errorf("index text of %s: %w", e.Key, err)
+	}
+	return nil
+}
+
+// refold replaces a key's entry by the newest of its remaining lines.
+func (w *writer) refold(key string) error {
+	var id int64
+	var content, tags, typ string
+	err := w.findEntry.QueryRow(key).Scan(&id, &content, &tags, &typ)
+	switch {
+	case err == sql.ErrNoRows:
+	case err != nil:
+		return fmt.Errorf("find entry %s: %w", key, err)
+	default:
+		if _, err := w.ftsDel.Exec(id, content, tags, typ); err != nil {
+			return fmt.Errorf("unindex %s: %w", key, err)
+		}
+		if _, err := w.entryDel.Exec(id); err != nil {
+			return fmt.Errorf("drop entry %s: %w", key, err)
+		}
+	}
+	rows, err := w.bestLine.Query(key)
+	if err != nil {
+		return fmt.Errorf("lines of %s: %w", key, err)
+	}
+	defer rows.Close()
+	var best *lineRow
+	for rows.Next() {
+		r := &lineRow{key: key}
+		var arch int
+		var js string
+		if err := rows.Scan(&arch, &r.ts, &js); err != nil {
+			return fmt.Errorf("lines of %s: %w", key, err)
+		}
+		r.archived = arch == 1
+		r.json = []byte(js)
+		if best == nil || newer(r, best) {
+			best = r
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("lines of %s: %w", key, err)
+	}
+	rows.Close()
+	if best == nil {
+		return nil
+	}
+	return w.putEntry(best)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// entryFromJSON decodes a cached entry line.
+func entryFromJSON(s string) (knowledge.Entry, error) {
+	var e knowledge.Entry
+	if err := json.Unmarshal([]byte(s), &e); err != nil {
+		return knowledge.DecodeEntry([]byte(s))
+	}
+	return e, nil
+}

@@ -1,0 +1,239 @@
+// Package knowledge owns cairn's entry model and its shared log: the typed
+// entry, its key, the tolerant reader of knowledge.jsonl, and ordered
+// insertion and rotation under a lock. It knows nothing of SQLite or git.
+package knowledge
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Types lists the entry types, in the order they are documented.
+var Types = []string{"learned", "decision", "fact", "pattern", "investigation", "deviation", "must-check"}
+
+// Statuses a curation line may give an entry. An entry without a status is
+// an ordinary active entry.
+const (
+	StatusCanonical   = "canonical"
+	StatusSuperseded  = "superseded"
+	StatusNeedsReview = "needs_review"
+	StatusRetracted   = "retracted"
+)
+
+// MaxContentRunes caps an entry's content.
+const MaxContentRunes = 4000
+
+// Errors a caller can test with errors.Is.
+var (
+	ErrUnknownType  = errors.New("unknown type")
+	ErrEmptyContent = errors.New("empty content")
+)
+
+// Entry is one piece of team knowledge: one line of knowledge.jsonl.
+// Field order is the order written to the log.
+type Entry struct {
+	Key          string   `json:"key"`
+	Type         string   `json:"type"`
+	Content      string   `json:"content"`
+	Source       string   `json:"source,omitempty"`
+	Tags         []string `json:"tags,omitempty"`
+	TS           int64    `json:"ts"`
+	Bead         string   `json:"bead,omitempty"`
+	Author       string   `json:"author,omitempty"`
+	Branch       string   `json:"branch,omitempty"`
+	Commit       string   `json:"commit,omitempty"`
+	Files        []string `json:"files,omitempty"`
+	Session      string   `json:"session,omitempty"`
+	Status       string   `json:"status,omitempty"`
+	Supersedes   string   `json:"supersedes,omitempty"`
+	SupersededBy string   `json:"superseded_by,omitempty"`
+	MergedFrom   []string `json:"merged_from,omitempty"`
+	ReviewReason string   `json:"review_reason,omitempty"`
+	Redacted     []string `json:"redacted,omitempty"`
+}
+
+// NormalizeType maps user spellings (LEARNED, Must_Check, must check) to a
+// type name, or returns ErrUnknownType.
+func NormalizeType(s string) (string, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	t = strings.TrimSuffix(t, ":")
+	t = strings.NewReplacer("_", "-", " ", "-").Replace(t)
+	for _, known := range Types {
+		if t == known {
+			return t, nil
+		}
+	}
+	return "", fmt.Errorf("%w %q (want one of %s)", ErrUnknownType, s, strings.Join(Types, ", "))
+}
+
+// ValidType reports whether t is one of [Types].
+func ValidType(t string) bool {
+	for _, known := range Types {
+		if t == known {
+			return true
+		}
+	}
+	return false
+}
+
+// CleanContent trims content, folds every run of white space (newlines
+// included) to one space, drops control characters and caps its length.
+func CleanContent(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	n := 0
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			space = b.Len() > 0
+			continue
+		}
+		if unicode.IsControl(r) {
+			continue
+		}
+		if n >= MaxContentRunes {
+			break
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+		n++
+	}
+	return b.String()
+}
+
+// NormalizeContent is the form under which two contents count as the same
+// entry: lower case, white space folded.
+func NormalizeContent(s string) string {
+	return strings.ToLower(CleanContent(s))
+}
+
+// MakeKey derives an entry's key from its type and content:
+// type, a readable slug of the content, and six hex digits of the SHA-256
+// of the type and normalised content. Identical content of the same type
+// (up to case and white space) always gets the same key.
+func MakeKey(typ, content string) string {
+	norm := NormalizeContent(content)
+	sum := sha256.Sum256([]byte(typ + "\n" + norm))
+	slug := Slug(norm, 48)
+	if slug == "" {
+		return typ + "-" + hex.EncodeToString(sum[:3])
+	}
+	return typ + "-" + slug + "-" + hex.EncodeToString(sum[:3])
+}
+
+// Slug turns text into lower-case ASCII words joined by '-', cut at a word
+// boundary to at most max bytes.
+func Slug(s string, max int) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(r)
+			continue
+		}
+		dash = true
+	}
+	out := b.String()
+	if len(out) <= max {
+		return out
+	}
+	cut := strings.LastIndexByte(out[:max+1], '-')
+	if cut <= 0 {
+		return out[:max]
+	}
+	return out[:cut]
+}
+
+// SortKey is the position of a key in the log: the SHA-256 of the key.
+// Ordering the log by it scatters new lines uniformly, so two branches that
+// each add a few entries touch different places of the file.
+func SortKey(key string) [32]byte {
+	return sha256.Sum256([]byte(key))
+}
+
+// Marshal encodes an entry as one compact JSON line without a newline.
+// HTML characters are not escaped, so content reads as written.
+func Marshal(e *Entry) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(e); err != nil {
+		return nil, fmt.Errorf("encode entry %s: %w", e.Key, err)
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// Validate checks that an entry has what every line must have.
+func (e *Entry) Validate() error {
+	switch {
+	case e.Key == "":
+		return errors.New("missing key")
+	case !ValidType(e.Type):
+		return fmt.Errorf("%w %q", ErrUnknownType, e.Type)
+	case strings.TrimSpace(e.Content) == "":
+		return ErrEmptyContent
+	case e.TS <= 0:
+		return errors.New("missing ts")
+	}
+	return nil
+}
+
+// Active reports whether the entry belongs in ordinary recall: it is not
+// retracted or superseded.
+func (e *Entry) Active() bool {
+	return e.Status != StatusRetracted && e.Status != StatusSuperseded
+}
+
+// MentionedPaths returns the words of content that look like file paths:
+// they contain a slash or end in a short extension, and are not URLs.
+// Surrounding quotes, backticks, brackets and trailing punctuation are
+// dropped; case is kept.
+func MentionedPaths(content string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range strings.Fields(content) {
+		w = strings.Trim(w, "`'\"()[]{}<>,;:!?*")
+		w = strings.TrimRight(w, ".")
+		w = strings.TrimPrefix(w, "./")
+		if len(w) < 3 || strings.Contains(w, "://") || seen[w] {
+			continue
+		}
+		if i := strings.IndexByte(w, ':'); i > 0 { // path:line
+			w = w[:i]
+		}
+		if !strings.Contains(w, "/") && !hasExtension(w) {
+			continue
+		}
+		seen[w] = true
+		out = append(out, w)
+	}
+	return out
+}
+
+func hasExtension(w string) bool {
+	i := strings.LastIndexByte(w, '.')
+	if i <= 0 || i == len(w)-1 || len(w)-i > 9 {
+		return false
+	}
+	for _, r := range w[i+1:] {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,87 @@
+package knowledge
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+)
+
+// ImportResult says what an import did.
+type ImportResult struct {
+	Read           int    `json:"read"`            // entries found in the source
+	Imported       int    `json:"imported"`        // lines added to the log
+	AlreadyPresent int    `json:"already_present"` // same key or same content already in the log
+	Report         Report `json:"report"`          // what the source's reader skipped or repaired
+}
+
+// Import adds the entries of a foreign log (Lavra's knowledge.jsonl or one
+// of cairn's own) to this log. Each entry keeps its key and its fields byte
+// for byte; double-encoded lines are stored as the object they encode.
+// Entries already present are skipped, so importing twice adds nothing.
+func (s *Store) Import(src []byte) (ImportResult, error) {
+	var res ImportResult
+	var recs []Record
+	res.Report = Parse(src, func(r Record) { recs = append(recs, r) })
+	res.Read = len(recs)
+	l, err := s.lock()
+	if err != nil {
+		return res, err
+	}
+	defer l.Release()
+	data, err := ReadFile(s.LogPath())
+	if err != nil {
+		return res, err
+	}
+	// Versions of one key (a status change) are distinct lines: dedupe by
+	// key+ts within the source, by key or content against the log.
+	type kt struct {
+		key string
+		ts  int64
+	}
+	seen := map[kt]bool{}
+	var uniq []Record
+	for _, r := range recs {
+		id := kt{r.Entry.Key, r.Entry.TS}
+		if seen[id] {
+			res.AlreadyPresent++
+			continue
+		}
+		seen[id] = true
+		uniq = append(uniq, r)
+	}
+	var lines [][]byte
+	var firsts []Entry
+	firstIdx := map[string]int{}
+	for _, r := range uniq {
+		if _, ok := firstIdx[r.Entry.Key]; !ok {
+			firstIdx[r.Entry.Key] = len(firsts)
+			firsts = append(firsts, r.Entry)
+		}
+	}
+	var dr InsertResult
+	fresh := dedupe(data, firsts, &dr)
+	ok := map[string]bool{}
+	for _, e := range fresh {
+		ok[e.Key] = true
+	}
+	for _, r := range uniq {
+		if !ok[r.Entry.Key] {
+			res.AlreadyPresent++
+			continue
+		}
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, r.JSON); err != nil {
+			return res, err
+		}
+		lines = append(lines, buf.Bytes())
+	}
+	if len(lines) == 0 {
+		return res, nil
+	}
+	if err := fsx.WriteAtomic(s.LogPath(), insertSorted(data, lines), 0o644); err != nil {
+		return res, err
+	}
+	res.Imported = len(lines)
+	return res, nil
+}

@@ -1,0 +1,353 @@
+package knowledge
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Problem kinds the reader reports. Every kind but the repaired ones means a
+// line was skipped; the log itself is never changed by reading it.
+const (
+	ProblemInvalidJSON    = "invalid-json"
+	ProblemInvalidEntry   = "invalid-entry"
+	ProblemConflictMarker = "conflict-marker"
+	ProblemTornLine       = "torn-line"
+	ProblemDoubleEncoded  = "double-encoded" // repaired
+	ProblemGluedLines     = "glued-lines"    // repaired
+)
+
+// Problem is one line the reader had to skip or repair.
+type Problem struct {
+	Line   int    `json:"line"`
+	Kind   string `json:"kind"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// Repaired reports whether the problem was fixed on reading rather than
+// skipped.
+func (p Problem) Repaired() bool {
+	return p.Kind == ProblemDoubleEncoded || p.Kind == ProblemGluedLines
+}
+
+// Record is one entry read from a log line.
+type Record struct {
+	Line  int    // 1-based line number
+	Raw   []byte // the physical line, without line ending
+	JSON  []byte // the entry's JSON object (differs from Raw for repaired lines)
+	Entry Entry
+}
+
+// Report counts what a read found.
+type Report struct {
+	Lines    int            `json:"lines"`
+	Entries  int            `json:"entries"`
+	Blank    int            `json:"blank"`
+	Skipped  int            `json:"skipped"`
+	Repaired int            `json:"repaired"`
+	ByKind   map[string]int `json:"by_kind,omitempty"`
+	Problems []Problem      `json:"problems,omitempty"` // the first MaxProblems
+}
+
+// MaxProblems caps how many problems a Report lists one by one.
+const MaxProblems = 50
+
+func (r *Report) add(p Problem) {
+	if r.ByKind == nil {
+		r.ByKind = map[string]int{}
+	}
+	r.ByKind[p.Kind]++
+	if p.Repaired() {
+		r.Repaired++
+	} else {
+		r.Skipped++
+	}
+	if len(r.Problems) < MaxProblems {
+		r.Problems = append(r.Problems, p)
+	}
+}
+
+// Merge adds another report's counts to r (for a log and its archive).
+func (r *Report) Merge(o Report) {
+	r.Lines += o.Lines
+	r.Entries += o.Entries
+	r.Blank += o.Blank
+	r.Skipped += o.Skipped
+	r.Repaired += o.Repaired
+	for k, v := range o.ByKind {
+		if r.ByKind == nil {
+			r.ByKind = map[string]int{}
+		}
+		r.ByKind[k] += v
+	}
+	for _, p := range o.Problems {
+		if len(r.Problems) < MaxProblems {
+			r.Problems = append(r.Problems, p)
+		}
+	}
+}
+
+// Clean reports whether nothing had to be skipped or repaired.
+func (r *Report) Clean() bool { return r.Skipped == 0 && r.Repaired == 0 }
+
+var bom = []byte("\xef\xbb\xbf")
+
+// Lines splits log data into physical lines: a leading BOM is dropped, CR
+// before LF is dropped, and a last line without newline is kept. torn
+// reports whether the data did not end with a newline.
+func Lines(data []byte) (lines [][]byte, torn bool) {
+	data = bytes.TrimPrefix(data, bom)
+	if len(data) == 0 {
+		return nil, false
+	}
+	torn = data[len(data)-1] != '\n'
+	lines = make([][]byte, 0, bytes.Count(data, []byte{'\n'})+1)
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		var line []byte
+		if i < 0 {
+			line, data = data, nil
+		} else {
+			line, data = data[:i], data[i+1:]
+		}
+		lines = append(lines, bytes.TrimSuffix(line, []byte{'\r'}))
+	}
+	return lines, torn
+}
+
+// Parse reads log data tolerantly and calls fn for every entry, in file
+// order. Nothing in the data is fatal: invalid lines are skipped, repairable
+// ones repaired, and all of it is counted in the returned Report.
+func Parse(data []byte, fn func(Record)) Report {
+	lines, torn := Lines(data)
+	var rep Report
+	rep.Lines = len(lines)
+	for i, line := range lines {
+		n := i + 1
+		trimmed := bytes.TrimSpace(line)
+		if len(trimmed) == 0 {
+			rep.Blank++
+			continue
+		}
+		if isConflictMarker(trimmed) {
+			rep.add(Problem{Line: n, Kind: ProblemConflictMarker, Detail: clip(trimmed)})
+			continue
+		}
+		objs, kind, err := decodeLine(trimmed)
+		if err != nil {
+			k := ProblemInvalidJSON
+			if torn && i == len(lines)-1 {
+				k = ProblemTornLine
+			}
+			if kind != "" {
+				k = kind
+			}
+			rep.add(Problem{Line: n, Kind: k, Detail: err.Error()})
+			continue
+		}
+		if kind != "" {
+			rep.add(Problem{Line: n, Kind: kind})
+		}
+		for _, obj := range objs {
+			e, err := DecodeEntry(obj)
+			if err != nil {
+				rep.add(Problem{Line: n, Kind: ProblemInvalidEntry, Detail: err.Error()})
+				continue
+			}
+			rep.Entries++
+			fn(Record{Line: n, Raw: line, JSON: obj, Entry: e})
+		}
+	}
+	return rep
+}
+
+func isConflictMarker(line []byte) bool {
+	for _, m := range []string{"<<<<<<<", "=======", ">>>>>>>", "|||||||"} {
+		if bytes.HasPrefix(line, []byte(m)) {
+			return true
+		}
+	}
+	return false
+}
+
+func clip(b []byte) string {
+	const max = 80
+	s := strings.ToValidUTF8(string(b), "?")
+	if len(s) > max {
+		return s[:max] + "..."
+	}
+	return s
+}
+
+// decodeLine returns the JSON objects a line holds. kind is set when the
+// line needed repair (double-encoded, glued) or names why it failed.
+func decodeLine(line []byte) (objs [][]byte, kind string, err error) {
+	switch line[0] {
+	case '{':
+		if json.Valid(line) {
+			return [][]byte{line}, "", nil
+		}
+		if parts := splitGlued(line); parts != nil {
+			return parts, ProblemGluedLines, nil
+		}
+		return nil, "", fmt.Errorf("invalid JSON: %s", clip(line))
+	case '"':
+		// Lavra's logs hold objects encoded a second time as a JSON string.
+		cur := line
+		for range 3 {
+			var s string
+			if err := json.Unmarshal(cur, &s); err != nil {
+				return nil, "", fmt.Errorf("invalid JSON string: %s", clip(line))
+			}
+			cur = bytes.TrimSpace([]byte(s))
+			if len(cur) > 0 && cur[0] == '{' && json.Valid(cur) {
+				return [][]byte{cur}, ProblemDoubleEncoded, nil
+			}
+			if len(cur) == 0 || cur[0] != '"' {
+				break
+			}
+		}
+		return nil, "", fmt.Errorf("string line is not an encoded entry: %s", clip(line))
+	}
+	return nil, "", fmt.Errorf("not a JSON object: %s", clip(line))
+}
+
+// splitGlued splits two or more objects that lost the newline between them
+// ({...}{...}), or returns nil.
+func splitGlued(line []byte) [][]byte {
+	if !bytes.Contains(line, []byte("}{")) {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	var out [][]byte
+	for dec.More() {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil || len(raw) == 0 || raw[0] != '{' {
+			return nil
+		}
+		out = append(out, raw)
+	}
+	if len(out) < 2 {
+		return nil
+	}
+	return out
+}
+
+// wireEntry is the tolerant decoding form of an entry: ts may be a number,
+// a float or a numeric string; tags and files may be a list or one string.
+type wireEntry struct {
+	Key          string          `json:"key"`
+	Type         string          `json:"type"`
+	Content      string          `json:"content"`
+	Source       string          `json:"source"`
+	Tags         json.RawMessage `json:"tags"`
+	TS           json.RawMessage `json:"ts"`
+	Bead         string          `json:"bead"`
+	Author       string          `json:"author"`
+	Branch       string          `json:"branch"`
+	Commit       string          `json:"commit"`
+	Files        json.RawMessage `json:"files"`
+	Session      string          `json:"session"`
+	Status       string          `json:"status"`
+	Supersedes   string          `json:"supersedes"`
+	SupersededBy string          `json:"superseded_by"`
+	MergedFrom   json.RawMessage `json:"merged_from"`
+	ReviewReason string          `json:"review_reason"`
+	Redacted     json.RawMessage `json:"redacted"`
+}
+
+// DecodeEntry decodes and validates one JSON object as an entry.
+func DecodeEntry(obj []byte) (Entry, error) {
+	var w wireEntry
+	if err := json.Unmarshal(obj, &w); err != nil {
+		return Entry{}, fmt.Errorf("decode entry: %w", err)
+	}
+	ts, err := decodeTS(w.TS)
+	if err != nil {
+		return Entry{}, err
+	}
+	typ := w.Type
+	if !ValidType(typ) {
+		if t, err := NormalizeType(typ); err == nil {
+			typ = t
+		}
+	}
+	e := Entry{
+		Key: w.Key, Type: typ, Content: w.Content, Source: w.Source,
+		Tags: decodeList(w.Tags), TS: ts, Bead: w.Bead, Author: w.Author,
+		Branch: w.Branch, Commit: w.Commit, Files: decodeList(w.Files),
+		Session: w.Session, Status: w.Status, Supersedes: w.Supersedes,
+		SupersededBy: w.SupersededBy, MergedFrom: decodeList(w.MergedFrom),
+		ReviewReason: w.ReviewReason, Redacted: decodeList(w.Redacted),
+	}
+	if err := e.Validate(); err != nil {
+		return Entry{}, fmt.Errorf("entry %q: %w", e.Key, err)
+	}
+	return e, nil
+}
+
+func decodeTS(raw json.RawMessage) (int64, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return 0, fmt.Errorf("missing ts")
+	}
+	s := string(raw)
+	if raw[0] == '"' {
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return 0, fmt.Errorf("bad ts %s", raw)
+		}
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return n, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || f > math.MaxInt64/2 {
+		return 0, fmt.Errorf("bad ts %s", clip(raw))
+	}
+	return int64(f), nil
+}
+
+func decodeList(raw json.RawMessage) []string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	var list []string
+	if err := json.Unmarshal(raw, &list); err == nil {
+		return list
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' })
+	}
+	var anys []any
+	if err := json.Unmarshal(raw, &anys); err == nil {
+		for _, a := range anys {
+			if s, ok := a.(string); ok {
+				list = append(list, s)
+			}
+		}
+	}
+	return list
+}
+
+// Latest folds records to the newest line per key (the one with the highest
+// ts; on a tie, the later line in the file), sorted by key.
+func Latest(recs []Record) []Record {
+	best := make(map[string]int, len(recs))
+	for i := range recs {
+		k := recs[i].Entry.Key
+		j, ok := best[k]
+		if !ok || recs[i].Entry.TS >= recs[j].Entry.TS {
+			best[k] = i
+		}
+	}
+	out := make([]Record, 0, len(best))
+	for _, i := range best {
+		out = append(out, recs[i])
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Entry.Key < out[b].Entry.Key })
+	return out
+}

@@ -1,0 +1,399 @@
+package knowledge
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+	"github.com/tidwall/gjson"
+)
+
+// File names inside a project's .cairn directory.
+const (
+	DirName     = ".cairn"
+	LogName     = "knowledge.jsonl"
+	ArchiveName = "knowledge.archive.jsonl"
+	ConfigName  = "config.json"
+	CacheDir    = "cache"
+	LocalDir    = "local"
+	lockName    = "knowledge.lock"
+)
+
+// GitAttributes is the content of .cairn/.gitattributes: union merges for
+// local merges where two insertions meet.
+const GitAttributes = "*.jsonl merge=union\n"
+
+// GitIgnore is the content of .cairn/.gitignore: the disposable cache, this
+// developer's own state, and the lock and temporary files of writers.
+const GitIgnore = "cache/\nlocal/\n*.lock\n.*.cairn-tmp-*\n"
+
+// LockWait is how long a writer waits for another writer of the log.
+const LockWait = 10 * time.Second
+
+// Store is the .cairn directory of one project.
+type Store struct {
+	Dir string // the .cairn directory
+}
+
+// Open returns the store of the project rooted at root (its .cairn
+// directory need not exist yet).
+func Open(root string) *Store { return &Store{Dir: filepath.Join(root, DirName)} }
+
+// LogPath is the path of the shared log.
+func (s *Store) LogPath() string { return filepath.Join(s.Dir, LogName) }
+
+// ArchivePath is the path of the rotated archive.
+func (s *Store) ArchivePath() string { return filepath.Join(s.Dir, ArchiveName) }
+
+// CachePath is the path of the disposable cache directory.
+func (s *Store) CachePath() string { return filepath.Join(s.Dir, CacheDir) }
+
+// LocalPath is the path of this developer's own state.
+func (s *Store) LocalPath() string { return filepath.Join(s.Dir, LocalDir) }
+
+// ConfigPath is the path of the team's settings.
+func (s *Store) ConfigPath() string { return filepath.Join(s.Dir, ConfigName) }
+
+// Exists reports whether the .cairn directory exists.
+func (s *Store) Exists() bool {
+	fi, err := os.Stat(s.Dir)
+	return err == nil && fi.IsDir()
+}
+
+// Provision creates .cairn with its .gitattributes and .gitignore where
+// missing, and an empty log. It leaves existing files as they are.
+func (s *Store) Provision() error {
+	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", s.Dir, err)
+	}
+	for name, content := range map[string]string{
+		".gitattributes": GitAttributes,
+		".gitignore":     GitIgnore,
+		LogName:          "",
+	} {
+		p := filepath.Join(s.Dir, name)
+		if _, err := os.Stat(p); err == nil {
+			continue
+		}
+		if err := fsx.WriteAtomic(p, []byte(content), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ReadFile reads a log file; a missing file is empty.
+func ReadFile(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", filepath.Base(path), err)
+	}
+	return data, nil
+}
+
+// ReadAll reads the log, and the archive too when withArchive is set, and
+// returns every record with a report of what it skipped or repaired.
+func (s *Store) ReadAll(withArchive bool) ([]Record, Report, error) {
+	var recs []Record
+	var rep Report
+	paths := []string{s.LogPath()}
+	if withArchive {
+		paths = append(paths, s.ArchivePath())
+	}
+	for _, p := range paths {
+		data, err := ReadFile(p)
+		if err != nil {
+			return nil, rep, err
+		}
+		r := Parse(data, func(rec Record) { recs = append(recs, rec) })
+		rep.Merge(r)
+	}
+	return recs, rep, nil
+}
+
+// lock takes the writers' lock of the store and sweeps temporary files left
+// by writers that died mid-write.
+func (s *Store) lock() (*fsx.Lock, error) {
+	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w", s.Dir, err)
+	}
+	l, err := fsx.Acquire(filepath.Join(s.Dir, lockName), LockWait)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range []string{s.LogPath(), s.ArchivePath()} {
+		if _, err := fsx.RemoveStaleTemps(p); err != nil {
+			l.Release()
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// InsertResult says what an insertion did with each entry it was given.
+type InsertResult struct {
+	Added      []Entry // written, in the order given
+	Duplicates []Entry // already present (same key, or same type and content)
+}
+
+// Insert adds entries to the log, each at its place in hash-of-key order,
+// under the writers' lock, replacing the file atomically. An entry whose key
+// is already in the log, or whose type and normalised content equal an
+// existing entry's, is not added again. Existing lines are never changed.
+func (s *Store) Insert(entries []Entry) (InsertResult, error) {
+	var res InsertResult
+	for i := range entries {
+		if err := entries[i].Validate(); err != nil {
+			return res, err
+		}
+	}
+	l, err := s.lock()
+	if err != nil {
+		return res, err
+	}
+	defer l.Release()
+	data, err := ReadFile(s.LogPath())
+	if err != nil {
+		return res, err
+	}
+	fresh := dedupe(data, entries, &res)
+	if len(fresh) == 0 {
+		return res, nil
+	}
+	lines := make([][]byte, len(fresh))
+	for i := range fresh {
+		if lines[i], err = Marshal(&fresh[i]); err != nil {
+			return res, err
+		}
+	}
+	out := insertSorted(data, lines)
+	if err := fsx.WriteAtomic(s.LogPath(), out, 0o644); err != nil {
+		return res, err
+	}
+	res.Added = fresh
+	return res, nil
+}
+
+// InsertLines adds raw JSON object lines (already validated entries, as an
+// import keeps them byte for byte) at their sorted places.
+func (s *Store) InsertLines(lines [][]byte) error {
+	if len(lines) == 0 {
+		return nil
+	}
+	l, err := s.lock()
+	if err != nil {
+		return err
+	}
+	defer l.Release()
+	data, err := ReadFile(s.LogPath())
+	if err != nil {
+		return err
+	}
+	return fsx.WriteAtomic(s.LogPath(), insertSorted(data, lines), 0o644)
+}
+
+// dedupe returns the entries that are neither in data nor repeated earlier
+// in entries, and records the others in res.Duplicates.
+func dedupe(data []byte, entries []Entry, res *InsertResult) []Entry {
+	type tc struct{ typ, content string }
+	want := map[tc]bool{}
+	keys := map[string]bool{}
+	var fresh []Entry
+	for _, e := range entries {
+		id := tc{e.Type, NormalizeContent(e.Content)}
+		if keys[e.Key] || want[id] || bytes.Contains(data, []byte(`"key":"`+e.Key+`"`)) {
+			res.Duplicates = append(res.Duplicates, e)
+			continue
+		}
+		keys[e.Key] = true
+		want[id] = true
+		fresh = append(fresh, e)
+	}
+	if len(fresh) == 0 || len(data) == 0 {
+		return fresh
+	}
+	// A line of another key scheme (an import, a hand edit) may hold the
+	// same content: look only at lines of a wanted type.
+	types := map[string]bool{}
+	for id := range want {
+		types[id.typ] = true
+	}
+	seen := map[tc]bool{}
+	lines, _ := Lines(data)
+	for _, line := range lines {
+		if !bytes.Contains(line, []byte(`"type"`)) {
+			continue
+		}
+		r := gjson.GetManyBytes(line, "type", "content", "key")
+		if !types[r[0].String()] {
+			continue
+		}
+		id := tc{r[0].String(), NormalizeContent(r[1].String())}
+		if want[id] {
+			seen[id] = true
+		}
+		if keys[r[2].String()] {
+			seen[id] = true
+		}
+	}
+	if len(seen) == 0 {
+		return fresh
+	}
+	kept := fresh[:0:0]
+	for _, e := range fresh {
+		if seen[tc{e.Type, NormalizeContent(e.Content)}] {
+			res.Duplicates = append(res.Duplicates, e)
+			continue
+		}
+		kept = append(kept, e)
+	}
+	return kept
+}
+
+// sortPos is a line's place in the log order: hash of key, then ts.
+type sortPos struct {
+	hash [32]byte
+	ts   int64
+}
+
+func (a sortPos) less(b sortPos) bool {
+	if c := bytes.Compare(a.hash[:], b.hash[:]); c != 0 {
+		return c < 0
+	}
+	return a.ts < b.ts
+}
+
+// lineSortPos reads a line's key and ts; ok is false for a line without a
+// key (invalid, blank, a conflict marker), which has no place of its own.
+func lineSortPos(line []byte) (sortPos, bool) {
+	if len(line) == 0 || line[0] != '{' {
+		return sortPos{}, false
+	}
+	r := gjson.GetManyBytes(line, "key", "ts")
+	if r[0].Type != gjson.String || r[0].Str == "" {
+		return sortPos{}, false
+	}
+	return sortPos{hash: SortKey(r[0].Str), ts: r[1].Int()}, true
+}
+
+// insertSorted returns data with lines inserted at their places. It
+// binary-searches the existing lines (skipping lines without a key), so a
+// log that a merge left slightly out of order still gets sensible places,
+// and existing bytes are kept exactly, line endings included.
+func insertSorted(data []byte, lines [][]byte) []byte {
+	body := data
+	// Offsets of the start of every existing line.
+	var starts []int
+	for off := 0; off < len(body); {
+		starts = append(starts, off)
+		i := bytes.IndexByte(body[off:], '\n')
+		if i < 0 {
+			break
+		}
+		off += i + 1
+	}
+	lineAt := func(i int) []byte {
+		end := len(body)
+		if i+1 < len(starts) {
+			end = starts[i+1]
+		}
+		l := bytes.TrimRight(body[starts[i]:end], "\r\n")
+		return bytes.TrimPrefix(l, bom)
+	}
+	type ins struct {
+		at   int // index of the existing line it goes before
+		pos  sortPos
+		line []byte
+	}
+	todo := make([]ins, 0, len(lines))
+	for _, l := range lines {
+		p, _ := lineSortPos(l)
+		// First existing line whose position is greater than p.
+		lo, hi := 0, len(starts)
+		for lo < hi {
+			mid := (lo + hi) / 2
+			j := mid
+			var q sortPos
+			ok := false
+			for ; j < hi; j++ {
+				if q, ok = lineSortPos(lineAt(j)); ok {
+					break
+				}
+			}
+			if !ok {
+				hi = mid
+				continue
+			}
+			if p.less(q) {
+				hi = mid
+			} else {
+				lo = j + 1
+			}
+		}
+		todo = append(todo, ins{at: lo, pos: p, line: l})
+	}
+	sort.SliceStable(todo, func(a, b int) bool {
+		if todo[a].at != todo[b].at {
+			return todo[a].at < todo[b].at
+		}
+		return todo[a].pos.less(todo[b].pos)
+	})
+	out := make([]byte, 0, len(body)+len(lines)*256)
+	prev := 0
+	k := 0
+	for i := 0; i <= len(starts); i++ {
+		for k < len(todo) && todo[k].at == i {
+			if i == len(starts) && len(out) > 0 && out[len(out)-1] != '\n' {
+				out = append(out, '\n')
+			}
+			out = append(out, todo[k].line...)
+			out = append(out, '\n')
+			k++
+		}
+		if i < len(starts) {
+			end := len(body)
+			if i+1 < len(starts) {
+				end = starts[i+1]
+			}
+			out = append(out, body[prev:end]...)
+			prev = end
+		}
+	}
+	return out
+}
+
+// SortLines orders raw entry lines by their place in the log (hash of key,
+// then ts, then the bytes), lines without a key last.
+func SortLines(lines [][]byte) {
+	type kl struct {
+		pos  sortPos
+		ok   bool
+		line []byte
+	}
+	ks := make([]kl, len(lines))
+	for i, l := range lines {
+		p, ok := lineSortPos(l)
+		ks[i] = kl{p, ok, l}
+	}
+	sort.SliceStable(ks, func(a, b int) bool {
+		if ks[a].ok != ks[b].ok {
+			return ks[a].ok
+		}
+		if ks[a].pos != ks[b].pos {
+			return ks[a].pos.less(ks[b].pos)
+		}
+		return bytes.Compare(ks[a].line, ks[b].line) < 0
+	})
+	for i := range ks {
+		lines[i] = ks[i].line
+	}
+}
