@@ -67,6 +67,7 @@ type Index struct {
 	db    *sql.DB
 	path  string
 	store *knowledge.Store
+	stale bool // missing, unreadable or of another schema: Sync rebuilds
 }
 
 // Path is where the cache of a store lives.
@@ -89,10 +90,9 @@ func Open(s *knowledge.Store) (*Index, error) {
 			return ix, nil
 		}
 		ix.db.Close()
+		ix.db = nil
 	}
-	if _, err := ix.Rebuild(); err != nil {
-		return nil, err
-	}
+	ix.stale = true
 	return ix, nil
 }
 
@@ -148,6 +148,7 @@ type lineRow struct {
 	problem  string
 	parent   []byte // the physical line's hash, for the 2nd+ entry of a glued line
 	json     []byte
+	torn     bool // the file's last line, without a newline
 }
 
 // SyncResult says what a sync did.
@@ -171,6 +172,9 @@ var ErrLocked = errors.New("cache is being rebuilt by another process")
 // rebuild happens only when most of the log changed.
 func (ix *Index) Sync() (SyncResult, error) {
 	var res SyncResult
+	if ix.stale || ix.db == nil {
+		return ix.Rebuild()
+	}
 	var saved state
 	if v, err := ix.meta("files"); err == nil {
 		_ = json.Unmarshal([]byte(v), &saved)
@@ -243,8 +247,8 @@ func hashLine(archived bool, line []byte) []byte {
 // scanLines turns source data into distinct line rows, parsing only the
 // lines for which parse reports true.
 func scanLines(data []byte, archived bool, rows map[string]*lineRow, order *[]string) {
-	lines, _ := knowledge.Lines(data)
-	for _, line := range lines {
+	lines, torn := knowledge.Lines(data)
+	for i, line := range lines {
 		if len(strings.TrimSpace(string(line))) == 0 {
 			continue
 		}
@@ -253,7 +257,7 @@ func scanLines(data []byte, archived bool, rows map[string]*lineRow, order *[]st
 			r.n++
 			continue
 		}
-		rows[h] = &lineRow{hash: []byte(h), n: 1, archived: archived, json: line}
+		rows[h] = &lineRow{hash: []byte(h), n: 1, archived: archived, json: line, torn: torn && i == len(lines)-1}
 		*order = append(*order, h)
 	}
 }
@@ -263,7 +267,11 @@ func scanLines(data []byte, archived bool, rows map[string]*lineRow, order *[]st
 // entry and the line, and the first shares the line's hash.
 func parseRow(r *lineRow) []*lineRow {
 	var out []*lineRow
-	rep := knowledge.Parse(r.json, func(rec knowledge.Record) {
+	data := r.json
+	if !r.torn {
+		data = append(append([]byte{}, r.json...), '\n')
+	}
+	rep := knowledge.Parse(data, func(rec knowledge.Record) {
 		nr := *r
 		if len(out) > 0 {
 			h := sha256.Sum256(append(append([]byte{}, r.hash...), rec.JSON...))
@@ -386,6 +394,7 @@ func (ix *Index) Rebuild() (SyncResult, error) {
 	}
 	os.Remove(ix.path + "-journal")
 	res.Rebuilt = true
+	ix.stale = false
 	return res, ix.open()
 }
 
@@ -515,7 +524,7 @@ func (ix *Index) catchUp(datas map[string][]byte, now state) (SyncResult, error)
 	committed = true
 	res.Added = len(added)
 	res.Removed = len(removed)
-	err = ix.db.QueryRow(`SELECT count(*) FROM entries`).Scan(&res.Entries)
+	err = tx.QueryRow(`SELECT count(*) FROM entries`).Scan(&res.Entries)
 	return res, err
 }
 
