@@ -1,14 +1,11 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/cairn-dev/cairn/helpers/internal/gitx"
+	"github.com/cairn-dev/cairn/helpers/internal/capture"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	ucli "github.com/urfave/cli/v2"
 )
@@ -51,7 +48,7 @@ func addCommand(env Env) *ucli.Command {
 				Bead:    c.String("bead"),
 				Files:   splitList(c.String("files")),
 			}
-			Provenance(p.root, p.isGit, &e, time.Now())
+			capture.Provenance(p.root, p.isGit, &e, time.Now())
 			key, added, err := AddEntry(p.store, e)
 			if err != nil {
 				return explainRead(err)
@@ -84,40 +81,6 @@ func AddEntry(s *knowledge.Store, e knowledge.Entry) (string, bool, error) {
 	return e.Key, len(res.Added) == 1, nil
 }
 
-// Provenance fills in when, who, where: ts, author, branch, commit, and the
-// files the content names that exist in the repository.
-func Provenance(root string, isGit bool, e *knowledge.Entry, now time.Time) {
-	if e.TS == 0 {
-		e.TS = now.Unix()
-	}
-	if isGit {
-		if repo, err := gitx.Open(root); err == nil {
-			if e.Author == "" {
-				e.Author = repo.UserName()
-			}
-			if e.Branch == "" {
-				e.Branch = repo.Branch()
-			}
-			if e.Commit == "" {
-				e.Commit = repo.Head()
-			}
-		}
-	}
-	seen := map[string]bool{}
-	for _, f := range e.Files {
-		seen[f] = true
-	}
-	for _, f := range knowledge.MentionedPaths(e.Content) {
-		if seen[f] || !filepath.IsLocal(f) {
-			continue
-		}
-		if fi, err := os.Stat(filepath.Join(root, f)); err == nil && !fi.IsDir() {
-			e.Files = append(e.Files, f)
-			seen[f] = true
-		}
-	}
-}
-
 func splitList(s string) []string {
 	var out []string
 	for _, f := range strings.Split(s, ",") {
@@ -127,5 +90,3 @@ func splitList(s string) []string {
 	}
 	return out
 }
-
-var errNoResults = errors.New("no results")

@@ -77,6 +77,8 @@ func newApp(env Env) *ucli.App {
 			importCommand(env),
 			evalCommand(env),
 			doctorCommand(env),
+			initCommand(env),
+			settingsCommand(env),
 			versionCommand(env),
 			hookCommand(),
 		},

@@ -1,6 +1,22 @@
 package cli
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/helpers/internal/capture"
+	"github.com/cairn-dev/cairn/helpers/internal/gitx"
+	"github.com/cairn-dev/cairn/helpers/internal/hook"
+	"github.com/cairn-dev/cairn/helpers/internal/index"
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/recall"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -12,10 +28,294 @@ func hookCommand() *ucli.Command {
 		Name:      "hook",
 		Usage:     "Claude Code hook entry point: reads the event JSON on stdin (used by the plugin)",
 		ArgsUsage: "EVENT",
+		Description: "EVENT is Claude Code's event name: SessionStart, UserPromptSubmit, PostToolUse,\n" +
+			"PostToolUseFailure, Stop, SubagentStop, PreCompact, SessionEnd. A hook always exits 0\n" +
+			"and prints nothing but its protocol JSON; errors go to .cairn/cache/cairn.log.",
 	}
 }
 
-// runHook runs a hook. It always returns 0.
-func runHook(args []string, env Env) int {
+// hookRun is one hook invocation.
+type hookRun struct {
+	env   Env
+	event string
+	root  string // the project, once known
+	isGit bool
+	store *knowledge.Store
+}
+
+// runHook runs a hook and always returns 0: it never blocks the agent and
+// never breaks the session. Whatever goes wrong, panics included, becomes
+// one line in .cairn/cache/cairn.log, and stdout stays empty unless the
+// event produced its protocol output.
+func runHook(args []string, env Env) (code int) {
+	h := &hookRun{env: env}
+	if len(args) > 2 {
+		h.event = args[2]
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			h.logf("panic: %v", r)
+		}
+		code = exitOK
+	}()
+	out, err := h.run()
+	if err != nil {
+		h.logf("%v", err)
+		return exitOK
+	}
+	if len(out) > 0 {
+		env.Stdout.Write(out)
+	}
 	return exitOK
+}
+
+func (h *hookRun) run() ([]byte, error) {
+	if !hook.Known(h.event) {
+		return nil, fmt.Errorf("unknown hook event %q", h.event)
+	}
+	data, err := hook.ReadAll(h.env.Stdin)
+	if err != nil {
+		h.locate("")
+		return nil, err
+	}
+	switch h.event {
+	case hook.PostToolUse, hook.PostToolUseFailure, hook.Stop, hook.SubagentStop:
+		// The reject path: a payload without a typed prefix anywhere has
+		// nothing to capture. No JSON decode, no git, no SQLite; only a
+		// payload that is not even an object is reported.
+		if !capture.MightContain(string(data)) {
+			if b := bytes.TrimSpace(data); b[0] != '{' {
+				h.locate("")
+				return nil, fmt.Errorf("hook payload is not a JSON object")
+			}
+			return nil, nil
+		}
+	}
+	p, err := hook.Decode(data)
+	if err != nil {
+		h.locate("")
+		return nil, err
+	}
+	switch h.event {
+	case hook.PostToolUse, hook.PostToolUseFailure:
+		if p.ToolName != "Bash" {
+			return nil, nil
+		}
+		return nil, h.capture(p, capture.FromCommand(p.ToolInput.Command), "agent")
+	case hook.Stop:
+		return nil, h.capture(p, capture.FromReply(p.LastAssistantMessage), "agent")
+	case hook.SubagentStop:
+		return nil, h.capture(p, capture.FromReply(p.LastAssistantMessage), "subagent")
+	case hook.SessionStart:
+		return h.sessionStart(p)
+	}
+	return nil, nil
+}
+
+// locate finds the project: CLAUDE_PROJECT_DIR, else the payload's cwd,
+// else the working directory; then its git root, or the nearest .cairn.
+func (h *hookRun) locate(cwd string) {
+	if h.root != "" {
+		return
+	}
+	dir := h.env.Getenv("CLAUDE_PROJECT_DIR")
+	if dir == "" {
+		dir = cwd
+	}
+	if dir == "" {
+		dir = h.env.Dir
+	}
+	h.root = dir
+	if root, err := gitx.FindRoot(dir); err == nil {
+		h.root, h.isGit = root, true
+	} else {
+		for d := dir; ; {
+			if fi, err := os.Stat(filepath.Join(d, knowledge.DirName)); err == nil && fi.IsDir() {
+				h.root = d
+				break
+			}
+			parent := filepath.Dir(d)
+			if parent == d {
+				break
+			}
+			d = parent
+		}
+	}
+	h.store = knowledge.Open(h.root)
+}
+
+// logf appends one line to .cairn/cache/cairn.log. Without a .cairn
+// directory (a project that does not use cairn) it writes nothing there —
+// creating .cairn just to log would litter every repository — and the line
+// goes to stderr, which Claude Code keeps in its debug log.
+func (h *hookRun) logf(format string, args ...any) {
+	line := fmt.Sprintf("%s %s %s\n", time.Now().UTC().Format(time.RFC3339), h.event, strings.ReplaceAll(fmt.Sprintf(format, args...), "\n", " "))
+	if h.store != nil && h.store.Exists() {
+		if err := os.MkdirAll(h.store.CachePath(), 0o755); err == nil {
+			f, err := os.OpenFile(filepath.Join(h.store.CachePath(), "cairn.log"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+			if err == nil {
+				_, werr := f.WriteString(line)
+				cerr := f.Close()
+				if werr == nil && cerr == nil {
+					return
+				}
+			}
+		}
+	}
+	fmt.Fprint(h.env.Stderr, "cairn: "+line)
+}
+
+// capture adds the items to the log with provenance. It provisions .cairn
+// if needed: an agent that wrote typed knowledge meant it to be kept.
+func (h *hookRun) capture(p hook.Payload, items []capture.Item, source string) error {
+	if len(items) == 0 {
+		return nil
+	}
+	h.locate(p.Cwd)
+	entries := capture.Entries(items, p.SessionID, source)
+	now := time.Now()
+	for i := range entries {
+		capture.Provenance(h.root, h.isGit, &entries[i], now)
+	}
+	if err := h.store.Provision(); err != nil {
+		return fmt.Errorf("capture: %w", err)
+	}
+	res, err := h.store.Insert(entries)
+	if err != nil {
+		return fmt.Errorf("capture: %w", err)
+	}
+	var keys []string
+	for _, e := range res.Added {
+		keys = append(keys, e.Key)
+		if len(e.Redacted) > 0 {
+			h.logf("redacted %s from %s", strings.Join(e.Redacted, ","), e.Key)
+		}
+	}
+	if len(keys) > 0 {
+		h.logf("captured %d: %s", len(keys), strings.Join(keys, " "))
+	}
+	return nil
+}
+
+// sessionStart syncs the cache and injects the knowledge that matters for
+// the work at hand.
+func (h *hookRun) sessionStart(p hook.Payload) ([]byte, error) {
+	h.locate(p.Cwd)
+	if !h.store.Exists() {
+		h.logf("no %s in %s: nothing to recall (install.sh or cairn add provisions it)", knowledge.DirName, h.root)
+		return nil, nil
+	}
+	cfg, err := h.store.LoadConfig()
+	if err != nil {
+		h.logf("%v (using defaults)", err)
+	}
+	ix, err := index.Open(h.store)
+	if err != nil {
+		return nil, err
+	}
+	defer ix.Close()
+	if _, err := ix.Sync(); err != nil {
+		return nil, err
+	}
+	ctx := h.sessionContext()
+	query := recall.Query(ctx)
+	must, err := ix.Search(index.Query{Type: "must-check", NewestFirst: true, Limit: 50})
+	if err != nil {
+		return nil, err
+	}
+	var relevant []knowledge.Entry
+	more := 0
+	if query != "" {
+		const limit = 100
+		hits, err := ix.Search(index.Query{Text: query, Limit: limit})
+		if err != nil {
+			return nil, err
+		}
+		for _, hit := range hits {
+			if hit.Entry.Type != "must-check" {
+				relevant = append(relevant, hit.Entry)
+			}
+		}
+	}
+	block := recall.Block{
+		Relevant: relevant,
+		More:     more,
+		Query:    strings.Join(index.Terms(query), " "),
+		Budget:   cfg.Recall.Budget,
+		HowTo:    true,
+		Heading:  heading(ctx),
+	}
+	for _, hit := range must {
+		block.MustCheck = append(block.MustCheck, hit.Entry)
+	}
+	return hook.EncodeContext(hook.SessionStart, recall.Render(block))
+}
+
+func heading(ctx recall.Context) string {
+	var what []string
+	if len(ctx.Tasks) > 0 {
+		what = append(what, "open tasks")
+	}
+	if ctx.Branch != "" {
+		what = append(what, "branch "+recall.Sanitize(ctx.Branch, 80))
+	}
+	if len(ctx.Commits) > 0 {
+		what = append(what, "recent commits")
+	}
+	if len(what) == 0 {
+		return ""
+	}
+	return "Relevant to " + strings.Join(what, ", ") + ", best first:"
+}
+
+// sessionContext reads the branch, recent commits and, when the beads CLI
+// is installed, open task titles (under a short time limit).
+func (h *hookRun) sessionContext() recall.Context {
+	var c recall.Context
+	if h.isGit {
+		if repo, err := gitx.Open(h.root); err == nil {
+			c.Branch = repo.Branch()
+			commits, err := repo.RecentCommits(5, 20)
+			if err != nil {
+				h.logf("recent commits: %v", err)
+			}
+			for _, cm := range commits {
+				c.Commits = append(c.Commits, recall.Commit{Subject: cm.Subject, Files: cm.Files})
+			}
+		}
+	}
+	c.Tasks = h.beadTitles()
+	return c
+}
+
+// beadTitles lists in-progress and open beads' titles, if bd is on PATH.
+func (h *hookRun) beadTitles() []string {
+	bd, err := exec.LookPath("bd")
+	if err != nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	var titles []string
+	for _, status := range []string{"in_progress", "open"} {
+		cmd := exec.CommandContext(ctx, bd, "list", "--status", status, "--json")
+		cmd.Dir = h.root
+		out, err := cmd.Output()
+		if err != nil {
+			h.logf("bd list: %v", err)
+			return titles
+		}
+		var issues []struct {
+			Title string `json:"title"`
+		}
+		if json.Unmarshal(out, &issues) != nil {
+			continue
+		}
+		for _, is := range issues {
+			if is.Title != "" && len(titles) < 5 {
+				titles = append(titles, is.Title)
+			}
+		}
+	}
+	return titles
 }

@@ -1,0 +1,73 @@
+package capture
+
+import (
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/cairn-dev/cairn/helpers/internal/gitx"
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/redact"
+)
+
+// Entries turns captured items into log entries: secrets redacted (and the
+// kinds redacted recorded), keys derived, the session and source noted.
+// Items whose content is empty after redaction are dropped.
+func Entries(items []Item, session, source string) []knowledge.Entry {
+	var out []knowledge.Entry
+	for _, it := range items {
+		content, findings := redact.String(it.Content)
+		content = knowledge.CleanContent(content)
+		if content == "" {
+			continue
+		}
+		e := knowledge.Entry{
+			Type:    it.Type,
+			Content: content,
+			Source:  source,
+			Bead:    it.Bead,
+			Session: session,
+		}
+		for _, f := range findings {
+			e.Redacted = append(e.Redacted, f.Kind)
+		}
+		e.Key = knowledge.MakeKey(e.Type, e.Content)
+		out = append(out, e)
+	}
+	return out
+}
+
+// Provenance fills in when, who and where: ts, author (git user.name),
+// branch, short HEAD, and the files the content names that exist in the
+// repository (case kept, no path outside root).
+func Provenance(root string, isGit bool, e *knowledge.Entry, now time.Time) {
+	if e.TS == 0 {
+		e.TS = now.Unix()
+	}
+	if isGit {
+		if repo, err := gitx.Open(root); err == nil {
+			if e.Author == "" {
+				e.Author = repo.UserName()
+			}
+			if e.Branch == "" {
+				e.Branch = repo.Branch()
+			}
+			if e.Commit == "" {
+				e.Commit = repo.Head()
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, f := range e.Files {
+		seen[f] = true
+	}
+	for _, f := range knowledge.MentionedPaths(e.Content) {
+		if seen[f] || !filepath.IsLocal(f) {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Join(root, f)); err == nil && !fi.IsDir() {
+			e.Files = append(e.Files, f)
+			seen[f] = true
+		}
+	}
+}

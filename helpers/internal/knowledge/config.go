@@ -1,0 +1,32 @@
+package knowledge
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Config is the team's settings in .cairn/config.json. Every field is
+// optional; a missing file means the defaults.
+type Config struct {
+	Recall struct {
+		// Budget is the SessionStart injection size in characters
+		// (default 6000, at most 9000).
+		Budget int `json:"budget"`
+		// PerPrompt turns per-prompt recall (UserPromptSubmit) on or off
+		// (default on).
+		PerPrompt *bool `json:"per_prompt"`
+	} `json:"recall"`
+}
+
+// LoadConfig reads .cairn/config.json; a missing file gives the defaults.
+func (s *Store) LoadConfig() (Config, error) {
+	var c Config
+	data, err := ReadFile(s.ConfigPath())
+	if err != nil || data == nil {
+		return c, err
+	}
+	if err := json.Unmarshal(data, &c); err != nil {
+		return c, fmt.Errorf("%s: %w", ConfigName, err)
+	}
+	return c, nil
+}

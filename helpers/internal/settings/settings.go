@@ -1,0 +1,151 @@
+// Package settings edits a Claude Code settings.json surgically: it adds
+// cairn's hook entries and removes exactly those, leaving every other key,
+// its order and its formatting as they were. It is the only package that
+// imports tidwall/sjson.
+package settings
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/tidwall/sjson"
+)
+
+// Marker identifies cairn's hook commands: any command that runs it is
+// cairn's.
+const Marker = "cairn-hook"
+
+// Hook is one event cairn registers.
+type Hook struct {
+	Event   string
+	Matcher string
+	Timeout int
+}
+
+// Hooks are the events cairn registers, as hooks/hooks.json does.
+var Hooks = []Hook{
+	{"SessionStart", "", 120},
+	{"UserPromptSubmit", "", 10},
+	{"PostToolUse", "Bash", 10},
+	{"PostToolUseFailure", "Bash", 10},
+	{"Stop", "", 10},
+	{"SubagentStop", "", 10},
+}
+
+type handler struct {
+	Type    string `json:"type"`
+	Command string `json:"command"`
+	Timeout int    `json:"timeout,omitempty"`
+}
+
+type group struct {
+	Matcher string    `json:"matcher,omitempty"`
+	Hooks   []handler `json:"hooks"`
+}
+
+type parsed struct {
+	Hooks map[string][]struct {
+		Hooks []struct {
+			Command string `json:"command"`
+		} `json:"hooks"`
+	} `json:"hooks"`
+}
+
+func parse(data []byte) (parsed, error) {
+	var p parsed
+	if len(strings.TrimSpace(string(data))) == 0 {
+		return p, nil
+	}
+	if err := json.Unmarshal(data, &p); err != nil {
+		return p, fmt.Errorf("settings.json is not valid JSON: %w", err)
+	}
+	return p, nil
+}
+
+// Install returns data with a hook group running wrapper added for every
+// event that has none yet; changed is false when all were there.
+func Install(data []byte, wrapper string) (out []byte, changed bool, err error) {
+	p, err := parse(data)
+	if err != nil {
+		return nil, false, err
+	}
+	out = data
+	if len(strings.TrimSpace(string(out))) == 0 {
+		out = []byte("{}\n")
+	}
+	for _, h := range Hooks {
+		if hasCairn(p, h.Event) {
+			continue
+		}
+		g := group{Matcher: h.Matcher, Hooks: []handler{{Type: "command", Command: shellQuote(wrapper) + " " + h.Event, Timeout: h.Timeout}}}
+		raw, _ := json.Marshal(g)
+		if out, err = sjson.SetRawBytesOptions(out, "hooks."+h.Event+".-1", raw, &sjson.Options{Optimistic: false}); err != nil {
+			return nil, false, fmt.Errorf("add %s hook: %w", h.Event, err)
+		}
+		changed = true
+	}
+	return out, changed, nil
+}
+
+// Uninstall returns data without cairn's hook groups; an event left with no
+// group, and a hooks object left empty, are removed too.
+func Uninstall(data []byte) (out []byte, changed bool, err error) {
+	p, err := parse(data)
+	if err != nil {
+		return nil, false, err
+	}
+	out = data
+	for event, groups := range p.Hooks {
+		for i := len(groups) - 1; i >= 0; i-- {
+			if !groupIsCairn(groups[i].Hooks) {
+				continue
+			}
+			if out, err = sjson.DeleteBytes(out, fmt.Sprintf("hooks.%s.%d", event, i)); err != nil {
+				return nil, false, err
+			}
+			changed = true
+		}
+	}
+	if !changed {
+		return data, false, nil
+	}
+	p, err = parse(out)
+	if err != nil {
+		return nil, false, err
+	}
+	for event, groups := range p.Hooks {
+		if len(groups) == 0 {
+			out, _ = sjson.DeleteBytes(out, "hooks."+event)
+		}
+	}
+	if p2, err := parse(out); err == nil && p2.Hooks != nil && len(p2.Hooks) == 0 {
+		out, _ = sjson.DeleteBytes(out, "hooks")
+	}
+	return out, true, nil
+}
+
+func hasCairn(p parsed, event string) bool {
+	for _, g := range p.Hooks[event] {
+		if groupIsCairn(g.Hooks) {
+			return true
+		}
+	}
+	return false
+}
+
+func groupIsCairn(hs []struct {
+	Command string `json:"command"`
+}) bool {
+	for _, h := range hs {
+		if strings.Contains(h.Command, Marker) {
+			return true
+		}
+	}
+	return false
+}
+
+// shellQuote quotes a path for sh -c.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# uninstall.sh PROJECT [--purge]: remove what install.sh added to PROJECT —
+# the plugin enablement and marketplace, or the merged hooks. The knowledge
+# log stays unless --purge is given.
+set -euo pipefail
+
+usage() { echo "usage: ./uninstall.sh PROJECT_DIR [--purge]" >&2; exit 64; }
+purge=0
+args=()
+for a in "$@"; do
+  case "$a" in
+    --purge) purge=1 ;;
+    -h|--help) echo "usage: ./uninstall.sh PROJECT_DIR [--purge]"; exit 0 ;;
+    -*) usage ;;
+    *) args+=("$a") ;;
+  esac
+done
+[ ${#args[@]} -eq 1 ] || usage
+project=$(cd "${args[0]}" 2>/dev/null && pwd) || { echo "uninstall.sh: ${args[0]} is not a directory" >&2; exit 1; }
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+settings="$project/.claude/settings.json"
+
+claude="${CLAUDE_BIN:-$(command -v claude || true)}"
+if [ -n "$claude" ] && [ -f "$settings" ] && grep -q 'cairn@cairn-marketplace' "$settings"; then
+  (cd "$project" && "$claude" plugin uninstall cairn@cairn-marketplace --scope project >/dev/null 2>&1 || true)
+  (cd "$project" && "$claude" plugin marketplace remove cairn-marketplace >/dev/null 2>&1 || true)
+  echo "removed the cairn plugin and marketplace from $settings"
+fi
+if [ -f "$settings" ]; then
+  # shellcheck source=scripts/cairn-bin
+  . "$repo/scripts/cairn-bin"
+  if bin=$(CAIRN_MAY_BUILD=1 cairn_find_bin); then
+    "$bin" claude-settings "$settings" --remove >/dev/null
+    echo "removed cairn's hooks from $settings (if any)"
+  fi
+fi
+if [ "$purge" = 1 ]; then
+  rm -rf "$project/.cairn"
+  echo "deleted $project/.cairn"
+else
+  echo "kept $project/.cairn (the team's knowledge); --purge deletes it"
+fi
