@@ -31,9 +31,13 @@ cairn="$bindir/cairn"
 
 claude="${CLAUDE_BIN:-$(command -v claude || true)}"
 if [ -n "$claude" ]; then
-  echo "wiring Claude Code through the plugin marketplace ($claude)"
-  (cd "$project" && "$claude" plugin marketplace add "$repo" --scope project >/dev/null)
-  (cd "$project" && "$claude" plugin install cairn@cairn-marketplace --scope project >/dev/null)
+  if grep -qs '"cairn@cairn-marketplace": *true' "$project/.claude/settings.json"; then
+    echo "Claude Code already has the cairn plugin enabled for $project"
+  else
+    echo "wiring Claude Code through the plugin marketplace ($claude)"
+    (cd "$project" && "$claude" plugin marketplace add "$repo" --scope project >/dev/null)
+    (cd "$project" && "$claude" plugin install cairn@cairn-marketplace --scope project >/dev/null)
+  fi
   wired=".claude/settings.json (enabledPlugins, extraKnownMarketplaces)"
 else
   echo "no claude CLI on PATH: merging cairn's hooks into .claude/settings.json"

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cairn-dev/cairn/helpers/internal/claudetest"
+)
+
+// installEnv is an isolated environment for install.sh/uninstall.sh: its own
+// HOME, the pinned claude CLI (or none), Go's caches kept warm.
+func installEnv(t *testing.T, home, claude, bindir string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "CLAUDE") || strings.HasPrefix(k, "ANTHROPIC") || k == "HOME" || k == "CAIRN_BIN" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	for _, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
+		out, err := exec.Command("go", "env", k).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		env = append(env, k+"="+strings.TrimSpace(string(out)))
+	}
+	env = append(env, "HOME="+home, "CAIRN_INSTALL_DIR="+bindir, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
+	if claude != "" {
+		env = append(env, "CLAUDE_BIN="+claude)
+	}
+	return env
+}
+
+func runScript(t *testing.T, env []string, script string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(pluginRoot(t), script), args...)
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", script, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func readText(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// install.sh through the plugin marketplace with the real claude CLI: the
+// next session gets recall with no --plugin-dir; a second install changes
+// nothing; uninstall removes the enablement and keeps the log unless --purge.
+func TestInstallThroughMarketplace(t *testing.T) {
+	cli := claudetest.FindCLI(t)
+	project := claudetest.NewGitRepo(t)
+	home := t.TempDir()
+	env := installEnv(t, home, cli, t.TempDir())
+	out := runScript(t, env, "install.sh", project)
+	if !strings.Contains(out, "git add .cairn .claude/settings.json") {
+		t.Errorf("install.sh does not say what to commit:\n%s", out)
+	}
+	settingsPath := filepath.Join(project, ".claude", "settings.json")
+	first := readText(t, settingsPath)
+	if !strings.Contains(first, "cairn@cairn-marketplace") {
+		t.Fatalf("plugin not enabled in settings.json:\n%s", first)
+	}
+	log1 := readText(t, filepath.Join(project, ".cairn", "knowledge.jsonl"))
+	runScript(t, env, "install.sh", project)
+	if again := readText(t, settingsPath); again != first {
+		t.Errorf("second install changed settings.json:\n%s\nvs\n%s", first, again)
+	}
+	if log2 := readText(t, filepath.Join(project, ".cairn", "knowledge.jsonl")); log2 != log1 {
+		t.Errorf("second install changed the log")
+	}
+
+	git(t, project, "checkout", "-q", "-b", "feat/ledger-export")
+	cairnIn(t, project, "add", "learned", "The ledger export runs nightly at two")
+	api := claudetest.StartFakeAPI(t, [][]claudetest.Block{{claudetest.Text("ok")}})
+	res := claudetest.Run(t, claudetest.RunOptions{CLI: cli, API: api, Dir: project, Home: home,
+		Prompt: "look at the ledger export", Env: []string{"CAIRN_BIN=" + cairnBinary(t)}})
+	if res.ExitCode != 0 {
+		t.Fatalf("claude exited %d\n%s", res.ExitCode, res)
+	}
+	if !strings.Contains(injected(t, api), "ledger export runs nightly") {
+		t.Errorf("installed plugin did not inject the entry\n%s\n%s", res, api.MainRequestTexts())
+	}
+
+	runScript(t, env, "uninstall.sh", project)
+	if s, err := os.ReadFile(settingsPath); err == nil && strings.Contains(string(s), "cairn") {
+		t.Errorf("uninstall left cairn in settings.json:\n%s", s)
+	}
+	if _, err := os.Stat(filepath.Join(project, ".cairn", "knowledge.jsonl")); err != nil {
+		t.Errorf("uninstall without --purge removed the log: %v", err)
+	}
+	runScript(t, env, "uninstall.sh", project, "--purge")
+	if _, err := os.Stat(filepath.Join(project, ".cairn")); !os.IsNotExist(err) {
+		t.Errorf("--purge kept .cairn: %v", err)
+	}
+}
+
+// Without the claude CLI, install.sh merges cairn's hooks into an existing
+// settings.json without disturbing it; the wrapper builds the binary on the
+// first SessionStart; uninstall restores the file byte for byte.
+func TestInstallIntoSettingsAndWrapperBuilds(t *testing.T) {
+	cli := claudetest.FindCLI(t)
+	project := claudetest.NewGitRepo(t)
+	home := t.TempDir()
+	settingsPath := filepath.Join(project, ".claude", "settings.json")
+	original := "{\n  \"model\": \"opus\",\n  \"hooks\": {\n    \"PreToolUse\": [ { \"matcher\": \"Bash\", \"hooks\": [ { \"type\": \"command\", \"command\": \"true\" } ] } ]\n  },\n  \"zeta\": 1\n}\n"
+	if err := os.MkdirAll(filepath.Dir(settingsPath), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settingsPath, []byte(original), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := installEnv(t, home, "", t.TempDir())
+	env = append(env, "PATH="+filteredPath())
+	runScript(t, env, "install.sh", project)
+	merged := readText(t, settingsPath)
+	if !strings.HasPrefix(merged, "{\n  \"model\": \"opus\",\n  \"hooks\": {\n    \"PreToolUse\": [ { \"matcher\": \"Bash\", \"hooks\": [ { \"type\": \"command\", \"command\": \"true\" } ] } ]") ||
+		!strings.Contains(merged, "cairn-hook' SessionStart") || !strings.HasSuffix(merged, "\"zeta\": 1\n}\n") {
+		t.Fatalf("settings.json not merged in place:\n%s", merged)
+	}
+	runScript(t, env, "install.sh", project)
+	if again := readText(t, settingsPath); again != merged {
+		t.Errorf("second install changed settings.json")
+	}
+
+	// A session wired only through settings.json gets recall.
+	git(t, project, "checkout", "-q", "-b", "feat/invoice-numbering")
+	cairnIn(t, project, "add", "fact", "Invoices are numbered per tenant")
+	api := claudetest.StartFakeAPI(t, [][]claudetest.Block{{claudetest.Text("ok")}})
+	res := claudetest.Run(t, claudetest.RunOptions{CLI: cli, API: api, Dir: project, Home: home,
+		Prompt: "number the invoices", Env: []string{"CAIRN_BIN=" + cairnBinary(t)}})
+	if res.ExitCode != 0 {
+		t.Fatalf("claude exited %d\n%s", res.ExitCode, res)
+	}
+	if !strings.Contains(injected(t, api), "Invoices are numbered per tenant") {
+		t.Errorf("settings.json hooks did not inject the entry; log: %s", readLog(project))
+	}
+
+	// With no binary anywhere, the wrapper builds one into the plugin data
+	// directory on SessionStart and runs it.
+	data := t.TempDir()
+	wenv := append(installEnv(t, home, "", t.TempDir()), "CLAUDE_PLUGIN_DATA="+data, "PATH="+filteredPath())
+	cmd := exec.Command(filepath.Join(pluginRoot(t), "scripts", "cairn-hook"), "SessionStart")
+	cmd.Env = wenv
+	cmd.Stdin = strings.NewReader(`{"session_id":"s1","cwd":"` + project + `","hook_event_name":"SessionStart","source":"startup"}`)
+	out, err := cmd.Output()
+	if err != nil || !strings.Contains(string(out), "Invoices are numbered per tenant") {
+		t.Errorf("wrapper did not build and run cairn: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(data, "bin", "cairn")); err != nil {
+		t.Errorf("no binary built into the plugin data dir: %v", err)
+	}
+
+	runScript(t, env, "uninstall.sh", project)
+	if got := readText(t, settingsPath); got != original {
+		t.Errorf("uninstall did not restore settings.json:\n%s", got)
+	}
+}
+
+// filteredPath is PATH without any directory holding a cairn binary, so the
+// wrapper must build its own.
+func filteredPath() string {
+	var dirs []string
+	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
+		if _, err := os.Stat(filepath.Join(d, "cairn")); err == nil {
+			continue
+		}
+		dirs = append(dirs, d)
+	}
+	return strings.Join(dirs, string(os.PathListSeparator))
+}
+
+func readLog(project string) string {
+	b, _ := os.ReadFile(filepath.Join(project, ".cairn", "cache", "cairn.log"))
+	return string(b)
+}
