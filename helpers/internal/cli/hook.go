@@ -71,6 +71,7 @@ func runHook(args []string, env Env) (code int) {
 
 func (h *hookRun) run() ([]byte, error) {
 	if !hook.Known(h.event) {
+		h.locate("")
 		return nil, fmt.Errorf("unknown hook event %q", h.event)
 	}
 	data, err := hook.ReadAll(h.env.Stdin)
