@@ -233,13 +233,16 @@ type execer interface {
 }
 
 // hashLine identifies a line of one file of the cache's sources.
-func hashLine(archived bool, line []byte) []byte {
+func hashLine(archived, torn bool, line []byte) []byte {
 	h := sha256.New()
+	flag := byte(0)
 	if archived {
-		h.Write([]byte{1})
-	} else {
-		h.Write([]byte{0})
+		flag |= 1
 	}
+	if torn {
+		flag |= 2 // a torn line completed later is another line
+	}
+	h.Write([]byte{flag})
 	h.Write(line)
 	return h.Sum(nil)[:16]
 }
@@ -252,12 +255,13 @@ func scanLines(data []byte, archived bool, rows map[string]*lineRow, order *[]st
 		if len(strings.TrimSpace(string(line))) == 0 {
 			continue
 		}
-		h := string(hashLine(archived, line))
+		isTorn := torn && i == len(lines)-1
+		h := string(hashLine(archived, isTorn, line))
 		if r, ok := rows[h]; ok {
 			r.n++
 			continue
 		}
-		rows[h] = &lineRow{hash: []byte(h), n: 1, archived: archived, json: line, torn: torn && i == len(lines)-1}
+		rows[h] = &lineRow{hash: []byte(h), n: 1, archived: archived, json: line, torn: isTorn}
 		*order = append(*order, h)
 	}
 }
@@ -285,14 +289,21 @@ func parseRow(r *lineRow) []*lineRow {
 		out = append(out, &nr)
 	})
 	if len(rep.Problems) > 0 {
-		p := rep.Problems[0].Kind
 		if len(out) == 0 {
+			// The reason it was skipped, not the repair tried first.
+			pr := rep.Problems[len(rep.Problems)-1]
+			for _, q := range rep.Problems {
+				if !q.Repaired() {
+					pr = q
+					break
+				}
+			}
 			nr := *r
-			nr.problem = p
-			nr.json = []byte(rep.Problems[0].Detail)
+			nr.problem = pr.Kind
+			nr.json = []byte(pr.Detail)
 			return []*lineRow{&nr}
 		}
-		out[0].problem = p // repaired
+		out[0].problem = rep.Problems[0].Kind // repaired
 	}
 	return out
 }

@@ -210,11 +210,11 @@ func MentionedPaths(content string) []string {
 		w = strings.Trim(w, "`'\"()[]{}<>,;:!?*")
 		w = strings.TrimRight(w, ".")
 		w = strings.TrimPrefix(w, "./")
+		if i := strings.IndexByte(w, ':'); i > 0 && !strings.Contains(w, "://") { // path:line
+			w = w[:i]
+		}
 		if len(w) < 3 || strings.Contains(w, "://") || seen[w] {
 			continue
-		}
-		if i := strings.IndexByte(w, ':'); i > 0 { // path:line
-			w = w[:i]
 		}
 		if !strings.Contains(w, "/") && !hasExtension(w) {
 			continue

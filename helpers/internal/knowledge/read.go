@@ -322,6 +322,7 @@ func decodeList(raw json.RawMessage) []string {
 	if err := json.Unmarshal(raw, &s); err == nil {
 		return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' })
 	}
+	list = nil
 	var anys []any
 	if err := json.Unmarshal(raw, &anys); err == nil {
 		for _, a := range anys {

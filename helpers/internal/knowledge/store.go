@@ -221,36 +221,41 @@ func dedupe(data []byte, entries []Entry, res *InsertResult) []Entry {
 	if len(fresh) == 0 || len(data) == 0 {
 		return fresh
 	}
-	// A line of another key scheme (an import, a hand edit) may hold the
-	// same content: look only at lines of a wanted type.
+	// A line of another key scheme (an import, a hand edit, a
+	// double-encoded line) may hold the same key or content.
 	types := map[string]bool{}
 	for id := range want {
 		types[id.typ] = true
 	}
 	seen := map[tc]bool{}
+	seenKey := map[string]bool{}
 	lines, _ := Lines(data)
 	for _, line := range lines {
-		if !bytes.Contains(line, []byte(`"type"`)) {
-			continue
+		obj := line
+		if len(line) > 0 && line[0] == '"' {
+			objs, _, err := decodeLine(line)
+			if err != nil || len(objs) == 0 {
+				continue
+			}
+			obj = objs[0]
 		}
-		r := gjson.GetManyBytes(line, "type", "content", "key")
+		r := gjson.GetManyBytes(obj, "type", "content", "key")
+		if keys[r[2].String()] {
+			seenKey[r[2].String()] = true
+		}
 		if !types[r[0].String()] {
 			continue
 		}
-		id := tc{r[0].String(), NormalizeContent(r[1].String())}
-		if want[id] {
-			seen[id] = true
-		}
-		if keys[r[2].String()] {
+		if id := (tc{r[0].String(), NormalizeContent(r[1].String())}); want[id] {
 			seen[id] = true
 		}
 	}
-	if len(seen) == 0 {
+	if len(seen) == 0 && len(seenKey) == 0 {
 		return fresh
 	}
 	kept := fresh[:0:0]
 	for _, e := range fresh {
-		if seen[tc{e.Type, NormalizeContent(e.Content)}] {
+		if seen[tc{e.Type, NormalizeContent(e.Content)}] || seenKey[e.Key] {
 			res.Duplicates = append(res.Duplicates, e)
 			continue
 		}
@@ -290,7 +295,9 @@ func lineSortPos(line []byte) (sortPos, bool) {
 // log that a merge left slightly out of order still gets sensible places,
 // and existing bytes are kept exactly, line endings included.
 func insertSorted(data []byte, lines [][]byte) []byte {
-	body := data
+	// A BOM is dropped: a line inserted before the first would leave it
+	// in the middle of the file.
+	body := bytes.TrimPrefix(data, bom)
 	// Offsets of the start of every existing line.
 	var starts []int
 	for off := 0; off < len(body); {

@@ -1,0 +1,246 @@
+#!/usr/bin/env bash
+# bench.sh — whole-process medians of cairn's hot paths (design §6).
+#
+# Builds cairn, generates synthetic logs of 1k, 10k and 100k entries (in the
+# log's hash-of-key order, as cairn writes it), and measures with hyperfine:
+#
+#   cairn add            into a 10k log (a fresh copy of the log every run)
+#   cairn recall QUERY   at 1k, 10k and 100k, cache current (warmed up)
+#   cairn sync --full    at 1k, 10k and 100k (entries/s = entries / median)
+#   grep -i WORD         the same logs, as the naive baseline
+#
+# Prints a markdown table of medians on stdout; hyperfine's own output goes
+# to stderr. Nothing is left behind: everything lives in a temporary
+# directory removed on exit.
+#
+# Usage: scripts/bench.sh            (from anywhere inside the repository)
+# Env:   BENCH_SIZES="1000 10000 100000"   log sizes for recall, sync and grep
+#        BENCH_QUERY="oauth redirect"      the recall query
+#        BENCH_WORD=oauth                  the grep word
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+sizes=${BENCH_SIZES:-1000 10000 100000}
+query=${BENCH_QUERY:-oauth redirect}
+word=${BENCH_WORD:-oauth}
+add_size=10000
+
+for tool in go git; do
+	if ! command -v "$tool" >/dev/null 2>&1; then
+		echo "bench.sh: $tool is required" >&2
+		exit 1
+	fi
+done
+if ! command -v hyperfine >/dev/null 2>&1; then
+	echo "bench.sh: installing hyperfine (apt-get install -y hyperfine)" >&2
+	if [ "$(id -u)" -eq 0 ]; then
+		apt-get install -y -qq hyperfine >&2 || { apt-get update -qq >&2 && apt-get install -y -qq hyperfine >&2; }
+	else
+		sudo apt-get install -y -qq hyperfine >&2
+	fi
+fi
+
+load_start=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cairn-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+echo "bench.sh: building cairn" >&2
+(cd "$root" && go build -o "$tmp/cairn" ./helpers/cairn)
+cairn=$tmp/cairn
+
+# The generator: deterministic entries in cairn's shape, sorted by the
+# SHA-256 of the key (then ts), one JSON line each.
+cat >"$tmp/gen.go" <<'EOF'
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+var words = strings.Fields(`
+oauth redirect token session cache retry queue worker migration schema
+index query latency timeout deadline context tenant header cookie csrf
+login logout refresh expiry clock skew webhook signature payload batch
+stream consumer producer offset partition lag backoff jitter circuit breaker
+limiter bucket quota throttle billing invoice export import parser encoder
+decoder utf8 json yaml config flag rollout canary deploy rollback release
+build cache docker image layer registry pipeline lint test fixture mock
+snapshot golden flaky race mutex channel goroutine leak pool connection
+socket dns tls certificate proxy gateway router handler middleware
+validation sanitize escape template render layout component state store
+reducer effect hook prop event listener debounce scroll viewport
+accessibility locale timezone currency decimal rounding float overflow
+pagination cursor sort filter search ranking score embedding vector shard
+replica primary failover backup restore vacuum analyze lock deadlock
+transaction isolation savepoint trigger constraint foreign unique null
+default enum column table view materialized partitioned archive rotation
+log metric trace span alert dashboard oncall runbook incident postmortem
+feature permission role admin audit secret vault kms encryption hash salt
+password email notification sms push mobile android ios safari chrome
+firefox upload download multipart chunk resume checksum compression gzip
+`)
+
+var types = []string{"learned", "decision", "fact", "pattern", "investigation", "deviation", "must-check"}
+var tags = []string{"auth", "db", "api", "ui", "infra", "ci", "perf", "security"}
+var authors = []string{"Ana", "Bo", "Chen", "Dara", "Eli"}
+
+type entry struct {
+	Key     string   `json:"key"`
+	Type    string   `json:"type"`
+	Content string   `json:"content"`
+	Source  string   `json:"source"`
+	Tags    []string `json:"tags"`
+	TS      int64    `json:"ts"`
+	Author  string   `json:"author"`
+	Branch  string   `json:"branch"`
+	Commit  string   `json:"commit"`
+}
+
+func main() {
+	n, err := strconv.Atoi(os.Args[1])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "usage: gen N")
+		os.Exit(2)
+	}
+	seed := uint64(0x9e3779b97f4a7c15)
+	next := func(m int) int {
+		seed ^= seed << 13
+		seed ^= seed >> 7
+		seed ^= seed << 17
+		return int(seed % uint64(m))
+	}
+	type line struct {
+		hash [32]byte
+		ts   int64
+		json []byte
+	}
+	lines := make([]line, 0, n)
+	for i := 0; i < n; i++ {
+		k := 8 + next(12)
+		ws := make([]string, k)
+		for j := range ws {
+			ws[j] = words[next(len(words))]
+		}
+		content := fmt.Sprintf("%s (note %d)", strings.Join(ws, " "), i)
+		typ := types[next(len(types))]
+		sum := sha256.Sum256([]byte(typ + "\n" + content))
+		e := entry{
+			Key:     typ + "-" + strings.Join(ws[:4], "-") + "-" + hex.EncodeToString(sum[:3]),
+			Type:    typ,
+			Content: content,
+			Source:  "agent",
+			Tags:    []string{tags[next(len(tags))], tags[next(len(tags))]},
+			TS:      1700000000 + int64(i)*60,
+			Author:  authors[next(len(authors))],
+			Branch:  "main",
+			Commit:  hex.EncodeToString(sum[3:7])[:7],
+		}
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(&e); err != nil {
+			panic(err)
+		}
+		lines = append(lines, line{sha256.Sum256([]byte(e.Key)), e.TS, buf.Bytes()})
+	}
+	sort.Slice(lines, func(a, b int) bool {
+		if c := bytes.Compare(lines[a].hash[:], lines[b].hash[:]); c != 0 {
+			return c < 0
+		}
+		return lines[a].ts < lines[b].ts
+	})
+	w := bufio.NewWriter(os.Stdout)
+	for _, l := range lines {
+		w.Write(l.json)
+	}
+	if err := w.Flush(); err != nil {
+		panic(err)
+	}
+}
+EOF
+(cd "$tmp" && go build -o "$tmp/gen" gen.go)
+
+# project N: a git repository with an N-entry log, at $tmp/pN.
+project() {
+	local n=$1 dir=$tmp/p$1
+	if [ ! -d "$dir" ]; then
+		mkdir -p "$dir/.cairn"
+		git init -q "$dir"
+		"$tmp/gen" "$n" >"$dir/.cairn/knowledge.jsonl"
+		printf '*.jsonl merge=union\n' >"$dir/.cairn/.gitattributes"
+		printf 'cache/\nlocal/\n*.lock\n.*.cairn-tmp-*\n' >"$dir/.cairn/.gitignore"
+		git -C "$dir" add -A
+		git -C "$dir" -c user.name=bench -c user.email=bench@example.com -c commit.gpgsign=false \
+			commit -q -m "synthetic log of $n entries"
+	fi
+	echo "$dir"
+}
+
+# median CSV: the median wall time of hyperfine's CSV export, in seconds;
+# cpu CSV: the mean user + system time (less sensitive to a busy machine).
+median() { awk -F, 'NR == 2 { print $4 }' "$1"; }
+cpu() { awk -F, 'NR == 2 { printf "%.1f ms", ($5 + $6) * 1000 }' "$1"; }
+ms() { awk -v s="$1" 'BEGIN { printf "%.1f ms", s * 1000 }'; }
+
+rows=()
+row() { # name entries csv rate budget
+	rows+=("| $1 | $2 | $(ms "$(median "$3")") | $(cpu "$3") | $4 | $5 |")
+}
+
+bench() { # name csv hyperfine-args...
+	local name=$1 csv=$2
+	shift 2
+	echo "bench.sh: $name" >&2
+	# --output=pipe: GNU grep stops at the first match when its output is
+	# /dev/null (hyperfine's default), which would flatter the baseline.
+	hyperfine -N --style basic --output=pipe --export-csv "$csv" "$@" >&2
+}
+
+# cairn add into a 10k log, from a fresh copy each run.
+p=$(project "$add_size")
+cp "$p/.cairn/knowledge.jsonl" "$tmp/fresh.jsonl"
+bench "add into $add_size" "$tmp/add.csv" --warmup 2 \
+	--prepare "cp '$tmp/fresh.jsonl' '$p/.cairn/knowledge.jsonl'" \
+	"'$cairn' --dir '$p' add learned 'the bench entry: retries back off with jitter after a timeout'"
+cp "$tmp/fresh.jsonl" "$p/.cairn/knowledge.jsonl"
+row "\`cairn add\` (fresh copy each run)" "$add_size" "$tmp/add.csv" "" "capture, 1 entry, 10k log: <= 15 ms"
+
+for n in $sizes; do
+	p=$(project "$n")
+	log=$p/.cairn/knowledge.jsonl
+	"$cairn" --dir "$p" sync >/dev/null
+
+	bench "recall at $n" "$tmp/recall-$n.csv" --warmup 3 \
+		"'$cairn' --dir '$p' recall $query"
+	budget=""
+	[ "$n" -eq 10000 ] && budget="SessionStart recall, 10k: <= 25 ms (whole hook)"
+	[ "$n" -eq 100000 ] && budget="recall, 100k: <= 50 ms"
+	row "\`cairn recall $query\` (cache current)" "$n" "$tmp/recall-$n.csv" "" "$budget"
+
+	bench "grep at $n" "$tmp/grep-$n.csv" --warmup 3 \
+		"grep -i $word '$log'"
+	row "\`grep -i $word knowledge.jsonl\` (baseline)" "$n" "$tmp/grep-$n.csv" "" ""
+
+	runs=(--warmup 1)
+	[ "$n" -ge 100000 ] && runs=(--warmup 0 --min-runs 3)
+	bench "sync --full at $n" "$tmp/sync-$n.csv" "${runs[@]}" \
+		"'$cairn' --dir '$p' sync --full"
+	m=$(median "$tmp/sync-$n.csv")
+	rate=$(awk -v n="$n" -v s="$m" 'BEGIN { printf "%.0f entries/s", n / s }')
+	row "\`cairn sync --full\`" "$n" "$tmp/sync-$n.csv" "$rate" "rebuild: >= 20k entries/s"
+done
+
+echo "## cairn benchmarks: whole-process medians ($(nproc) cores, $(uname -sm), $(go env GOVERSION), load average $load_start at start, $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown) at end)"
+echo
+echo "| command | entries | median (wall) | user+sys (mean) | rate | design §6 budget (nearest path) |"
+echo "| --- | ---: | ---: | ---: | ---: | --- |"
+printf '%s\n' "${rows[@]}"
