@@ -2,6 +2,7 @@ package capture
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -25,14 +26,45 @@ func fuzzInvariants(t *testing.T, in string, items []Item) {
 	}
 }
 
+// maxSeed keeps long table inputs out of the seed corpus. The fuzzer
+// minimizes every new interesting input for up to -fuzzminimizetime (60 s by
+// default), which is slow on multi-kilobyte inputs and shows as long
+// stretches of "0/sec". Run the targets with -fuzzminimizetime=2s, e.g.
+//
+//	go test ./helpers/internal/capture/ -run '^$' -fuzz '^FuzzFromCommand$' -fuzztime 30s -fuzzminimizetime 2s
+const maxSeed = 512
+
+// pathological are inputs that stress the tokenizer's limits: nesting past
+// maxDepth, unterminated constructs, output amplification through printf.
+var pathological = []string{
+	strings.Repeat("$(", 200) + `bd comments add x "FACT: deep"`,
+	strings.Repeat("(", 200) + `bd comments add x "FACT: deep"` + strings.Repeat(")", 200),
+	strings.Repeat("`", 101) + `bd comments add x "FACT: deep"`,
+	strings.Repeat(`bash -c "`, 50) + `bd comments add x 'FACT: deep'`,
+	strings.Repeat("eval ", 100) + `bd comments add x 'FACT: deep'`,
+	`bd comments add x "$(printf "$(printf "$(printf '%s%s%s%s%s%s%s%s' 1 2 3 4 5 6 7 8)%s%s%s%s" a b c d e f g h)" ` + strings.Repeat("q ", 200) + `)" FACT: x`,
+	"cat <<E | " + strings.Repeat("cat - | ", 50) + "bd comments add x -f -\nFACT: piped\nE\n",
+	"cat <<E | " + strings.Repeat("cat | ", 100) + "bd comments add x -f -\nFACT: beyond maxPipeHops\nE\n",
+	"bd comments add x \"$(cat <<E",
+	"bd comments add x $'FACT: \\",
+	"bd comments add x \"FACT: ${x",
+	"bd comments add x \"FACT: $((1+(2\"",
+	"bd comments add x FACT:\\",
+	"bd comments add x <<",
+	"bd comments add x -f - <<\nFACT: y",
+	"bd comments add x 'FACT: nul \\x00 byte \x00'",
+}
+
 func FuzzFromCommand(f *testing.F) {
-	for _, tc := range commandCases {
-		f.Add(tc.cmd)
-	}
-	for _, tc := range lavraRegressions {
-		f.Add(tc.cmd)
+	for _, tc := range append(commandCases[:len(commandCases):len(commandCases)], lavraRegressions...) {
+		if len(tc.cmd) <= maxSeed {
+			f.Add(tc.cmd)
+		}
 	}
 	f.Add(typicalCommand)
+	for _, s := range pathological {
+		f.Add(s)
+	}
 	f.Add("bd comments add x \"$(cat <<EOF\nLEARNED: $(echo `printf '%s' \"FACT: y\"`)\nEOF\n)\" <<<$'\\u00e9' | bash -c 'eval \"$0\"' 2>&1")
 	f.Fuzz(func(t *testing.T, cmd string) {
 		fuzzInvariants(t, cmd, FromCommand(cmd))
@@ -75,4 +107,21 @@ func FuzzQuotingRoundTrip(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestPathological runs the stress inputs through the parsers: they must
+// finish (the test would time out otherwise) and keep the invariants.
+func TestPathological(t *testing.T) {
+	for _, s := range pathological {
+		fuzzInvariants(t, s, FromCommand(s))
+		fuzzInvariants(t, s, FromReply(s))
+	}
+	// Nesting up to the limit still works.
+	cmd := strings.Repeat("$(", maxDepth-1) + `bd comments add x "FACT: nested"` + strings.Repeat(")", maxDepth-1)
+	if got := FromCommand(cmd); len(got) != 1 || got[0].Content != "nested" {
+		t.Errorf("nested %d deep: %#v", maxDepth-1, got)
+	}
+	if got := FromCommand(pathological[6]); len(got) != 1 {
+		t.Errorf("long pipeline: %#v", got)
+	}
 }

@@ -3,8 +3,9 @@
 // PostToolUseFailure) and typed lines in its final reply (Stop,
 // SubagentStop).
 //
-// This file holds the pure parsers. They read no files, run nothing and
-// never fail: input they cannot understand yields no items.
+// The parsers FromCommand, FromReply and MightContain are pure: they read no
+// files, run nothing and never fail; input they cannot understand yields no
+// items.
 //
 // # Typed lines
 //
@@ -66,7 +67,8 @@
 //
 // A typed prefix that exists only after shell unescaping (LEARN""ED:,
 // $'LEARNED\x3a ...') is not captured: FromCommand returns nothing when
-// MightContain is false, which keeps the hook's reject path exact.
+// MightContain is false (or when "bd" does not appear in the command), which
+// keeps the hook's reject path exact. CRLF line endings are read as LF.
 //
 // # Replies (FromReply)
 //
@@ -512,6 +514,10 @@ func shellScript(n *command, args []string, budget *int) (string, bool) {
 		a := args[i]
 		if len(a) < 2 || a[0] != '-' && a[0] != '+' {
 			return "", false // runs a script file
+		}
+		if a == "-o" || a == "+o" || a == "-O" || a == "+O" {
+			i++ // the option name
+			continue
 		}
 		if a[0] == '-' && a[1] != '-' && strings.IndexByte(a, 'c') > 0 {
 			if i+1 < len(args) {

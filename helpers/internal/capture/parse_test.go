@@ -115,6 +115,8 @@ var commandCases = []commandCase{
 		[]Item{it("fact", "crlf", "bd-1")}},
 	{"bash -c", `bash -c 'bd comments add bd-1 "LEARNED: nested"'`, []Item{it("learned", "nested", "bd-1")}},
 	{"sh -ec", `sh -ec "bd comments add bd-1 'LEARNED: nested'"`, []Item{it("learned", "nested", "bd-1")}},
+	{"bash -o pipefail -c", `bash -o pipefail -c "bd comments add bd-1 'LEARNED: nested' | cat"`, []Item{it("learned", "nested", "bd-1")}},
+	{"bash running a script file", `bash -x notes.sh "LEARNED: no"`, nil},
 	{"eval", `eval "bd comments add bd-1 'FACT: evaluated'"`, []Item{it("fact", "evaluated", "bd-1")}},
 	{"bash reading a heredoc script", "bash <<'SH'\nbd comments add bd-1 'FACT: script'\nSH",
 		[]Item{it("fact", "script", "bd-1")}},
@@ -246,6 +248,10 @@ func TestCommandsMatchBash(t *testing.T) {
 		"crlf line endings":                  true, // bash keeps the \r
 		"semicolon, or, background":          true, // & makes the order racy
 	}
+	binDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(binDir, "bd"), []byte(fakeBD), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	var cases []commandCase
 	cases = append(cases, commandCases...)
 	cases = append(cases, lavraRegressions...)
@@ -255,7 +261,7 @@ func TestCommandsMatchBash(t *testing.T) {
 		}
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			want := bashComments(t, tc.cmd)
+			want := bashComments(t, binDir, tc.cmd)
 			var got []comment
 			for _, c := range comments(tc.cmd) {
 				got = append(got, comment{c.bead, strings.TrimRight(c.body, "\n")})
@@ -584,16 +590,18 @@ const fakeBD = `#!/bin/bash
 
 // bashComments runs cmd under real bash with a fake bd on PATH and returns
 // the comments bd received, interpreted with the same flag rules.
-func bashComments(t *testing.T, cmd string) []comment {
+// binDir holds the fake bd; it must be written before any parallel subtest
+// forks, or an exec may fail with ETXTBSY (golang.org/issue/22315).
+func bashComments(t *testing.T, binDir, cmd string) []comment {
 	t.Helper()
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "bd"), []byte(fakeBD), 0o755); err != nil {
-		t.Fatal(err)
+	if err := os.Symlink(filepath.Join(binDir, "bd"), filepath.Join(dir, "bd")); err != nil {
+		t.Fatal(err) // for commands that run ./bd
 	}
 	log := filepath.Join(dir, "log")
 	c := exec.Command("bash", "-c", cmd)
 	c.Dir = dir
-	c.Env = append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH"), "BD_LOG="+log)
+	c.Env = append(os.Environ(), "PATH="+binDir+":"+os.Getenv("PATH"), "BD_LOG="+log)
 	c.Stdin = nil
 	_ = c.Run() // failures are fine: we only want what bd received
 	data, err := os.ReadFile(log)
@@ -609,10 +617,7 @@ func bashComments(t *testing.T, cmd string) []comment {
 			continue
 		}
 		argv, stdin, _ := bytes.Cut(rec, []byte{0x1d})
-		words := []string{"bd"}
-		for _, a := range strings.Split(strings.TrimSuffix(string(argv), "\x00"), "\x00") {
-			words = append(words, a)
-		}
+		words := append([]string{"bd"}, strings.Split(strings.TrimSuffix(string(argv), "\x00"), "\x00")...)
 		n := &command{words: words, stdin: input{kind: inString, text: string(stdin)}}
 		budget := 1 << 20
 		if bead, body, ok := bdComment(n, words, &budget); ok {
