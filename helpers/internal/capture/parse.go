@@ -55,6 +55,11 @@
 // parameter or arithmetic expansion ($X, ${X}, $((1+2))), is kept as the
 // text that was written. Heredoc bodies are taken literally when the
 // delimiter is quoted and have \$ \` \\ and \newline undone otherwise.
+// Unquoted substitutions are not word-split and globs are not expanded (the
+// body is white-space-collapsed anyway). The tokenizer is tolerant:
+// unterminated quotes, substitutions and heredocs run to the end of the
+// input, so a command that bash rejects as a syntax error may still yield
+// the items its author meant.
 //
 // A body yields items only if its first non-blank line is a typed line.
 // Every later line that is a typed line starts a new item; any other line
@@ -229,6 +234,7 @@ func trimBlanks(s string) string {
 	return s[i:]
 }
 
+// leadingDigits returns how many ASCII digits s starts with.
 func leadingDigits(s string) int {
 	n := 0
 	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
@@ -287,6 +293,7 @@ func isNormal(s string) bool {
 	return true
 }
 
+// isSpace reports whether r is white space (ASCII or Unicode).
 func isSpace(r rune) bool {
 	if r < utf8.RuneSelf {
 		return r == ' ' || '\t' <= r && r <= '\r'
@@ -459,6 +466,7 @@ func commandWords(words []string) []string {
 	return words
 }
 
+// isAssignment reports whether w is a variable assignment (NAME=value).
 func isAssignment(w string) bool {
 	eq := strings.IndexByte(w, '=')
 	if eq <= 0 {
@@ -474,6 +482,7 @@ func isAssignment(w string) bool {
 	return name != ""
 }
 
+// baseName returns the last element of a command path.
 func baseName(w string) string {
 	return w[strings.LastIndexByte(w, '/')+1:]
 }
@@ -588,6 +597,8 @@ func bdComment(n *command, args []string, budget *int) (bead, body string, ok bo
 	return bead, body, ok
 }
 
+// validBead reports whether id looks like a beads issue id (bd-42,
+// lavra-ziy.7) rather than an unexpanded $VAR or junk.
 func validBead(id string) bool {
 	if id == "" || len(id) > maxBeadLen {
 		return false
@@ -611,6 +622,7 @@ type command struct {
 	nested  []*command // commands run by substitutions in its words
 }
 
+// inputKind says where a command's stdin comes from.
 type inputKind uint8
 
 const (
@@ -620,12 +632,14 @@ const (
 	inFile              // < file, <&fd: unknown content
 )
 
+// input is a command's stdin redirection.
 type input struct {
 	kind inputKind
 	doc  *heredoc
 	text string
 }
 
+// heredoc is one here-document; its body is read at the next newline.
 type heredoc struct {
 	delim     string
 	quoted    bool // no expansion in the body
@@ -645,6 +659,7 @@ type parser struct {
 	pending []*heredoc
 }
 
+// peek returns the byte k after p.pos, or 0 past the end.
 func (p *parser) peek(k int) byte {
 	if p.pos+k < len(p.src) {
 		return p.src[p.pos+k]
@@ -652,6 +667,7 @@ func (p *parser) peek(k int) byte {
 	return 0
 }
 
+// isMeta reports whether c ends an unquoted word.
 func isMeta(c byte) bool {
 	switch c {
 	case ' ', '\t', '\r', '\n', ';', '&', '|', '(', ')', '<', '>':
@@ -660,6 +676,7 @@ func isMeta(c byte) bool {
 	return false
 }
 
+// skipBlanks skips blanks and line continuations.
 func (p *parser) skipBlanks() {
 	for p.pos < len(p.src) {
 		switch c := p.src[p.pos]; {
@@ -912,6 +929,7 @@ func (p *parser) doubleQuoted(b *strings.Builder, cur *command) {
 	}
 }
 
+// isDQSpecial reports whether c is special inside double quotes.
 func isDQSpecial(c byte) bool {
 	return c == '"' || c == '\\' || c == '$' || c == '`'
 }
@@ -1294,10 +1312,12 @@ func unescapeOne(b *strings.Builder, s string) int {
 	return 1
 }
 
+// isHex reports whether c is a hexadecimal digit.
 func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
+// hexVal returns the value of the hexadecimal digit c.
 func hexVal(c byte) int {
 	switch {
 	case c >= 'a':
@@ -1308,6 +1328,7 @@ func hexVal(c byte) int {
 	return int(c - '0')
 }
 
+// unescapeAll decodes every ANSI-C escape in s (echo -e, printf %b).
 func unescapeAll(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
@@ -1379,6 +1400,7 @@ func stdinOf(c *command, budget *int, hops int) (string, bool) {
 	return output(c.pipeIn, budget, hops+1)
 }
 
+// echo returns what echo ARGS prints (-n, -e and -E honoured).
 func echo(args []string) string {
 	newline, escapes := true, false
 	for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && strings.Trim(args[0][1:], "neE") == "" {

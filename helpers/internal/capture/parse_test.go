@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,6 +78,9 @@ var commandCases = []commandCase{
 		[]Item{it("learned", "from echo", "bd-1")}},
 	{"printf substitution reuses format", `bd comments add bd-1 "$(printf '%s\n' 'LEARNED: a' 'FACT: b')"`,
 		[]Item{it("learned", "a", "bd-1"), it("fact", "b", "bd-1")}},
+	{"echo flags and printf %b", `bd comments add bd-1 "$(echo -n -e 'FACT: a\tb\x21')"; bd comments add bd-2 "$(printf '%b %% %s' 'FACT: c\101' d)"`,
+		[]Item{it("fact", "a b!", "bd-1"), it("fact", "cA % d", "bd-2")}},
+	{"printf with other directives is unknown", `bd comments add bd-1 "$(printf '%d' 'FACT: 1')"`, nil},
 	{"backquotes", "bd comments add bd-1 \"`echo FACT: backquoted`\"",
 		[]Item{it("fact", "backquoted", "bd-1")}},
 	{"unknown substitution is not a body", `bd comments add bd-1 "$(cat notes.md)"`, nil},
@@ -209,6 +213,22 @@ func TestLavraRegressions(t *testing.T) {
 	}
 }
 
+func TestUnescapeOne(t *testing.T) {
+	for in, want := range map[string]string{
+		`\a\b\e\E\f\n\r\t\v`:       "\a\b\x1b\x1b\f\n\r\t\v",
+		`\\\'\"\?`:                 `\'"?`,
+		`\x41\x4a\x4B\xg`:          "AJK\\xg",
+		`\u00e9\U0001F600\u\ud800`: "é😀\\u\uFFFD",
+		`\101\0\7777`:              "A\x00\xff7",
+		`\cA\c`:                    "\x01\\c",
+		`\q\`:                      `\q\`,
+	} {
+		if got := unescapeAll(in); got != want {
+			t.Errorf("unescapeAll(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestContentCap(t *testing.T) {
 	long := strings.Repeat("ab ", 1500) // 4,500 runes
 	got := FromCommand(`bd comments add X "LEARNED: ` + long + `"`)
@@ -235,18 +255,19 @@ func TestCommandsMatchBash(t *testing.T) {
 		t.Skip("bash not installed")
 	}
 	skip := map[string]bool{ // cases where bash and the parser differ on purpose
-		"expansions kept as written":         true, // bash expands them
-		"unknown bead id dropped":            true,
-		"subshell, group, if, for":           true,
-		"unquoted heredoc undoes \\$":        true,
-		"unknown substitution is not a body": true,
-		"-f - with unknown stdin":            true, // notes.md does not exist
-		"--file=file is skipped":             true,
-		"-f file is skipped":                 true,
-		"-ffile is skipped":                  true,
-		"bd nested in cairn add":             true, // bash runs it; cairn leaves it to cairn add
-		"crlf line endings":                  true, // bash keeps the \r
-		"semicolon, or, background":          true, // & makes the order racy
+		"expansions kept as written":              true, // bash expands them
+		"unknown bead id dropped":                 true,
+		"subshell, group, if, for":                true,
+		"unquoted heredoc undoes \\$":             true,
+		"unknown substitution is not a body":      true,
+		"-f - with unknown stdin":                 true, // notes.md does not exist
+		"--file=file is skipped":                  true,
+		"-f file is skipped":                      true,
+		"-ffile is skipped":                       true,
+		"bd nested in cairn add":                  true, // bash runs it; cairn leaves it to cairn add
+		"crlf line endings":                       true, // bash keeps the \r
+		"printf with other directives is unknown": true, // kept as written
+		"semicolon, or, background":               true, // & makes the order racy
 	}
 	binDir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(binDir, "bd"), []byte(fakeBD), 0o755); err != nil {
@@ -623,6 +644,113 @@ func bashComments(t *testing.T, binDir, cmd string) []comment {
 		if bead, body, ok := bdComment(n, words, &budget); ok {
 			out = append(out, comment{bead, strings.TrimRight(body, "\n")})
 		}
+	}
+	return out
+}
+
+// TestRandomCommandsMatchBash generates commands that mix every body form
+// (quotes, $'...', heredocs, substitutions, pipes into -f -) and checks the
+// parser against real bash on each.
+func TestRandomCommandsMatchBash(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash not installed")
+	}
+	if testing.Short() {
+		t.Skip("spawns bash 100 times")
+	}
+	binDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(binDir, "bd"), []byte(fakeBD), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewSource(1))
+	for range 100 {
+		cmd := genCmd(r)
+		want := bashComments(t, binDir, cmd)
+		var got []comment
+		for _, c := range comments(cmd) {
+			got = append(got, comment{c.bead, strings.TrimRight(c.body, "\n")})
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%q\n parser %q\n bash   %q", cmd, got, want)
+		}
+	}
+}
+
+// genBody returns a random comment body built from shell-hostile pieces.
+func genBody(r *rand.Rand) string {
+	pieces := []string{"LEARNED: ", "FACT: ", "a", " ", "b c", "\\", "'", "\"", "$", "`", "\n", "\t", "é", "x\\ny", "%s", "EOF", "-", "SKIP: z", "**", ";", "&&", "|", "(", ")", "#", "!", "*", "~", "{a,b}"}
+	var b strings.Builder
+	b.WriteString([]string{"LEARNED: ", "FACT: ", "DECISION: ", "- PATTERN: "}[r.Intn(4)])
+	for k := r.Intn(12); k > 0; k-- {
+		b.WriteString(pieces[r.Intn(len(pieces))])
+	}
+	return b.String()
+}
+
+// squote, dquote and aquote quote s for bash as '...', "..." and $'...'.
+func squote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+func dquote(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "$", `\$`, "`", "\\`").Replace(s) + `"`
+}
+
+func aquote(s string) string {
+	return "$'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`, "\n", `\n`, "\t", `\t`).Replace(s) + "'"
+}
+
+// genArg passes body to bd in one of the ways an agent writes it.
+func genArg(r *rand.Rand, body string) string {
+	switch r.Intn(9) {
+	case 0:
+		return squote(body)
+	case 1:
+		return dquote(body)
+	case 2:
+		return aquote(body)
+	case 3:
+		return `"$(cat <<'EOT'` + "\n" + body + "\nEOT\n)\""
+	case 4:
+		return `"$(echo ` + squote(body) + `)"`
+	case 5:
+		return `"$(printf '%s\n' ` + squote(body) + ` ` + squote(genBody(r)) + `)"`
+	case 6:
+		// Two concatenated quoted parts.
+		i := r.Intn(len(body) + 1)
+		return squote(body[:i]) + dquote(body[i:])
+	case 7:
+		// Bash parses a bare " or $( inside "`...`" in ways no agent relies on.
+		body = strings.NewReplacer(`"`, "", "$", "").Replace(body)
+		return "\"`echo " + strings.ReplaceAll(strings.ReplaceAll(squote(body), "\\", "\\\\"), "`", "\\`") + "`\""
+	default:
+		return `"$(cat <<EOT` + "\n" + strings.NewReplacer(`\`, `\\`, "$", `\$`, "`", "\\`").Replace(body) + "\nEOT\n)\""
+	}
+}
+
+// genCmd returns one to three bd comment commands joined by a list operator.
+func genCmd(r *rand.Rand) string {
+	var parts []string
+	for k := r.Intn(3) + 1; k > 0; k-- {
+		body := genBody(r)
+		var c string
+		switch r.Intn(5) {
+		case 0:
+			c = "bd comments add bd-" + string(rune('a'+r.Intn(26))) + " -f - <<'EOT'\n" + body + "\nEOT\n"
+		case 1:
+			c = "printf '%s' " + squote(body) + " | bd comment add bd-z --file=-"
+		case 2:
+			c = "bd --json comments add -a me bd-q " + genArg(r, body) + " 2>&1"
+		default:
+			c = "bd comments add bd-x " + genArg(r, body)
+		}
+		parts = append(parts, c)
+	}
+	sep := []string{" && ", "; ", "\n", " || true; "}[r.Intn(4)]
+	out := ""
+	for i, p := range parts {
+		if i > 0 && !strings.HasSuffix(out, "\n") {
+			out += sep
+		}
+		out += p
 	}
 	return out
 }
