@@ -6,6 +6,7 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -14,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -149,6 +151,7 @@ type lineRow struct {
 	parent   []byte // the physical line's hash, for the 2nd+ entry of a glued line
 	json     []byte
 	torn     bool // the file's last line, without a newline
+	entry    *knowledge.Entry
 }
 
 // SyncResult says what a sync did.
@@ -270,6 +273,12 @@ func scanLines(data []byte, archived bool, rows map[string]*lineRow, order *[]st
 // several entries (glued lines); each becomes its own row, keyed by the
 // entry and the line, and the first shares the line's hash.
 func parseRow(r *lineRow) []*lineRow {
+	rows, _ := parseRowReport(r)
+	return rows
+}
+
+// parseRowReport is parseRow with the reader's report of the line.
+func parseRowReport(r *lineRow) ([]*lineRow, knowledge.Report) {
 	var out []*lineRow
 	data := r.json
 	if !r.torn {
@@ -284,6 +293,8 @@ func parseRow(r *lineRow) []*lineRow {
 		}
 		nr.key = rec.Entry.Key
 		nr.ts = rec.Entry.TS
+		e := rec.Entry
+		nr.entry = &e
 		nr.json = rec.JSON
 		nr.problem = ""
 		out = append(out, &nr)
@@ -301,11 +312,11 @@ func parseRow(r *lineRow) []*lineRow {
 			nr := *r
 			nr.problem = pr.Kind
 			nr.json = []byte(pr.Detail)
-			return []*lineRow{&nr}
+			return []*lineRow{&nr}, rep
 		}
 		out[0].problem = rep.Problems[0].Kind // repaired
 	}
-	return out
+	return out, rep
 }
 
 // Rebuild recreates the cache from scratch in a temporary file and renames
@@ -351,7 +362,6 @@ func (ix *Index) Rebuild() (SyncResult, error) {
 		sum := sha256.Sum256(data)
 		now[src.path] = fileState{ID: id, Sum: fmt.Sprintf("%x", sum)}
 		scanLines(data, src.archived, rows, &order)
-		res.Report.Merge(knowledge.Parse(data, func(knowledge.Record) {}))
 	}
 	tx, err := db.Begin()
 	if err != nil {
@@ -362,23 +372,36 @@ func (ix *Index) Rebuild() (SyncResult, error) {
 		tx.Rollback()
 		return fail(err)
 	}
-	best := map[string]*lineRow{}
+	// Insert in key order: B-tree appends instead of random inserts.
+	var all []*lineRow
 	for _, h := range order {
-		for _, r := range parseRow(rows[h]) {
-			if err := w.putLine(r); err != nil {
-				tx.Rollback()
-				return fail(err)
-			}
-			res.Added++
-			if r.key == "" {
-				continue
-			}
-			if b, ok := best[r.key]; !ok || newer(r, b) {
-				best[r.key] = r
-			}
+		parsed, rep := parseRowReport(rows[h])
+		all = append(all, parsed...)
+		for range rows[h].n {
+			res.Report.Merge(rep)
 		}
 	}
+	sort.Slice(all, func(a, b int) bool { return bytes.Compare(all[a].hash, all[b].hash) < 0 })
+	best := map[string]*lineRow{}
+	for _, r := range all {
+		if err := w.putLine(r); err != nil {
+			tx.Rollback()
+			return fail(err)
+		}
+		res.Added++
+		if r.key == "" {
+			continue
+		}
+		if b, ok := best[r.key]; !ok || newer(r, b) {
+			best[r.key] = r
+		}
+	}
+	winners := make([]*lineRow, 0, len(best))
 	for _, r := range best {
+		winners = append(winners, r)
+	}
+	sort.Slice(winners, func(a, b int) bool { return winners[a].key < winners[b].key })
+	for _, r := range winners {
 		if err := w.putEntry(r); err != nil {
 			tx.Rollback()
 			return fail(err)
@@ -403,7 +426,6 @@ func (ix *Index) Rebuild() (SyncResult, error) {
 	if err := os.Rename(tmp, ix.path); err != nil {
 		return res, fmt.Errorf("install cache: %w", err)
 	}
-	os.Remove(ix.path + "-journal")
 	res.Rebuilt = true
 	ix.stale = false
 	return res, ix.open()
@@ -425,6 +447,40 @@ func newer(a, b *lineRow) bool {
 // catchUp applies the difference between the files and the cache.
 func (ix *Index) catchUp(datas map[string][]byte, now state) (SyncResult, error) {
 	var res SyncResult
+	// Serialised with rebuilds, which replace the file.
+	lock, err := fsx.Acquire(ix.path+".lock", 60*time.Second)
+	if err != nil {
+		return res, err
+	}
+	locked := true
+	defer func() {
+		if locked {
+			lock.Release()
+		}
+	}()
+	// Another process may have rebuilt (replaced) the file while we waited:
+	// reopen, and stop if it already holds these files.
+	ix.db.Close()
+	if err := ix.open(); err != nil {
+		return res, err
+	}
+	var saved state
+	if v, err := ix.meta("files"); err == nil && json.Unmarshal([]byte(v), &saved) == nil {
+		same := true
+		for p, fs := range now {
+			if saved[p].Sum != fs.Sum {
+				same = false
+			}
+		}
+		if same {
+			res.Current = true
+			return res, ix.setFiles(ix.db, now)
+		}
+	} else if v, err := ix.meta("schema"); err != nil || v != schemaVersion {
+		lock.Release()
+		locked = false
+		return ix.Rebuild()
+	}
 	rows := map[string]*lineRow{}
 	var order []string
 	for _, src := range ix.sources() {
@@ -486,6 +542,8 @@ func (ix *Index) catchUp(datas map[string][]byte, now state) (SyncResult, error)
 		conn.ExecContext(ctx, `ROLLBACK`)
 		committed = true
 		conn.Close()
+		lock.Release()
+		locked = false
 		return ix.Rebuild()
 	}
 	tx := connExec{ctx: ctx, conn: conn}

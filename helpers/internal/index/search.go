@@ -3,6 +3,7 @@ package index
 import (
 	"database/sql"
 	"fmt"
+	"sort"
 	"strings"
 	"unicode"
 
@@ -91,6 +92,25 @@ type Hit struct {
 // Search runs a query against the cache. Text with no usable term finds
 // nothing rather than everything.
 func (ix *Index) Search(q Query) ([]Hit, error) {
+	hits, err := ix.search(q)
+	if err != nil && isCorrupt(err) {
+		// The cache is disposable: a damaged one is rebuilt, once.
+		if _, rerr := ix.Rebuild(); rerr != nil {
+			return nil, err
+		}
+		return ix.search(q)
+	}
+	return hits, err
+}
+
+// isCorrupt reports SQLite's "database disk image is malformed" and "file
+// is not a database".
+func isCorrupt(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "malformed") || strings.Contains(msg, "not a database")
+}
+
+func (ix *Index) search(q Query) ([]Hit, error) {
 	if q.Limit <= 0 {
 		q.Limit = 10
 	}
@@ -106,22 +126,26 @@ func (ix *Index) Search(q Query) ([]Hit, error) {
 		where = append(where, "e.type=?")
 		args = append(args, q.Type)
 	}
-	order := fmt.Sprintf("bm25(fts, %g, %g, %g)", weightContent, weightTags, weightType)
+	order := bm25Expr
 	if q.NewestFirst {
 		order = "e.ts DESC, e.key"
 	}
 	var query string
 	if strings.TrimSpace(q.Text) != "" {
-		expr := MatchExpr(q.Text)
-		if expr == "" {
-			return nil, nil
+		expr, err := ix.plan(Terms(q.Text))
+		if err != nil || expr == "" {
+			return nil, err
+		}
+		if q.Type == "" && !q.NewestFirst {
+			if hits, ok, err := ix.rankFirst(expr, q); err != nil || ok {
+				return hits, err
+			}
 		}
 		where = append([]string{"fts MATCH ?"}, where...)
 		args = append([]any{expr}, args...)
-		query = fmt.Sprintf(`SELECT e.json, e.archived, -bm25(fts, %g, %g, %g) AS score
+		query = fmt.Sprintf(`SELECT e.json, e.archived, -%s AS score
 FROM fts JOIN entries e ON e.id = fts.rowid
-WHERE %s ORDER BY %s LIMIT ?`,
-			weightContent, weightTags, weightType, strings.Join(where, " AND "), order)
+WHERE %s ORDER BY %s LIMIT ?`, bm25Expr, strings.Join(where, " AND "), order)
 	} else {
 		cond := "1"
 		if len(where) > 0 {
@@ -218,4 +242,141 @@ func (ix *Index) group(q string, dst map[string]int) error {
 		dst[name.String] = n
 	}
 	return rows.Err()
+}
+
+var bm25Expr = fmt.Sprintf("bm25(fts, %g, %g, %g)", weightContent, weightTags, weightType)
+
+// maxScored bounds how many matching entries one query scores with bm25,
+// whatever the size of the log: scoring is the cost of a query, and a term
+// that matches thousands of entries says little about any of them.
+const maxScored = 4000
+
+func quoteTerms(terms []string, op string) string {
+	q := make([]string, len(terms))
+	for i, t := range terms {
+		q[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+	}
+	return strings.Join(q, " "+op+" ")
+}
+
+// plan builds the MATCH expression for terms. On a log small enough that
+// no query can match more than maxScored entries, it is every term ORed.
+// On a bigger log, terms are counted (each count stops at maxScored+1),
+// terms that match nothing are dropped, and the rarest terms are kept while
+// their matches add up to at most maxScored; when even the rarest term is
+// that common, the terms must all match (AND), and if no entry has them
+// all, the rarest alone is used.
+func (ix *Index) plan(terms []string) (string, error) {
+	if len(terms) == 0 {
+		return "", nil
+	}
+	var size int
+	if err := ix.db.QueryRow(`SELECT coalesce(max(id), 0) FROM entries`).Scan(&size); err != nil {
+		return "", fmt.Errorf("search cache: %w", err)
+	}
+	if size <= maxScored || len(terms) == 1 {
+		return quoteTerms(terms, "OR"), nil
+	}
+	type termDF struct {
+		term string
+		df   int
+	}
+	var dfs []termDF
+	for _, t := range terms {
+		n, err := ix.countUpTo(quoteTerms([]string{t}, "OR"), maxScored+1)
+		if err != nil {
+			return "", err
+		}
+		if n > 0 {
+			dfs = append(dfs, termDF{t, n})
+		}
+	}
+	if len(dfs) == 0 {
+		return "", nil
+	}
+	sort.SliceStable(dfs, func(a, b int) bool { return dfs[a].df < dfs[b].df })
+	if dfs[0].df > maxScored {
+		all := make([]string, len(dfs))
+		for i, d := range dfs {
+			all[i] = d.term
+		}
+		and := quoteTerms(all, "AND")
+		if n, err := ix.countUpTo(and, 1); err != nil || n > 0 {
+			return and, err
+		}
+		return quoteTerms(all[:1], "OR"), nil
+	}
+	var keep []string
+	sum := 0
+	for _, d := range dfs {
+		if sum+d.df > maxScored {
+			break
+		}
+		keep = append(keep, d.term)
+		sum += d.df
+	}
+	return quoteTerms(keep, "OR"), nil
+}
+
+// countUpTo counts the entries matching expr, stopping at max.
+func (ix *Index) countUpTo(expr string, max int) (int, error) {
+	var n int
+	err := ix.db.QueryRow(`SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?)`, expr, max).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("search cache: %w", err)
+	}
+	return n, nil
+}
+
+// rankFirst ranks matches in the full-text index alone, then reads only
+// the few best entries; ok is false when filters removed so many that the
+// joined query must decide.
+func (ix *Index) rankFirst(expr string, q Query) (hits []Hit, ok bool, err error) {
+	want := q.Limit*3 + 20
+	rows, err := ix.db.Query(`SELECT rowid, -`+bm25Expr+` FROM fts WHERE fts MATCH ? ORDER BY `+bm25Expr+` LIMIT ?`, expr, want)
+	if err != nil {
+		return nil, false, fmt.Errorf("search cache: %w", err)
+	}
+	type ranked struct {
+		id    int64
+		score float64
+	}
+	var top []ranked
+	for rows.Next() {
+		var r ranked
+		if err := rows.Scan(&r.id, &r.score); err != nil {
+			rows.Close()
+			return nil, false, fmt.Errorf("search cache: %w", err)
+		}
+		top = append(top, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, false, fmt.Errorf("search cache: %w", err)
+	}
+	stmt, err := ix.db.Prepare(`SELECT json, archived, status FROM entries WHERE id=?`)
+	if err != nil {
+		return nil, false, fmt.Errorf("search cache: %w", err)
+	}
+	defer stmt.Close()
+	for _, r := range top {
+		if len(hits) == q.Limit {
+			return hits, true, nil
+		}
+		var js, status string
+		var arch int
+		if err := stmt.QueryRow(r.id).Scan(&js, &arch, &status); err != nil {
+			continue
+		}
+		if (!q.All && arch == 1) || (!q.Inactive && (status == knowledge.StatusRetracted || status == knowledge.StatusSuperseded)) {
+			continue
+		}
+		e, err := entryFromJSON(js)
+		if err != nil {
+			continue
+		}
+		hits = append(hits, Hit{Entry: e, Score: r.score, Archived: arch == 1})
+	}
+	// Every match was seen, or enough survived the filters.
+	return hits, len(top) < want || len(hits) == q.Limit, nil
 }

@@ -64,9 +64,14 @@ func (w *writer) putLine(r *lineRow) error {
 
 // putEntry indexes the winning line of a key.
 func (w *writer) putEntry(r *lineRow) error {
-	e, err := knowledge.DecodeEntry(r.json)
-	if err != nil {
-		return fmt.Errorf("index entry %s: %w", r.key, err)
+	var e knowledge.Entry
+	if r.entry != nil {
+		e = *r.entry
+	} else {
+		var err error
+		if e, err = knowledge.DecodeEntry(r.json); err != nil {
+			return fmt.Errorf("index entry %s: %w", r.key, err)
+		}
 	}
 	tags := strings.Join(e.Tags, " ")
 	res, err := w.entry.Exec(e.Key, e.Type, e.Content, tags, e.TS, e.Status, e.Author, boolInt(r.archived), string(r.json))

@@ -3,11 +3,15 @@ package knowledge
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
 )
 
 // Problem kinds the reader reports. Every kind but the repaired ones means a
@@ -237,52 +241,87 @@ func splitGlued(line []byte) [][]byte {
 	return out
 }
 
-// wireEntry is the tolerant decoding form of an entry: ts may be a number,
-// a float or a numeric string; tags and files may be a list or one string.
-type wireEntry struct {
-	Key          string          `json:"key"`
-	Type         string          `json:"type"`
-	Content      string          `json:"content"`
-	Source       string          `json:"source"`
-	Tags         json.RawMessage `json:"tags"`
-	TS           json.RawMessage `json:"ts"`
-	Bead         string          `json:"bead"`
-	Author       string          `json:"author"`
-	Branch       string          `json:"branch"`
-	Commit       string          `json:"commit"`
-	Files        json.RawMessage `json:"files"`
-	Session      string          `json:"session"`
-	Status       string          `json:"status"`
-	Supersedes   string          `json:"supersedes"`
-	SupersededBy string          `json:"superseded_by"`
-	MergedFrom   json.RawMessage `json:"merged_from"`
-	ReviewReason string          `json:"review_reason"`
-	Redacted     json.RawMessage `json:"redacted"`
-}
-
-// DecodeEntry decodes and validates one JSON object as an entry.
+// DecodeEntry decodes and validates one JSON object as an entry. It is
+// tolerant where logs differ (ts as a number, float or numeric string; tags,
+// files and merged_from as a list or one string) and strict where a wrong
+// type would mislead (a string field holding a number is an error).
 func DecodeEntry(obj []byte) (Entry, error) {
-	var w wireEntry
-	if err := json.Unmarshal(obj, &w); err != nil {
-		return Entry{}, fmt.Errorf("decode entry: %w", err)
+	if !gjson.ValidBytes(obj) {
+		return Entry{}, errors.New("decode entry: invalid JSON")
 	}
-	ts, err := decodeTS(w.TS)
+	root := gjson.ParseBytes(obj)
+	if !root.IsObject() {
+		return Entry{}, errors.New("decode entry: not an object")
+	}
+	var e Entry
+	var ts gjson.Result
+	var err error
+	str := func(v gjson.Result, name string) string {
+		switch v.Type {
+		case gjson.String:
+			if !utf8.ValidString(v.Str) {
+				return strings.ToValidUTF8(v.Str, "\uFFFD")
+			}
+			return v.Str
+		case gjson.Null:
+			return ""
+		}
+		if err == nil {
+			err = fmt.Errorf("decode entry: %s is not a string", name)
+		}
+		return ""
+	}
+	root.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "key":
+			e.Key = str(v, "key")
+		case "type":
+			e.Type = str(v, "type")
+		case "content":
+			e.Content = str(v, "content")
+		case "source":
+			e.Source = str(v, "source")
+		case "tags":
+			e.Tags = decodeList(v)
+		case "ts":
+			ts = v
+		case "bead":
+			e.Bead = str(v, "bead")
+		case "author":
+			e.Author = str(v, "author")
+		case "branch":
+			e.Branch = str(v, "branch")
+		case "commit":
+			e.Commit = str(v, "commit")
+		case "files":
+			e.Files = decodeList(v)
+		case "session":
+			e.Session = str(v, "session")
+		case "status":
+			e.Status = str(v, "status")
+		case "supersedes":
+			e.Supersedes = str(v, "supersedes")
+		case "superseded_by":
+			e.SupersededBy = str(v, "superseded_by")
+		case "merged_from":
+			e.MergedFrom = decodeList(v)
+		case "review_reason":
+			e.ReviewReason = str(v, "review_reason")
+		case "redacted":
+			e.Redacted = decodeList(v)
+		}
+		return true
+	})
 	if err != nil {
 		return Entry{}, err
 	}
-	typ := w.Type
-	if !ValidType(typ) {
-		if t, err := NormalizeType(typ); err == nil {
-			typ = t
-		}
+	if e.TS, err = decodeTS(ts); err != nil {
+		return Entry{}, err
 	}
-	e := Entry{
-		Key: w.Key, Type: typ, Content: w.Content, Source: w.Source,
-		Tags: decodeList(w.Tags), TS: ts, Bead: w.Bead, Author: w.Author,
-		Branch: w.Branch, Commit: w.Commit, Files: decodeList(w.Files),
-		Session: w.Session, Status: w.Status, Supersedes: w.Supersedes,
-		SupersededBy: w.SupersededBy, MergedFrom: decodeList(w.MergedFrom),
-		ReviewReason: w.ReviewReason, Redacted: decodeList(w.Redacted),
+	if !ValidType(e.Type) {
+		if t, err := NormalizeType(e.Type); err == nil {
+			e.Type = t
+		}
 	}
 	if err := e.Validate(); err != nil {
 		return Entry{}, fmt.Errorf("entry %q: %w", e.Key, err)
@@ -290,48 +329,49 @@ func DecodeEntry(obj []byte) (Entry, error) {
 	return e, nil
 }
 
-func decodeTS(raw json.RawMessage) (int64, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return 0, fmt.Errorf("missing ts")
-	}
-	s := string(raw)
-	if raw[0] == '"' {
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return 0, fmt.Errorf("bad ts %s", raw)
+func decodeTS(v gjson.Result) (int64, error) {
+	switch v.Type {
+	case gjson.Number:
+		if n, err := strconv.ParseInt(v.Raw, 10, 64); err == nil {
+			return n, nil
 		}
+	case gjson.String:
+		if n, err := strconv.ParseInt(strings.TrimSpace(v.Str), 10, 64); err == nil {
+			return n, nil
+		}
+	case gjson.Null:
+		return 0, fmt.Errorf("missing ts")
+	default:
+		if !v.Exists() {
+			return 0, fmt.Errorf("missing ts")
+		}
+		return 0, fmt.Errorf("bad ts %s", clip([]byte(v.Raw)))
 	}
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return n, nil
+	raw := v.Raw
+	if v.Type == gjson.String {
+		raw = strings.TrimSpace(v.Str)
 	}
-	f, err := strconv.ParseFloat(s, 64)
+	f, err := strconv.ParseFloat(raw, 64)
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || f > math.MaxInt64/2 {
-		return 0, fmt.Errorf("bad ts %s", clip(raw))
+		return 0, fmt.Errorf("bad ts %s", clip([]byte(v.Raw)))
 	}
 	return int64(f), nil
 }
 
-func decodeList(raw json.RawMessage) []string {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil
-	}
-	var list []string
-	if err := json.Unmarshal(raw, &list); err == nil {
-		return list
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err == nil {
-		return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' })
-	}
-	list = nil
-	var anys []any
-	if err := json.Unmarshal(raw, &anys); err == nil {
-		for _, a := range anys {
-			if s, ok := a.(string); ok {
-				list = append(list, s)
+func decodeList(v gjson.Result) []string {
+	switch {
+	case v.IsArray():
+		var list []string
+		for _, x := range v.Array() {
+			if x.Type == gjson.String {
+				list = append(list, x.Str)
 			}
 		}
+		return list
+	case v.Type == gjson.String:
+		return strings.FieldsFunc(v.Str, func(r rune) bool { return r == ',' || r == ' ' })
 	}
-	return list
+	return nil
 }
 
 // Latest folds records to the newest line per key (the one with the highest

@@ -707,6 +707,37 @@ func TestRotateKeepsInvalidLines(t *testing.T) {
 	checkSorted(t, arch)
 }
 
+// Lines that carry a key but are no valid entry (a bad type, no ts, a
+// torn line) are invalid lines like the keyless ones: Rotate's contract
+// keeps them in the log for doctor to report.
+func TestRotateKeepsKeyedInvalidLines(t *testing.T) {
+	s := newTestStore(t)
+	bad := []string{
+		`{"key":"bad-type","type":"note","content":"not a type","ts":3}`,
+		`{"key":"no-ts","type":"fact","content":"no ts"}`,
+		`{"key":"torn-key","type":"fact","content":"cut off`,
+	}
+	writeLog(t, s, strings.Join(tsLog("kinv", 25), "\n")+"\n"+strings.Join(bad, "\n")+"\n")
+	if _, err := s.Rotate(10); err != nil {
+		t.Fatal(err)
+	}
+	log := readLog(t, s)
+	arch, _ := os.ReadFile(s.ArchivePath())
+	for _, b := range bad {
+		if slices.Contains(physLines(arch), b) {
+			t.Errorf("invalid line moved to the archive: %s", b)
+		}
+		if !slices.Contains(physLines(log), b) {
+			t.Errorf("invalid line not kept in the log: %s", b)
+		}
+	}
+	all := append(tsOf(t, log), tsOf(t, arch)...)
+	slices.Sort(all)
+	if !reflect.DeepEqual(all, tsRange(1, 25)) {
+		t.Errorf("entries after rotate: %v", all)
+	}
+}
+
 func TestRotateDeterministic(t *testing.T) {
 	lines := tsLog("det", 60)
 	// Ties: several entries share a ts.
