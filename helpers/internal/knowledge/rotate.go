@@ -57,6 +57,10 @@ func (s *Store) Rotate(maxLines int) (RotateResult, error) {
 	var keep [][]byte
 	for _, line := range nonBlank {
 		p, ok := lineSortPos(line)
+		if ok {
+			_, err := DecodeEntry(line)
+			ok = err == nil
+		}
 		if !ok {
 			keep = append(keep, line)
 			continue
