@@ -5,8 +5,9 @@ import (
 	"os"
 
 	"github.com/cairn-dev/cairn/helpers/internal/cli"
+	"github.com/cairn-dev/cairn/helpers/internal/hookgate"
 )
 
 func main() {
-	os.Exit(cli.Main(os.Args, cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}))
+	os.Exit(cli.Main(os.Args, cli.Env{Stdin: hookgate.Stdin(), Stdout: os.Stdout, Stderr: os.Stderr}))
 }

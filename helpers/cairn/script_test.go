@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/helpers/internal/cli"
+	"github.com/cairn-dev/cairn/helpers/internal/hookgate"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"cairn": func() {
-			os.Exit(cli.Main(os.Args, cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}))
+			os.Exit(cli.Main(os.Args, cli.Env{Stdin: hookgate.Stdin(), Stdout: os.Stdout, Stderr: os.Stderr}))
 		},
 	})
 }

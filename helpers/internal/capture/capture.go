@@ -45,16 +45,15 @@ func Provenance(root string, isGit bool, e *knowledge.Entry, now time.Time) {
 		e.TS = now.Unix()
 	}
 	if isGit {
-		if repo, err := gitx.Open(root); err == nil {
-			if e.Author == "" {
-				e.Author = repo.UserName()
-			}
-			if e.Branch == "" {
-				e.Branch = repo.Branch()
-			}
-			if e.Commit == "" {
-				e.Commit = repo.Head()
-			}
+		q := gitx.ReadQuick(root)
+		if e.Author == "" {
+			e.Author = q.UserName
+		}
+		if e.Branch == "" {
+			e.Branch = q.Branch
+		}
+		if e.Commit == "" {
+			e.Commit = q.Head
 		}
 	}
 	seen := map[string]bool{}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
@@ -210,7 +211,7 @@ func dedupe(data []byte, entries []Entry, res *InsertResult) []Entry {
 	var fresh []Entry
 	for _, e := range entries {
 		id := tc{e.Type, NormalizeContent(e.Content)}
-		if keys[e.Key] || want[id] || bytes.Contains(data, []byte(`"key":"`+e.Key+`"`)) {
+		if keys[e.Key] || want[id] {
 			res.Duplicates = append(res.Duplicates, e)
 			continue
 		}
@@ -229,8 +230,24 @@ func dedupe(data []byte, entries []Entry, res *InsertResult) []Entry {
 	}
 	seen := map[tc]bool{}
 	seenKey := map[string]bool{}
+	byOwnKey := map[string]tc{}
+	for _, e := range fresh {
+		byOwnKey[MakeKey(e.Type, e.Content)] = tc{e.Type, NormalizeContent(e.Content)}
+	}
 	lines, _ := Lines(data)
 	for _, line := range lines {
+		// A line under cairn's own key scheme holds the content its key
+		// was made from, so its key says whether it duplicates a wanted
+		// entry. Only lines of other schemes need their content read.
+		if key, ok := canonicalKey(line); ok && OwnKey(key) {
+			if id, ok := byOwnKey[key]; ok {
+				seen[id] = true
+			}
+			if keys[key] {
+				seenKey[key] = true
+			}
+			continue
+		}
 		obj := line
 		if len(line) > 0 && line[0] == '"' {
 			objs, _, err := decodeLine(line)
@@ -403,4 +420,38 @@ func SortLines(lines [][]byte) {
 	for i := range ks {
 		lines[i] = ks[i].line
 	}
+}
+
+// canonicalKey reads the key of a line that starts the way cairn writes
+// lines ({"key":"...), without parsing it.
+func canonicalKey(line []byte) (string, bool) {
+	const prefix = `{"key":"`
+	if !bytes.HasPrefix(line, []byte(prefix)) {
+		return "", false
+	}
+	rest := line[len(prefix):]
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 || bytes.IndexByte(rest[:end], '\\') >= 0 {
+		return "", false
+	}
+	return string(rest[:end]), true
+}
+
+// OwnKey reports whether key has the shape of cairn's keys: a known type,
+// then "-", ending in "-" and six lower-case hex digits.
+func OwnKey(key string) bool {
+	if len(key) < 8 || key[len(key)-7] != '-' {
+		return false
+	}
+	for _, c := range key[len(key)-6:] {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	for _, t := range Types {
+		if strings.HasPrefix(key, t+"-") {
+			return true
+		}
+	}
+	return false
 }
