@@ -19,7 +19,7 @@ command -v go >/dev/null 2>&1 ||
 bindir="${CAIRN_INSTALL_DIR:-$HOME/.local/bin}"
 mkdir -p "$bindir"
 echo "building cairn into $bindir/cairn"
-(cd "$repo" && go build -o "$bindir/cairn.tmp.$$" ./helpers/cairn)
+(cd "$repo" && go build -tags urfave_cli_no_docs -o "$bindir/cairn.tmp.$$" ./helpers/cairn)
 mv -f "$bindir/cairn.tmp.$$" "$bindir/cairn"
 # The plugin's wrapper uses this build too (scripts/cairn-bin).
 mkdir -p "$repo/.build/bin"

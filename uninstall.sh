@@ -22,11 +22,13 @@ settings="$project/.claude/settings.json"
 
 claude="${CLAUDE_BIN:-$(command -v claude || true)}"
 if [ -n "$claude" ] && [ -f "$settings" ] && grep -q 'cairn@cairn-marketplace' "$settings"; then
-  (cd "$project" && "$claude" plugin uninstall cairn@cairn-marketplace --scope project >/dev/null 2>&1 || true)
-  (cd "$project" && "$claude" plugin marketplace remove cairn-marketplace >/dev/null 2>&1 || true)
+  (cd "$project" && "$claude" plugin uninstall cairn@cairn-marketplace --scope project) >/dev/null 2>&1 || true
+  (cd "$project" && "$claude" plugin marketplace remove cairn-marketplace) >/dev/null 2>&1 || true
   echo "removed the cairn plugin and marketplace from $settings"
 fi
 if [ -f "$settings" ]; then
+  CAIRN_SCRIPTS="$repo/scripts" # read by cairn-bin
+  export CAIRN_SCRIPTS
   # shellcheck source=scripts/cairn-bin
   . "$repo/scripts/cairn-bin"
   if bin=$(CAIRN_MAY_BUILD=1 cairn_find_bin); then

@@ -45,7 +45,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/cairn-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 echo "bench.sh: building cairn" >&2
-(cd "$root" && go build -o "$tmp/cairn" ./helpers/cairn)
+(cd "$root" && go build -tags urfave_cli_no_docs -o "$tmp/cairn" ./helpers/cairn)
 cairn=$tmp/cairn
 
 # The generator: deterministic entries in cairn's shape, sorted by the

@@ -27,7 +27,7 @@ import (
 
 // schemaVersion changes whenever the schema or what is derived from the log
 // changes; a cache of another version is rebuilt.
-const schemaVersion = "3"
+const schemaVersion = "4"
 
 // FileName is the cache database's name inside .cairn/cache.
 const FileName = "index.db"
@@ -62,6 +62,12 @@ CREATE VIRTUAL TABLE fts USING fts5(
   content='entries', content_rowid='id',
   tokenize='porter unicode61'
 );
+`
+
+// indexes serve newest-first listings, whole and by type.
+const indexes = `
+CREATE INDEX entries_ts ON entries(ts);
+CREATE INDEX entries_type_ts ON entries(type, ts);
 `
 
 // Index is an open cache database.
@@ -406,6 +412,12 @@ func (ix *Index) Rebuild() (SyncResult, error) {
 			tx.Rollback()
 			return fail(err)
 		}
+	}
+	// Indexes for newest-first listings (must-check at session start),
+	// built once over the sorted data rather than row by row.
+	if _, err := tx.Exec(indexes); err != nil {
+		tx.Rollback()
+		return fail(fmt.Errorf("index cache: %w", err))
 	}
 	res.Entries = len(best)
 	w.close()

@@ -2,7 +2,6 @@ package index
 
 import (
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -143,9 +142,5 @@ func boolInt(b bool) int {
 
 // entryFromJSON decodes a cached entry line.
 func entryFromJSON(s string) (knowledge.Entry, error) {
-	var e knowledge.Entry
-	if err := json.Unmarshal([]byte(s), &e); err != nil {
-		return knowledge.DecodeEntry([]byte(s))
-	}
-	return e, nil
+	return knowledge.DecodeEntry([]byte(s))
 }

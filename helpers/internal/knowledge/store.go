@@ -234,8 +234,14 @@ func dedupe(data []byte, entries []Entry, res *InsertResult) []Entry {
 	for _, e := range fresh {
 		byOwnKey[MakeKey(e.Type, e.Content)] = tc{e.Type, NormalizeContent(e.Content)}
 	}
-	lines, _ := Lines(data)
-	for _, line := range lines {
+	for rest := bytes.TrimPrefix(data, bom); len(rest) > 0; {
+		var line []byte
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i], rest[i+1:]
+		} else {
+			line, rest = rest, nil
+		}
+		line = bytes.TrimSuffix(line, []byte{'\r'})
 		// A line under cairn's own key scheme holds the content its key
 		// was made from, so its key says whether it duplicates a wanted
 		// entry. Only lines of other schemes need their content read.
@@ -371,28 +377,22 @@ func insertSorted(data []byte, lines [][]byte) []byte {
 		}
 		return todo[a].pos.less(todo[b].pos)
 	})
-	out := make([]byte, 0, len(body)+len(lines)*256)
-	prev := 0
-	k := 0
-	for i := 0; i <= len(starts); i++ {
-		for k < len(todo) && todo[k].at == i {
-			if i == len(starts) && len(out) > 0 && out[len(out)-1] != '\n' {
-				out = append(out, '\n')
-			}
-			out = append(out, todo[k].line...)
-			out = append(out, '\n')
-			k++
+	out := make([]byte, 0, len(body)+len(lines)*512)
+	prev := 0 // bytes of body already copied
+	for _, t := range todo {
+		at := len(body)
+		if t.at < len(starts) {
+			at = starts[t.at]
 		}
-		if i < len(starts) {
-			end := len(body)
-			if i+1 < len(starts) {
-				end = starts[i+1]
-			}
-			out = append(out, body[prev:end]...)
-			prev = end
+		out = append(out, body[prev:at]...)
+		prev = at
+		if len(out) > 0 && out[len(out)-1] != '\n' {
+			out = append(out, '\n') // a last line without newline
 		}
+		out = append(out, t.line...)
+		out = append(out, '\n')
 	}
-	return out
+	return append(out, body[prev:]...)
 }
 
 // SortLines orders raw entry lines by their place in the log (hash of key,
@@ -449,7 +449,7 @@ func OwnKey(key string) bool {
 		}
 	}
 	for _, t := range Types {
-		if strings.HasPrefix(key, t+"-") {
+		if len(key) > len(t) && key[len(t)] == '-' && strings.HasPrefix(key, t) {
 			return true
 		}
 	}

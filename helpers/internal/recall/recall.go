@@ -209,6 +209,17 @@ func runes(s string) int { return utf8.RuneCountInString(s) }
 var rolePrefixes = []string{"system:", "human:", "assistant:", "user:", "developer:", "tool:", "[inst]", "[/inst]",
 	"<<sys>>", "<</sys>>", "### system", "### instruction", "### human", "### assistant", "<|im_start|>", "<|im_end|>"}
 
+// escapedRolePrefixes are rolePrefixes as they read after '<' and '>' are
+// escaped.
+var escapedRolePrefixes = func() []string {
+	r := strings.NewReplacer("<", "&lt;", ">", "&gt;")
+	out := make([]string, len(rolePrefixes))
+	for i, p := range rolePrefixes {
+		out[i] = r.Replace(p)
+	}
+	return out
+}()
+
 // roleTokens are removed wherever they appear.
 var roleTokens = []string{"[INST]", "[/INST]", "<<SYS>>", "<</SYS>>", "<|im_start|>", "<|im_end|>", "<|system|>",
 	"<|user|>", "<|assistant|>", "<|endoftext|>", "\n\nHuman:", "\n\nAssistant:"}
@@ -262,8 +273,7 @@ func Sanitize(s string, maxRunes int) string {
 	for changed := true; changed; {
 		changed = false
 		low := strings.ToLower(out)
-		for _, p := range rolePrefixes {
-			p = strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(p)
+		for _, p := range escapedRolePrefixes {
 			if strings.HasPrefix(low, p) {
 				out = strings.TrimSpace(out[len(p):])
 				changed = true
