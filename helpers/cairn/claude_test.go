@@ -275,3 +275,43 @@ func mkLog(t *testing.T, dir string, entries ...knowledge.Entry) {
 		t.Fatal(err)
 	}
 }
+
+// Per-prompt recall with the real client: a prompt about a recorded topic
+// brings the entry into that turn's request; an unrelated prompt brings
+// nothing; the same entry is not injected twice in one session.
+func TestClaudePerPromptRecall(t *testing.T) {
+	cli := claudetest.FindCLI(t)
+	repo := claudetest.NewGitRepo(t)
+	cairnIn(t, repo, "add", "learned", "OAuth redirect URI must match exactly, including the trailing slash")
+	api := claudetest.StartFakeAPI(t, [][]claudetest.Block{
+		{claudetest.Text("hello")}, {claudetest.Text("looking")}, {claudetest.Text("again")},
+	})
+	res := claudetest.Run(t, claudetest.RunOptions{
+		CLI: cli, API: api, Dir: repo, PluginDirs: []string{pluginRoot(t)},
+		Turns: []string{
+			"add a dark mode toggle to the settings page",
+			"why does the oauth redirect fail with a trailing slash?",
+			"and the oauth redirect trailing slash once more?",
+		},
+		Env: []string{"CAIRN_BIN=" + cairnBinary(t)},
+	})
+	if res.ExitCode != 0 {
+		t.Fatalf("claude exited %d\n%s", res.ExitCode, res)
+	}
+	texts := api.MainRequestTexts()
+	if len(texts) < 3 {
+		t.Fatalf("want 3 main requests, got %d\n%s", len(texts), res)
+	}
+	const entry = "OAuth redirect URI must match exactly"
+	if strings.Contains(texts[0], entry) {
+		t.Errorf("the unrelated first prompt brought the entry in")
+	}
+	if !strings.Contains(texts[1], entry) || !strings.Contains(texts[1], "<untrusted-knowledge") {
+		t.Errorf("the relevant prompt did not bring the entry in:\n%.3000s", texts[1])
+	}
+	// Requests carry the whole conversation: the entry appears once in the
+	// third request (from turn two), not a second time.
+	if n := strings.Count(texts[2], entry); n != 1 {
+		t.Errorf("entry appears %d times in the third request, want 1 (injected once)", n)
+	}
+}

@@ -109,6 +109,8 @@ func (h *hookRun) run() ([]byte, error) {
 		return nil, h.capture(p, capture.FromReply(p.LastAssistantMessage), "subagent")
 	case hook.SessionStart:
 		return h.sessionStart(p)
+	case hook.UserPromptSubmit:
+		return h.promptRecall(p)
 	}
 	return nil, nil
 }
@@ -249,7 +251,75 @@ func (h *hookRun) sessionStart(p hook.Payload) ([]byte, error) {
 	for _, hit := range must {
 		block.MustCheck = append(block.MustCheck, hit.Entry)
 	}
-	return hook.EncodeContext(hook.SessionStart, recall.Render(block))
+	text, shown := recall.RenderShown(block)
+	recall.PruneShown(h.store.LocalPath(), time.Now())
+	if err := recall.AddShown(h.store.LocalPath(), p.SessionID, shown); err != nil {
+		h.logf("record shown entries: %v", err)
+	}
+	return hook.EncodeContext(hook.SessionStart, text)
+}
+
+// maxPerPrompt caps how many entries one prompt brings in.
+const maxPerPrompt = 3
+
+// promptRecall injects, for one user prompt, the few entries that are
+// strongly relevant to it and not yet shown in this session; it is silent
+// otherwise, and when .cairn/config.json sets recall.per_prompt to false.
+func (h *hookRun) promptRecall(p hook.Payload) ([]byte, error) {
+	h.locate(p.Cwd)
+	if !h.store.Exists() {
+		return nil, nil
+	}
+	cfg, err := h.store.LoadConfig()
+	if err != nil {
+		h.logf("%v (using defaults)", err)
+	}
+	if cfg.Recall.PerPrompt != nil && !*cfg.Recall.PerPrompt {
+		return nil, nil
+	}
+	terms := index.Terms(p.Prompt)
+	if len(terms) < 2 {
+		return nil, nil
+	}
+	ix, err := index.Open(h.store)
+	if err != nil {
+		return nil, err
+	}
+	defer ix.Close()
+	if _, err := ix.Sync(); err != nil {
+		return nil, err
+	}
+	hits, err := ix.Search(index.Query{Text: p.Prompt, Limit: 10})
+	if err != nil {
+		return nil, err
+	}
+	shown := recall.LoadShown(h.store.LocalPath(), p.SessionID)
+	var fresh []knowledge.Entry
+	for _, hit := range hits {
+		if shown[hit.Entry.Key] || !recall.StronglyRelevant(hit.Entry, terms) {
+			continue
+		}
+		fresh = append(fresh, hit.Entry)
+		if len(fresh) == maxPerPrompt {
+			break
+		}
+	}
+	if len(fresh) == 0 {
+		return nil, nil
+	}
+	text, keys := recall.RenderShown(recall.Block{
+		Relevant: fresh,
+		Budget:   recall.PerPromptBudget,
+		Small:    true,
+		Heading:  "Relevant to this prompt:",
+	})
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	if err := recall.AddShown(h.store.LocalPath(), p.SessionID, keys); err != nil {
+		h.logf("record shown entries: %v", err)
+	}
+	return hook.EncodeContext(hook.UserPromptSubmit, text)
 }
 
 func heading(ctx recall.Context) string {

@@ -249,7 +249,7 @@ var bm25Expr = fmt.Sprintf("bm25(fts, %g, %g, %g)", weightContent, weightTags, w
 // maxScored bounds how many matching entries one query scores with bm25,
 // whatever the size of the log: scoring is the cost of a query, and a term
 // that matches thousands of entries says little about any of them.
-const maxScored = 4000
+const maxScored = 2000
 
 func quoteTerms(terms []string, op string) string {
 	q := make([]string, len(terms))

@@ -94,6 +94,7 @@ type Block struct {
 	Budget    int               // characters; clamped to [1000, MaxBudget]
 	Heading   string            // e.g. "Relevant to branch fix/oauth"
 	HowTo     bool              // append how to record knowledge
+	Small     bool              // a per-prompt block: budgets down to 400 are honoured
 }
 
 // openTag and closeTag wrap the entries. Content can never contain '<' or
@@ -118,16 +119,24 @@ const HowToRecord = "To record knowledge for the team, start a line of your fina
 // last line inside the wrapper says how many more matched and how to see
 // them. It returns "" when there is nothing to show and no how-to.
 func Render(b Block) string {
+	text, _ := RenderShown(b)
+	return text
+}
+
+// RenderShown is Render that also returns the keys of the entries it
+// showed, so a session can avoid showing them again.
+func RenderShown(b Block) (string, []string) {
+	var shown []string
 	budget := b.Budget
 	if budget <= 0 {
 		budget = DefaultBudget
 	}
-	budget = max(minBudget, min(budget, MaxBudget))
+	budget = max(b.minBudget(), min(budget, MaxBudget))
 	if len(b.MustCheck) == 0 && len(b.Relevant) == 0 {
 		if b.HowTo {
-			return HowToRecord
+			return HowToRecord, nil
 		}
-		return ""
+		return "", nil
 	}
 	var tail string
 	if b.HowTo {
@@ -152,6 +161,7 @@ func Render(b Block) string {
 			}
 			lines = append(lines, line)
 			used += runes(line) + 1
+			shown = append(shown, e.Key)
 		}
 	}
 	if len(b.Relevant) > 0 {
@@ -177,6 +187,7 @@ func Render(b Block) string {
 			}
 			lines = append(lines, line)
 			used += extra
+			shown = append(shown, e.Key)
 		}
 	}
 	if more > 0 {
@@ -187,7 +198,15 @@ func Render(b Block) string {
 			lines = append(lines, fmt.Sprintf("(%d more matched: cairn recall %s)", more, q))
 		}
 	}
-	return head + strings.Join(lines, "\n") + "\n" + closeTag + tail
+	return head + strings.Join(lines, "\n") + "\n" + closeTag + tail, shown
+}
+
+// minBudget is the smallest budget honoured: per-prompt blocks are small.
+func (b Block) minBudget() int {
+	if b.Small {
+		return 400
+	}
+	return minBudget
 }
 
 // entryLine renders one entry on one line, content cut to maxContent runes.
