@@ -81,7 +81,7 @@ func evalCommand(env Env) *ucli.Command {
 			}
 			results := map[string]eval.Result{}
 			results["cairn"], err = eval.Run(queries, c.Int("k"), func(q string, limit int) ([]string, error) {
-				hits, err := ix.Search(index.Query{Text: q, Limit: limit})
+				hits, err := ix.Search(index.Query{Text: q, Limit: limit, Floor: true})
 				keys := make([]string, len(hits))
 				for i, h := range hits {
 					keys[i] = h.Entry.Key

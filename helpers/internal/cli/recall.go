@@ -67,6 +67,7 @@ func recallCommand(env Env) *ucli.Command {
 				Type:  typ,
 				All:   c.Bool("all"),
 				Limit: c.Int("limit"),
+				Floor: true,
 			}
 			if c.IsSet("recent") {
 				q.NewestFirst = true

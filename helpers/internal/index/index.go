@@ -27,7 +27,7 @@ import (
 
 // schemaVersion changes whenever the schema or what is derived from the log
 // changes; a cache of another version is rebuilt.
-const schemaVersion = "4"
+const schemaVersion = "5"
 
 // FileName is the cache database's name inside .cairn/cache.
 const FileName = "index.db"
@@ -55,10 +55,11 @@ CREATE TABLE entries(
   status TEXT NOT NULL,
   author TEXT NOT NULL,
   archived INTEGER NOT NULL,
+  idents TEXT NOT NULL,
   json TEXT NOT NULL
 );
 CREATE VIRTUAL TABLE fts USING fts5(
-  content, tags, type,
+  content, tags, type, idents,
   content='entries', content_rowid='id',
   tokenize='porter unicode61'
 );

@@ -21,6 +21,7 @@ const (
 	weightContent = 10.0
 	weightTags    = 5.0
 	weightType    = 2.0
+	weightIdents  = 4.0
 )
 
 // stopWords are dropped from queries: they match nearly every entry and
@@ -45,16 +46,25 @@ get got use used using via per vs etc ie eg`) {
 func Terms(text string) []string {
 	var terms []string
 	seen := map[string]bool{}
-	for _, f := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}) {
+	add := func(f string) bool {
 		if len([]rune(f)) < 2 || stopWords[f] || seen[f] {
-			continue
+			return len(terms) < MaxTerms
 		}
 		seen[f] = true
 		terms = append(terms, f)
-		if len(terms) == MaxTerms {
+		return len(terms) < MaxTerms
+	}
+	for _, f := range strings.FieldsFunc(text, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}) {
+		if !add(strings.ToLower(f)) {
 			break
+		}
+		// parseConfig also searches for parse and config.
+		for _, p := range SplitIdent(f) {
+			if !add(p) {
+				return terms
+			}
 		}
 	}
 	return terms
@@ -78,6 +88,7 @@ type Query struct {
 	All         bool   // include the archive
 	Inactive    bool   // include retracted and superseded entries
 	Limit       int    // at most this many (default 10)
+	Floor       bool   // leave out weak matches (see MinMatched)
 	NewestFirst bool   // order by ts instead of relevance
 }
 
@@ -92,6 +103,51 @@ type Hit struct {
 // Search runs a query against the cache. Text with no usable term finds
 // nothing rather than everything.
 func (ix *Index) Search(q Query) ([]Hit, error) {
+	if q.Limit <= 0 {
+		q.Limit = 10
+	}
+	if q.Floor && strings.TrimSpace(q.Text) != "" && !q.NewestFirst {
+		return ix.searchFloor(q)
+	}
+	hits, err := ix.searchRepaired(q)
+	if err != nil || q.NewestFirst || strings.TrimSpace(q.Text) == "" || len(hits) >= q.Limit {
+		return hits, err
+	}
+	// Too few matches for the words as written: fill up with what the
+	// abbreviations and their spellings out find (parse -> pkg, db ->
+	// database), ranked after every direct match.
+	terms := Terms(q.Text)
+	expanded := Expand(terms)
+	if len(expanded) == len(terms) {
+		return hits, nil
+	}
+	eq := q
+	eq.Text = strings.Join(expanded[len(terms):], " ")
+	more, err := ix.searchRepaired(eq)
+	if err != nil {
+		return hits, err
+	}
+	seen := map[string]bool{}
+	for _, h := range hits {
+		seen[h.Entry.Key] = true
+	}
+	for _, h := range more {
+		if len(hits) == q.Limit {
+			break
+		}
+		if !seen[h.Entry.Key] {
+			seen[h.Entry.Key] = true
+			hits = append(hits, h)
+		}
+	}
+	return hits, nil
+}
+
+// searchRepaired runs a search, rebuilding a damaged cache once.
+func (ix *Index) searchRepaired(q Query) ([]Hit, error) {
+	if q.Limit <= 0 {
+		q.Limit = 10
+	}
 	hits, err := ix.search(q)
 	if err != nil && isCorrupt(err) {
 		// The cache is disposable: a damaged one is rebuilt, once.
@@ -244,7 +300,7 @@ func (ix *Index) group(q string, dst map[string]int) error {
 	return rows.Err()
 }
 
-var bm25Expr = fmt.Sprintf("bm25(fts, %g, %g, %g)", weightContent, weightTags, weightType)
+var bm25Expr = fmt.Sprintf("bm25(fts, %g, %g, %g, %g)", weightContent, weightTags, weightType, weightIdents)
 
 // maxScored bounds how many matching entries one query scores with bm25,
 // whatever the size of the log: scoring is the cost of a query, and a term
@@ -379,4 +435,37 @@ func (ix *Index) rankFirst(expr string, q Query) (hits []Hit, ok bool, err error
 	}
 	// Every match was seen, or enough survived the filters.
 	return hits, len(top) < want || len(hits) == q.Limit, nil
+}
+
+// Confident reports whether an entry matches enough of a query to be shown
+// when nothing better exists: a one-term query needs its term, a longer
+// one at least two of its terms. Matching a single common word of a
+// longer query is what a query about something the log does not cover
+// looks like.
+func Confident(e knowledge.Entry, terms []string) bool {
+	matched, _ := Coverage(e, terms)
+	return matched >= min(2, len(terms))
+}
+
+// searchFloor is Search with the confidence floor: a query answers only
+// if at least one of its best matches is confident (see Confident); then
+// its matches are returned as ranked, else nothing is. Gating the whole
+// answer, rather than filtering each match, keeps the entries that share
+// one rare word with a real question while a question about something the
+// log does not cover gets no answer.
+func (ix *Index) searchFloor(q Query) ([]Hit, error) {
+	terms := Terms(q.Text)
+	open := q
+	open.Floor = false
+	hits, err := ix.Search(open)
+	if err != nil {
+		return nil, err
+	}
+	expanded := Expand(terms)
+	for _, h := range hits {
+		if Confident(h.Entry, terms) || (len(expanded) > len(terms) && Confident(h.Entry, expanded)) {
+			return hits, nil
+		}
+	}
+	return nil, nil
 }

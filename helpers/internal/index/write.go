@@ -27,11 +27,11 @@ func newWriter(ex preparer) (*writer, error) {
 		q   string
 	}{
 		{&w.line, `INSERT OR REPLACE INTO lines(hash,n,archived,key,ts,problem,parent,json) VALUES(?,?,?,?,?,?,?,?)`},
-		{&w.entry, `INSERT INTO entries(key,type,content,tags,ts,status,author,archived,json) VALUES(?,?,?,?,?,?,?,?,?)`},
-		{&w.ftsAdd, `INSERT INTO fts(rowid,content,tags,type) VALUES(?,?,?,?)`},
-		{&w.ftsDel, `INSERT INTO fts(fts,rowid,content,tags,type) VALUES('delete',?,?,?,?)`},
+		{&w.entry, `INSERT INTO entries(key,type,content,tags,ts,status,author,archived,idents,json) VALUES(?,?,?,?,?,?,?,?,?,?)`},
+		{&w.ftsAdd, `INSERT INTO fts(rowid,content,tags,type,idents) VALUES(?,?,?,?,?)`},
+		{&w.ftsDel, `INSERT INTO fts(fts,rowid,content,tags,type,idents) VALUES('delete',?,?,?,?,?)`},
 		{&w.entryDel, `DELETE FROM entries WHERE id=?`},
-		{&w.findEntry, `SELECT id,content,tags,type FROM entries WHERE key=?`},
+		{&w.findEntry, `SELECT id,content,tags,type,idents FROM entries WHERE key=?`},
 		{&w.bestLine, `SELECT archived,ts,json FROM lines WHERE key=? AND problem IN ('','double-encoded','glued-lines')`},
 	} {
 		st, err := ex.Prepare(p.q)
@@ -73,7 +73,8 @@ func (w *writer) putEntry(r *lineRow) error {
 		}
 	}
 	tags := strings.Join(e.Tags, " ")
-	res, err := w.entry.Exec(e.Key, e.Type, e.Content, tags, e.TS, e.Status, e.Author, boolInt(r.archived), string(r.json))
+	idents := Idents(e.Content)
+	res, err := w.entry.Exec(e.Key, e.Type, e.Content, tags, e.TS, e.Status, e.Author, boolInt(r.archived), idents, string(r.json))
 	if err != nil {
 		return fmt.Errorf("index entry %s: %w", e.Key, err)
 	}
@@ -81,7 +82,7 @@ func (w *writer) putEntry(r *lineRow) error {
 	if err != nil {
 		return fmt.Errorf("index entry %s: %w", e.Key, err)
 	}
-	if _, err := w.ftsAdd.Exec(id, e.Content, tags, e.Type); err != nil {
+	if _, err := w.ftsAdd.Exec(id, e.Content, tags, e.Type, idents); err != nil {
 		return fmt.Errorf("index text of %s: %w", e.Key, err)
 	}
 	return nil
@@ -90,14 +91,14 @@ func (w *writer) putEntry(r *lineRow) error {
 // refold replaces a key's entry by the newest of its remaining lines.
 func (w *writer) refold(key string) error {
 	var id int64
-	var content, tags, typ string
-	err := w.findEntry.QueryRow(key).Scan(&id, &content, &tags, &typ)
+	var content, tags, typ, idents string
+	err := w.findEntry.QueryRow(key).Scan(&id, &content, &tags, &typ, &idents)
 	switch {
 	case err == sql.ErrNoRows:
 	case err != nil:
 		return fmt.Errorf("find entry %s: %w", key, err)
 	default:
-		if _, err := w.ftsDel.Exec(id, content, tags, typ); err != nil {
+		if _, err := w.ftsDel.Exec(id, content, tags, typ, idents); err != nil {
 			return fmt.Errorf("unindex %s: %w", key, err)
 		}
 		if _, err := w.entryDel.Exec(id); err != nil {

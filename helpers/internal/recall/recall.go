@@ -8,6 +8,7 @@ package recall
 import (
 	"fmt"
 	"path"
+	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -154,7 +155,12 @@ func RenderShown(b Block) (string, []string) {
 		// Each must-check gets an equal share of what is left, at worst.
 		share := (budget - used - moreReserve) / len(b.MustCheck)
 		for _, e := range b.MustCheck {
-			line := entryLine(e, max(share-1, 40))
+			line := entryLine(e, 600)
+			if over := runes(line) + 1 - share; over > 0 {
+				// Shorten the content so every must-check gets its share.
+				content := runes(Sanitize(e.Content, 600))
+				line = entryLine(e, max(content-over, 12))
+			}
 			if used+runes(line)+1 > budget-moreReserve {
 				more++
 				continue
@@ -165,7 +171,7 @@ func RenderShown(b Block) (string, []string) {
 		}
 	}
 	if len(b.Relevant) > 0 {
-		heading := b.Heading
+		heading := Sanitize(b.Heading, 200)
 		if heading == "" {
 			heading = "Relevant to this work, best first:"
 		}
@@ -218,15 +224,15 @@ func entryLine(e knowledge.Entry, maxContent int) string {
 	if e.Status == knowledge.StatusNeedsReview {
 		meta += ", needs review"
 	}
-	return fmt.Sprintf("- [%s] %s (%s)", e.Type, Sanitize(e.Content, maxContent), meta)
+	return fmt.Sprintf("- [%s] %s (%s)", Sanitize(e.Type, 20), Sanitize(e.Content, maxContent), meta)
 }
 
 func runes(s string) int { return utf8.RuneCountInString(s) }
 
 // rolePrefixes are the openers of chat turns and system messages that an
-// entry must not start with.
-var rolePrefixes = []string{"system:", "human:", "assistant:", "user:", "developer:", "tool:", "[inst]", "[/inst]",
-	"<<sys>>", "<</sys>>", "### system", "### instruction", "### human", "### assistant", "<|im_start|>", "<|im_end|>"}
+// entry must not start with (compared in lower case, after escaping).
+var rolePrefixes = []string{"system:", "human:", "assistant:", "user:", "developer:", "tool:",
+	"### system", "### instruction", "### human", "### assistant"}
 
 // escapedRolePrefixes are rolePrefixes as they read after '<' and '>' are
 // escaped.
@@ -239,55 +245,41 @@ var escapedRolePrefixes = func() []string {
 	return out
 }()
 
-// roleTokens are removed wherever they appear.
-var roleTokens = []string{"[INST]", "[/INST]", "<<SYS>>", "<</SYS>>", "<|im_start|>", "<|im_end|>", "<|system|>",
-	"<|user|>", "<|assistant|>", "<|endoftext|>", "\n\nHuman:", "\n\nAssistant:"}
-
-// roleWords are chat-role labels removed wherever they appear in the forms
-// a model reads as a speaker change; lower-case prose ("postgres user:
-// admin") is left alone.
-var roleWords = []string{"SYSTEM:", "System:", "HUMAN:", "Human:", "ASSISTANT:", "Assistant:", "USER:", "DEVELOPER:"}
+// roleMarkers are chat-template tokens (any case) and the speaker labels a
+// model reads as a change of speaker (upper or title case; "postgres user:
+// admin" in prose is left alone). They are removed wherever they appear,
+// until none is left, so a marker cannot be rebuilt from the pieces around
+// one that was removed.
+var roleMarkers = regexp.MustCompile(`(?i:\[/?inst\]|<</?sys>>|<\|[a-z_]{0,20}\|>)|(?:SYSTEM|System|HUMAN|Human|ASSISTANT|Assistant|USER|DEVELOPER):`)
 
 // Sanitize makes untrusted text safe to place inside the wrapper: it drops
-// control, zero-width, bidi-override and tag characters, folds white space
-// to single spaces, removes chat-role tokens and leading role prefixes,
-// replaces '<' and '>' with look-alike-free escapes (&lt; &gt;) so no tag
-// can be closed or faked, and cuts the text to maxRunes (with "...").
+// control, zero-width, bidi-override and tag characters (first, so they
+// cannot hide a marker), folds white space to single spaces, removes
+// chat-role markers and leading role prefixes, replaces '<' and '>' with
+// &lt; and &gt; so no tag can be closed or faked, and cuts the text to
+// maxRunes (with "..."). Sanitize(Sanitize(x)) == Sanitize(x).
 func Sanitize(s string, maxRunes int) string {
 	s = strings.ToValidUTF8(s, "")
-	for _, t := range roleTokens {
-		s = replaceFold(s, t, " ")
-	}
 	var b strings.Builder
 	b.Grow(len(s))
-	space := false
 	for _, r := range s {
 		switch {
 		case unicode.IsSpace(r):
-			space = true
-			continue
-		case invisible(r):
-			continue
-		}
-		if space && b.Len() > 0 {
 			b.WriteByte(' ')
-		}
-		space = false
-		switch r {
-		case '<':
-			b.WriteString("&lt;")
-		case '>':
-			b.WriteString("&gt;")
+		case invisible(r):
 		default:
 			b.WriteRune(r)
 		}
 	}
 	out := b.String()
-	for _, w := range roleWords {
-		if strings.Contains(out, w) {
-			out = strings.ReplaceAll(out, w, "")
+	for {
+		next := roleMarkers.ReplaceAllString(out, " ")
+		if next == out {
+			break
 		}
+		out = next
 	}
+	out = strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(out)
 	out = strings.Join(strings.Fields(out), " ")
 	for changed := true; changed; {
 		changed = false
@@ -303,6 +295,10 @@ func Sanitize(s string, maxRunes int) string {
 	if maxRunes > 0 && runes(out) > maxRunes {
 		r := []rune(out)
 		out = strings.TrimSpace(string(r[:max(maxRunes-3, 1)])) + "..."
+		// Cutting may expose a prefix or leave a marker's half: settle.
+		if again := Sanitize(out, 0); again != out {
+			out = again
+		}
 	}
 	return out
 }
@@ -320,26 +316,4 @@ func invisible(r rune) bool {
 		return true
 	}
 	return unicode.Is(unicode.Cf, r)
-}
-
-// replaceFold replaces every case-insensitive occurrence of old in s.
-func replaceFold(s, old, repl string) string {
-	lo, lold := strings.ToLower(s), strings.ToLower(old)
-	if len(lo) != len(s) || !strings.Contains(lo, lold) {
-		if !strings.Contains(s, old) {
-			return s
-		}
-		return strings.ReplaceAll(s, old, repl)
-	}
-	var b strings.Builder
-	for {
-		i := strings.Index(lo, lold)
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		b.WriteString(s[:i])
-		b.WriteString(repl)
-		s, lo = s[i+len(old):], lo[i+len(old):]
-	}
 }

@@ -6,11 +6,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
-	"unicode"
 
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 )
 
@@ -88,36 +87,11 @@ func PruneShown(localDir string, now time.Time) {
 	}
 }
 
-// Coverage is the share of query terms an entry contains: a term counts
-// when a word of the entry's content or tags starts with the term's first
-// five letters (a crude stem), or with the whole term when shorter.
-func Coverage(e knowledge.Entry, terms []string) (matched int, share float64) {
-	if len(terms) == 0 {
-		return 0, 0
-	}
-	words := strings.FieldsFunc(strings.ToLower(e.Content+" "+strings.Join(e.Tags, " ")), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
-	for _, t := range terms {
-		stem := t
-		if r := []rune(t); len(r) > 5 {
-			stem = string(r[:5])
-		}
-		for _, w := range words {
-			if strings.HasPrefix(w, stem) {
-				matched++
-				break
-			}
-		}
-	}
-	return matched, float64(matched) / float64(len(terms))
-}
-
 // StronglyRelevant is the bar for per-prompt recall: at least two of the
 // prompt's terms, and at least a quarter of them, appear in the entry. A
 // prompt is prose, so most of its words are about the request, not the
 // topic; two shared topic words is what sets a real match apart.
 func StronglyRelevant(e knowledge.Entry, terms []string) bool {
-	matched, share := Coverage(e, terms)
+	matched, share := index.Coverage(e, terms)
 	return matched >= 2 && share >= 0.25
 }

@@ -5,8 +5,10 @@
 package settings
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/tidwall/sjson"
@@ -66,6 +68,7 @@ func parse(data []byte) (parsed, error) {
 // Install returns data with a hook group running wrapper added for every
 // event that has none yet; changed is false when all were there.
 func Install(data []byte, wrapper string) (out []byte, changed bool, err error) {
+	defer func() { out = keepTrailingSpace(data, out) }()
 	p, err := parse(data)
 	if err != nil {
 		return nil, false, err
@@ -88,39 +91,66 @@ func Install(data []byte, wrapper string) (out []byte, changed bool, err error) 
 	return out, changed, nil
 }
 
-// Uninstall returns data without cairn's hook groups; an event left with no
-// group, and a hooks object left empty, are removed too.
+// Uninstall returns data without cairn's hook handlers: a handler of
+// cairn's is removed from its group, a group left with no handler is
+// removed, and an event, or the hooks object, that cairn's removal left
+// empty is removed too. An empty event or hooks object that was there
+// before Install cannot be told apart and is removed as well.
 func Uninstall(data []byte) (out []byte, changed bool, err error) {
+	defer func() { out = keepTrailingSpace(data, out) }()
 	p, err := parse(data)
 	if err != nil {
 		return nil, false, err
 	}
 	out = data
-	for event, groups := range p.Hooks {
+	events := make([]string, 0, len(p.Hooks))
+	for event := range p.Hooks {
+		events = append(events, event)
+	}
+	sort.Strings(events)
+	emptied := false
+	for _, event := range events {
+		groups := p.Hooks[event]
+		removedGroups := 0
 		for i := len(groups) - 1; i >= 0; i-- {
-			if !groupIsCairn(groups[i].Hooks) {
+			hs := groups[i].Hooks
+			var ours []int
+			for j, h := range hs {
+				if strings.Contains(h.Command, Marker) {
+					ours = append(ours, j)
+				}
+			}
+			if len(ours) == 0 {
 				continue
 			}
-			if out, err = sjson.DeleteBytes(out, fmt.Sprintf("hooks.%s.%d", event, i)); err != nil {
+			changed = true
+			if len(ours) == len(hs) {
+				if out, err = sjson.DeleteBytes(out, fmt.Sprintf("hooks.%s.%d", event, i)); err != nil {
+					return nil, false, err
+				}
+				removedGroups++
+				continue
+			}
+			for k := len(ours) - 1; k >= 0; k-- {
+				if out, err = sjson.DeleteBytes(out, fmt.Sprintf("hooks.%s.%d.hooks.%d", event, i, ours[k])); err != nil {
+					return nil, false, err
+				}
+			}
+		}
+		if removedGroups > 0 && removedGroups == len(groups) {
+			if out, err = sjson.DeleteBytes(out, "hooks."+event); err != nil {
 				return nil, false, err
 			}
-			changed = true
+			emptied = true
 		}
 	}
 	if !changed {
 		return data, false, nil
 	}
-	p, err = parse(out)
-	if err != nil {
-		return nil, false, err
-	}
-	for event, groups := range p.Hooks {
-		if len(groups) == 0 {
-			out, _ = sjson.DeleteBytes(out, "hooks."+event)
+	if emptied {
+		if p2, err := parse(out); err == nil && p2.Hooks != nil && len(p2.Hooks) == 0 {
+			out, _ = sjson.DeleteBytes(out, "hooks")
 		}
-	}
-	if p2, err := parse(out); err == nil && p2.Hooks != nil && len(p2.Hooks) == 0 {
-		out, _ = sjson.DeleteBytes(out, "hooks")
 	}
 	return out, true, nil
 }
@@ -148,4 +178,17 @@ func groupIsCairn(hs []struct {
 // shellQuote quotes a path for sh -c.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// keepTrailingSpace gives out the white space that ended orig (sjson drops
+// it when it rewrites the top-level object).
+func keepTrailingSpace(orig, out []byte) []byte {
+	if out == nil {
+		return nil
+	}
+	trail := orig[len(bytes.TrimRight(orig, " \t\r\n")):]
+	if len(strings.TrimSpace(string(orig))) == 0 {
+		trail = []byte("\n")
+	}
+	return append(bytes.TrimRight(out, " \t\r\n"), trail...)
 }

@@ -1,0 +1,225 @@
+package index
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+)
+
+// SplitIdent splits an identifier at case changes and between letters and
+// digits: parseConfig -> parse config, HTTPServer -> http server,
+// OAuth2Client -> o auth 2 client is avoided by keeping an upper-case run
+// with the capital that starts the next word (OAuth -> o auth is not split
+// because "O" alone is a single letter and is merged back). It returns the
+// lower-case parts, or nil when the word has no inner boundary.
+func SplitIdent(word string) []string {
+	rs := []rune(word)
+	var parts []string
+	start := 0
+	for i := 1; i < len(rs); i++ {
+		prev, cur := rs[i-1], rs[i]
+		var next rune
+		if i+1 < len(rs) {
+			next = rs[i+1]
+		}
+		boundary := (unicode.IsLower(prev) && unicode.IsUpper(cur)) ||
+			(unicode.IsUpper(prev) && unicode.IsUpper(cur) && unicode.IsLower(next)) ||
+			(unicode.IsLetter(prev) && unicode.IsDigit(cur)) ||
+			(unicode.IsDigit(prev) && unicode.IsLetter(cur))
+		if boundary {
+			parts = append(parts, string(rs[start:i]))
+			start = i
+		}
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	parts = append(parts, string(rs[start:]))
+	// A one-letter head (OAuth, iPhone, eTag) is part of the word, not a
+	// word of its own.
+	var out []string
+	for _, p := range parts {
+		if len(out) > 0 && len([]rune(out[len(out)-1])) == 1 && !unicode.IsDigit([]rune(out[len(out)-1])[0]) {
+			out[len(out)-1] += p
+			continue
+		}
+		out = append(out, p)
+	}
+	if len(out) < 2 {
+		return nil
+	}
+	for i := range out {
+		out[i] = strings.ToLower(out[i])
+	}
+	return out
+}
+
+// Idents is the text of an entry's split identifiers, indexed in a column
+// of its own so "parse config" finds parseConfig.
+func Idents(text string) string {
+	var parts []string
+	for _, f := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		parts = append(parts, SplitIdent(f)...)
+	}
+	return strings.Join(parts, " ")
+}
+
+// synonymGroups are developer abbreviations and their spellings out; a
+// query term from a group also searches for the others.
+var synonymGroups = [][]string{
+	{"auth", "authentication", "authenticate", "authn"},
+	{"authz", "authorization", "authorize"},
+	{"db", "database"},
+	{"postgres", "postgresql", "pg"},
+	{"config", "configuration", "cfg", "conf"},
+	{"repo", "repository"},
+	{"env", "environment"},
+	{"envs", "environments"},
+	{"k8s", "kubernetes"},
+	{"perf", "performance"},
+	{"deps", "dependencies", "dependency"},
+	{"msg", "message"},
+	{"err", "error"},
+	{"req", "request"},
+	{"resp", "response"},
+	{"js", "javascript"},
+	{"ts", "typescript"},
+	{"py", "python"},
+	{"tf", "terraform"},
+	{"dir", "directory"},
+	{"docs", "documentation"},
+	{"impl", "implementation"},
+	{"prod", "production"},
+	{"dev", "development"},
+	{"stg", "staging"},
+	{"app", "application"},
+	{"async", "asynchronous"},
+	{"param", "parameter"},
+	{"params", "parameters"},
+	{"arg", "argument"},
+	{"args", "arguments"},
+	{"func", "function", "fn"},
+	{"conn", "connection"},
+	{"conns", "connections"},
+	{"tx", "transaction"},
+	{"mem", "memory"},
+	{"pkg", "package"},
+	{"lib", "library"},
+	{"spec", "specification"},
+	{"ms", "milliseconds"},
+	{"img", "image"},
+	{"ci", "pipeline"},
+	{"gh", "github"},
+	{"ssl", "tls"},
+	{"cert", "certificate"},
+	{"certs", "certificates"},
+	{"creds", "credentials"},
+	{"tmp", "temporary"},
+	{"max", "maximum"},
+	{"min", "minimum"},
+	{"init", "initialize", "initialise", "initialization"},
+	{"sync", "synchronize", "synchronise"},
+	{"ui", "frontend"},
+	{"backend", "server"},
+	{"cache", "caching", "cached"},
+	{"migration", "migrations", "migrate"},
+}
+
+var synonyms = func() map[string][]string {
+	m := map[string][]string{}
+	for _, g := range synonymGroups {
+		for _, w := range g {
+			for _, o := range g {
+				if o != w {
+					m[w] = append(m[w], o)
+				}
+			}
+		}
+	}
+	return m
+}()
+
+// maxExpanded caps a query's terms after synonyms are added.
+const maxExpanded = MaxTerms + 8
+
+// Expand adds the synonyms of terms, after them, up to maxExpanded terms.
+func Expand(terms []string) []string {
+	out := append([]string{}, terms...)
+	seen := map[string]bool{}
+	for _, t := range terms {
+		seen[t] = true
+	}
+	for _, t := range terms {
+		for _, s := range synonyms[t] {
+			if len(out) == maxExpanded {
+				return out
+			}
+			if !seen[s] {
+				seen[s] = true
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// Coverage is how many of the query terms an entry contains, and their
+// share: a term counts when a word of the entry's content or tags has the
+// same crude stem (see stem), so "authenticate" meets "authentication".
+func Coverage(e knowledge.Entry, terms []string) (matched int, share float64) {
+	if len(terms) == 0 {
+		return 0, 0
+	}
+	stems := map[string]bool{}
+	for _, w := range strings.FieldsFunc(e.Content+" "+strings.Join(e.Tags, " "), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}) {
+		stems[stem(strings.ToLower(w))] = true
+		for _, p := range SplitIdent(w) {
+			stems[stem(p)] = true
+		}
+	}
+	for _, t := range terms {
+		ts := stem(t)
+		if stems[ts] {
+			matched++
+			continue
+		}
+		for w := range stems {
+			if sameStem(ts, w) {
+				matched++
+				break
+			}
+		}
+	}
+	return matched, float64(matched) / float64(len(terms))
+}
+
+// sameStem reports whether two stems are one word's: equal, or one a
+// prefix of the other when both have six letters or more
+// (authenticat/authentic, configur/configuration).
+func sameStem(a, b string) bool {
+	if len(a) < 6 || len(b) < 6 {
+		return a == b
+	}
+	return strings.HasPrefix(a, b) || strings.HasPrefix(b, a)
+}
+
+// suffixes are stripped, longest first, by stem.
+var suffixes = []string{"ations", "ation", "ings", "ing", "ions", "ion", "ers", "er", "ies", "es", "ed", "ly", "s", "e"}
+
+// stem strips one common English suffix, keeping at least three letters: a
+// cheap stand-in for the porter stemmer the index uses, good enough to
+// tell whether a word of the query is in an entry.
+func stem(w string) string {
+	for _, suf := range suffixes {
+		if len(w)-len(suf) >= 3 && strings.HasSuffix(w, suf) {
+			if suf == "ies" {
+				return w[:len(w)-3] + "y"
+			}
+			return w[:len(w)-len(suf)]
+		}
+	}
+	return w
+}
