@@ -230,7 +230,7 @@ func (h *hookRun) sessionStart(p hook.Payload) ([]byte, error) {
 	more := 0
 	if query != "" {
 		const limit = 100
-		hits, err := ix.Search(index.Query{Text: query, Limit: limit})
+		hits, err := ix.Search(index.Query{Text: query, Limit: limit, Floor: true})
 		if err != nil {
 			return nil, err
 		}
