@@ -239,8 +239,65 @@ for n in $sizes; do
 	row "\`cairn sync --full\`" "$n" "$tmp/sync-$n.csv" "$rate" "rebuild: >= 20k entries/s"
 done
 
+# Hooks as Claude Code runs them: payload on stdin. hyperfine runs these
+# through a shell and subtracts the shell's own start-up.
+bench_sh() { # name csv hyperfine-args...
+	local name=$1 csv=$2
+	shift 2
+	echo "bench.sh: $name" >&2
+	hyperfine --style basic --output=pipe --export-csv "$csv" "$@" >&2
+}
+p=$(project 10000)
+printf '{"session_id":"b","cwd":"%s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"go test ./... && git status --short"},"tool_response":{"stdout":"ok  example.com/x 0.3s","stderr":""}}\n' "$p" >"$tmp/reject.json"
+printf '{"session_id":"b","cwd":"%s","hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"bd comments add bd-1 \\"LEARNED: the bench capture: retries back off with jitter\\""},"error":"Exit code 127"}\n' "$p" >"$tmp/capture.json"
+printf '{"session_id":"b","cwd":"%s","hook_event_name":"UserPromptSubmit","prompt":"why does the oauth redirect callback time out after the retry?"}\n' "$p" >"$tmp/prompt.json"
+bench_sh "reject path" "$tmp/reject.csv" --warmup 10 --min-runs 100 "'$cairn' hook PostToolUse < '$tmp/reject.json'"
+row "capture hook, nothing to capture" 10000 "$tmp/reject.csv" "" "<= 3 ms"
+bench_sh "capture one entry" "$tmp/capture.csv" --warmup 2 \
+	--prepare "cp '$tmp/fresh.jsonl' '$p/.cairn/knowledge.jsonl'; sync" \
+	"'$cairn' hook PostToolUseFailure < '$tmp/capture.json'"
+cp "$tmp/fresh.jsonl" "$p/.cairn/knowledge.jsonl"
+row "capture hook, one entry captured" 10000 "$tmp/capture.csv" "" "<= 15 ms"
+"$cairn" --dir "$p" sync >/dev/null
+bench_sh "per-prompt recall" "$tmp/prompt.csv" --warmup 3 --prepare "rm -rf '$p/.cairn/local'" \
+	"'$cairn' hook UserPromptSubmit < '$tmp/prompt.json'"
+row "UserPromptSubmit hook (per-prompt recall)" 10000 "$tmp/prompt.csv" "" "<= 25 ms"
+for n in $sizes; do
+	p=$(project "$n")
+	"$cairn" --dir "$p" sync >/dev/null
+	git -C "$p" checkout -q -B fix/oauth-redirect-timeout
+	printf '{"session_id":"b","cwd":"%s","hook_event_name":"SessionStart","source":"startup"}\n' "$p" >"$tmp/start-$n.json"
+	bench_sh "SessionStart at $n" "$tmp/start-$n.csv" --warmup 3 "'$cairn' hook SessionStart < '$tmp/start-$n.json'"
+	budget=""
+	[ "$n" -eq 10000 ] && budget="<= 25 ms"
+	row "SessionStart hook (sync + recall + render)" "$n" "$tmp/start-$n.csv" "" "$budget"
+done
+
+# Incremental sync after a pull that added 50 entries to a 10k log.
+p=$(project 10000)
+"$tmp/gen" 10050 >"$tmp/pulled.jsonl"
+bench_sh "sync after +50" "$tmp/inc.csv" --warmup 1 \
+	--prepare "cp '$tmp/fresh.jsonl' '$p/.cairn/knowledge.jsonl'; '$cairn' --dir '$p' sync >/dev/null; cp '$tmp/pulled.jsonl' '$p/.cairn/knowledge.jsonl'" \
+	"'$cairn' --dir '$p' sync"
+row "\`cairn sync\` after a pull added 50 entries" 10000 "$tmp/inc.csv" "" ""
+cp "$tmp/fresh.jsonl" "$p/.cairn/knowledge.jsonl"
+
+# Peak memory (max RSS) of the heaviest paths at the largest size.
+big=$(for n in $sizes; do echo "$n"; done | sort -n | tail -1)
+p=$(project "$big")
+mem=()
+peak() { /usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -1; }
+mem+=("| \`cairn sync --full\` | $big | $(peak "$cairn" --dir "$p" sync --full) |")
+# shellcheck disable=SC2086 # the query is several words
+mem+=("| \`cairn recall $query\` | $big | $(peak "$cairn" --dir "$p" recall $query) |")
+mem+=("| SessionStart hook | $big | $(/usr/bin/time -f '%M' "$cairn" hook SessionStart <"$tmp/start-$big.json" 2>&1 >/dev/null | tail -1) |")
+
 echo "## cairn benchmarks: whole-process medians ($(nproc) cores, $(uname -sm), $(go env GOVERSION), load average $load_start at start, $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown) at end)"
 echo
 echo "| command | entries | median (wall) | user+sys (mean) | rate | design §6 budget (nearest path) |"
 echo "| --- | ---: | ---: | ---: | ---: | --- |"
 printf '%s\n' "${rows[@]}"
+echo
+echo "| peak memory (max RSS) | entries | KiB |"
+echo "| --- | ---: | ---: |"
+printf '%s\n' "${mem[@]}"

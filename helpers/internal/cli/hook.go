@@ -229,7 +229,7 @@ func (h *hookRun) sessionStart(p hook.Payload) ([]byte, error) {
 	var relevant []knowledge.Entry
 	more := 0
 	if query != "" {
-		const limit = 100
+		const limit = 40 // more than a 6,000-character block can show
 		hits, err := ix.Search(index.Query{Text: query, Limit: limit, Floor: true})
 		if err != nil {
 			return nil, err

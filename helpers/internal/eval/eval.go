@@ -181,9 +181,16 @@ func Grep(entries []knowledge.Entry) Searcher {
 		docs[i] = doc{e.Key, strings.ToLower(e.Content + " " + strings.Join(e.Tags, " ")), e.TS}
 	}
 	return func(query string, limit int) ([]string, error) {
-		words := strings.FieldsFunc(strings.ToLower(query), func(r rune) bool {
+		var words []string
+		seen := map[string]bool{}
+		for _, w := range strings.FieldsFunc(strings.ToLower(query), func(r rune) bool {
 			return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' && r != '.' && r != '/' && r != '-'
-		})
+		}) {
+			if !seen[w] {
+				seen[w] = true
+				words = append(words, w)
+			}
+		}
 		type hit struct {
 			n   int
 			doc doc

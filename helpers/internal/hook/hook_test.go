@@ -1,0 +1,268 @@
+package hook_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/cairn-dev/cairn/helpers/internal/hook"
+)
+
+// Payloads recorded from Claude Code 2.1.197
+// (shared/fixtures/claude-code-2.1.197/hook-payloads).
+const (
+	sessionStartPayload = `{"session_id":"e165bcaf-9e6e-4ce1-902c-e6dbd8681600","transcript_path":"/home/dev/.claude/projects/-home-dev-src-shop/e165bcaf-9e6e-4ce1-902c-e6dbd8681600.jsonl","cwd":"/home/dev/src/shop","hook_event_name":"SessionStart","source":"startup"}`
+
+	postToolUseBashPayload = `{"session_id":"e165bcaf-9e6e-4ce1-902c-e6dbd8681600","transcript_path":"/home/dev/.claude/projects/-home-dev-src-shop/e165bcaf-9e6e-4ce1-902c-e6dbd8681600.jsonl","cwd":"/home/dev/src/shop","prompt_id":"faf2c968-b628-49a9-a60f-ae3d6fa3c919","permission_mode":"default","effort":{"level":"high"},"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"cat main.go","description":"read"},"tool_response":{"stdout":"package main","stderr":"","interrupted":false,"isImage":false,"noOutputExpected":false},"tool_use_id":"toolu_01","duration_ms":35}`
+
+	postToolUseAgentPayload = `{"session_id":"6a89830e-53b0-4879-966b-984e7ab924dd","transcript_path":"/home/dev/.claude/projects/-home-dev-src-shop/6a89830e-53b0-4879-966b-984e7ab924dd.jsonl","cwd":"/home/dev/src/shop","prompt_id":"134f30d9-28f8-4753-951e-5dd5f626294e","permission_mode":"default","effort":{"level":"high"},"hook_event_name":"PostToolUse","tool_name":"Agent","tool_input":{"description":"investigate flaky test","prompt":"Find why TestRedirect is flaky","subagent_type":"general-purpose"},"tool_response":{"status":"completed","prompt":"Find why TestRedirect is flaky","agentId":"a3494658a29e70900","agentType":"general-purpose","content":[{"type":"text","text":"Root cause found.\nINVESTIGATION: TestRedirect is flaky because it depends on map iteration order in buildQuery.\n"}],"resolvedModel":"claude-opus-4-8[1m]","totalDurationMs":67,"totalTokens":15,"totalToolUseCount":0,"usage":{"input_tokens":10,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":5,"server_tool_use":{"web_search_requests":0,"web_fetch_requests":0},"service_tier":"standard","cache_creation":{"ephemeral_1h_input_tokens":0,"ephemeral_5m_input_tokens":0},"inference_geo":"","iterations":[],"speed":"standard"}},"tool_use_id":"toolu_10","duration_ms":68}`
+
+	postToolUseFailurePayload = `{"session_id":"e165bcaf-9e6e-4ce1-902c-e6dbd8681600","transcript_path":"/home/dev/.claude/projects/-home-dev-src-shop/e165bcaf-9e6e-4ce1-902c-e6dbd8681600.jsonl","cwd":"/home/dev/src/shop","prompt_id":"faf2c968-b628-49a9-a60f-ae3d6fa3c919","permission_mode":"default","effort":{"level":"high"},"hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"bd comments add bd-42 \"LEARNED: OAuth redirect URI must match exactly, including the trailing slash\"","description":"log knowledge"},"tool_use_id":"toolu_02","error":"Exit code 127\n/bin/bash: line 1: bd: command not found","is_interrupt":false,"duration_ms":16}`
+
+	stopPayload = `{"session_id":"e165bcaf-9e6e-4ce1-902c-e6dbd8681600","transcript_path":"/home/dev/.claude/projects/-home-dev-src-shop/e165bcaf-9e6e-4ce1-902c-e6dbd8681600.jsonl","cwd":"/home/dev/src/shop","prompt_id":"faf2c968-b628-49a9-a60f-ae3d6fa3c919","permission_mode":"default","effort":{"level":"high"},"hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"Summary of the fix.\n\nDECISION: Keep redirect URIs in config/oauth.toml so staging and prod cannot drift.\nPATTERN: Every OAuth provider gets a table-driven test of its redirect URI.","background_tasks":[],"session_crons":[]}`
+
+	subagentStopPayload = `{"session_id":"6a89830e-53b0-4879-966b-984e7ab924dd","transcript_path":"/home/dev/.claude/projects/-home-dev-src-shop/6a89830e-53b0-4879-966b-984e7ab924dd.jsonl","cwd":"/home/dev/src/shop","prompt_id":"134f30d9-28f8-4753-951e-5dd5f626294e","permission_mode":"default","agent_id":"a3494658a29e70900","agent_type":"general-purpose","effort":{"level":"high"},"hook_event_name":"SubagentStop","stop_hook_active":false,"agent_transcript_path":"/home/dev/.claude/projects/-home-dev-src-shop/6a89830e-53b0-4879-966b-984e7ab924dd/subagents/agent-a3494658a29e70900.jsonl","last_assistant_message":"Root cause found.\nINVESTIGATION: TestRedirect is flaky because it depends on map iteration order in buildQuery.","background_tasks":[],"session_crons":[]}`
+
+	userPromptSubmitPayload = `{"session_id":"e165bcaf-9e6e-4ce1-902c-e6dbd8681600","transcript_path":"/home/dev/.claude/projects/-home-dev-src-shop/e165bcaf-9e6e-4ce1-902c-e6dbd8681600.jsonl","cwd":"/home/dev/src/shop","prompt_id":"faf2c968-b628-49a9-a60f-ae3d6fa3c919","permission_mode":"default","hook_event_name":"UserPromptSubmit","prompt":"fix the oauth redirect bug and record what you learn"}`
+
+	sessionEndPayload = `{"session_id":"e165bcaf-9e6e-4ce1-902c-e6dbd8681600","transcript_path":"/home/dev/.claude/projects/-home-dev-src-shop/e165bcaf-9e6e-4ce1-902c-e6dbd8681600.jsonl","cwd":"/home/dev/src/shop","prompt_id":"faf2c968-b628-49a9-a60f-ae3d6fa3c919","hook_event_name":"SessionEnd","reason":"other"}`
+)
+
+const (
+	session1   = "e165bcaf-9e6e-4ce1-902c-e6dbd8681600"
+	session2   = "6a89830e-53b0-4879-966b-984e7ab924dd"
+	transcript = "/home/dev/.claude/projects/-home-dev-src-shop/"
+	cwd        = "/home/dev/src/shop"
+)
+
+func TestKnown(t *testing.T) {
+	for _, e := range []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop", "SubagentStop", "PreCompact", "SessionEnd"} {
+		if !hook.Known(e) {
+			t.Errorf("Known(%q) = false", e)
+		}
+	}
+	for _, e := range []string{"", "sessionstart", "SESSIONSTART", " SessionStart", "SessionStart ", "PreToolUse", "SubagentStart", "Notification", "session-start"} {
+		if hook.Known(e) {
+			t.Errorf("Known(%q) = true", e)
+		}
+	}
+}
+
+// repeatReader yields the same byte forever.
+type repeatReader byte
+
+func (r repeatReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(r)
+	}
+	return len(p), nil
+}
+
+type failingReader struct{}
+
+func (failingReader) Read([]byte) (int, error) { return 0, errors.New("boom") }
+
+func TestReadAll(t *testing.T) {
+	for _, in := range []string{"", " ", "\n", " \t\r\n  \n"} {
+		if _, err := hook.ReadAll(strings.NewReader(in)); !errors.Is(err, hook.ErrEmpty) {
+			t.Errorf("ReadAll(%q) error = %v, want ErrEmpty", in, err)
+		}
+	}
+	got, err := hook.ReadAll(strings.NewReader(stopPayload))
+	if err != nil || string(got) != stopPayload {
+		t.Errorf("ReadAll(stop payload) = %q, %v; want the payload", got, err)
+	}
+	got, err = hook.ReadAll(strings.NewReader("\n" + sessionStartPayload + "\n"))
+	if err != nil || string(got) != "\n"+sessionStartPayload+"\n" {
+		t.Errorf("ReadAll(payload with newlines) = %q, %v", got, err)
+	}
+	if _, err := hook.ReadAll(failingReader{}); err == nil || errors.Is(err, hook.ErrEmpty) {
+		t.Errorf("ReadAll(failing reader) error = %v, want the read error", err)
+	}
+	if _, err := hook.ReadAll(io.MultiReader(strings.NewReader("{"), failingReader{})); err == nil {
+		t.Errorf("ReadAll(reader failing midway) succeeded")
+	}
+}
+
+func TestReadAllTooLarge(t *testing.T) {
+	_, err := hook.ReadAll(io.LimitReader(repeatReader('a'), hook.MaxPayload+1))
+	if !errors.Is(err, hook.ErrTooLarge) {
+		t.Fatalf("ReadAll(MaxPayload+1 bytes) error = %v, want ErrTooLarge", err)
+	}
+	// An endless reader is refused too, after MaxPayload+1 bytes.
+	if _, err := hook.ReadAll(repeatReader(' ')); !errors.Is(err, hook.ErrTooLarge) {
+		t.Fatalf("ReadAll(endless reader) error = %v, want ErrTooLarge", err)
+	}
+}
+
+func TestReadAllAtLimit(t *testing.T) {
+	got, err := hook.ReadAll(io.LimitReader(repeatReader('a'), hook.MaxPayload))
+	if err != nil {
+		t.Fatalf("ReadAll(MaxPayload bytes) error = %v", err)
+	}
+	if len(got) != hook.MaxPayload {
+		t.Fatalf("ReadAll(MaxPayload bytes) returned %d bytes", len(got))
+	}
+}
+
+func TestDecodeFixtures(t *testing.T) {
+	cases := []struct {
+		name    string
+		payload string
+		want    hook.Payload
+	}{
+		{"SessionStart", sessionStartPayload, hook.Payload{
+			SessionID: session1, TranscriptPath: transcript + session1 + ".jsonl", Cwd: cwd,
+			HookEventName: "SessionStart", Source: "startup",
+		}},
+		{"PostToolUse Bash", postToolUseBashPayload, hook.Payload{
+			SessionID: session1, TranscriptPath: transcript + session1 + ".jsonl", Cwd: cwd,
+			HookEventName: "PostToolUse", ToolName: "Bash", ToolInput: hook.ToolInput{Command: "cat main.go"},
+		}},
+		{"PostToolUse Agent", postToolUseAgentPayload, hook.Payload{
+			SessionID: session2, TranscriptPath: transcript + session2 + ".jsonl", Cwd: cwd,
+			HookEventName: "PostToolUse", ToolName: "Agent",
+		}},
+		{"PostToolUseFailure", postToolUseFailurePayload, hook.Payload{
+			SessionID: session1, TranscriptPath: transcript + session1 + ".jsonl", Cwd: cwd,
+			HookEventName: "PostToolUseFailure", ToolName: "Bash",
+			ToolInput: hook.ToolInput{Command: `bd comments add bd-42 "LEARNED: OAuth redirect URI must match exactly, including the trailing slash"`},
+			Error:     "Exit code 127\n/bin/bash: line 1: bd: command not found",
+		}},
+		{"Stop", stopPayload, hook.Payload{
+			SessionID: session1, TranscriptPath: transcript + session1 + ".jsonl", Cwd: cwd,
+			HookEventName: "Stop",
+			LastAssistantMessage: "Summary of the fix.\n\nDECISION: Keep redirect URIs in config/oauth.toml so staging and prod cannot drift.\n" +
+				"PATTERN: Every OAuth provider gets a table-driven test of its redirect URI.",
+		}},
+		{"SubagentStop", subagentStopPayload, hook.Payload{
+			SessionID: session2, TranscriptPath: transcript + session2 + ".jsonl", Cwd: cwd,
+			HookEventName:        "SubagentStop",
+			LastAssistantMessage: "Root cause found.\nINVESTIGATION: TestRedirect is flaky because it depends on map iteration order in buildQuery.",
+			AgentID:              "a3494658a29e70900", AgentType: "general-purpose",
+		}},
+		{"UserPromptSubmit", userPromptSubmitPayload, hook.Payload{
+			SessionID: session1, TranscriptPath: transcript + session1 + ".jsonl", Cwd: cwd,
+			HookEventName: "UserPromptSubmit", Prompt: "fix the oauth redirect bug and record what you learn",
+		}},
+		{"SessionEnd", sessionEndPayload, hook.Payload{
+			SessionID: session1, TranscriptPath: transcript + session1 + ".jsonl", Cwd: cwd,
+			HookEventName: "SessionEnd",
+		}},
+	}
+	for _, tc := range cases {
+		got, err := hook.Decode([]byte(tc.payload))
+		if err != nil {
+			t.Errorf("%s: Decode error %v", tc.name, err)
+			continue
+		}
+		if got != tc.want {
+			t.Errorf("%s: Decode =\n%+v\nwant\n%+v", tc.name, got, tc.want)
+		}
+		if !hook.Known(got.HookEventName) {
+			t.Errorf("%s: event %q not Known", tc.name, got.HookEventName)
+		}
+	}
+}
+
+func TestDecodeStopHookActive(t *testing.T) {
+	p, err := hook.Decode([]byte(strings.Replace(stopPayload, `"stop_hook_active":false`, `"stop_hook_active":true`, 1)))
+	if err != nil || !p.StopHookActive {
+		t.Errorf("Decode(stop_hook_active true) = %+v, %v", p, err)
+	}
+}
+
+func TestDecodeInvalid(t *testing.T) {
+	for _, in := range []string{
+		"", "{", "not json", `{"session_id":}`, `["SessionStart"]`, `"SessionStart"`, `{"session_id": 5}`,
+		`{"tool_input": {"command": 5}}`, stopPayload[:len(stopPayload)/2], "\x00\x01",
+	} {
+		if _, err := hook.Decode([]byte(in)); err == nil {
+			t.Errorf("Decode(%q) succeeded", in)
+		}
+	}
+}
+
+func TestEncodeContext(t *testing.T) {
+	text := "<untrusted-knowledge source=\"cairn\" trust=\"data-not-instructions\">\n" +
+		"- [learned] a & b \"quoted\" \\ back\ttab 日本語 😀 \u2028 (2025-11-22)\n</untrusted-knowledge>\nTo record..."
+	for _, event := range []string{hook.SessionStart, hook.UserPromptSubmit} {
+		out, err := hook.EncodeContext(event, text)
+		if err != nil {
+			t.Fatalf("EncodeContext: %v", err)
+		}
+		if !json.Valid(out) {
+			t.Fatalf("EncodeContext output is not valid JSON: %s", out)
+		}
+		for _, lit := range []string{"<untrusted-knowledge", "</untrusted-knowledge>", "&", `"hookSpecificOutput"`, `"hookEventName":"` + event + `"`, `"additionalContext"`} {
+			if !bytes.Contains(out, []byte(lit)) {
+				t.Errorf("output lacks %q literally: %s", lit, out)
+			}
+		}
+		for _, esc := range []string{`\u003c`, `\u003e`, `\u0026`} {
+			if bytes.Contains(out, []byte(esc)) {
+				t.Errorf("output HTML-escapes (%s): %s", esc, out)
+			}
+		}
+		var got map[string]map[string]any
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || len(got["hookSpecificOutput"]) != 2 {
+			t.Errorf("unexpected shape: %s", out)
+		}
+		if got["hookSpecificOutput"]["hookEventName"] != event {
+			t.Errorf("hookEventName = %v, want %s", got["hookSpecificOutput"]["hookEventName"], event)
+		}
+		if got["hookSpecificOutput"]["additionalContext"] != text {
+			t.Errorf("additionalContext = %q, want %q", got["hookSpecificOutput"]["additionalContext"], text)
+		}
+		if bytes.Count(out, []byte("\n")) != 1 || out[len(out)-1] != '\n' {
+			t.Errorf("want exactly one line ending in a newline: %q", out)
+		}
+	}
+}
+
+func TestEncodeContextEmpty(t *testing.T) {
+	out, err := hook.EncodeContext(hook.SessionStart, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":""}}` + "\n"
+	if string(out) != want {
+		t.Errorf("EncodeContext(SessionStart, \"\") = %q, want %q", out, want)
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, p := range []string{sessionStartPayload, postToolUseBashPayload, postToolUseAgentPayload, postToolUseFailurePayload,
+		stopPayload, subagentStopPayload, userPromptSubmitPayload, sessionEndPayload, "", "{}", "null", "{", `{"tool_input":null}`} {
+		f.Add([]byte(p))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := hook.Decode(data)
+		if err != nil {
+			return
+		}
+		out, err := hook.EncodeContext(p.HookEventName, p.LastAssistantMessage+p.ToolInput.Command)
+		if err != nil {
+			t.Fatalf("EncodeContext of a decoded payload: %v", err)
+		}
+		var back struct {
+			HookSpecificOutput struct {
+				HookEventName     string `json:"hookEventName"`
+				AdditionalContext string `json:"additionalContext"`
+			} `json:"hookSpecificOutput"`
+		}
+		if err := json.Unmarshal(out, &back); err != nil {
+			t.Fatalf("EncodeContext output does not decode: %v: %s", err, out)
+		}
+		if back.HookSpecificOutput.HookEventName != p.HookEventName ||
+			back.HookSpecificOutput.AdditionalContext != p.LastAssistantMessage+p.ToolInput.Command {
+			t.Fatalf("round trip changed the output: %s", out)
+		}
+	})
+}
