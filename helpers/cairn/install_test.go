@@ -162,6 +162,27 @@ func TestInstallIntoSettingsAndWrapperBuilds(t *testing.T) {
 		t.Errorf("no binary built into the plugin data dir: %v", err)
 	}
 
+	// And inside a real session: a fresh plugin data directory, no
+	// CAIRN_BIN, no cairn on PATH; SessionStart builds the binary and the
+	// first session already gets recall.
+	data2 := t.TempDir()
+	var goEnv []string
+	for _, kv := range installEnv(t, home, "", t.TempDir()) {
+		if strings.HasPrefix(kv, "GO") {
+			goEnv = append(goEnv, kv)
+		}
+	}
+	goEnv = append(goEnv, "CLAUDE_PLUGIN_DATA="+data2, "PATH="+filteredPath())
+	api2 := claudetest.StartFakeAPI(t, [][]claudetest.Block{{claudetest.Text("ok")}})
+	res2 := claudetest.Run(t, claudetest.RunOptions{CLI: cli, API: api2, Dir: project, Home: t.TempDir(),
+		Prompt: "number the invoices", PluginDirs: []string{pluginRoot(t)}, Env: goEnv})
+	if res2.ExitCode != 0 {
+		t.Fatalf("claude exited %d\n%s", res2.ExitCode, res2)
+	}
+	if !strings.Contains(injected(t, api2), "Invoices are numbered per tenant") {
+		t.Errorf("first session with a binary built by the wrapper got no recall\n%s", res2)
+	}
+
 	runScript(t, env, "uninstall.sh", project)
 	if got := readText(t, settingsPath); got != original {
 		t.Errorf("uninstall did not restore settings.json:\n%s", got)
