@@ -212,14 +212,11 @@ func (h *hookRun) sessionStart(p hook.Payload) ([]byte, error) {
 	if err != nil {
 		h.logf("%v (using defaults)", err)
 	}
-	ix, err := index.Open(h.store)
+	ix, err := openSynced(h.store)
 	if err != nil {
 		return nil, err
 	}
 	defer ix.Close()
-	if _, err := ix.Sync(); err != nil {
-		return nil, err
-	}
 	ctx := h.sessionContext()
 	query := recall.Query(ctx)
 	must, err := ix.Search(index.Query{Type: "must-check", NewestFirst: true, Limit: 50})
@@ -281,14 +278,11 @@ func (h *hookRun) promptRecall(p hook.Payload) ([]byte, error) {
 	if len(terms) < 2 {
 		return nil, nil
 	}
-	ix, err := index.Open(h.store)
+	ix, err := openSynced(h.store)
 	if err != nil {
 		return nil, err
 	}
 	defer ix.Close()
-	if _, err := ix.Sync(); err != nil {
-		return nil, err
-	}
 	hits, err := ix.Search(index.Query{Text: p.Prompt, Limit: 10})
 	if err != nil {
 		return nil, err
@@ -389,4 +383,17 @@ func (h *hookRun) beadTitles() []string {
 		}
 	}
 	return titles
+}
+
+// openSynced opens a store's cache and brings it up to date with the log.
+func openSynced(s *knowledge.Store) (*index.Index, error) {
+	ix, err := index.Open(s)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := ix.Sync(); err != nil {
+		ix.Close()
+		return nil, err
+	}
+	return ix, nil
 }
