@@ -224,7 +224,6 @@ func (h *hookRun) sessionStart(p hook.Payload) ([]byte, error) {
 		return nil, err
 	}
 	var relevant []knowledge.Entry
-	more := 0
 	if query != "" {
 		const limit = 40 // more than a 6,000-character block can show
 		hits, err := ix.Search(index.Query{Text: query, Limit: limit, Floor: true})
@@ -239,7 +238,6 @@ func (h *hookRun) sessionStart(p hook.Payload) ([]byte, error) {
 	}
 	block := recall.Block{
 		Relevant: relevant,
-		More:     more,
 		Query:    strings.Join(index.Terms(query), " "),
 		Budget:   cfg.Recall.Budget,
 		HowTo:    true,
@@ -338,8 +336,8 @@ func heading(ctx recall.Context) string {
 func (h *hookRun) sessionContext() recall.Context {
 	var c recall.Context
 	if h.isGit {
+		c.Branch = gitx.ReadQuick(h.root).Branch
 		if repo, err := gitx.Open(h.root); err == nil {
-			c.Branch = repo.Branch()
 			commits, err := repo.RecentCommits(5, 20)
 			if err != nil {
 				h.logf("recent commits: %v", err)

@@ -58,8 +58,6 @@ func explainRead(err error) error {
 	switch {
 	case errors.Is(err, fs.ErrPermission):
 		return hinted(err, "make .cairn/knowledge.jsonl readable, e.g. chmod u+rw .cairn/knowledge.jsonl")
-	case errors.Is(err, index.ErrLocked):
-		return hinted(err, "try again in a moment")
 	}
 	return err
 }

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	ucli "github.com/urfave/cli/v2"
 )
@@ -90,5 +89,3 @@ func printProblems(w io.Writer, problems map[string]int) {
 		fmt.Fprintf(w, "repaired %d lines on reading (%s)\n", nr, strings.Join(repaired, ", "))
 	}
 }
-
-var _ = index.Query{}

@@ -13,8 +13,6 @@ import (
 	"strings"
 
 	git "github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/config"
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
@@ -65,41 +63,6 @@ func Open(dir string) (*Repo, error) {
 
 // Root is the top of the work tree.
 func (g *Repo) Root() string { return g.root }
-
-// Branch returns the current branch's short name, or "" on a detached HEAD
-// or an unborn branch it cannot name.
-func (g *Repo) Branch() string {
-	ref, err := g.r.Storer.Reference(plumbing.HEAD)
-	if err != nil {
-		return ""
-	}
-	if ref.Type() == plumbing.SymbolicReference {
-		return ref.Target().Short()
-	}
-	return ""
-}
-
-// Head returns the abbreviated (7 hex) hash of HEAD, or "" before the first
-// commit.
-func (g *Repo) Head() string {
-	ref, err := g.r.Head()
-	if err != nil {
-		return ""
-	}
-	return ref.Hash().String()[:7]
-}
-
-// UserName returns user.name from the repository's, the user's and the
-// system's git configuration, nearest first, or "".
-func (g *Repo) UserName() string {
-	for _, scope := range []config.Scope{config.LocalScope, config.GlobalScope, config.SystemScope} {
-		cfg, err := g.r.ConfigScoped(scope)
-		if err == nil && cfg.User.Name != "" {
-			return cfg.User.Name
-		}
-	}
-	return ""
-}
 
 // Commit is a recent commit's subject and the files it changed.
 type Commit struct {

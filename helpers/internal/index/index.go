@@ -11,7 +11,6 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -170,9 +169,6 @@ type SyncResult struct {
 	Entries int              `json:"entries"` // entries in the cache after
 	Report  knowledge.Report `json:"report"`  // the log's problems, when read
 }
-
-// ErrLocked means another process holds the cache for a rebuild.
-var ErrLocked = errors.New("cache is being rebuilt by another process")
 
 // Sync brings the cache up to date with the log and the archive. It first
 // compares the files' identity (size, times, inode); only when that changed

@@ -223,7 +223,7 @@ WHERE %s ORDER BY %s LIMIT ?`, bm25Expr, strings.Join(where, " AND "), order)
 		if err := rows.Scan(&js, &arch, &score); err != nil {
 			return nil, fmt.Errorf("search cache: %w", err)
 		}
-		e, err := entryFromJSON(js)
+		e, err := knowledge.DecodeEntry([]byte(js))
 		if err != nil {
 			continue
 		}
@@ -427,7 +427,7 @@ func (ix *Index) rankFirst(expr string, q Query) (hits []Hit, ok bool, err error
 		if (!q.All && arch == 1) || (!q.Inactive && (status == knowledge.StatusRetracted || status == knowledge.StatusSuperseded)) {
 			continue
 		}
-		e, err := entryFromJSON(js)
+		e, err := knowledge.DecodeEntry([]byte(js))
 		if err != nil {
 			continue
 		}

@@ -140,8 +140,3 @@ func boolInt(b bool) int {
 	}
 	return 0
 }
-
-// entryFromJSON decodes a cached entry line.
-func entryFromJSON(s string) (knowledge.Entry, error) {
-	return knowledge.DecodeEntry([]byte(s))
-}

@@ -184,8 +184,9 @@ func (s *Store) Insert(entries []Entry) (InsertResult, error) {
 	return res, nil
 }
 
-// InsertLines adds raw JSON object lines (already validated entries, as an
-// import keeps them byte for byte) at their sorted places.
+// InsertLines adds raw JSON object lines at their sorted places without
+// deduplicating: the way to record a change of an entry (a status, a
+// supersession), which is a new line with the same key and a later ts.
 func (s *Store) InsertLines(lines [][]byte) error {
 	if len(lines) == 0 {
 		return nil

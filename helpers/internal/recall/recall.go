@@ -164,11 +164,11 @@ func RenderShown(b Block) (string, []string) {
 		// Each must-check gets an equal share of what is left, at worst.
 		share := (budget - used - moreReserve) / len(b.MustCheck)
 		for _, e := range b.MustCheck {
-			line := entryLine(e, 600)
+			content := Sanitize(e.Content, 600)
+			line := entryLine(e, content)
 			if over := runes(line) + 1 - share; over > 0 {
 				// Shorten the content so every must-check gets its share.
-				content := runes(Sanitize(e.Content, 600))
-				line = entryLine(e, max(content-over, 12))
+				line = entryLine(e, Sanitize(content, max(runes(content)-over, 12)))
 			}
 			if used+runes(line)+1 > budget-moreReserve {
 				more++
@@ -187,7 +187,7 @@ func RenderShown(b Block) (string, []string) {
 		hl := heading
 		added := false
 		for i, e := range b.Relevant {
-			line := entryLine(e, 600)
+			line := entryLine(e, Sanitize(e.Content, 600))
 			extra := runes(line) + 1
 			if !added {
 				extra += runes(hl) + 1
@@ -224,8 +224,9 @@ func (b Block) minBudget() int {
 	return minBudget
 }
 
-// entryLine renders one entry on one line, content cut to maxContent runes.
-func entryLine(e knowledge.Entry, maxContent int) string {
+// entryLine renders one entry on one line with its already sanitized
+// content.
+func entryLine(e knowledge.Entry, content string) string {
 	meta := time.Unix(e.TS, 0).UTC().Format("2006-01-02")
 	if a := Sanitize(e.Author, 40); a != "" {
 		meta += ", " + a
@@ -233,7 +234,7 @@ func entryLine(e knowledge.Entry, maxContent int) string {
 	if e.Status == knowledge.StatusNeedsReview {
 		meta += ", needs review"
 	}
-	return fmt.Sprintf("- [%s] %s (%s)", Sanitize(e.Type, 20), Sanitize(e.Content, maxContent), meta)
+	return fmt.Sprintf("- [%s] %s (%s)", Sanitize(e.Type, 20), content, meta)
 }
 
 func runes(s string) int { return utf8.RuneCountInString(s) }
@@ -268,6 +269,11 @@ var roleMarkers = regexp.MustCompile(`(?i:\[/?inst\]|<</?sys>>|<\|[a-z_]{0,20}\|
 // &lt; and &gt; so no tag can be closed or faked, and cuts the text to
 // maxRunes (with "..."). Sanitize(Sanitize(x)) == Sanitize(x).
 func Sanitize(s string, maxRunes int) string {
+	// Bound the work: no more of a long text is read than its cut can
+	// show, with room for what sanitizing removes.
+	if limit := 8*maxRunes + 1024; maxRunes > 0 && len(s) > limit {
+		s = s[:limit]
+	}
 	s = strings.ToValidUTF8(s, "")
 	var b strings.Builder
 	b.Grow(len(s))
