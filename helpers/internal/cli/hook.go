@@ -82,10 +82,10 @@ func (h *hookRun) run() ([]byte, error) {
 	switch h.event {
 	case hook.PostToolUse, hook.PostToolUseFailure, hook.Stop, hook.SubagentStop:
 		// The reject path: a payload without a typed prefix anywhere has
-		// nothing to capture. No JSON decode, no git, no SQLite; only a
-		// payload that is not even an object is reported.
+		// nothing to capture. No decode, no git, no SQLite; a payload that
+		// is not a valid JSON object is reported.
 		if !capture.MightContain(string(data)) {
-			if b := bytes.TrimSpace(data); b[0] != '{' {
+			if b := bytes.TrimSpace(data); b[0] != '{' || !json.Valid(b) {
 				h.locate("")
 				return nil, fmt.Errorf("hook payload is not a JSON object")
 			}

@@ -3,15 +3,16 @@
 // nothing (design §6: 3 ms for the whole process). A Go program of cairn's
 // size spends longer than that initialising its packages (go-git, SQLite,
 // the CLI framework) before main runs. This package depends only on os, io,
-// bytes and typed, so Go initialises it before those, and its init answers
+// bytes, encoding/json and typed, so Go initialises it before those, and its init answers
 // `cairn hook EVENT` for a capture event whose payload holds no typed
 // prefix: exit 0, nothing written. Everything else, including any payload
-// it cannot judge (unreadable, too large, not a JSON object), goes on to
+// it cannot judge (unreadable, too large, not valid JSON), goes on to
 // the full hook, which reads the payload from [Stdin].
 package hookgate
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"os"
 
@@ -51,8 +52,8 @@ func init() {
 	if err != nil || len(data) > maxPayload {
 		return
 	}
-	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' {
-		return
+	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' || !json.Valid(t) {
+		return // the full hook reports it
 	}
 	if !typed.MightContain(string(data)) {
 		os.Exit(0)
