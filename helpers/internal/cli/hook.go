@@ -54,12 +54,14 @@ func runHook(args []string, env Env) (code int) {
 	}
 	defer func() {
 		if r := recover(); r != nil {
+			h.locate("")
 			h.logf("panic: %v", r)
 		}
 		code = exitOK
 	}()
 	out, err := h.run()
 	if err != nil {
+		h.locate("") // a no-op once the payload's cwd located the project
 		h.logf("%v", err)
 		return exitOK
 	}
@@ -71,12 +73,10 @@ func runHook(args []string, env Env) (code int) {
 
 func (h *hookRun) run() ([]byte, error) {
 	if !hook.Known(h.event) {
-		h.locate("")
 		return nil, fmt.Errorf("unknown hook event %q", h.event)
 	}
 	data, err := hook.ReadAll(h.env.Stdin)
 	if err != nil {
-		h.locate("")
 		return nil, err
 	}
 	switch h.event {
@@ -86,7 +86,6 @@ func (h *hookRun) run() ([]byte, error) {
 		// is not a valid JSON object is reported.
 		if !capture.MightContain(string(data)) {
 			if b := bytes.TrimSpace(data); b[0] != '{' || !json.Valid(b) {
-				h.locate("")
 				return nil, fmt.Errorf("hook payload is not a JSON object")
 			}
 			return nil, nil
@@ -94,7 +93,6 @@ func (h *hookRun) run() ([]byte, error) {
 	}
 	p, err := hook.Decode(data)
 	if err != nil {
-		h.locate("")
 		return nil, err
 	}
 	switch h.event {

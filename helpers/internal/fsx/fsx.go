@@ -27,6 +27,18 @@ var beforeRename func(tmpPath string)
 // a temporary file in the same directory, syncs it, renames it over path and
 // syncs the directory. The file keeps path's mode when path exists.
 func WriteAtomic(path string, data []byte, perm os.FileMode) error {
+	return replace(path, data, perm, true)
+}
+
+// ReplaceFile replaces path with data like [WriteAtomic] — readers see the
+// old content or the new, never a mix — but without fsync: for disposable
+// local state, where losing the last write to a power cut costs nothing
+// and a sync costs milliseconds on a hook's path.
+func ReplaceFile(path string, data []byte, perm os.FileMode) error {
+	return replace(path, data, perm, false)
+}
+
+func replace(path string, data []byte, perm os.FileMode, durable bool) error {
 	if fi, err := os.Stat(path); err == nil {
 		perm = fi.Mode().Perm()
 	}
@@ -52,8 +64,10 @@ func WriteAtomic(path string, data []byte, perm os.FileMode) error {
 	if err := f.Chmod(perm); err != nil {
 		return fmt.Errorf("chmod %s: %w", tmp, err)
 	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", tmp, err)
+	if durable {
+		if err := f.Sync(); err != nil {
+			return fmt.Errorf("sync %s: %w", tmp, err)
+		}
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", tmp, err)
@@ -65,6 +79,9 @@ func WriteAtomic(path string, data []byte, perm os.FileMode) error {
 		return fmt.Errorf("replace %s: %w", base, err)
 	}
 	ok = true
+	if !durable {
+		return nil
+	}
 	return SyncDir(dir)
 }
 

@@ -511,3 +511,25 @@ func TestCrashAtRandomPoints(t *testing.T) {
 	}
 	t.Logf("final content was B at least once: %v", sawB)
 }
+
+// ReplaceFile replaces content like WriteAtomic (old or new, mode kept,
+// no temp left behind), only without syncing.
+func TestReplaceFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	if err := ReplaceFile(path, []byte("one"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := ReplaceFile(path, []byte("two"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil || string(got) != "two" {
+		t.Fatalf("content %q, %v", got, err)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want the existing 0600 kept", fi.Mode().Perm())
+	}
+	if ents, _ := os.ReadDir(filepath.Dir(path)); len(ents) != 1 {
+		t.Errorf("left behind: %v", ents)
+	}
+}

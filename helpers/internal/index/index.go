@@ -167,7 +167,7 @@ type SyncResult struct {
 	Added   int              `json:"added"`   // lines indexed
 	Removed int              `json:"removed"` // lines dropped
 	Entries int              `json:"entries"` // entries in the cache after
-	Report  knowledge.Report `json:"report"`  // the log's problems, when read
+	Report  knowledge.Report `json:"report"`  // the log's problems; filled by a rebuild only
 }
 
 // Sync brings the cache up to date with the log and the archive. It first

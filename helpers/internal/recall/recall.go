@@ -262,6 +262,23 @@ var escapedRolePrefixes = func() []string {
 // one that was removed.
 var roleMarkers = regexp.MustCompile(`(?i:\[/?inst\]|<</?sys>>|<\|[a-z_]{0,20}\|>)|(?:SYSTEM|System|HUMAN|Human|ASSISTANT|Assistant|USER|DEVELOPER):`)
 
+// mightHaveMarker reports cheaply whether roleMarkers could match s: every
+// marker holds '[', '<' or '|', or is one of the speaker labels.
+func mightHaveMarker(s string) bool {
+	if strings.ContainsAny(s, "[<|") {
+		return true
+	}
+	if !strings.Contains(s, ":") {
+		return false
+	}
+	for _, w := range []string{"SYSTEM:", "System:", "HUMAN:", "Human:", "ASSISTANT:", "Assistant:", "USER:", "DEVELOPER:"} {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // Sanitize makes untrusted text safe to place inside the wrapper: it drops
 // control, zero-width, bidi-override and tag characters (first, so they
 // cannot hide a marker), folds white space to single spaces, removes
@@ -287,7 +304,7 @@ func Sanitize(s string, maxRunes int) string {
 		}
 	}
 	out := b.String()
-	for {
+	for mightHaveMarker(out) {
 		next := roleMarkers.ReplaceAllString(out, " ")
 		if next == out {
 			break

@@ -70,7 +70,7 @@ func AddShown(localDir, session string, keys []string) error {
 		return err
 	}
 	data, _ := json.Marshal(st)
-	return fsx.WriteAtomic(path, data, 0o644)
+	return fsx.ReplaceFile(path, data, 0o644)
 }
 
 // PruneShown deletes session records older than a week.
