@@ -247,13 +247,15 @@ var rolePrefixes = []string{"system:", "human:", "assistant:", "user:", "develop
 // escapedRolePrefixes are rolePrefixes as they read after '<' and '>' are
 // escaped.
 var escapedRolePrefixes = func() []string {
-	r := strings.NewReplacer("<", "&lt;", ">", "&gt;")
 	out := make([]string, len(rolePrefixes))
 	for i, p := range rolePrefixes {
-		out[i] = r.Replace(p)
+		out[i] = escapeAngles.Replace(p)
 	}
 	return out
 }()
+
+// escapeAngles makes '<' and '>' inert.
+var escapeAngles = strings.NewReplacer("<", "&lt;", ">", "&gt;")
 
 // roleMarkers are chat-template tokens (any case) and the speaker labels a
 // model reads as a change of speaker (upper or title case; "postgres user:
@@ -311,7 +313,7 @@ func Sanitize(s string, maxRunes int) string {
 		}
 		out = next
 	}
-	out = strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(out)
+	out = escapeAngles.Replace(out)
 	out = strings.Join(strings.Fields(out), " ")
 	for changed := true; changed; {
 		changed = false
