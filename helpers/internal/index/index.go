@@ -26,7 +26,7 @@ import (
 
 // schemaVersion changes whenever the schema or what is derived from the log
 // changes; a cache of another version is rebuilt.
-const schemaVersion = "5"
+const schemaVersion = "6"
 
 // FileName is the cache database's name inside .cairn/cache.
 const FileName = "index.db"
@@ -57,6 +57,13 @@ CREATE TABLE entries(
   idents TEXT NOT NULL,
   json TEXT NOT NULL
 );
+CREATE TABLE verdicts(
+  key TEXT NOT NULL,
+  ts INTEGER NOT NULL,
+  effect TEXT NOT NULL,
+  note TEXT NOT NULL,
+  PRIMARY KEY(key, ts)
+) WITHOUT ROWID;
 CREATE VIRTUAL TABLE fts USING fts5(
   content, tags, type, idents,
   content='entries', content_rowid='id',
@@ -177,6 +184,14 @@ type SyncResult struct {
 // dropped, and the entries of the keys they touch are re-folded. A full
 // rebuild happens only when most of the log changed.
 func (ix *Index) Sync() (SyncResult, error) {
+	res, err := ix.syncLog()
+	if err != nil {
+		return res, err
+	}
+	return res, ix.syncVerdicts()
+}
+
+func (ix *Index) syncLog() (SyncResult, error) {
 	var res SyncResult
 	if ix.stale || ix.db == nil {
 		return ix.Rebuild()
@@ -437,13 +452,36 @@ func (ix *Index) Rebuild() (SyncResult, error) {
 	}
 	res.Rebuilt = true
 	ix.stale = false
-	return res, ix.open()
+	if err := ix.open(); err != nil {
+		return res, err
+	}
+	return res, ix.syncVerdicts()
+}
+
+// retracts reports whether the row's line retracts its entry.
+func (r *lineRow) retracts() bool {
+	if r.entry != nil {
+		return r.entry.Status == knowledge.StatusRetracted
+	}
+	if !bytes.Contains(r.json, []byte(knowledge.StatusRetracted)) {
+		return false
+	}
+	e, err := knowledge.DecodeEntry(r.json)
+	if err != nil {
+		return false
+	}
+	r.entry = &e
+	return e.Status == knowledge.StatusRetracted
 }
 
 // newer reports whether line row a supersedes b for the same key: a later
 // ts; on a tie the log over the archive, then the greater bytes, so every
 // reader picks the same winner whatever the file order.
 func newer(a, b *lineRow) bool {
+	// A retraction is final (see knowledge.Latest).
+	if ra, rb := a.retracts(), b.retracts(); ra != rb {
+		return ra
+	}
 	if a.ts != b.ts {
 		return a.ts > b.ts
 	}

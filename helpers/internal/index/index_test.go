@@ -746,17 +746,17 @@ func TestLatestLineWinsAndRetractionHides(t *testing.T) {
 	if hits := search(t, ix, Query{Text: "zebra"}); len(hits) != 1 || hits[0].Entry.Key != e.Key {
 		t.Fatalf("before retraction: %v", hitKeys(hits))
 	}
-	// An older line of the key saying "retracted" does not hide the entry.
-	old := e
-	old.TS, old.Status = 500, knowledge.StatusRetracted
-	if err := s.InsertLines([][]byte{mkLine(old)}); err != nil {
+	// A later line of another status leaves the entry found, with it.
+	review := e
+	review.TS, review.Status = 1500, knowledge.StatusNeedsReview
+	if err := s.InsertLines([][]byte{mkLine(review)}); err != nil {
 		t.Fatal(err)
 	}
 	mustSync(t, ix)
-	if hits := search(t, ix, Query{Text: "zebra"}); len(hits) != 1 || hits[0].Entry.Status != "" {
-		t.Fatalf("an older retraction hid or changed the entry: %+v", hits)
+	if hits := search(t, ix, Query{Text: "zebra"}); len(hits) != 1 || hits[0].Entry.Status != knowledge.StatusNeedsReview {
+		t.Fatalf("after a needs_review line: %+v", hits)
 	}
-	// A newer one does.
+	// A retraction hides it.
 	ret := e
 	ret.TS, ret.Status, ret.ReviewReason = 2000, knowledge.StatusRetracted, "wrong"
 	if err := s.InsertLines([][]byte{mkLine(ret)}); err != nil {
@@ -782,19 +782,35 @@ func TestLatestLineWinsAndRetractionHides(t *testing.T) {
 	if st.ByStatus[knowledge.StatusRetracted] != 1 || st.Total != 31 {
 		t.Errorf("stats = %+v", st)
 	}
-	// Superseded is hidden the same way; a later canonical line restores.
-	for _, tc := range []struct {
-		status string
-		found  bool
-	}{{knowledge.StatusSuperseded, false}, {knowledge.StatusCanonical, true}, {knowledge.StatusNeedsReview, true}} {
-		ret.TS++
-		ret.Status = tc.status
-		if err := s.InsertLines([][]byte{mkLine(ret)}); err != nil {
+	// A retraction is final: no later line of the key, of any status,
+	// brings the entry back (a merge may add one from another branch).
+	for _, status := range []string{"", knowledge.StatusCanonical, knowledge.StatusNeedsReview} {
+		later := e
+		later.TS, later.Status = ret.TS+10, status
+		ret.TS += 10
+		if err := s.InsertLines([][]byte{mkLine(later)}); err != nil {
 			t.Fatal(err)
 		}
 		mustSync(t, ix)
-		if hits := search(t, ix, Query{Text: "zebra"}); (len(hits) == 1) != tc.found {
-			t.Errorf("status %s: found %v, want %v", tc.status, len(hits) == 1, tc.found)
+		if hits := search(t, ix, Query{Text: "zebra"}); len(hits) != 0 {
+			t.Errorf("a later %q line revived a retracted entry: %+v", status, hits)
+		}
+	}
+	// Superseded is hidden the same way, but a later canonical line
+	// restores it.
+	f := knowledge.Entry{Key: "fact-yak-shaving-def456", Type: "fact", Content: "Yak shaving scripts live in tools/yak", TS: 1000}
+	for _, tc := range []struct {
+		status string
+		found  bool
+	}{{"", true}, {knowledge.StatusSuperseded, false}, {knowledge.StatusCanonical, true}, {knowledge.StatusNeedsReview, true}} {
+		f.TS++
+		f.Status = tc.status
+		if err := s.InsertLines([][]byte{mkLine(f)}); err != nil {
+			t.Fatal(err)
+		}
+		mustSync(t, ix)
+		if hits := search(t, ix, Query{Text: "yak"}); (len(hits) == 1) != tc.found {
+			t.Errorf("status %q: found %v, want %v", tc.status, len(hits) == 1, tc.found)
 		}
 	}
 	checkSame(t, "after curation", takeSnapshot(t, ix), reference(t, s))

@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/sanitize"
 )
 
 // MaxTerms caps how many terms of a query reach FTS5, so a pasted page of
@@ -176,7 +177,7 @@ func (ix *Index) search(q Query) ([]Hit, error) {
 		where = append(where, "e.archived=0")
 	}
 	if !q.Inactive {
-		where = append(where, "e.status NOT IN ('retracted','superseded')")
+		where = append(where, "e.status NOT IN ('retracted','superseded')", "coalesce(v.effect,'') != 'removed'")
 	}
 	if q.Type != "" {
 		where = append(where, "e.type=?")
@@ -199,17 +200,23 @@ func (ix *Index) search(q Query) ([]Hit, error) {
 		}
 		where = append([]string{"fts MATCH ?"}, where...)
 		args = append([]any{expr}, args...)
-		query = fmt.Sprintf(`SELECT e.json, e.archived, -%s AS score
-FROM fts JOIN entries e ON e.id = fts.rowid
+		query = fmt.Sprintf(`SELECT e.json, e.archived, -%s AS score, e.status, coalesce(v.effect,''), coalesce(v.note,'')
+FROM fts JOIN entries e ON e.id = fts.rowid `+verdictJoin+`
 WHERE %s ORDER BY %s LIMIT ?`, bm25Expr, strings.Join(where, " AND "), order)
 	} else {
 		cond := "1"
 		if len(where) > 0 {
 			cond = strings.Join(where, " AND ")
 		}
-		query = `SELECT e.json, e.archived, 0 FROM entries e WHERE ` + cond + ` ORDER BY e.ts DESC, e.key LIMIT ?`
+		query = `SELECT e.json, e.archived, 0, e.status, coalesce(v.effect,''), coalesce(v.note,'') FROM entries e ` + verdictJoin +
+			` WHERE ` + cond + ` ORDER BY e.ts DESC, e.key LIMIT ?`
 	}
-	args = append(args, q.Limit)
+	ranked := strings.TrimSpace(q.Text) != "" && !q.NewestFirst
+	limit := q.Limit
+	if ranked {
+		limit = candidates(q.Limit) // priors may reorder the best few
+	}
+	args = append(args, limit)
 	rows, err := ix.db.Query(query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("search cache: %w", err)
@@ -217,19 +224,42 @@ WHERE %s ORDER BY %s LIMIT ?`, bm25Expr, strings.Join(where, " AND "), order)
 	defer rows.Close()
 	var hits []Hit
 	for rows.Next() {
-		var js string
+		var js, status, effect, note string
 		var arch int
 		var score float64
-		if err := rows.Scan(&js, &arch, &score); err != nil {
+		if err := rows.Scan(&js, &arch, &score, &status, &effect, &note); err != nil {
 			return nil, fmt.Errorf("search cache: %w", err)
 		}
 		e, err := knowledge.DecodeEntry([]byte(js))
 		if err != nil {
 			continue
 		}
+		e.Note = note
+		if ranked {
+			score *= prior(e, effect)
+		}
 		hits = append(hits, Hit{Entry: e, Score: score, Archived: arch == 1})
 	}
-	return hits, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search cache: %w", err)
+	}
+	if ranked {
+		sortHits(hits)
+		hits = hits[:min(len(hits), q.Limit)]
+	}
+	return hits, nil
+}
+
+// verdictJoin brings in sanitize's verdict on an entry's current line.
+const verdictJoin = `LEFT JOIN verdicts v ON v.key = e.key AND v.ts = e.ts`
+
+// candidates is how many of the best bm25 matches are read for a query
+// that shows limit: enough for the priors to lift a lower match into view.
+func candidates(limit int) int { return limit*3 + 20 }
+
+// sortHits orders hits best first; equal scores keep their order.
+func sortHits(hits []Hit) {
+	sort.SliceStable(hits, func(a, b int) bool { return hits[a].Score > hits[b].Score })
 }
 
 // Count is one group of a statistic.
@@ -388,7 +418,7 @@ func (ix *Index) countUpTo(expr string, max int) (int, error) {
 // the few best entries; ok is false when filters removed so many that the
 // joined query must decide.
 func (ix *Index) rankFirst(expr string, q Query) (hits []Hit, ok bool, err error) {
-	want := q.Limit*3 + 20
+	want := candidates(q.Limit)
 	rows, err := ix.db.Query(`SELECT rowid, -`+bm25Expr+` FROM fts WHERE fts MATCH ? ORDER BY `+bm25Expr+` LIMIT ?`, expr, want)
 	if err != nil {
 		return nil, false, fmt.Errorf("search cache: %w", err)
@@ -410,31 +440,31 @@ func (ix *Index) rankFirst(expr string, q Query) (hits []Hit, ok bool, err error
 	if err := rows.Err(); err != nil {
 		return nil, false, fmt.Errorf("search cache: %w", err)
 	}
-	stmt, err := ix.db.Prepare(`SELECT json, archived, status FROM entries WHERE id=?`)
+	stmt, err := ix.db.Prepare(`SELECT e.json, e.archived, e.status, coalesce(v.effect,''), coalesce(v.note,'') FROM entries e ` + verdictJoin + ` WHERE e.id=?`)
 	if err != nil {
 		return nil, false, fmt.Errorf("search cache: %w", err)
 	}
 	defer stmt.Close()
 	for _, r := range top {
-		if len(hits) == q.Limit {
-			return hits, true, nil
-		}
-		var js, status string
+		var js, status, effect, note string
 		var arch int
-		if err := stmt.QueryRow(r.id).Scan(&js, &arch, &status); err != nil {
+		if err := stmt.QueryRow(r.id).Scan(&js, &arch, &status, &effect, &note); err != nil {
 			continue
 		}
-		if (!q.All && arch == 1) || (!q.Inactive && (status == knowledge.StatusRetracted || status == knowledge.StatusSuperseded)) {
+		if (!q.All && arch == 1) || (!q.Inactive && (status == knowledge.StatusRetracted || status == knowledge.StatusSuperseded || effect == sanitize.EffectRemoved)) {
 			continue
 		}
 		e, err := knowledge.DecodeEntry([]byte(js))
 		if err != nil {
 			continue
 		}
-		hits = append(hits, Hit{Entry: e, Score: r.score, Archived: arch == 1})
+		e.Note = note
+		hits = append(hits, Hit{Entry: e, Score: r.score * prior(e, effect), Archived: arch == 1})
 	}
+	sortHits(hits)
 	// Every match was seen, or enough survived the filters.
-	return hits, len(top) < want || len(hits) == q.Limit, nil
+	ok = len(top) < want || len(hits) >= q.Limit
+	return hits[:min(len(hits), q.Limit)], ok, nil
 }
 
 // Confident reports whether an entry matches enough of a query to be shown

@@ -57,6 +57,11 @@ type Entry struct {
 	MergedFrom   []string `json:"merged_from,omitempty"`
 	ReviewReason string   `json:"review_reason,omitempty"`
 	Redacted     []string `json:"redacted,omitempty"`
+
+	// Note is this machine's remark on the entry from its last sanitize
+	// run ("needs review: ...", "possibly outdated: ..."). It is shown by
+	// recall and never written to the log.
+	Note string `json:"-"`
 }
 
 // NormalizeType maps user spellings (LEARNED, Must_Check, must check) to a

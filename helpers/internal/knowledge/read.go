@@ -55,12 +55,17 @@ type Report struct {
 	Repaired int            `json:"repaired"`
 	ByKind   map[string]int `json:"by_kind,omitempty"`
 	Problems []Problem      `json:"problems,omitempty"` // the first MaxProblems
+
+	each func(Problem) // sees every problem, past the cap too
 }
 
 // MaxProblems caps how many problems a Report lists one by one.
 const MaxProblems = 50
 
 func (r *Report) add(p Problem) {
+	if r.each != nil {
+		r.each(p)
+	}
 	if r.ByKind == nil {
 		r.ByKind = map[string]int{}
 	}
@@ -127,8 +132,15 @@ func Lines(data []byte) (lines [][]byte, torn bool) {
 // order. Nothing in the data is fatal: invalid lines are skipped, repairable
 // ones repaired, and all of it is counted in the returned Report.
 func Parse(data []byte, fn func(Record)) Report {
+	return ParseEach(data, fn, nil)
+}
+
+// ParseEach is Parse that also calls problem for every line it skipped or
+// repaired, however many there are (the Report lists only the first
+// MaxProblems).
+func ParseEach(data []byte, fn func(Record), problem func(Problem)) Report {
 	lines, torn := Lines(data)
-	var rep Report
+	rep := Report{each: problem}
 	rep.Lines = len(lines)
 	for i, line := range lines {
 		n := i + 1
@@ -166,6 +178,7 @@ func Parse(data []byte, fn func(Record)) Report {
 			fn(Record{Line: n, Raw: line, JSON: obj, Entry: e})
 		}
 	}
+	rep.each = nil
 	return rep
 }
 
@@ -376,12 +389,16 @@ func decodeList(v gjson.Result) []string {
 
 // Latest folds records to the newest line per key (the one with the highest
 // ts; on a tie, the later line in the file), sorted by key.
+//
+// A retraction is final: once any line retracts a key, that line wins over
+// every other line of the key, so a merge that brings back an older or a
+// newer line of a retracted entry cannot revive it.
 func Latest(recs []Record) []Record {
 	best := make(map[string]int, len(recs))
 	for i := range recs {
 		k := recs[i].Entry.Key
 		j, ok := best[k]
-		if !ok || recs[i].Entry.TS >= recs[j].Entry.TS {
+		if !ok || Supersedes(&recs[i].Entry, &recs[j].Entry) || (recs[i].Entry.TS == recs[j].Entry.TS && !Supersedes(&recs[j].Entry, &recs[i].Entry)) {
 			best[k] = i
 		}
 	}
@@ -391,4 +408,14 @@ func Latest(recs []Record) []Record {
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].Entry.Key < out[b].Entry.Key })
 	return out
+}
+
+// Supersedes reports whether line a of a key wins over line b of the same
+// key: a retraction over anything else, otherwise the later ts.
+func Supersedes(a, b *Entry) bool {
+	ra, rb := a.Status == StatusRetracted, b.Status == StatusRetracted
+	if ra != rb {
+		return ra
+	}
+	return a.TS > b.TS
 }

@@ -1,0 +1,31 @@
+package index
+
+import (
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/sanitize"
+)
+
+// Priors scale a match's bm25 score by what is known of the entry beyond
+// its words. Each is kept only because the evaluation set says it helps
+// (see testdata/eval/README.md); flags are the exception: an entry that
+// sanitize found doubtful ranks lower whatever the figures, because
+// showing it first would mislead.
+const (
+	priorCanonical   = 1.25 // curation chose it for its cluster
+	priorNeedsReview = 0.7  // curation or sanitize doubts it
+)
+
+// prior is the factor for entry e with sanitize's effect on it.
+func prior(e knowledge.Entry, effect string) float64 {
+	f := 1.0
+	switch e.Status {
+	case knowledge.StatusCanonical:
+		f *= priorCanonical
+	case knowledge.StatusNeedsReview:
+		f *= priorNeedsReview
+	}
+	if effect == sanitize.EffectFlagged {
+		f *= priorNeedsReview
+	}
+	return f
+}

@@ -1,0 +1,75 @@
+package index
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+	"github.com/cairn-dev/cairn/helpers/internal/sanitize"
+)
+
+// auditState is what the cache remembers of the audit it loaded.
+type auditState struct {
+	ID     fsx.FileID `json:"id"`
+	LogSum string     `json:"log_sum"`
+}
+
+// syncVerdicts loads sanitize's verdicts when the audit file changed since
+// the cache last read it. A verdict applies to the line it judged (key and
+// ts): a newer line of the key is judged by the next sanitize run.
+func (ix *Index) syncVerdicts() error {
+	path := sanitize.AuditPath(ix.store.CachePath())
+	id, err := fsx.StatID(path)
+	if err != nil {
+		return err
+	}
+	var saved auditState
+	if v, err := ix.meta("audit"); err == nil {
+		_ = json.Unmarshal([]byte(v), &saved)
+		if saved.ID == id {
+			return nil
+		}
+	}
+	verdicts, logSum, err := sanitize.ReadVerdicts(path)
+	if err != nil {
+		return err
+	}
+	tx, err := ix.db.Begin()
+	if err != nil {
+		return fmt.Errorf("load audit: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`DELETE FROM verdicts`); err != nil {
+		return fmt.Errorf("load audit: %w", err)
+	}
+	st, err := tx.Prepare(`INSERT OR REPLACE INTO verdicts(key,ts,effect,note) VALUES(?,?,?,?)`)
+	if err != nil {
+		return fmt.Errorf("load audit: %w", err)
+	}
+	defer st.Close()
+	for _, v := range verdicts {
+		if _, err := st.Exec(v.Key, v.TS, v.Effect, v.Note); err != nil {
+			return fmt.Errorf("load audit: %w", err)
+		}
+	}
+	b, _ := json.Marshal(auditState{ID: id, LogSum: logSum})
+	if _, err := tx.Exec(`INSERT OR REPLACE INTO meta(k,v) VALUES('audit',?)`, string(b)); err != nil {
+		return fmt.Errorf("load audit: %w", err)
+	}
+	return tx.Commit()
+}
+
+// SanitizeNeeded reports whether the working set is behind the log: no
+// sanitize run yet, or the last one read another version of the log.
+func (ix *Index) SanitizeNeeded() bool {
+	var audit auditState
+	var files state
+	if v, err := ix.meta("audit"); err == nil {
+		_ = json.Unmarshal([]byte(v), &audit)
+	}
+	if v, err := ix.meta("files"); err == nil {
+		_ = json.Unmarshal([]byte(v), &files)
+	}
+	logSum := files[ix.store.LogPath()].Sum
+	return logSum != "" && audit.LogSum != logSum
+}
