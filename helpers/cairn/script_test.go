@@ -11,6 +11,10 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// Hooks start background sanitize runs that would outlive a test and
+	// write into its removed directory; the tests of that behaviour turn
+	// it back on and wait for the run.
+	os.Setenv("CAIRN_NO_BACKGROUND", "1")
 	testscript.Main(m, map[string]func(){
 		"cairn": func() {
 			os.Exit(cli.Main(os.Args, cli.Env{Stdin: hookgate.Stdin(), Stdout: os.Stdout, Stderr: os.Stderr}))
@@ -38,6 +42,7 @@ func TestScript(t *testing.T) {
 			e.Setenv("GIT_COMMITTER_DATE", "2026-01-02T03:04:05Z")
 			e.Setenv("REPO_ROOT", root)
 			e.Setenv("CAIRN_DIR", "")
+			e.Setenv("CAIRN_NO_BACKGROUND", "1")
 			gitconfig := "[user]\n\tname = Ana Tester\n\temail = ana@example.com\n[init]\n\tdefaultBranch = main\n"
 			return os.WriteFile(filepath.Join(e.WorkDir, ".gitconfig"), []byte(gitconfig), 0o644)
 		},

@@ -49,6 +49,8 @@ type hookRun struct {
 // event produced its protocol output.
 func runHook(args []string, env Env) (code int) {
 	h := &hookRun{env: env}
+	// Whatever a hook starts knows it runs under a hook (see curate).
+	os.Setenv(inHookEnv, "1")
 	if len(args) > 2 {
 		h.event = args[2]
 	}
@@ -150,20 +152,33 @@ func (h *hookRun) locate(cwd string) {
 // creating .cairn just to log would litter every repository — and the line
 // goes to stderr, which Claude Code keeps in its debug log.
 func (h *hookRun) logf(format string, args ...any) {
-	line := fmt.Sprintf("%s %s %s\n", time.Now().UTC().Format(time.RFC3339), h.event, strings.ReplaceAll(fmt.Sprintf(format, args...), "\n", " "))
-	if h.store != nil && h.store.Exists() {
-		if err := os.MkdirAll(h.store.CachePath(), 0o755); err == nil {
-			f, err := os.OpenFile(filepath.Join(h.store.CachePath(), "cairn.log"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-			if err == nil {
-				_, werr := f.WriteString(line)
-				cerr := f.Close()
-				if werr == nil && cerr == nil {
-					return
-				}
-			}
-		}
+	msg := h.event + " " + fmt.Sprintf(format, args...)
+	if h.store != nil && appendLog(h.store, msg) {
+		return
 	}
-	fmt.Fprint(h.env.Stderr, "cairn: "+line)
+	fmt.Fprint(h.env.Stderr, "cairn: "+logLine(msg))
+}
+
+func logLine(msg string) string {
+	return time.Now().UTC().Format(time.RFC3339) + " " + strings.ReplaceAll(msg, "\n", " ") + "\n"
+}
+
+// appendLog appends one time-stamped line to .cairn/cache/cairn.log and
+// reports whether it could; it writes nothing without a .cairn directory.
+func appendLog(s *knowledge.Store, msg string) bool {
+	if !s.Exists() {
+		return false
+	}
+	if err := os.MkdirAll(s.CachePath(), 0o755); err != nil {
+		return false
+	}
+	f, err := os.OpenFile(filepath.Join(s.CachePath(), "cairn.log"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return false
+	}
+	_, werr := f.WriteString(logLine(msg))
+	cerr := f.Close()
+	return werr == nil && cerr == nil
 }
 
 // capture adds the items to the log with provenance. It provisions .cairn
@@ -194,6 +209,9 @@ func (h *hookRun) capture(p hook.Payload, items []capture.Item, source string) e
 	}
 	if len(keys) > 0 {
 		h.logf("captured %d: %s", len(keys), strings.Join(keys, " "))
+		if err := startSanitize(h.store, h.root, h.env.Getenv); err != nil {
+			h.logf("%v", err)
+		}
 	}
 	return nil
 }
@@ -215,6 +233,11 @@ func (h *hookRun) sessionStart(p hook.Payload) ([]byte, error) {
 		return nil, err
 	}
 	defer ix.Close()
+	if ix.SanitizeNeeded() {
+		if err := startSanitize(h.store, h.root, h.env.Getenv); err != nil {
+			h.logf("%v", err)
+		}
+	}
 	ctx := h.sessionContext()
 	query := recall.Query(ctx)
 	must, err := ix.Search(index.Query{Type: "must-check", NewestFirst: true, Limit: 50})

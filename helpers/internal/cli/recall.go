@@ -110,6 +110,7 @@ type hitJSON struct {
 	Commit   string   `json:"commit,omitempty"`
 	Files    []string `json:"files,omitempty"`
 	Archived bool     `json:"archived"`
+	Note     string   `json:"note,omitempty"` // sanitize's flag on this machine
 }
 
 func hitsJSON(hits []index.Hit) []hitJSON {
@@ -127,7 +128,7 @@ func hitsJSON(hits []index.Hit) []hitJSON {
 		out = append(out, hitJSON{
 			Key: e.Key, Type: e.Type, Content: e.Content, Score: roundScore(h.Score), TS: e.TS,
 			Status: status, Tags: tags, Bead: e.Bead, Author: e.Author, Branch: e.Branch,
-			Commit: e.Commit, Files: e.Files, Archived: h.Archived,
+			Commit: e.Commit, Files: e.Files, Archived: h.Archived, Note: e.Note,
 		})
 	}
 	return out
@@ -157,6 +158,9 @@ func printHit(w io.Writer, h index.Hit) {
 	}
 	if h.Archived {
 		meta = append(meta, "archived")
+	}
+	if e.Note != "" {
+		meta = append(meta, e.Note)
 	}
 	fmt.Fprintf(w, "  %s\n", strings.Join(meta, " | "))
 }

@@ -219,3 +219,35 @@ func StatID(path string) (FileID, error) {
 		Ino:   st.Ino,
 	}, nil
 }
+
+// File is the lock's open file, for a child process to inherit
+// (exec.Cmd.ExtraFiles); see [Lock.Handoff].
+func (l *Lock) File() *os.File { return l.f }
+
+// Handoff closes this process's handle on the lock without unlocking it.
+// Once a child has inherited the file, the lock stays held until the child
+// releases it or exits, whatever this process does.
+func (l *Lock) Handoff() error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	err := l.f.Close()
+	l.f = nil
+	return err
+}
+
+// Inherited takes over a lock whose file descriptor a parent process
+// passed down. It fails unless the descriptor holds the lock.
+func Inherited(fd uintptr) (*Lock, error) {
+	f := os.NewFile(fd, "inherited-lock")
+	if f == nil {
+		return nil, fmt.Errorf("no inherited lock on fd %d", fd)
+	}
+	// Asking again for a lock this description already holds succeeds at
+	// once; it fails when someone else holds it.
+	if err := unix.Flock(int(fd), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("inherited lock on fd %d: %w", fd, err)
+	}
+	return &Lock{f: f}, nil
+}

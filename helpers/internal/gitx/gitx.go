@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
@@ -125,4 +126,49 @@ func changedFiles(c, parent *object.Commit, max int) []string {
 		}
 	}
 	return files
+}
+
+// TrackedFile is a file in the repository's index (what `git ls-files`
+// lists), with the hash of its staged content.
+type TrackedFile struct {
+	Path string // slash-separated, relative to the work tree
+	Hash string // hex object id
+}
+
+// Tracked lists the files in the index.
+func (g *Repo) Tracked() ([]TrackedFile, error) {
+	idx, err := g.r.Storer.Index()
+	if err != nil {
+		return nil, fmt.Errorf("read git index: %w", err)
+	}
+	out := make([]TrackedFile, 0, len(idx.Entries))
+	for _, e := range idx.Entries {
+		out = append(out, TrackedFile{Path: e.Name, Hash: e.Hash.String()})
+	}
+	return out, nil
+}
+
+// HashesAt returns, for each of paths that exists in commit rev (a full or
+// abbreviated hash, or any revision git understands), the hex id of its
+// content there.
+func (g *Repo) HashesAt(rev string, paths []string) (map[string]string, error) {
+	h, err := g.r.ResolveRevision(plumbing.Revision(rev))
+	if err != nil {
+		return nil, fmt.Errorf("resolve %s: %w", rev, err)
+	}
+	c, err := g.r.CommitObject(*h)
+	if err != nil {
+		return nil, fmt.Errorf("read commit %s: %w", rev, err)
+	}
+	tree, err := c.Tree()
+	if err != nil {
+		return nil, fmt.Errorf("read tree of %s: %w", rev, err)
+	}
+	out := map[string]string{}
+	for _, p := range paths {
+		if e, err := tree.FindEntry(p); err == nil {
+			out[p] = e.Hash.String()
+		}
+	}
+	return out, nil
 }

@@ -188,7 +188,14 @@ func (s *Store) Insert(entries []Entry) (InsertResult, error) {
 // deduplicating: the way to record a change of an entry (a status, a
 // supersession), which is a new line with the same key and a later ts.
 func (s *Store) InsertLines(lines [][]byte) error {
-	if len(lines) == 0 {
+	return s.InsertLinesIf(lines, nil)
+}
+
+// InsertLinesIf is InsertLines that first calls check, under the writers'
+// lock, with the log as it is; an error from check stops the insertion.
+// It is how a reviewed change applies only to the log it was made from.
+func (s *Store) InsertLinesIf(lines [][]byte, check func(log []byte) error) error {
+	if len(lines) == 0 && check == nil {
 		return nil
 	}
 	l, err := s.lock()
@@ -199,6 +206,14 @@ func (s *Store) InsertLines(lines [][]byte) error {
 	data, err := ReadFile(s.LogPath())
 	if err != nil {
 		return err
+	}
+	if check != nil {
+		if err := check(data); err != nil {
+			return err
+		}
+	}
+	if len(lines) == 0 {
+		return nil
 	}
 	return fsx.WriteAtomic(s.LogPath(), insertSorted(data, lines), 0o644)
 }

@@ -231,7 +231,11 @@ func entryLine(e knowledge.Entry, content string) string {
 	if a := Sanitize(e.Author, 40); a != "" {
 		meta += ", " + a
 	}
-	if e.Status == knowledge.StatusNeedsReview {
+	switch {
+	case e.Note != "":
+		// "needs review: ..." or "possibly outdated: ...", from sanitize.
+		meta += ", " + Sanitize(e.Note, 160)
+	case e.Status == knowledge.StatusNeedsReview:
 		meta += ", needs review"
 	}
 	return fmt.Sprintf("- [%s] %s (%s)", Sanitize(e.Type, 20), content, meta)

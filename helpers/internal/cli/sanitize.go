@@ -1,0 +1,133 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/sanitize"
+	ucli "github.com/urfave/cli/v2"
+)
+
+// lockFDEnv passes the sanitize lock to a background run.
+const lockFDEnv = "CAIRN_SANITIZE_LOCK_FD"
+
+// noBackgroundEnv, set to 1, stops hooks from starting background runs.
+const noBackgroundEnv = "CAIRN_NO_BACKGROUND"
+
+func sanitizeCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:  "sanitize",
+		Usage: "write the local working set (cache/active.jsonl) and its audit (cache/audit.jsonl)",
+		Description: "Reads the shared log and never changes it. The working set holds the latest line\n" +
+			"of every key, without retracted and superseded entries, noise (pasted commands,\n" +
+			"log lines, stack traces, fragments), duplicates (collapsed to the newest) and\n" +
+			"stale entries (every file they name is gone). Entries naming a missing file or\n" +
+			"symbol are flagged needs_review, entries whose files changed since their commit\n" +
+			"are flagged outdated; recall ranks flagged entries lower and marks them. The\n" +
+			"audit has one line per decision with the keys and the reason.\n" +
+			"Hooks run it in the background when the log changed.",
+		Flags: []ucli.Flag{
+			&ucli.BoolFlag{Name: "json", Usage: "print the summary as JSON"},
+			&ucli.BoolFlag{Name: "background", Hidden: true, Usage: "run quietly, as started by a hook"},
+		},
+		Action: func(c *ucli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("sanitize takes no arguments")
+			}
+			p, err := findProject(c, env)
+			if err != nil {
+				return err
+			}
+			if !p.store.Exists() {
+				return hinted(fmt.Errorf("no %s in %s", knowledge.DirName, p.root), "run cairn init or cairn add first")
+			}
+			opts := sanitize.Options{Root: p.root}
+			if c.Bool("background") {
+				return backgroundSanitize(p, opts, env)
+			}
+			res, _, err := sanitize.Run(p.store, opts, true)
+			if err != nil {
+				return explainRead(err)
+			}
+			if c.Bool("json") {
+				return writeJSON(env.Stdout, res.Summary)
+			}
+			printSanitize(env.Stdout, res.Summary)
+			return nil
+		},
+	}
+}
+
+func printSanitize(w io.Writer, s sanitize.Summary) {
+	fmt.Fprintf(w, "working set: %d of %d entries -> %s\n", s.Active, s.Entries, filepath.Join(knowledge.DirName, knowledge.CacheDir, sanitize.ActiveName))
+	fmt.Fprintf(w, "  removed: %d noise, %d duplicates, %d stale, %d retracted, %d superseded, %d archived\n",
+		s.Noise, s.Duplicates, s.Stale, s.Retracted, s.Superseded, s.Archived)
+	fmt.Fprintf(w, "  flagged: %d needs review, %d possibly outdated\n", s.Review, s.Outdated)
+	if s.Invalid+s.Repaired > 0 {
+		fmt.Fprintf(w, "  log lines: %d skipped, %d repaired\n", s.Invalid, s.Repaired)
+	}
+	if !s.SymbolsComplete {
+		fmt.Fprintln(w, "  symbol search stopped at its time bound; unchecked symbols count as found")
+	}
+	fmt.Fprintf(w, "audit: %s (why each entry left or was flagged)\n", filepath.Join(knowledge.DirName, knowledge.CacheDir, sanitize.AuditName))
+}
+
+// backgroundSanitize is a run started by a hook: it holds the lock the hook
+// passed down (or takes it if free), and reports failures in cairn.log.
+func backgroundSanitize(p *project, opts sanitize.Options, env Env) error {
+	var lock *fsx.Lock
+	if fd, err := strconv.Atoi(env.Getenv(lockFDEnv)); err == nil && fd > 2 {
+		if lock, err = fsx.Inherited(uintptr(fd)); err != nil {
+			return nil // someone else runs it
+		}
+	} else {
+		var ok bool
+		lock, ok, err = fsx.TryAcquire(filepath.Join(p.store.CachePath(), sanitize.LockName))
+		if err != nil || !ok {
+			return err
+		}
+	}
+	defer lock.Release()
+	if _, _, err := sanitize.RunLocked(p.store, opts); err != nil {
+		appendLog(p.store, "sanitize: "+err.Error())
+	}
+	return nil
+}
+
+// startSanitize starts a background sanitize of store s unless one is
+// running. The lock is taken here and handed to the child, so a caller
+// that returns at once leaves no window in which a second run starts, and
+// a test can wait for the run by taking the lock.
+func startSanitize(s *knowledge.Store, root string, getenv func(string) string) error {
+	if getenv(noBackgroundEnv) == "1" {
+		return nil
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("start sanitize: %w", err)
+	}
+	if err := os.MkdirAll(s.CachePath(), 0o755); err != nil {
+		return fmt.Errorf("start sanitize: %w", err)
+	}
+	lock, ok, err := fsx.TryAcquire(filepath.Join(s.CachePath(), sanitize.LockName))
+	if err != nil || !ok {
+		return err
+	}
+	cmd := exec.Command(self, "sanitize", "--background", "--dir", root)
+	cmd.Env = append(os.Environ(), lockFDEnv+"=3")
+	cmd.ExtraFiles = []*os.File{lock.File()}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		lock.Release()
+		return fmt.Errorf("start sanitize: %w", err)
+	}
+	_ = cmd.Process.Release()
+	return lock.Handoff()
+}

@@ -1,0 +1,298 @@
+package sanitize
+
+import (
+	"bytes"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+)
+
+// Anchors are what an entry names that the repository can confirm.
+type Anchors struct {
+	// Files are paths with a directory (internal/auth/redirect.go) and the
+	// entry's own files field: all gone means the entry is stale.
+	Files []string
+	// Names are bare file names (install.sh): found, they confirm the
+	// entry; not found, they say nothing (prose names files of other
+	// projects, "Node.js" reads like one).
+	Names []string
+	// Symbols are identifiers (buildQuery, Client.Do, stop_hook_active):
+	// one not found in any tracked file means the entry needs review.
+	Symbols []string
+}
+
+// Empty reports whether there is nothing to check.
+func (a Anchors) Empty() bool { return len(a.Files)+len(a.Names)+len(a.Symbols) == 0 }
+
+// Caps on what one entry contributes.
+const (
+	maxFileAnchors   = 8
+	maxSymbolAnchors = 6
+)
+
+// sourceExt lists the extensions of files worth anchoring to.
+var sourceExt = func() map[string]bool {
+	m := map[string]bool{}
+	for _, e := range strings.Fields(`go mod sum ts tsx js jsx mjs cjs py pyi rb rs java kt kts scala swift m mm c h cc cpp cxx hpp hh cs fs
+php ex exs erl hrl hs ml mli clj cljs lua pl pm r jl dart zig nim vue svelte astro html htm css scss sass less
+md mdx rst txt json jsonl yaml yml toml ini cfg conf env xml proto graphql gql sql sh bash zsh fish ps1 bat
+tf tfvars hcl gradle properties lock dockerfile mk cmake nix el vim`) {
+		m[e] = true
+	}
+	return m
+}()
+
+var (
+	backticked = regexp.MustCompile("`([^`\n]{3,100})`")
+	identPath  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$`)
+	callLike   = regexp.MustCompile(`(?:^|[^\w.$])([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\(\)`)
+	camelCase  = regexp.MustCompile(`(?:^|[^\w.$/-])([a-z][a-z0-9]+[A-Z][A-Za-z0-9]*[a-z0-9][A-Za-z0-9]*)(?:$|[^\w/-])`)
+	snakeCase  = regexp.MustCompile(`(?:^|[^\w.$/-])([a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?:$|[^\w/-])`)
+	dotted     = regexp.MustCompile(`(?:^|[^\w.$/-])([A-Za-z][A-Za-z0-9]*\.[A-Z][A-Za-z0-9_]*)(?:$|[^\w./-])`)
+)
+
+// FindAnchors extracts the anchors of an entry from its files field and its
+// content, keeping case.
+func FindAnchors(e knowledge.Entry) Anchors {
+	var a Anchors
+	seen := map[string]bool{}
+	addFile := func(p string) {
+		if len(a.Files) < maxFileAnchors && !seen[p] {
+			seen[p] = true
+			a.Files = append(a.Files, p)
+		}
+	}
+	for _, f := range e.Files {
+		if p, ok := repoPath(f); ok {
+			addFile(p)
+		}
+	}
+	for _, w := range knowledge.MentionedPaths(e.Content) {
+		p, ok := repoPath(w)
+		if !ok || !sourceExt[strings.ToLower(strings.TrimPrefix(path.Ext(p), "."))] {
+			continue
+		}
+		if strings.Contains(p, "/") {
+			addFile(p)
+		} else if len(a.Names) < maxFileAnchors && !seen[p] {
+			seen[p] = true
+			a.Names = append(a.Names, p)
+		}
+	}
+	addSym := func(s string) {
+		s = strings.TrimSuffix(s, "()")
+		if len(a.Symbols) >= maxSymbolAnchors || len(s) < 3 || seen[s] || !identPath.MatchString(s) || commonWords[strings.ToLower(s)] {
+			return
+		}
+		// A file name is a file anchor, not a symbol.
+		if i := strings.LastIndexByte(s, '.'); i > 0 && sourceExt[strings.ToLower(s[i+1:])] {
+			return
+		}
+		seen[s] = true
+		a.Symbols = append(a.Symbols, s)
+	}
+	for _, m := range backticked.FindAllStringSubmatch(e.Content, -1) {
+		s := strings.TrimSpace(m[1])
+		if i := strings.IndexByte(s, '('); i > 0 {
+			s = s[:i]
+		}
+		addSym(s)
+	}
+	for _, re := range []*regexp.Regexp{callLike, camelCase, snakeCase, dotted} {
+		for _, m := range re.FindAllStringSubmatch(e.Content, -1) {
+			addSym(m[1])
+		}
+	}
+	return a
+}
+
+// commonWords are identifier-shaped words of prose and tooling that no
+// repository needs to contain.
+var commonWords = map[string]bool{"e.g": true, "i.e": true, "etc": true, "todo": true, "fixme": true, "print": true, "len": true}
+
+// repoPath cleans a mention into a path inside the repository, or reports
+// that it cannot be one (absolute, home, URL, outside the tree).
+func repoPath(p string) (string, bool) {
+	p = strings.TrimPrefix(strings.TrimSpace(p), "./")
+	if p == "" || strings.ContainsAny(p, "~$*?<>|\\ ") || strings.Contains(p, "://") || strings.HasPrefix(p, "/") {
+		return "", false
+	}
+	p = path.Clean(p)
+	if p == "." || strings.HasPrefix(p, "../") || p == ".." {
+		return "", false
+	}
+	// "install.sh/uninstall.sh" names two files, not a directory.
+	if dir := path.Dir(p); dir != "." && sourceExt[strings.ToLower(strings.TrimPrefix(path.Ext(dir), "."))] {
+		return "", false
+	}
+	return p, true
+}
+
+// repoView is what anchor checks know of the repository.
+type repoView struct {
+	root    string
+	tracked map[string]string   // path -> staged content hash
+	byBase  map[string][]string // base name -> tracked paths
+	git     bool
+}
+
+func newRepoView(root string, tracked map[string]string, git bool) *repoView {
+	v := &repoView{root: root, tracked: tracked, byBase: map[string][]string{}, git: git}
+	for p := range tracked {
+		b := path.Base(p)
+		v.byBase[b] = append(v.byBase[b], p)
+	}
+	return v
+}
+
+// resolve finds a mentioned path in the repository, case-sensitively: the
+// tracked file itself, a tracked file it is the tail of (auth/redirect.go
+// for internal/auth/redirect.go), or, outside git, a file on disk whose
+// name has exactly that case.
+func (v *repoView) resolve(p string) (string, bool) {
+	if _, ok := v.tracked[p]; ok {
+		return p, true
+	}
+	for _, cand := range v.byBase[path.Base(p)] {
+		if strings.HasSuffix(cand, "/"+p) {
+			return cand, true
+		}
+	}
+	if v.git {
+		return "", false
+	}
+	return p, existsExact(v.root, p)
+}
+
+// existsExact reports whether root/p exists with exactly the case of p,
+// even on a case-insensitive file system.
+func existsExact(root, p string) bool {
+	dir := root
+	for _, part := range strings.Split(p, "/") {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return false
+		}
+		found := false
+		for _, e := range ents {
+			if e.Name() == part {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+		dir = filepath.Join(dir, part)
+	}
+	return true
+}
+
+// Bounds of the symbol search.
+const (
+	maxSymbolFileSize = 1 << 20   // larger tracked files are skipped
+	maxSymbolBytes    = 256 << 20 // total bytes read
+)
+
+// symbolSearch finds which symbols occur in tracked files: a dotted
+// symbol needs all its parts as identifiers in one file. It reads each
+// tracked file at most once, stops when every symbol is found, and stops
+// early at the deadline or after maxSymbolBytes; complete is false then,
+// and the symbols not reached are unknown rather than missing.
+func symbolSearch(root string, files []string, symbols []string, deadline time.Time) (found map[string]bool, complete bool) {
+	found = map[string]bool{}
+	parts := map[string][]string{}
+	want := map[string][]string{} // identifier -> symbols that need it
+	for _, s := range symbols {
+		if _, dup := parts[s]; dup {
+			continue
+		}
+		ps := strings.Split(s, ".")
+		parts[s] = ps
+		for _, p := range ps {
+			want[p] = append(want[p], s)
+		}
+	}
+	remaining := len(parts)
+	if remaining == 0 {
+		return found, true
+	}
+	sort.Strings(files)
+	var read int64
+	seen := map[string]bool{}
+	for _, f := range files {
+		if time.Now().After(deadline) || read > maxSymbolBytes {
+			return found, false
+		}
+		data, err := readSmall(filepath.Join(root, filepath.FromSlash(f)))
+		if err != nil || bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 {
+			continue
+		}
+		read += int64(len(data))
+		clear(seen)
+		forEachIdent(data, func(id []byte) {
+			if _, ok := want[string(id)]; ok {
+				seen[string(id)] = true
+			}
+		})
+		for id := range seen {
+			for _, s := range want[id] {
+				if found[s] {
+					continue
+				}
+				all := true
+				for _, p := range parts[s] {
+					if !seen[p] {
+						all = false
+						break
+					}
+				}
+				if all {
+					found[s] = true
+					remaining--
+				}
+			}
+		}
+		if remaining == 0 {
+			return found, true
+		}
+	}
+	return found, true
+}
+
+// readSmall reads a file unless it is larger than maxSymbolFileSize.
+func readSmall(p string) ([]byte, error) {
+	fi, err := os.Lstat(p)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxSymbolFileSize {
+		return nil, os.ErrNotExist
+	}
+	return os.ReadFile(p)
+}
+
+// forEachIdent calls fn for every identifier ([A-Za-z_][A-Za-z0-9_]*) in
+// data; id is only valid during the call.
+func forEachIdent(data []byte, fn func(id []byte)) {
+	start := -1
+	for i := 0; i <= len(data); i++ {
+		var c byte
+		if i < len(data) {
+			c = data[i]
+		}
+		isWord := c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		switch {
+		case isWord && start < 0:
+			if c < '0' || c > '9' {
+				start = i
+			}
+		case !isWord && start >= 0:
+			fn(data[start:i])
+			start = -1
+		}
+	}
+}

@@ -1,0 +1,129 @@
+package sanitize
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+// Reasons Noise gives.
+const (
+	NoiseCommand    = "pasted command"
+	NoiseLogLine    = "log line"
+	NoiseStackTrace = "stack trace"
+	NoiseFragment   = "fragment"
+)
+
+// commandWords start the shell commands that get pasted instead of
+// knowledge.
+var commandWords = map[string]bool{
+	"bd": true, "git": true, "cd": true, "ls": true, "cat": true, "echo": true, "grep": true, "rg": true,
+	"sed": true, "awk": true, "find": true, "npm": true, "npx": true, "pnpm": true, "yarn": true, "bun": true,
+	"go": true, "cargo": true, "make": true, "docker": true, "kubectl": true, "curl": true, "wget": true,
+	"python": true, "python3": true, "pip": true, "node": true, "bash": true, "sh": true, "sudo": true,
+	"export": true, "rm": true, "mv": true, "cp": true, "mkdir": true, "chmod": true, "jq": true, "gh": true,
+	"sqlite3": true, "psql": true, "terraform": true, "helm": true, "brew": true, "apt": true, "apt-get": true,
+}
+
+var (
+	// A flag given a quoted or computed value.
+	flagArg = regexp.MustCompile(`\s--?[A-Za-z][\w-]*(?:=|\s+)["'$]`)
+	// Shell syntax that prose does not use.
+	shellSyntax = regexp.MustCompile(`&&|\|\||\s\|\s|2>&1|\$\(|<<-?\s*['"]?[A-Z]+|\\\s*$|(?:^|\s)>{1,2}\s*\S`)
+	logLine     = regexp.MustCompile(`^(?:\[?\d{4}[-/]\d{2}[-/]\d{2}[T ]\d{2}:\d{2}(?::\d{2})?\S*\]?\s|\[(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|CRITICAL)\]\s|(?:time|level|ts)=\S+\s+(?:level|msg)=)`)
+	stackFrame  = regexp.MustCompile(`(?m)^\s*(?:at [\w$.<>]+ ?\(?[^()\s]*:\d+(?::\d+)?\)?$|File "[^"]+", line \d+|goroutine \d+ \[|\S+\.go:\d+ \+0x[0-9a-f]+$)`)
+	stackHead   = regexp.MustCompile(`^(?:Traceback \(most recent call last\)|panic: |goroutine \d+ \[|Exception in thread |\w+(?:\.\w+)*(?:Error|Exception): .*\n\s+at )`)
+)
+
+// Noise reports why content is not knowledge but a pasted command, a log
+// line, a stack trace or a one-word fragment, or "" when it reads as
+// knowledge. It errs on the side of keeping: prose that merely starts
+// with a command's name ("git rebase drops signed commits") is kept.
+func Noise(content string) string {
+	s := strings.TrimSpace(content)
+	if words := letterWords(s); words < 2 {
+		return NoiseFragment
+	}
+	if stackHead.MatchString(s) || len(stackFrame.FindAllStringIndex(s, 3)) >= 2 {
+		return NoiseStackTrace
+	}
+	if logLine.MatchString(s) && !strings.Contains(firstLine(s), ". ") {
+		return NoiseLogLine
+	}
+	if isCommand(s) {
+		return NoiseCommand
+	}
+	return ""
+}
+
+// isCommand reports content that is a shell command line or a pasted
+// script: its first line is a command invocation, or most of its lines
+// are shell code or comments, and it has little prose outside quotes.
+func isCommand(s string) bool {
+	first := firstLine(s)
+	if strings.HasPrefix(first, "$ ") {
+		return true
+	}
+	unquoted := quoted.ReplaceAllString(s, `""`)
+	var lines []string
+	for _, l := range strings.Split(unquoted, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	prose, code := 0, 0
+	for _, l := range lines {
+		if strings.HasPrefix(l, "#") {
+			code++
+			continue
+		}
+		pw := proseWords(l)
+		prose += pw
+		if shellSyntax.MatchString(l) && pw < 6 {
+			code++
+		}
+	}
+	if w, rest, _ := strings.Cut(first, " "); commandWords[w] {
+		// A flag given a quoted or computed value (--title="...", -d "$(...)")
+		// is a command line whatever follows; other shell syntax is, when
+		// the line has little prose of its own.
+		if flagArg.MatchString(" "+rest) || (shellSyntax.MatchString(rest) && proseWords(quoted.ReplaceAllString(first, `""`)) < 6) {
+			return true
+		}
+	}
+	return prose < 12 && len(lines) >= 2 && code*2 > len(lines) && shellSyntax.MatchString(unquoted)
+}
+
+var (
+	quoted    = regexp.MustCompile(`"[^"]*"|'[^'\n]*'`)
+	plainWord = regexp.MustCompile(`^[A-Za-z][A-Za-z'-]*[,.;:!?]?$`)
+)
+
+// proseWords counts the plain words of a line.
+func proseWords(line string) int {
+	n := 0
+	for _, f := range strings.Fields(line) {
+		if plainWord.MatchString(f) {
+			n++
+		}
+	}
+	return n
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return strings.TrimSpace(line)
+}
+
+// letterWords counts the words that hold a letter, stopping at 2.
+func letterWords(s string) int {
+	n := 0
+	for _, f := range strings.Fields(s) {
+		if strings.IndexFunc(f, unicode.IsLetter) >= 0 {
+			if n++; n == 2 {
+				break
+			}
+		}
+	}
+	return n
+}

@@ -1,0 +1,473 @@
+// Package sanitize builds this machine's working set of the shared log:
+// the latest line of every key, without retracted, superseded, noisy,
+// duplicate and stale entries, with doubtful ones flagged, and an audit
+// that explains every one of those decisions. Its artifacts live in
+// .cairn/cache; it never writes the shared log.
+package sanitize
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+	"github.com/cairn-dev/cairn/helpers/internal/gitx"
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+)
+
+// LockName is the lock file, in .cairn/cache, that one sanitize run holds.
+const LockName = "sanitize.lock"
+
+// DefaultSymbolBudget bounds the symbol search of one run.
+const DefaultSymbolBudget = 3 * time.Second
+
+// Options tune a run.
+type Options struct {
+	Root         string        // the work tree, for anchor checks
+	SymbolBudget time.Duration // default DefaultSymbolBudget
+	Now          func() time.Time
+}
+
+// Result is what a run found: the working set in log order, the audit,
+// and its summary (also the audit's last line).
+type Result struct {
+	Active  []ActiveEntry
+	Audit   []Action
+	Summary Summary
+	// Latest is the latest line of every key read, working set or not.
+	Latest map[string]knowledge.Entry
+}
+
+// ActiveEntry is one entry of the working set.
+type ActiveEntry struct {
+	Entry   knowledge.Entry
+	JSON    []byte   // its latest line, as in the log
+	Status  string   // active, needs_review or outdated
+	Reasons []string // why it is flagged
+}
+
+// Local statuses of the working set.
+const (
+	LocalActive      = "active"
+	LocalNeedsReview = "needs_review"
+	LocalOutdated    = "outdated"
+)
+
+type member struct {
+	rec      knowledge.Record
+	archived bool
+	anchors  Anchors
+	out      bool
+	flags    []string
+	status   string
+}
+
+// Build computes the working set and the audit from the log and archive
+// data, checking anchors against the repository at opts.Root.
+func Build(logData, archiveData []byte, opts Options) Result {
+	now := time.Now
+	if opts.Now != nil {
+		now = opts.Now
+	}
+	start := now()
+	if opts.SymbolBudget <= 0 {
+		opts.SymbolBudget = DefaultSymbolBudget
+	}
+	var res Result
+	sum := sha256.Sum256(logData)
+	res.Summary.LogSHA256 = fmt.Sprintf("%x", sum)
+	res.Summary.SymbolsComplete = true
+
+	var recs []knowledge.Record
+	inLog := map[string]bool{} // key + ts of the lines read from the log
+	for _, src := range []struct {
+		name string
+		data []byte
+	}{{"archive", archiveData}, {"log", logData}} {
+		rep := knowledge.ParseEach(src.data, func(r knowledge.Record) {
+			if src.name == "log" {
+				inLog[lineID(r.Entry)] = true
+			}
+			recs = append(recs, r)
+		}, func(p knowledge.Problem) {
+			act := Action{Action: ActSkipInvalid, Source: src.name, Line: p.Line, Reason: p.Kind}
+			if p.Repaired() {
+				act.Action = ActRepair
+				res.Summary.Repaired++
+			} else {
+				res.Summary.Invalid++
+			}
+			res.Audit = append(res.Audit, act)
+		})
+		res.Summary.Lines += rep.Lines
+	}
+	latest := knowledge.Latest(recs)
+	res.Summary.Entries = len(latest)
+	res.Latest = make(map[string]knowledge.Entry, len(latest))
+	for _, r := range latest {
+		res.Latest[r.Entry.Key] = r.Entry
+	}
+
+	// Status: what curation already decided.
+	var live []*member
+	for _, r := range latest {
+		m := &member{rec: r, archived: !inLog[lineID(r.Entry)]}
+		e := r.Entry
+		switch {
+		case m.archived:
+			res.Summary.Archived++
+			continue
+		case e.Status == knowledge.StatusRetracted:
+			res.Summary.Retracted++
+			res.Audit = append(res.Audit, keyAction(ActRetracted, e, EffectRemoved, "retracted: "+orDash(e.ReviewReason)))
+			continue
+		case e.Status == knowledge.StatusSuperseded:
+			res.Summary.Superseded++
+			act := keyAction(ActSuperseded, e, EffectRemoved, "superseded by "+orDash(e.SupersededBy))
+			act.KeptKey = e.SupersededBy
+			res.Audit = append(res.Audit, act)
+			continue
+		case e.Status != "":
+			act := keyAction(ActStatus, e, "", orDash(e.ReviewReason))
+			act.Result = e.Status
+			res.Audit = append(res.Audit, act)
+		}
+		live = append(live, m)
+	}
+
+	// Noise.
+	kept := live[:0]
+	for _, m := range live {
+		if why := Noise(m.rec.Entry.Content); why != "" && m.rec.Entry.Status != knowledge.StatusCanonical {
+			res.Summary.Noise++
+			res.Audit = append(res.Audit, keyAction(ActNoise, m.rec.Entry, EffectRemoved, why))
+			continue
+		}
+		kept = append(kept, m)
+	}
+	live = kept
+
+	// Duplicates: same type and the same words up to case, white space,
+	// punctuation and filler; the newest stays (a canonical one first).
+	clusters := map[string][]*member{}
+	var order []string
+	for _, m := range live {
+		k := m.rec.Entry.Type + "|" + CanonicalText(m.rec.Entry.Content)
+		if _, ok := clusters[k]; !ok {
+			order = append(order, k)
+		}
+		clusters[k] = append(clusters[k], m)
+	}
+	for _, k := range order {
+		c := clusters[k]
+		if len(c) < 2 {
+			continue
+		}
+		sort.SliceStable(c, func(a, b int) bool { return keeps(c[a].rec.Entry, c[b].rec.Entry) })
+		keep := c[0].rec.Entry
+		var others []string
+		for _, m := range c[1:] {
+			others = append(others, m.rec.Entry.Key)
+		}
+		for _, m := range c[1:] {
+			e := m.rec.Entry
+			m.out = true
+			res.Summary.Duplicates++
+			why := "same content as " + keep.Key
+			if knowledge.NormalizeContent(e.Content) != knowledge.NormalizeContent(keep.Content) {
+				why = "same content as " + keep.Key + " up to case, punctuation or filler words"
+			}
+			act := keyAction(ActDuplicate, e, EffectRemoved, why)
+			act.KeptKey = keep.Key
+			act.Keys = others
+			res.Audit = append(res.Audit, act)
+		}
+	}
+
+	// Anchors.
+	res.checkAnchors(live, opts, start)
+
+	for _, m := range live {
+		if m.out {
+			continue
+		}
+		status := LocalActive
+		if m.status != "" {
+			status = m.status
+		}
+		res.Active = append(res.Active, ActiveEntry{Entry: m.rec.Entry, JSON: m.rec.JSON, Status: status, Reasons: m.flags})
+	}
+	res.Summary.Active = len(res.Active)
+	res.Summary.ElapsedMS = now().Sub(start).Milliseconds()
+	res.Summary.TS = now().Unix()
+	return res
+}
+
+// checkAnchors checks the anchored entries of live against the repository.
+func (res *Result) checkAnchors(live []*member, opts Options, start time.Time) {
+	var view *repoView
+	var repo *gitx.Repo
+	if opts.Root == "" {
+		return
+	}
+	if r, err := gitx.Open(opts.Root); err == nil {
+		if tracked, err := r.Tracked(); err == nil {
+			m := make(map[string]string, len(tracked))
+			for _, t := range tracked {
+				m[t.Path] = t.Hash
+			}
+			view = newRepoView(opts.Root, m, true)
+			repo = r
+		}
+	}
+	if view == nil {
+		view = newRepoView(opts.Root, map[string]string{}, false)
+	}
+	res.Summary.TrackedFiles = len(view.tracked)
+
+	var symbols []string
+	for _, m := range live {
+		if m.out {
+			continue
+		}
+		m.anchors = FindAnchors(m.rec.Entry)
+		if view.git {
+			symbols = append(symbols, m.anchors.Symbols...)
+		}
+	}
+	var found map[string]bool
+	if view.git && len(symbols) > 0 {
+		files := make([]string, 0, len(view.tracked))
+		for p := range view.tracked {
+			files = append(files, p)
+		}
+		found, res.Summary.SymbolsComplete = symbolSearch(opts.Root, files, symbols, start.Add(opts.SymbolBudget))
+	}
+	commits := map[string]map[string]string{} // commit -> path -> hash there
+	const maxCommits = 500
+	for _, m := range live {
+		a := m.anchors
+		if m.out || a.Empty() {
+			continue
+		}
+		e := m.rec.Entry
+		act := keyAction(ActAnchor, e, "", "")
+		act.Files, act.Symbols = append(append([]string{}, a.Files...), a.Names...), a.Symbols
+		var present []string
+		for _, f := range a.Files {
+			if p, ok := view.resolve(f); ok {
+				present = append(present, p)
+			} else {
+				act.MissingFiles = append(act.MissingFiles, f)
+			}
+		}
+		for _, n := range a.Names {
+			if p, ok := view.resolve(n); ok {
+				present = append(present, p)
+			}
+		}
+		if view.git && (res.Summary.SymbolsComplete || len(found) > 0) {
+			for _, s := range a.Symbols {
+				if !found[s] && res.Summary.SymbolsComplete {
+					act.MissingSymbols = append(act.MissingSymbols, s)
+				}
+			}
+		}
+		// Changed since the commit the entry was captured at.
+		if repo != nil && e.Commit != "" && len(present) > 0 {
+			at, ok := commits[e.Commit]
+			if !ok && len(commits) < maxCommits {
+				var all []string
+				for _, o := range live {
+					if o.rec.Entry.Commit == e.Commit {
+						for _, f := range o.anchors.Files {
+							if p, ok := view.resolve(f); ok {
+								all = append(all, p)
+							}
+						}
+						for _, f := range o.anchors.Names {
+							if p, ok := view.resolve(f); ok {
+								all = append(all, p)
+							}
+						}
+					}
+				}
+				at, _ = repo.HashesAt(e.Commit, all)
+				commits[e.Commit] = at
+			}
+			for _, p := range present {
+				if h, ok := at[p]; ok && h != view.tracked[p] {
+					act.ChangedFiles = append(act.ChangedFiles, p)
+				}
+			}
+		}
+		switch {
+		case len(a.Files) > 0 && len(act.MissingFiles) == len(a.Files):
+			act.Result, act.Effect = AnchorStale, EffectRemoved
+			act.Reason = "stale: every file it names is gone (" + strings.Join(act.MissingFiles, ", ") + ")"
+			m.out = true
+			res.Summary.Stale++
+		case len(act.MissingFiles) > 0 || len(act.MissingSymbols) > 0:
+			act.Result, act.Effect = AnchorReview, EffectFlagged
+			var gone []string
+			gone = append(gone, act.MissingFiles...)
+			for _, s := range act.MissingSymbols {
+				gone = append(gone, s+" (symbol)")
+			}
+			act.Reason = "needs review: not found in the repository: " + strings.Join(gone, ", ")
+			m.status = LocalNeedsReview
+			m.flags = append(m.flags, act.Reason)
+			res.Summary.Review++
+		case len(act.ChangedFiles) > 0:
+			act.Result, act.Effect = AnchorOutdated, EffectFlagged
+			act.Reason = "possibly outdated: " + strings.Join(act.ChangedFiles, ", ") + " changed since " + shortHash(e.Commit)
+			m.status = LocalOutdated
+			m.flags = append(m.flags, act.Reason)
+			res.Summary.Outdated++
+		default:
+			act.Result = AnchorOK
+			act.Reason = "anchors found"
+		}
+		res.Audit = append(res.Audit, act)
+	}
+}
+
+// keeps reports whether a should be the one kept of two duplicates: a
+// canonical entry, else the newer, else the smaller key (stable choice).
+func keeps(a, b knowledge.Entry) bool {
+	ca, cb := a.Status == knowledge.StatusCanonical, b.Status == knowledge.StatusCanonical
+	if ca != cb {
+		return ca
+	}
+	if a.TS != b.TS {
+		return a.TS > b.TS
+	}
+	return a.Key < b.Key
+}
+
+// fillerWords are dropped when comparing contents: rewording them does not
+// change what an entry says.
+var fillerWords = map[string]bool{"a": true, "an": true, "the": true, "that": true, "this": true, "just": true,
+	"really": true, "very": true, "actually": true, "basically": true, "simply": true, "please": true, "note": true,
+	"so": true, "also": true, "then": true}
+
+// CanonicalText is the form under which two contents say the same thing:
+// lower case, punctuation as space, filler words dropped, white space
+// folded.
+func CanonicalText(s string) string {
+	words := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+	out := words[:0]
+	for _, w := range words {
+		if !fillerWords[w] {
+			out = append(out, w)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+func keyAction(action string, e knowledge.Entry, effect, reason string) Action {
+	return Action{Action: action, Key: e.Key, TS: e.TS, Type: e.Type, Effect: effect, Reason: reason}
+}
+
+func lineID(e knowledge.Entry) string { return fmt.Sprintf("%s\x00%d", e.Key, e.TS) }
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func shortHash(h string) string {
+	if len(h) > 10 {
+		return h[:10]
+	}
+	return h
+}
+
+// Encode renders the working set (one JSON line per entry: its log line
+// with local_status and local_reasons added) and the audit (one JSON line
+// per action, the summary last).
+func (res *Result) Encode() (active, audit []byte) {
+	var a bytes.Buffer
+	for _, e := range res.Active {
+		obj := bytes.TrimSpace(e.JSON)
+		obj = bytes.TrimSuffix(obj, []byte("}"))
+		a.Write(obj)
+		st, _ := json.Marshal(e.Status)
+		a.WriteString(`,"local_status":`)
+		a.Write(st)
+		if len(e.Reasons) > 0 {
+			rs, _ := json.Marshal(e.Reasons)
+			a.WriteString(`,"local_reasons":`)
+			a.Write(rs)
+		}
+		a.WriteString("}\n")
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	for _, act := range res.Audit {
+		_ = enc.Encode(act)
+	}
+	s := res.Summary
+	_ = enc.Encode(Action{Action: ActSummary, Summary: &s})
+	return a.Bytes(), b.Bytes()
+}
+
+// Run sanitizes the store: it reads the log and archive, builds the
+// working set and writes it and the audit into the cache, under the
+// sanitize lock. With wait false, a run already in progress makes it
+// return at once with ran false.
+func Run(s *knowledge.Store, opts Options, wait bool) (res Result, ran bool, err error) {
+	if err := os.MkdirAll(s.CachePath(), 0o755); err != nil {
+		return res, false, fmt.Errorf("create cache dir: %w", err)
+	}
+	lockPath := filepath.Join(s.CachePath(), LockName)
+	var lock *fsx.Lock
+	if wait {
+		if lock, err = fsx.Acquire(lockPath, 5*time.Minute); err != nil {
+			return res, false, err
+		}
+	} else {
+		var ok bool
+		if lock, ok, err = fsx.TryAcquire(lockPath); err != nil || !ok {
+			return res, false, err
+		}
+	}
+	defer lock.Release()
+	return RunLocked(s, opts)
+}
+
+// RunLocked is Run for a caller that holds the sanitize lock.
+func RunLocked(s *knowledge.Store, opts Options) (Result, bool, error) {
+	logData, err := knowledge.ReadFile(s.LogPath())
+	if err != nil {
+		return Result{}, false, err
+	}
+	archData, err := knowledge.ReadFile(s.ArchivePath())
+	if err != nil {
+		return Result{}, false, err
+	}
+	res := Build(logData, archData, opts)
+	active, audit := res.Encode()
+	if err := os.MkdirAll(s.CachePath(), 0o755); err != nil {
+		return res, false, fmt.Errorf("create cache dir: %w", err)
+	}
+	if err := fsx.ReplaceFile(ActivePath(s.CachePath()), active, 0o644); err != nil {
+		return res, false, fmt.Errorf("write working set: %w", err)
+	}
+	if err := fsx.ReplaceFile(AuditPath(s.CachePath()), audit, 0o644); err != nil {
+		return res, false, fmt.Errorf("write audit: %w", err)
+	}
+	return res, true, nil
+}
