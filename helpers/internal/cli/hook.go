@@ -82,7 +82,7 @@ func (h *hookRun) run() ([]byte, error) {
 		return nil, err
 	}
 	switch h.event {
-	case hook.PostToolUse, hook.PostToolUseFailure, hook.Stop, hook.SubagentStop:
+	case hook.PostToolUse, hook.PostToolUseFailure, hook.Stop:
 		// The reject path: a payload without a typed prefix anywhere has
 		// nothing to capture. No decode, no git, no SQLite; a payload that
 		// is not a valid JSON object is reported.
@@ -106,7 +106,11 @@ func (h *hookRun) run() ([]byte, error) {
 	case hook.Stop:
 		return nil, h.capture(p, capture.FromReply(p.LastAssistantMessage), "agent")
 	case hook.SubagentStop:
-		return nil, h.capture(p, capture.FromReply(p.LastAssistantMessage), "subagent")
+		items := capture.FromReply(p.LastAssistantMessage)
+		if len(items) == 0 {
+			return h.nudge(p)
+		}
+		return nil, h.capture(p, items, "subagent")
 	case hook.SessionStart:
 		return h.sessionStart(p)
 	case hook.UserPromptSubmit:
@@ -273,6 +277,34 @@ func (h *hookRun) sessionStart(p hook.Payload) ([]byte, error) {
 		h.logf("record shown entries: %v", err)
 	}
 	return hook.EncodeContext(hook.SessionStart, text)
+}
+
+// NudgeReason is what a subagent that recorded nothing is asked, once.
+const NudgeReason = "Before you finish: if this task taught you something a teammate would need next time " +
+	"(a gotcha, a decision and why, a constraint, a root cause), add it to your final reply as lines starting with " +
+	"LEARNED:, DECISION:, FACT:, PATTERN:, INVESTIGATION:, DEVIATION: or MUST-CHECK:. If there is nothing worth recording, finish as you were."
+
+// minNudgeWords is how long a subagent's reply must be to count as work
+// worth asking about.
+const minNudgeWords = 30
+
+// nudge asks a subagent that worked and recorded nothing to record what it
+// learned: only when .cairn/config.json sets capture.subagent_nudge, and
+// never twice (Claude Code sets stop_hook_active once the hook made the
+// agent go on).
+func (h *hookRun) nudge(p hook.Payload) ([]byte, error) {
+	if p.StopHookActive || len(strings.Fields(p.LastAssistantMessage)) < minNudgeWords {
+		return nil, nil
+	}
+	h.locate(p.Cwd)
+	if !h.store.Exists() {
+		return nil, nil
+	}
+	cfg, err := h.store.LoadConfig()
+	if err != nil || !cfg.Capture.SubagentNudge {
+		return nil, err
+	}
+	return hook.EncodeBlock(NudgeReason)
 }
 
 // maxPerPrompt caps how many entries one prompt brings in.

@@ -109,6 +109,7 @@ type hitJSON struct {
 	Branch   string   `json:"branch,omitempty"`
 	Commit   string   `json:"commit,omitempty"`
 	Files    []string `json:"files,omitempty"`
+	Session  string   `json:"session,omitempty"`
 	Archived bool     `json:"archived"`
 	Note     string   `json:"note,omitempty"` // sanitize's flag on this machine
 }
@@ -128,7 +129,7 @@ func hitsJSON(hits []index.Hit) []hitJSON {
 		out = append(out, hitJSON{
 			Key: e.Key, Type: e.Type, Content: e.Content, Score: roundScore(h.Score), TS: e.TS,
 			Status: status, Tags: tags, Bead: e.Bead, Author: e.Author, Branch: e.Branch,
-			Commit: e.Commit, Files: e.Files, Archived: h.Archived, Note: e.Note,
+			Commit: e.Commit, Files: e.Files, Session: e.Session, Archived: h.Archived, Note: e.Note,
 		})
 	}
 	return out

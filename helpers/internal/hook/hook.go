@@ -98,6 +98,21 @@ type contextOutput struct {
 	} `json:"hookSpecificOutput"`
 }
 
+// EncodeBlock returns the stdout of a Stop or SubagentStop hook that makes
+// the agent go on, with reason as its instruction.
+func EncodeBlock(reason string) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(struct {
+		Decision string `json:"decision"`
+		Reason   string `json:"reason"`
+	}{"block", reason}); err != nil {
+		return nil, fmt.Errorf("encode hook output: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
 // EncodeContext returns the stdout of a hook that adds text to the model's
 // context for event.
 func EncodeContext(event, text string) ([]byte, error) {

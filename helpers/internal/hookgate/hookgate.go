@@ -43,7 +43,9 @@ func init() {
 		return
 	}
 	switch os.Args[2] {
-	case "PostToolUse", "PostToolUseFailure", "Stop", "SubagentStop":
+	case "PostToolUse", "PostToolUseFailure", "Stop":
+		// SubagentStop is rare, and may ask a subagent that recorded
+		// nothing to do so (see the full hook): it always goes on.
 	default:
 		return
 	}

@@ -16,6 +16,11 @@ type Config struct {
 		// (default on).
 		PerPrompt *bool `json:"per_prompt"`
 	} `json:"recall"`
+	Capture struct {
+		// SubagentNudge asks a subagent that worked and recorded nothing,
+		// once, to record what it learned (default off).
+		SubagentNudge bool `json:"subagent_nudge"`
+	} `json:"capture"`
 }
 
 // LoadConfig reads .cairn/config.json; a missing file gives the defaults.
