@@ -1,12 +1,15 @@
 package cli
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/sanitize"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -137,5 +140,30 @@ func runChecks(p *project) []check {
 		state = "caught up now"
 	}
 	add("cache", "ok", fmt.Sprintf("%d entries indexed, %s", st.Total, state), "")
+	sum, err := readSummary(sanitize.AuditPath(p.store.CachePath()))
+	switch {
+	case err != nil:
+		add("working set", "warn", "no sanitize run yet", "cairn sanitize (hooks run it in the background)")
+	case ix.SanitizeNeeded():
+		add("working set", "warn", fmt.Sprintf("%d of %d entries, from an older version of the log", sum.Active, sum.Entries), "cairn sanitize (the next session or prompt runs it too)")
+	default:
+		add("working set", "ok", fmt.Sprintf("%d of %d entries (%d flagged); why the others left: .cairn/cache/audit.jsonl",
+			sum.Active, sum.Entries, sum.Review+sum.Outdated), "")
+	}
 	return out
+}
+
+// readSummary reads the summary line of a sanitize audit.
+func readSummary(path string) (sanitize.Summary, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return sanitize.Summary{}, err
+	}
+	data = bytes.TrimSpace(data)
+	last := data[bytes.LastIndexByte(data, '\n')+1:]
+	var a sanitize.Action
+	if err := json.Unmarshal(last, &a); err != nil || a.Summary == nil {
+		return sanitize.Summary{}, fmt.Errorf("%s has no summary", path)
+	}
+	return *a.Summary, nil
 }

@@ -213,9 +213,6 @@ func (h *hookRun) capture(p hook.Payload, items []capture.Item, source string) e
 	}
 	if len(keys) > 0 {
 		h.logf("captured %d: %s", len(keys), strings.Join(keys, " "))
-		if err := startSanitize(h.store, h.root, h.env.Getenv); err != nil {
-			h.logf("%v", err)
-		}
 	}
 	return nil
 }
@@ -237,11 +234,7 @@ func (h *hookRun) sessionStart(p hook.Payload) ([]byte, error) {
 		return nil, err
 	}
 	defer ix.Close()
-	if ix.SanitizeNeeded() {
-		if err := startSanitize(h.store, h.root, h.env.Getenv); err != nil {
-			h.logf("%v", err)
-		}
-	}
+	h.sanitizeIfNeeded(ix)
 	ctx := h.sessionContext()
 	query := recall.Query(ctx)
 	must, err := ix.Search(index.Query{Type: "must-check", NewestFirst: true, Limit: 50})
@@ -307,6 +300,18 @@ func (h *hookRun) nudge(p hook.Payload) ([]byte, error) {
 	return hook.EncodeBlock(NudgeReason)
 }
 
+// sanitizeIfNeeded starts a background sanitize when the log changed since
+// the last run. Captures do not start one themselves (they are on the
+// path of every Bash command); the next prompt or session does.
+func (h *hookRun) sanitizeIfNeeded(ix *index.Index) {
+	if !ix.SanitizeNeeded() {
+		return
+	}
+	if err := startSanitize(h.store, h.root, h.env.Getenv); err != nil {
+		h.logf("%v", err)
+	}
+}
+
 // maxPerPrompt caps how many entries one prompt brings in.
 const maxPerPrompt = 3
 
@@ -334,6 +339,7 @@ func (h *hookRun) promptRecall(p hook.Payload) ([]byte, error) {
 		return nil, err
 	}
 	defer ix.Close()
+	h.sanitizeIfNeeded(ix)
 	hits, err := ix.Search(index.Query{Text: p.Prompt, Limit: 10})
 	if err != nil {
 		return nil, err
