@@ -370,4 +370,49 @@ func TestLatest(t *testing.T) {
 	if got := Latest(recs); len(got) != 1 || got[0].Entry.Status != StatusRetracted || got[0].Entry.Active() {
 		t.Errorf("Latest with retraction = %+v", got)
 	}
+	// And final: a later line of the key (another branch's curation, merged
+	// in) does not bring it back, in either file order.
+	later := `{"key":"x","type":"fact","content":"c","ts":9,"status":"canonical","review_reason":"kept"}`
+	retraction := `{"key":"x","type":"fact","content":"c","ts":2,"status":"retracted","review_reason":"wrong"}`
+	for _, order := range [][]string{{retraction, later}, {later, retraction}} {
+		recs, _ = parseAll(strings.Join(order, "\n") + "\n")
+		if got := Latest(recs); len(got) != 1 || got[0].Entry.Status != StatusRetracted || got[0].Entry.TS != 2 {
+			t.Errorf("Latest(%q) = %+v, want the retraction", order, got)
+		}
+	}
+}
+
+func TestSupersedes(t *testing.T) {
+	for _, tc := range []struct {
+		a, b Entry
+		want bool
+	}{
+		{Entry{TS: 2}, Entry{TS: 1}, true},
+		{Entry{TS: 1}, Entry{TS: 2}, false},
+		{Entry{TS: 1}, Entry{TS: 1}, false},
+		{Entry{TS: 1, Status: StatusRetracted}, Entry{TS: 5}, true},
+		{Entry{TS: 5, Status: StatusCanonical}, Entry{TS: 1, Status: StatusRetracted}, false},
+		{Entry{TS: 3, Status: StatusRetracted}, Entry{TS: 2, Status: StatusRetracted}, true},
+	} {
+		if got := Supersedes(&tc.a, &tc.b); got != tc.want {
+			t.Errorf("Supersedes(%+v, %+v) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
+
+func TestParseEachSeesEveryProblem(t *testing.T) {
+	var b strings.Builder
+	for i := range MaxProblems + 20 {
+		fmt.Fprintf(&b, "not json %d\n", i)
+	}
+	b.WriteString(mkLine("k", "fact", "the one good line", 1) + "\n")
+	var lines []int
+	n := 0
+	rep := ParseEach([]byte(b.String()), func(Record) { n++ }, func(p Problem) { lines = append(lines, p.Line) })
+	if len(lines) != MaxProblems+20 || lines[0] != 1 || lines[len(lines)-1] != MaxProblems+20 || n != 1 {
+		t.Errorf("ParseEach saw %d problems (first %v), %d entries", len(lines), lines[:min(3, len(lines))], n)
+	}
+	if len(rep.Problems) != MaxProblems || rep.Skipped != MaxProblems+20 {
+		t.Errorf("report lists %d, counts %d skipped", len(rep.Problems), rep.Skipped)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -249,6 +250,30 @@ func TestInsertLinesSameKeyByTS(t *testing.T) {
 	Parse(data, func(r Record) { ts = append(ts, r.Entry.TS) })
 	if !reflect.DeepEqual(ts, []int64{10, 50, 60, 70}) {
 		t.Errorf("versions in file order have ts %v, want ascending", ts)
+	}
+}
+
+func TestInsertLinesIf(t *testing.T) {
+	s := newTestStore(t)
+	e := mkEntry("fact", "a reviewed change applies to its own log only", 50)
+	if _, err := s.Insert([]Entry{e}); err != nil {
+		t.Fatal(err)
+	}
+	before := readLog(t, s)
+	x := e
+	x.TS, x.Status, x.ReviewReason = 60, StatusNeedsReview, "checked"
+	line, _ := Marshal(&x)
+	refuse := errors.New("log changed")
+	var seen []byte
+	err := s.InsertLinesIf([][]byte{line}, func(log []byte) error { seen = log; return refuse })
+	if !errors.Is(err, refuse) || !bytes.Equal(readLog(t, s), before) || !bytes.Equal(seen, before) {
+		t.Fatalf("refused insert: err %v, log changed %v, check saw the log %v", err, !bytes.Equal(readLog(t, s), before), bytes.Equal(seen, before))
+	}
+	if err := s.InsertLinesIf([][]byte{line}, func([]byte) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if after := readLog(t, s); !bytes.Contains(after, line) || !bytes.Contains(after, bytes.TrimSpace(before)) {
+		t.Errorf("accepted insert: log = %s", after)
 	}
 }
 

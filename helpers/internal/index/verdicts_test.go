@@ -1,0 +1,100 @@
+package index
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/cairn-dev/cairn/helpers/internal/curate"
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/sanitize"
+)
+
+// writeAudit writes an audit of actions with a summary for the log as it
+// is now.
+func writeAudit(t *testing.T, s *knowledge.Store, acts ...sanitize.Action) {
+	t.Helper()
+	log, err := knowledge.ReadFile(s.LogPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	for _, a := range append(acts, sanitize.Action{Action: sanitize.ActSummary, Summary: &sanitize.Summary{LogSHA256: curate.LogSum(log)}}) {
+		line, _ := json.Marshal(a)
+		b.Write(append(line, '\n'))
+	}
+	if err := os.MkdirAll(s.CachePath(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(sanitize.AuditPath(s.CachePath()), b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestVerdictsShapeRecall(t *testing.T) {
+	s := newStore(t)
+	base := []knowledge.Entry{
+		{Key: "fact-kiwi-noise-aaaaaa", Type: "fact", Content: "kiwi deploy pasted output", TS: 100},
+		{Key: "fact-kiwi-doubt-bbbbbb", Type: "fact", Content: "kiwi deploy runs in internal/deploy/kiwi.go with the kiwi deploy flag", TS: 100},
+		{Key: "fact-kiwi-plain-cccccc", Type: "fact", Content: "kiwi deploy needs the staging token", TS: 100},
+	}
+	if _, err := s.Insert(base); err != nil {
+		t.Fatal(err)
+	}
+	ix := openIndex(t, s)
+	if !func() bool { mustSync(t, ix); return ix.SanitizeNeeded() }() {
+		t.Error("no audit yet, but SanitizeNeeded is false")
+	}
+	before := hitKeys(search(t, ix, Query{Text: "kiwi deploy"}))
+	if len(before) != 3 || before[0] != "fact-kiwi-doubt-bbbbbb" {
+		t.Fatalf("before any audit: %v (the doubtful entry should match best on its words)", before)
+	}
+
+	writeAudit(t, s,
+		sanitize.Action{Action: sanitize.ActNoise, Key: "fact-kiwi-noise-aaaaaa", TS: 100, Effect: sanitize.EffectRemoved, Reason: "pasted command"},
+		sanitize.Action{Action: sanitize.ActAnchor, Key: "fact-kiwi-doubt-bbbbbb", TS: 100, Effect: sanitize.EffectFlagged, Reason: "needs review: not found in the repository: internal/deploy/kiwi.go"},
+		// A verdict on an older line of a key does not apply to its newer one.
+		sanitize.Action{Action: sanitize.ActNoise, Key: "fact-kiwi-plain-cccccc", TS: 50, Effect: sanitize.EffectRemoved, Reason: "old line"},
+	)
+	mustSync(t, ix)
+	if ix.SanitizeNeeded() {
+		t.Error("audit of the current log, but SanitizeNeeded is true")
+	}
+	hits := search(t, ix, Query{Text: "kiwi deploy"})
+	if got := hitKeys(hits); strings.Join(got, " ") != "fact-kiwi-plain-cccccc fact-kiwi-doubt-bbbbbb" {
+		t.Fatalf("with the audit: %v, want the plain entry first, the flagged one after, the noise gone", got)
+	}
+	if !strings.HasPrefix(hits[1].Entry.Note, "needs review: ") || hits[0].Entry.Note != "" {
+		t.Errorf("notes: %q, %q", hits[0].Entry.Note, hits[1].Entry.Note)
+	}
+	for _, h := range search(t, ix, Query{Limit: 100}) {
+		if h.Entry.Key == "fact-kiwi-noise-aaaaaa" {
+			t.Error("removed entry in the newest-first listing")
+		}
+	}
+	if got := hitKeys(search(t, ix, Query{Text: "kiwi deploy", Inactive: true})); len(got) != 3 {
+		t.Errorf("Inactive shows everything, got %v", got)
+	}
+	// A typed query (the joined path) applies the verdicts too.
+	if got := hitKeys(search(t, ix, Query{Text: "kiwi deploy", Type: "fact"})); strings.Join(got, " ") != "fact-kiwi-plain-cccccc fact-kiwi-doubt-bbbbbb" {
+		t.Errorf("typed query: %v", got)
+	}
+
+	// The log changes: the working set is behind until the next run.
+	if _, err := s.Insert([]knowledge.Entry{{Key: "fact-kiwi-new-dddddd", Type: "fact", Content: "kiwi deploy is blue-green", TS: 200}}); err != nil {
+		t.Fatal(err)
+	}
+	mustSync(t, ix)
+	if !ix.SanitizeNeeded() {
+		t.Error("log changed since the audit, but SanitizeNeeded is false")
+	}
+	// A rebuilt cache reads the audit again.
+	if _, err := ix.Rebuild(); err != nil {
+		t.Fatal(err)
+	}
+	if got := hitKeys(search(t, ix, Query{Text: "kiwi deploy"})); len(got) != 3 || strings.Contains(strings.Join(got, " "), "noise") {
+		t.Errorf("after rebuild: %v", got)
+	}
+}
