@@ -143,7 +143,7 @@ func intersperse(app *ucli.App, args []string) []string {
 	}
 	known["help"], isBool["help"] = true, true
 	known["h"], isBool["h"] = true, true
-	var flags, rest []string
+	var global, flags, rest []string
 	tail := args[i+1:]
 	for j := 0; j < len(tail); j++ {
 		a := tail[j]
@@ -153,6 +153,15 @@ func intersperse(app *ucli.App, args []string) []string {
 		}
 		if len(a) > 1 && a[0] == '-' {
 			name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+			if name == "dir" && !known[name] {
+				// The global --dir, written after the command.
+				global = append(global, a)
+				if !hasValue && j+1 < len(tail) {
+					global = append(global, tail[j+1])
+					j++
+				}
+				continue
+			}
 			flags = append(flags, a)
 			if known[name] && !isBool[name] && !hasValue && j+1 < len(tail) {
 				flags = append(flags, tail[j+1])
@@ -162,7 +171,9 @@ func intersperse(app *ucli.App, args []string) []string {
 		}
 		rest = append(rest, a)
 	}
-	out := append([]string{}, args[:i+1]...)
+	out := append([]string{}, args[:i]...)
+	out = append(out, global...)
+	out = append(out, args[i])
 	out = append(out, flags...)
 	if len(rest) > 0 {
 		out = append(out, "--")

@@ -84,7 +84,11 @@ func curateDryRun(c *ucli.Context, env Env, p *project) error {
 		}
 	}
 	if c.Bool("json") {
-		return writeJSON(env.Stdout, map[string]any{"log_sha256": prop.LogSHA256, "lines": prop.Lines, "out": c.String("out")})
+		lines := prop.Lines
+		if lines == nil {
+			lines = []knowledge.Entry{}
+		}
+		return writeJSON(env.Stdout, map[string]any{"log_sha256": prop.LogSHA256, "lines": lines, "out": c.String("out")})
 	}
 	if len(prop.Lines) == 0 {
 		fmt.Fprintln(env.Stdout, "nothing to curate: no duplicates or stale entries beyond what the log already records")

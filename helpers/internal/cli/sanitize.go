@@ -120,10 +120,16 @@ func startSanitize(s *knowledge.Store, root string, getenv func(string) string) 
 	if err != nil || !ok {
 		return err
 	}
-	cmd := exec.Command(self, "sanitize", "--background", "--dir", root)
+	cmd := exec.Command(self, "--dir", root, "sanitize", "--background")
 	cmd.Env = append(os.Environ(), lockFDEnv+"=3")
 	cmd.ExtraFiles = []*os.File{lock.File()}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	// Whatever the run has to say lands in cairn.log.
+	logFile, err := os.OpenFile(filepath.Join(s.CachePath(), "cairn.log"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err == nil {
+		defer logFile.Close()
+		cmd.Stdout, cmd.Stderr = logFile, logFile
+	}
 	if err := cmd.Start(); err != nil {
 		lock.Release()
 		return fmt.Errorf("start sanitize: %w", err)
