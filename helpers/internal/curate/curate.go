@@ -170,13 +170,15 @@ func Decode(data []byte) (Proposal, error) {
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
 	n := 0
+	seenHeader := false
 	for sc.Scan() {
 		n++
 		line := bytes.TrimSpace(sc.Bytes())
 		if len(line) == 0 {
 			continue
 		}
-		if n == 1 {
+		if !seenHeader {
+			seenHeader = true
 			var h header
 			if json.Unmarshal(line, &h) != nil || h.Curation != FormatVersion || h.LogSHA256 == "" {
 				return p, ErrNotProposal
@@ -201,7 +203,7 @@ func Decode(data []byte) (Proposal, error) {
 	if err := sc.Err(); err != nil {
 		return p, err
 	}
-	if n == 0 {
+	if !seenHeader {
 		return p, ErrNotProposal
 	}
 	return p, nil

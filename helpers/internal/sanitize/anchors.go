@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 )
@@ -105,11 +106,26 @@ func FindAnchors(e knowledge.Entry) Anchors {
 		addSym(s)
 	}
 	for _, re := range []*regexp.Regexp{callLike, camelCase, snakeCase, dotted} {
-		for _, m := range re.FindAllStringSubmatch(e.Content, -1) {
-			addSym(m[1])
+		for _, m := range re.FindAllStringSubmatchIndex(e.Content, -1) {
+			if !fileStem(e.Content, m[3]) {
+				addSym(e.Content[m[2]:m[3]])
+			}
 		}
 	}
 	return a
+}
+
+// fileStem reports whether the word that ends at end in content is the
+// stem of a file name (cache_test in cache_test.go), which is no symbol.
+func fileStem(content string, end int) bool {
+	if end >= len(content) || content[end] != '.' {
+		return false
+	}
+	ext := content[end+1:]
+	if n := strings.IndexFunc(ext, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }); n >= 0 {
+		ext = ext[:n]
+	}
+	return sourceExt[strings.ToLower(ext)]
 }
 
 // commonWords are identifier-shaped words of prose and tooling that no

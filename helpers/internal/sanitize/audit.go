@@ -52,7 +52,7 @@ type Action struct {
 	TS      int64    `json:"ts,omitempty"` // the judged line's ts
 	Type    string   `json:"type,omitempty"`
 	KeptKey string   `json:"kept_key,omitempty"`
-	Keys    []string `json:"keys,omitempty"` // the other keys of a duplicate cluster
+	Keys    []string `json:"keys,omitempty"` // every key of a duplicate cluster, the kept one first
 	Effect  string   `json:"effect,omitempty"`
 	Result  string   `json:"result,omitempty"` // anchor result, or status
 	Reason  string   `json:"reason,omitempty"`

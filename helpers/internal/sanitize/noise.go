@@ -44,7 +44,8 @@ func Noise(content string) string {
 	if words := letterWords(s); words < 2 {
 		return NoiseFragment
 	}
-	if stackHead.MatchString(s) || len(stackFrame.FindAllStringIndex(s, 3)) >= 2 {
+	multiline := strings.Contains(s, "\n")
+	if stackHead.MatchString(s) || (multiline && len(stackFrame.FindAllStringIndex(s, 3)) >= 2) {
 		return NoiseStackTrace
 	}
 	if logLine.MatchString(s) && !strings.Contains(firstLine(s), ". ") {
@@ -64,7 +65,11 @@ func isCommand(s string) bool {
 	if strings.HasPrefix(first, "$ ") {
 		return true
 	}
-	unquoted := quoted.ReplaceAllString(s, `""`)
+	w, rest, _ := strings.Cut(first, " ")
+	if !commandWords[w] && !strings.Contains(s, "\n") {
+		return false // one line of prose: the cheap, common case
+	}
+	unquoted := quoted.ReplaceAllString(s, " _ ")
 	var lines []string
 	for _, l := range strings.Split(unquoted, "\n") {
 		if l = strings.TrimSpace(l); l != "" {
@@ -83,11 +88,13 @@ func isCommand(s string) bool {
 			code++
 		}
 	}
-	if w, rest, _ := strings.Cut(first, " "); commandWords[w] {
-		// A flag given a quoted or computed value (--title="...", -d "$(...)")
-		// is a command line whatever follows; other shell syntax is, when
-		// the line has little prose of its own.
-		if flagArg.MatchString(" "+rest) || (shellSyntax.MatchString(rest) && proseWords(quoted.ReplaceAllString(first, `""`)) < 6) {
+	if commandWords[w] {
+		// A command line has little prose of its own outside its quotes
+		// (a quote left open runs to the end: --description="...); then
+		// a flag given a quoted or computed value (--title="...",
+		// -d "$(...)") or other shell syntax makes it a command.
+		fl := openQuote.ReplaceAllString(quoted.ReplaceAllString(first, " _ "), "")
+		if proseWords(fl) < 6 && (flagArg.MatchString(" "+rest) || shellSyntax.MatchString(rest)) {
 			return true
 		}
 	}
@@ -95,7 +102,8 @@ func isCommand(s string) bool {
 }
 
 var (
-	quoted    = regexp.MustCompile(`"[^"]*"|'[^'\n]*'`)
+	quoted    = regexp.MustCompile(`"[^"]*"|(?:^|[\s=(])'[^'\n]*'`) // an apostrophe (don't) opens nothing
+	openQuote = regexp.MustCompile(`(?:"|(?:^|[\s=])').*$`) // a quote left open, to the end
 	plainWord = regexp.MustCompile(`^[A-Za-z][A-Za-z'-]*[,.;:!?]?$`)
 )
 

@@ -77,6 +77,9 @@ func Build(logData, archiveData []byte, opts Options) Result {
 		now = opts.Now
 	}
 	start := now()
+	// The symbol budget runs on the real clock, which symbolSearch reads,
+	// whatever clock opts.Now gives.
+	wallStart := time.Now()
 	if opts.SymbolBudget <= 0 {
 		opts.SymbolBudget = DefaultSymbolBudget
 	}
@@ -172,9 +175,9 @@ func Build(logData, archiveData []byte, opts Options) Result {
 		}
 		sort.SliceStable(c, func(a, b int) bool { return keeps(c[a].rec.Entry, c[b].rec.Entry) })
 		keep := c[0].rec.Entry
-		var others []string
+		cluster := []string{keep.Key}
 		for _, m := range c[1:] {
-			others = append(others, m.rec.Entry.Key)
+			cluster = append(cluster, m.rec.Entry.Key)
 		}
 		for _, m := range c[1:] {
 			e := m.rec.Entry
@@ -186,13 +189,13 @@ func Build(logData, archiveData []byte, opts Options) Result {
 			}
 			act := keyAction(ActDuplicate, e, EffectRemoved, why)
 			act.KeptKey = keep.Key
-			act.Keys = others
+			act.Keys = cluster
 			res.Audit = append(res.Audit, act)
 		}
 	}
 
 	// Anchors.
-	res.checkAnchors(live, opts, start)
+	res.checkAnchors(live, opts, wallStart)
 
 	for _, m := range live {
 		if m.out {
@@ -333,7 +336,7 @@ func (res *Result) checkAnchors(live []*member, opts Options, start time.Time) {
 			res.Summary.Outdated++
 		default:
 			act.Result = AnchorOK
-			act.Reason = "anchors found"
+			act.Reason = "no named file or symbol is missing"
 		}
 		res.Audit = append(res.Audit, act)
 	}
