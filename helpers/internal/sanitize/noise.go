@@ -103,7 +103,7 @@ func isCommand(s string) bool {
 
 var (
 	quoted    = regexp.MustCompile(`"[^"]*"|(?:^|[\s=(])'[^'\n]*'`) // an apostrophe (don't) opens nothing
-	openQuote = regexp.MustCompile(`(?:"|(?:^|[\s=])').*$`) // a quote left open, to the end
+	openQuote = regexp.MustCompile(`(?:"|(?:^|[\s=])').*$`)         // a quote left open, to the end
 	plainWord = regexp.MustCompile(`^[A-Za-z][A-Za-z'-]*[,.;:!?]?$`)
 )
 
