@@ -7,12 +7,15 @@ import (
 
 // Priors scale a match's bm25 score by what is known of the entry beyond
 // its words. Each is kept only because the evaluation set says it helps
-// (see testdata/eval/README.md); flags are the exception: an entry that
-// sanitize found doubtful ranks lower whatever the figures, because
-// showing it first would mislead.
+// (see testdata/eval/README.md): the status priors lift the curated
+// queries' MRR from 0.877 to 0.917 and lower no overall figure. Measured
+// and left out: a boost for newer entries and one for must-check and
+// decision entries (both cost recall@5 and answered a negative query).
+// Flags are the exception: an entry that sanitize found doubtful ranks
+// lower whatever the figures, because showing it first would mislead.
 const (
-	priorCanonical   = 1.25 // curation chose it for its cluster
-	priorNeedsReview = 0.7  // curation or sanitize doubts it
+	priorCanonical   = 1.25 // curation kept it for its cluster of duplicates
+	priorNeedsReview = 0.7  // every file it names is gone, or sanitize doubts it
 )
 
 // prior is the factor for entry e with sanitize's effect on it.

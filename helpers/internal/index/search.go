@@ -337,10 +337,15 @@ var bm25Expr = fmt.Sprintf("bm25(fts, %g, %g, %g, %g)", weightContent, weightTag
 // that matches thousands of entries says little about any of them.
 const maxScored = 2000
 
+// quoteTerms joins terms with op for MATCH, each quoted as a string so no
+// input is read as FTS5 syntax, and a long one as a prefix (see prefixed).
 func quoteTerms(terms []string, op string) string {
 	q := make([]string, len(terms))
 	for i, t := range terms {
 		q[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+		if prefixed(t) {
+			q[i] += "*"
+		}
 	}
 	return strings.Join(q, " "+op+" ")
 }

@@ -196,11 +196,22 @@ func Coverage(e knowledge.Entry, terms []string) (matched int, share float64) {
 	return matched, float64(matched) / float64(len(terms))
 }
 
+// minPrefixStem is the shortest stem a query term searches as a prefix.
+const minPrefixStem = 6
+
+// prefixed reports whether a query term also finds the words it starts
+// (health finds healthz, config finds configmap, service finds
+// serviceaccount): when its stem keeps six letters or more, the length at
+// which Coverage already takes a prefix for the same word (see sameStem).
+// FTS5 stems a prefix too (running* searches run*), so a term with a
+// shorter stem would match unrelated words.
+func prefixed(term string) bool { return len(stem(term)) >= minPrefixStem }
+
 // sameStem reports whether two stems are one word's: equal, or one a
 // prefix of the other when both have six letters or more
 // (authenticat/authentic, configur/configuration).
 func sameStem(a, b string) bool {
-	if len(a) < 6 || len(b) < 6 {
+	if len(a) < minPrefixStem || len(b) < minPrefixStem {
 		return a == b
 	}
 	return strings.HasPrefix(a, b) || strings.HasPrefix(b, a)
