@@ -90,3 +90,56 @@ func BenchmarkOpenGoGit(b *testing.B) {
 		}
 	}
 }
+
+// Tracked lists what git ls-files lists, with git's content hashes, and
+// HashesAt reads a path's content id at an abbreviated commit, as git does.
+func TestTrackedAndHashesAt(t *testing.T) {
+	dir := t.TempDir()
+	run(t, dir, "init", "-q", "-b", "main")
+	if err := os.MkdirAll(filepath.Join(dir, "src", "Components"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{"src/Components/Foo.tsx": "v1\n", "README.md": "hi\n", "untracked.txt": "x\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(t, dir, "add", "src", "README.md")
+	run(t, dir, "commit", "-q", "-m", "one")
+	first := run(t, dir, "rev-parse", "--short=7", "HEAD")
+	if err := os.WriteFile(filepath.Join(dir, "src/Components/Foo.tsx"), []byte("v2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(t, dir, "commit", "-q", "-am", "two")
+
+	g, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tracked, err := g.Tracked()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range tracked {
+		got = append(got, f.Path+" "+f.Hash)
+	}
+	var want []string
+	for _, line := range strings.Split(run(t, dir, "ls-files", "-s"), "\n") {
+		meta, path, _ := strings.Cut(line, "\t") // mode hash stage<TAB>path
+		want = append(want, path+" "+strings.Fields(meta)[1])
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Tracked = %q, git ls-files = %q", got, want)
+	}
+	at, err := g.HashesAt(first, []string{"src/Components/Foo.tsx", "src/components/foo.tsx", "gone.go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(at) != 1 || at["src/Components/Foo.tsx"] != run(t, dir, "rev-parse", first+":src/Components/Foo.tsx") {
+		t.Errorf("HashesAt(%s) = %v", first, at)
+	}
+	if _, err := g.HashesAt("0000000", nil); err == nil {
+		t.Error("HashesAt of an unknown commit: no error")
+	}
+}
