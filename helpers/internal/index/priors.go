@@ -18,6 +18,9 @@ const (
 	priorNeedsReview = 0.7  // every file it names is gone, or sanitize doubts it
 )
 
+// maxPrior is the greatest factor prior returns.
+const maxPrior = priorCanonical
+
 // prior is the factor for entry e with sanitize's effect on it.
 func prior(e knowledge.Entry, effect string) float64 {
 	f := 1.0

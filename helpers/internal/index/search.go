@@ -451,6 +451,14 @@ func (ix *Index) rankFirst(expr string, q Query) (hits []Hit, ok bool, err error
 	}
 	defer stmt.Close()
 	for _, r := range top {
+		// Matches come best first by bm25; once even the greatest prior
+		// cannot lift the next one into the top Limit, stop reading.
+		if len(hits) >= q.Limit {
+			sortHits(hits)
+			if r.score*maxPrior < hits[q.Limit-1].Score {
+				break
+			}
+		}
 		var js, status, effect, note string
 		var arch int
 		if err := stmt.QueryRow(r.id).Scan(&js, &arch, &status, &effect, &note); err != nil {
