@@ -445,12 +445,41 @@ func (ix *Index) rankFirst(expr string, q Query) (hits []Hit, ok bool, err error
 	if err := rows.Err(); err != nil {
 		return nil, false, fmt.Errorf("search cache: %w", err)
 	}
-	stmt, err := ix.db.Prepare(`SELECT e.json, e.archived, e.status, coalesce(v.effect,''), coalesce(v.note,'') FROM entries e ` + verdictJoin + ` WHERE e.id=?`)
-	if err != nil {
-		return nil, false, fmt.Errorf("search cache: %w", err)
+	// Entries are read in batches of the best candidates, one statement
+	// each (every statement costs a lock round trip of its own).
+	type row struct {
+		js, status, effect, note string
+		arch                     int
 	}
-	defer stmt.Close()
-	for _, r := range top {
+	batch := map[int64]row{}
+	read := 0 // candidates of top fetched so far
+	fetch := func(n int) error {
+		next := top[read:]
+		if n < len(next) {
+			next = next[:n]
+		}
+		ids := make([]string, 0, len(next))
+		for _, r := range next {
+			ids = append(ids, fmt.Sprint(r.id))
+		}
+		read += len(ids)
+		rows, err := ix.db.Query(`SELECT e.id, e.json, e.archived, e.status, coalesce(v.effect,''), coalesce(v.note,'') FROM entries e ` +
+			verdictJoin + ` WHERE e.id IN (` + strings.Join(ids, ",") + `)`)
+		if err != nil {
+			return fmt.Errorf("search cache: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			var r row
+			if err := rows.Scan(&id, &r.js, &r.arch, &r.status, &r.effect, &r.note); err != nil {
+				return fmt.Errorf("search cache: %w", err)
+			}
+			batch[id] = r
+		}
+		return rows.Err()
+	}
+	for i, r := range top {
 		// Matches come best first by bm25; once even the greatest prior
 		// cannot lift the next one into the top Limit, stop reading.
 		if len(hits) >= q.Limit {
@@ -459,11 +488,16 @@ func (ix *Index) rankFirst(expr string, q Query) (hits []Hit, ok bool, err error
 				break
 			}
 		}
-		var js, status, effect, note string
-		var arch int
-		if err := stmt.QueryRow(r.id).Scan(&js, &arch, &status, &effect, &note); err != nil {
+		if i >= read {
+			if err := fetch(q.Limit + 10); err != nil {
+				return nil, false, err
+			}
+		}
+		e0, found := batch[r.id]
+		if !found {
 			continue
 		}
+		js, arch, status, effect, note := e0.js, e0.arch, e0.status, e0.effect, e0.note
 		if (!q.All && arch == 1) || (!q.Inactive && (status == knowledge.StatusRetracted || status == knowledge.StatusSuperseded || effect == sanitize.EffectRemoved)) {
 			continue
 		}

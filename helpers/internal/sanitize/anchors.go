@@ -50,12 +50,12 @@ tf tfvars hcl gradle properties lock dockerfile mk cmake nix el vim`) {
 }()
 
 var (
-	backticked = regexp.MustCompile("`([^`\n]{3,100})`")
-	identPath  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$`)
-	callLike   = regexp.MustCompile(`(?:^|[^\w.$])([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\(\)`)
-	camelCase  = regexp.MustCompile(`(?:^|[^\w.$/-])([a-z][a-z0-9]+[A-Z][A-Za-z0-9]*[a-z0-9][A-Za-z0-9]*)(?:$|[^\w/-])`)
-	snakeCase  = regexp.MustCompile(`(?:^|[^\w.$/-])([a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?:$|[^\w/-])`)
-	dotted     = regexp.MustCompile(`(?:^|[^\w.$/-])([A-Za-z][A-Za-z0-9]*\.[A-Z][A-Za-z0-9_]*)(?:$|[^\w./-])`)
+	backticked = lazy("`([^`\n]{3,100})`")
+	identPath  = lazy(`^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$`)
+	callLike   = lazy(`(?:^|[^\w.$])([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\(\)`)
+	camelCase  = lazy(`(?:^|[^\w.$/-])([a-z][a-z0-9]+[A-Z][A-Za-z0-9]*[a-z0-9][A-Za-z0-9]*)(?:$|[^\w/-])`)
+	snakeCase  = lazy(`(?:^|[^\w.$/-])([a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?:$|[^\w/-])`)
+	dotted     = lazy(`(?:^|[^\w.$/-])([A-Za-z][A-Za-z0-9]*\.[A-Z][A-Za-z0-9_]*)(?:$|[^\w./-])`)
 )
 
 // FindAnchors extracts the anchors of an entry from its files field and its
@@ -88,7 +88,7 @@ func FindAnchors(e knowledge.Entry) Anchors {
 	}
 	addSym := func(s string) {
 		s = strings.TrimSuffix(s, "()")
-		if len(a.Symbols) >= maxSymbolAnchors || len(s) < 3 || seen[s] || !identPath.MatchString(s) || commonWords[strings.ToLower(s)] {
+		if len(a.Symbols) >= maxSymbolAnchors || len(s) < 3 || seen[s] || !identPath().MatchString(s) || commonWords[strings.ToLower(s)] {
 			return
 		}
 		// A file name is a file anchor, not a symbol.
@@ -98,14 +98,14 @@ func FindAnchors(e knowledge.Entry) Anchors {
 		seen[s] = true
 		a.Symbols = append(a.Symbols, s)
 	}
-	for _, m := range backticked.FindAllStringSubmatch(e.Content, -1) {
+	for _, m := range backticked().FindAllStringSubmatch(e.Content, -1) {
 		s := strings.TrimSpace(m[1])
 		if i := strings.IndexByte(s, '('); i > 0 {
 			s = s[:i]
 		}
 		addSym(s)
 	}
-	for _, re := range []*regexp.Regexp{callLike, camelCase, snakeCase, dotted} {
+	for _, re := range []*regexp.Regexp{callLike(), camelCase(), snakeCase(), dotted()} {
 		for _, m := range re.FindAllStringSubmatchIndex(e.Content, -1) {
 			if !fileStem(e.Content, m[3]) {
 				addSym(e.Content[m[2]:m[3]])

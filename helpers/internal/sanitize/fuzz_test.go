@@ -98,7 +98,7 @@ func FuzzFindAnchors(f *testing.F) {
 			}
 		}
 		for _, s := range a.Symbols {
-			if seen[s] || len(s) < 3 || !identPath.MatchString(s) {
+			if seen[s] || len(s) < 3 || !identPath().MatchString(s) {
 				t.Errorf("bad symbol %q in %+v", s, a)
 			}
 			seen[s] = true

@@ -3,6 +3,7 @@ package sanitize
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -27,12 +28,12 @@ var commandWords = map[string]bool{
 
 var (
 	// A flag given a quoted or computed value.
-	flagArg = regexp.MustCompile(`\s--?[A-Za-z][\w-]*(?:=|\s+)["'$]`)
+	flagArg = lazy(`\s--?[A-Za-z][\w-]*(?:=|\s+)["'$]`)
 	// Shell syntax that prose does not use.
-	shellSyntax = regexp.MustCompile(`&&|\|\||\s\|\s|2>&1|\$\(|<<-?\s*['"]?[A-Z]+|\\\s*$|(?:^|\s)>{1,2}\s*\S`)
-	logLine     = regexp.MustCompile(`^(?:\[?\d{4}[-/]\d{2}[-/]\d{2}[T ]\d{2}:\d{2}(?::\d{2})?\S*\]?\s|\[(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|CRITICAL)\]\s|(?:time|level|ts)=\S+\s+(?:level|msg)=)`)
-	stackFrame  = regexp.MustCompile(`(?m)^\s*(?:at [\w$.<>]+ ?\(?[^()\s]*:\d+(?::\d+)?\)?$|File "[^"]+", line \d+|goroutine \d+ \[|\S+\.go:\d+ \+0x[0-9a-f]+$)`)
-	stackHead   = regexp.MustCompile(`^(?:Traceback \(most recent call last\)|panic: |goroutine \d+ \[|Exception in thread |\w+(?:\.\w+)*(?:Error|Exception): .*\n\s+at )`)
+	shellSyntax = lazy(`&&|\|\||\s\|\s|2>&1|\$\(|<<-?\s*['"]?[A-Z]+|\\\s*$|(?:^|\s)>{1,2}\s*\S`)
+	logLine     = lazy(`^(?:\[?\d{4}[-/]\d{2}[-/]\d{2}[T ]\d{2}:\d{2}(?::\d{2})?\S*\]?\s|\[(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|CRITICAL)\]\s|(?:time|level|ts)=\S+\s+(?:level|msg)=)`)
+	stackFrame  = lazy(`(?m)^\s*(?:at [\w$.<>]+ ?\(?[^()\s]*:\d+(?::\d+)?\)?$|File "[^"]+", line \d+|goroutine \d+ \[|\S+\.go:\d+ \+0x[0-9a-f]+$)`)
+	stackHead   = lazy(`^(?:Traceback \(most recent call last\)|panic: |goroutine \d+ \[|Exception in thread |\w+(?:\.\w+)*(?:Error|Exception): .*\n\s+at )`)
 )
 
 // Noise reports why content is not knowledge but a pasted command, a log
@@ -45,10 +46,10 @@ func Noise(content string) string {
 		return NoiseFragment
 	}
 	multiline := strings.Contains(s, "\n")
-	if stackHead.MatchString(s) || (multiline && len(stackFrame.FindAllStringIndex(s, 3)) >= 2) {
+	if stackHead().MatchString(s) || (multiline && len(stackFrame().FindAllStringIndex(s, 3)) >= 2) {
 		return NoiseStackTrace
 	}
-	if logLine.MatchString(s) && !strings.Contains(firstLine(s), ". ") {
+	if logLine().MatchString(s) && !strings.Contains(firstLine(s), ". ") {
 		return NoiseLogLine
 	}
 	if isCommand(s) {
@@ -69,7 +70,7 @@ func isCommand(s string) bool {
 	if !commandWords[w] && !strings.Contains(s, "\n") {
 		return false // one line of prose: the cheap, common case
 	}
-	unquoted := quoted.ReplaceAllString(s, " _ ")
+	unquoted := quoted().ReplaceAllString(s, " _ ")
 	var lines []string
 	for _, l := range strings.Split(unquoted, "\n") {
 		if l = strings.TrimSpace(l); l != "" {
@@ -84,7 +85,7 @@ func isCommand(s string) bool {
 		}
 		pw := proseWords(l)
 		prose += pw
-		if shellSyntax.MatchString(l) && pw < 6 {
+		if shellSyntax().MatchString(l) && pw < 6 {
 			code++
 		}
 	}
@@ -93,25 +94,25 @@ func isCommand(s string) bool {
 		// (a quote left open runs to the end: --description="...); then
 		// a flag given a quoted or computed value (--title="...",
 		// -d "$(...)") or other shell syntax makes it a command.
-		fl := openQuote.ReplaceAllString(quoted.ReplaceAllString(first, " _ "), "")
-		if proseWords(fl) < 6 && (flagArg.MatchString(" "+rest) || shellSyntax.MatchString(rest)) {
+		fl := openQuote().ReplaceAllString(quoted().ReplaceAllString(first, " _ "), "")
+		if proseWords(fl) < 6 && (flagArg().MatchString(" "+rest) || shellSyntax().MatchString(rest)) {
 			return true
 		}
 	}
-	return prose < 12 && len(lines) >= 2 && code*2 > len(lines) && shellSyntax.MatchString(unquoted)
+	return prose < 12 && len(lines) >= 2 && code*2 > len(lines) && shellSyntax().MatchString(unquoted)
 }
 
 var (
-	quoted    = regexp.MustCompile(`"[^"]*"|(?:^|[\s=(])'[^'\n]*'`) // an apostrophe (don't) opens nothing
-	openQuote = regexp.MustCompile(`(?:"|(?:^|[\s=])').*$`)         // a quote left open, to the end
-	plainWord = regexp.MustCompile(`^[A-Za-z][A-Za-z'-]*[,.;:!?]?$`)
+	quoted    = lazy(`"[^"]*"|(?:^|[\s=(])'[^'\n]*'`) // an apostrophe (don't) opens nothing
+	openQuote = lazy(`(?:"|(?:^|[\s=])').*$`)         // a quote left open, to the end
+	plainWord = lazy(`^[A-Za-z][A-Za-z'-]*[,.;:!?]?$`)
 )
 
 // proseWords counts the plain words of a line.
 func proseWords(line string) int {
 	n := 0
 	for _, f := range strings.Fields(line) {
-		if plainWord.MatchString(f) {
+		if plainWord().MatchString(f) {
 			n++
 		}
 	}
@@ -134,4 +135,11 @@ func letterWords(s string) int {
 		}
 	}
 	return n
+}
+
+// lazy compiles a regular expression on first use. Sanitize runs in the
+// background, but this package is linked into every hook process, where
+// compiling a dozen expressions at start-up would cost half a millisecond.
+func lazy(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
