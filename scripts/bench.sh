@@ -8,6 +8,7 @@
 #   cairn recall QUERY   at 1k, 10k and 100k, cache current (warmed up)
 #   cairn sync --full    at 1k, 10k and 100k (entries/s = entries / median)
 #   grep -i WORD         the same logs, as the naive baseline
+#   cairn sanitize       at 1k, 10k and 100k
 #
 # Prints a markdown table of medians on stdout; hyperfine's own output goes
 # to stderr. Nothing is left behind: everything lives in a temporary
@@ -259,18 +260,30 @@ bench_sh "capture one entry" "$tmp/capture.csv" --warmup 2 \
 cp "$tmp/fresh.jsonl" "$p/.cairn/knowledge.jsonl"
 row "capture hook, one entry captured" 10000 "$tmp/capture.csv" "" "<= 15 ms"
 "$cairn" --dir "$p" sync >/dev/null
+# Steady state: the working set is current, so no hook starts a background
+# sanitize while it is measured (the run itself is measured below).
+"$cairn" --dir "$p" sanitize >/dev/null
 bench_sh "per-prompt recall" "$tmp/prompt.csv" --warmup 3 --prepare "rm -rf '$p/.cairn/local'" \
 	"'$cairn' hook UserPromptSubmit < '$tmp/prompt.json'"
 row "UserPromptSubmit hook (per-prompt recall)" 10000 "$tmp/prompt.csv" "" "<= 25 ms"
 for n in $sizes; do
 	p=$(project "$n")
 	"$cairn" --dir "$p" sync >/dev/null
+	"$cairn" --dir "$p" sanitize >/dev/null
 	git -C "$p" checkout -q -B fix/oauth-redirect-timeout
 	printf '{"session_id":"b","cwd":"%s","hook_event_name":"SessionStart","source":"startup"}\n' "$p" >"$tmp/start-$n.json"
 	bench_sh "SessionStart at $n" "$tmp/start-$n.csv" --warmup 3 "'$cairn' hook SessionStart < '$tmp/start-$n.json'"
 	budget=""
 	[ "$n" -eq 10000 ] && budget="<= 25 ms"
 	row "SessionStart hook (sync + recall + render)" "$n" "$tmp/start-$n.csv" "" "$budget"
+done
+
+# sanitize (the background run): working set and audit, anchors checked
+# against the repository.
+for n in $sizes; do
+	p=$(project "$n")
+	bench "sanitize at $n" "$tmp/sanitize-$n.csv" --warmup 1 --runs 5 "'$cairn' --dir '$p' sanitize"
+	row "\`cairn sanitize\` (background run of the hooks)" "$n" "$tmp/sanitize-$n.csv" "" ""
 done
 
 # Incremental sync after a pull that added 50 entries to a 10k log.
