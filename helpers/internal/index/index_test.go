@@ -1260,14 +1260,20 @@ func BenchmarkSync(b *testing.B) {
 }
 
 func BenchmarkSyncIncremental(b *testing.B) {
-	b.Run("added=50/entries=10k", func(b *testing.B) {
-		s, ix := benchStore(b, 10_000)
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("added=50/entries=%dk", n/1000), func(b *testing.B) { benchSyncIncremental(b, n) })
+	}
+}
+
+func benchSyncIncremental(b *testing.B, n int) {
+	{
+		s, ix := benchStore(b, n)
 		ix.Close()
 		base, err := os.ReadFile(Path(s))
 		if err != nil {
 			b.Fatal(err)
 		}
-		baseLog := synthLog(0, 10_000, 1)
+		baseLog := synthLog(0, n, 1)
 		round := 0
 		for b.Loop() {
 			b.StopTimer()
@@ -1294,7 +1300,7 @@ func BenchmarkSyncIncremental(b *testing.B) {
 			ix.Close()
 			b.StartTimer()
 		}
-	})
+	}
 }
 
 func BenchmarkRebuild(b *testing.B) {
