@@ -134,6 +134,8 @@ func startSanitize(s *knowledge.Store, root string, getenv func(string) string) 
 		lock.Release()
 		return fmt.Errorf("start sanitize: %w", err)
 	}
+	// Below the session's own processes: it may take seconds on a big log.
+	_ = syscall.Setpriority(syscall.PRIO_PROCESS, cmd.Process.Pid, 10)
 	_ = cmd.Process.Release()
 	return lock.Handoff()
 }
