@@ -23,7 +23,7 @@ func curateCommand(env Env) *ucli.Command {
 	return &ucli.Command{
 		Name:      "curate",
 		Usage:     "propose, review and apply curation lines for the shared log",
-		UsageText: "cairn curate --dry-run [--out FILE]\n   cairn curate --apply FILE --yes",
+		UsageText: "cairn curate --dry-run [--out FILE]\ncairn curate --apply FILE --yes",
 		Description: "--dry-run runs sanitize and proposes the exact lines to add: a canonical line for\n" +
 			"the entry kept of each cluster of duplicates (merged_from lists the others), a\n" +
 			"superseded line for each of the others, a needs_review line for each stale entry,\n" +
