@@ -142,7 +142,7 @@ func curateApply(c *ucli.Context, env Env, p *project, file string) error {
 		lines = append(lines, line)
 	}
 	err = p.store.InsertLinesIf(lines, func(log []byte) error {
-		if sum := curate.LogSum(log); sum != prop.LogSHA256 {
+		if sum := knowledge.Sum(log); sum != prop.LogSHA256 {
 			return hinted(errors.New("the log changed since the proposal was made; nothing applied"), "re-run cairn curate --dry-run and review again")
 		}
 		return nil

@@ -9,7 +9,6 @@ package curate
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,12 +38,6 @@ type header struct {
 	Created   int64  `json:"created"`
 	Lines     int    `json:"lines"`
 	Apply     string `json:"apply"`
-}
-
-// LogSum is the sha256 of log data as a proposal records it.
-func LogSum(log []byte) string {
-	sum := sha256.Sum256(log)
-	return fmt.Sprintf("%x", sum)
 }
 
 // Propose builds the lines that curate a sanitize result: for each cluster

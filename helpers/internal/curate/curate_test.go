@@ -80,7 +80,7 @@ func TestProposeCluster(t *testing.T) {
 	res := sanitize.Build(log, nil, sanitize.Options{})
 	now := time.Unix(50, 0) // earlier than every entry
 	p := Propose(res, now)
-	if p.LogSHA256 != LogSum(log) || p.Created != 50 {
+	if p.LogSHA256 != knowledge.Sum(log) || p.Created != 50 {
 		t.Errorf("proposal header %q %d", p.LogSHA256, p.Created)
 	}
 	if len(p.Lines) != 3 {

@@ -225,8 +225,7 @@ func (ix *Index) syncLog() (SyncResult, error) {
 		}
 		datas[src.path] = data
 		fs := now[src.path]
-		sum := sha256.Sum256(data)
-		fs.Sum = fmt.Sprintf("%x", sum)
+		fs.Sum = knowledge.Sum(data)
 		now[src.path] = fs
 		if saved[src.path].Sum != fs.Sum {
 			contentSame = false
@@ -377,8 +376,7 @@ func (ix *Index) Rebuild() (SyncResult, error) {
 		if err != nil {
 			return fail(err)
 		}
-		sum := sha256.Sum256(data)
-		now[src.path] = fileState{ID: id, Sum: fmt.Sprintf("%x", sum)}
+		now[src.path] = fileState{ID: id, Sum: knowledge.Sum(data)}
 		scanLines(data, src.archived, rows, &order)
 	}
 	tx, err := db.Begin()

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-dev/cairn/helpers/internal/curate"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/sanitize"
 )
@@ -21,7 +20,7 @@ func writeAudit(t *testing.T, s *knowledge.Store, acts ...sanitize.Action) {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	for _, a := range append(acts, sanitize.Action{Action: sanitize.ActSummary, Summary: &sanitize.Summary{LogSHA256: curate.LogSum(log)}}) {
+	for _, a := range append(acts, sanitize.Action{Action: sanitize.ActSummary, Summary: &sanitize.Summary{LogSHA256: knowledge.Sum(log)}}) {
 		line, _ := json.Marshal(a)
 		b.Write(append(line, '\n'))
 	}

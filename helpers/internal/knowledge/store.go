@@ -2,6 +2,8 @@ package knowledge
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -87,6 +89,14 @@ func (s *Store) Provision() error {
 		}
 	}
 	return nil
+}
+
+// Sum identifies log data by content: its SHA-256 in hex. The cache, the
+// audit and curation proposals all record the log this way, so they can
+// tell whether they speak of the same version.
+func Sum(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }
 
 // ReadFile reads a log file; a missing file is empty.

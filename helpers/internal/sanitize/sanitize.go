@@ -7,7 +7,6 @@ package sanitize
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -84,8 +83,7 @@ func Build(logData, archiveData []byte, opts Options) Result {
 		opts.SymbolBudget = DefaultSymbolBudget
 	}
 	var res Result
-	sum := sha256.Sum256(logData)
-	res.Summary.LogSHA256 = fmt.Sprintf("%x", sum)
+	res.Summary.LogSHA256 = knowledge.Sum(logData)
 	res.Summary.SymbolsComplete = true
 
 	var recs []knowledge.Record
