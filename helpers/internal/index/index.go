@@ -83,6 +83,10 @@ type Index struct {
 	path  string
 	store *knowledge.Store
 	stale bool // missing, unreadable or of another schema: Sync rebuilds
+
+	// What the last Sync saw, for SanitizeNeeded: the log's sum, and the
+	// sum of the log the loaded audit was made from.
+	logSum, auditLogSum string
 }
 
 // Path is where the cache of a store lives.
@@ -214,6 +218,7 @@ func (ix *Index) syncLog() (SyncResult, error) {
 	}
 	if same {
 		res.Current = true
+		ix.logSum = saved[ix.store.LogPath()].Sum
 		return res, nil
 	}
 	datas := map[string][]byte{}
@@ -240,6 +245,7 @@ func (ix *Index) syncLog() (SyncResult, error) {
 }
 
 func (ix *Index) setFiles(ex execer, st state) error {
+	ix.logSum = st[ix.store.LogPath()].Sum // read only after Sync succeeded
 	b, _ := json.Marshal(st)
 	_, err := ex.Exec(`INSERT OR REPLACE INTO meta(k,v) VALUES('files',?)`, string(b))
 	if err != nil {

@@ -16,7 +16,9 @@ type auditState struct {
 
 // syncVerdicts loads sanitize's verdicts when the audit file changed since
 // the cache last read it. A verdict applies to the line it judged (key and
-// ts): a newer line of the key is judged by the next sanitize run.
+// ts): a newer line of the key is judged by the next sanitize run. An
+// audit that cannot be read counts as none: recall goes on without it, and
+// SanitizeNeeded asks for a run that rewrites it.
 func (ix *Index) syncVerdicts() error {
 	path := sanitize.AuditPath(ix.store.CachePath())
 	id, err := fsx.StatID(path)
@@ -27,12 +29,13 @@ func (ix *Index) syncVerdicts() error {
 	if v, err := ix.meta("audit"); err == nil {
 		_ = json.Unmarshal([]byte(v), &saved)
 		if saved.ID == id {
+			ix.auditLogSum = saved.LogSum
 			return nil
 		}
 	}
 	verdicts, logSum, err := sanitize.ReadVerdicts(path)
 	if err != nil {
-		return err
+		verdicts, logSum = nil, ""
 	}
 	tx, err := ix.db.Begin()
 	if err != nil {
@@ -56,20 +59,16 @@ func (ix *Index) syncVerdicts() error {
 	if _, err := tx.Exec(`INSERT OR REPLACE INTO meta(k,v) VALUES('audit',?)`, string(b)); err != nil {
 		return fmt.Errorf("load audit: %w", err)
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("load audit: %w", err)
+	}
+	ix.auditLogSum = logSum
+	return nil
 }
 
-// SanitizeNeeded reports whether the working set is behind the log: no
-// sanitize run yet, or the last one read another version of the log.
+// SanitizeNeeded reports, after a Sync, whether the working set is behind
+// the log: no sanitize run yet, or the last one read another version of
+// the log. It asks the database nothing: Sync noted both sums.
 func (ix *Index) SanitizeNeeded() bool {
-	var audit auditState
-	var files state
-	if v, err := ix.meta("audit"); err == nil {
-		_ = json.Unmarshal([]byte(v), &audit)
-	}
-	if v, err := ix.meta("files"); err == nil {
-		_ = json.Unmarshal([]byte(v), &files)
-	}
-	logSum := files[ix.store.LogPath()].Sum
-	return logSum != "" && audit.LogSum != logSum
+	return ix.logSum != "" && ix.auditLogSum != ix.logSum
 }

@@ -43,7 +43,8 @@ func TestVerdictsShapeRecall(t *testing.T) {
 		t.Fatal(err)
 	}
 	ix := openIndex(t, s)
-	if !func() bool { mustSync(t, ix); return ix.SanitizeNeeded() }() {
+	mustSync(t, ix)
+	if !ix.SanitizeNeeded() {
 		t.Error("no audit yet, but SanitizeNeeded is false")
 	}
 	before := hitKeys(search(t, ix, Query{Text: "kiwi deploy"}))
@@ -95,5 +96,25 @@ func TestVerdictsShapeRecall(t *testing.T) {
 	}
 	if got := hitKeys(search(t, ix, Query{Text: "kiwi deploy"})); len(got) != 3 || strings.Contains(strings.Join(got, " "), "noise") {
 		t.Errorf("after rebuild: %v", got)
+	}
+}
+
+// An audit that cannot be read is no audit: the cache syncs and searches as
+// without one, and asks for a sanitize run that rewrites it.
+func TestUnreadableAuditIsNoAudit(t *testing.T) {
+	s := newStore(t)
+	if _, err := s.Insert([]knowledge.Entry{{Key: "fact-lime-aaaaaa", Type: "fact", Content: "lime builds need the cache warmed", TS: 100}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(sanitize.AuditPath(s.CachePath()), 0o755); err != nil { // a directory: reading it fails
+		t.Fatal(err)
+	}
+	ix := openIndex(t, s)
+	mustSync(t, ix)
+	if got := hitKeys(search(t, ix, Query{Text: "lime builds"})); len(got) != 1 {
+		t.Errorf("search with an unreadable audit: %v", got)
+	}
+	if !ix.SanitizeNeeded() {
+		t.Error("unreadable audit, but SanitizeNeeded is false")
 	}
 }
