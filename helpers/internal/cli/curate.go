@@ -54,8 +54,8 @@ func curateCommand(env Env) *ucli.Command {
 			if err != nil {
 				return err
 			}
-			if !p.store.Exists() {
-				return hinted(fmt.Errorf("no %s in %s", knowledge.DirName, p.root), "run cairn init or cairn add first")
+			if err := p.requireStore(); err != nil {
+				return err
 			}
 			if dry {
 				return curateDryRun(c, env, p)

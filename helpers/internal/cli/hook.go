@@ -167,6 +167,11 @@ func logLine(msg string) string {
 	return time.Now().UTC().Format(time.RFC3339) + " " + strings.ReplaceAll(msg, "\n", " ") + "\n"
 }
 
+// openLog opens .cairn/cache/cairn.log for appending.
+func openLog(s *knowledge.Store) (*os.File, error) {
+	return os.OpenFile(filepath.Join(s.CachePath(), "cairn.log"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+}
+
 // appendLog appends one time-stamped line to .cairn/cache/cairn.log and
 // reports whether it could; it writes nothing without a .cairn directory.
 func appendLog(s *knowledge.Store, msg string) bool {
@@ -176,7 +181,7 @@ func appendLog(s *knowledge.Store, msg string) bool {
 	if err := os.MkdirAll(s.CachePath(), 0o755); err != nil {
 		return false
 	}
-	f, err := os.OpenFile(filepath.Join(s.CachePath(), "cairn.log"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	f, err := openLog(s)
 	if err != nil {
 		return false
 	}

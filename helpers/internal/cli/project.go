@@ -53,6 +53,14 @@ func findProject(c *ucli.Context, env Env) (*project, error) {
 	return nil, hinted(fmt.Errorf("not a git repository: %s", env.Dir), "run cairn inside your project, or pass --dir PATH")
 }
 
+// requireStore fails, with the fix, when the project has no .cairn yet.
+func (p *project) requireStore() error {
+	if !p.store.Exists() {
+		return hinted(fmt.Errorf("no %s in %s", knowledge.DirName, p.root), "run cairn init or cairn add first")
+	}
+	return nil
+}
+
 // explainRead turns a failure to read the log into a message with a fix.
 func explainRead(err error) error {
 	switch {

@@ -45,8 +45,8 @@ func sanitizeCommand(env Env) *ucli.Command {
 			if err != nil {
 				return err
 			}
-			if !p.store.Exists() {
-				return hinted(fmt.Errorf("no %s in %s", knowledge.DirName, p.root), "run cairn init or cairn add first")
+			if err := p.requireStore(); err != nil {
+				return err
 			}
 			opts := sanitize.Options{Root: p.root}
 			if c.Bool("background") {
@@ -125,7 +125,7 @@ func startSanitize(s *knowledge.Store, root string, getenv func(string) string) 
 	cmd.ExtraFiles = []*os.File{lock.File()}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	// Whatever the run has to say lands in cairn.log.
-	logFile, err := os.OpenFile(filepath.Join(s.CachePath(), "cairn.log"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	logFile, err := openLog(s)
 	if err == nil {
 		defer logFile.Close()
 		cmd.Stdout, cmd.Stderr = logFile, logFile

@@ -251,62 +251,64 @@ func (res *Result) checkAnchors(live []*member, opts Options, start time.Time) {
 		}
 		found, res.Summary.SymbolsComplete = symbolSearch(opts.Root, files, symbols, start.Add(opts.SymbolBudget))
 	}
-	commits := map[string]map[string]string{} // commit -> path -> hash there
+	// Resolve every entry's files once, and group the present ones by the
+	// commit the entry was captured at, to read each commit's tree once.
+	type resolved struct{ present, missing []string }
+	resolvedOf := make(map[*member]resolved, len(live))
+	byCommit := map[string][]string{}
+	for _, m := range live {
+		if m.out || m.anchors.Empty() {
+			continue
+		}
+		var r resolved
+		for _, f := range m.anchors.Files {
+			if p, ok := view.resolve(f); ok {
+				r.present = append(r.present, p)
+			} else {
+				r.missing = append(r.missing, f)
+			}
+		}
+		for _, n := range m.anchors.Names {
+			if p, ok := view.resolve(n); ok {
+				r.present = append(r.present, p)
+			}
+		}
+		resolvedOf[m] = r
+		if c := m.rec.Entry.Commit; repo != nil && c != "" && len(r.present) > 0 {
+			byCommit[c] = append(byCommit[c], r.present...)
+		}
+	}
 	const maxCommits = 500
+	commits := map[string]map[string]string{} // commit -> path -> hash there
+	var order []string
+	for c := range byCommit {
+		order = append(order, c)
+	}
+	sort.Strings(order)
+	for _, c := range order[:min(len(order), maxCommits)] {
+		commits[c], _ = repo.HashesAt(c, byCommit[c]) // an unknown commit: nothing to compare
+	}
 	for _, m := range live {
 		a := m.anchors
 		if m.out || a.Empty() {
 			continue
 		}
 		e := m.rec.Entry
+		r := resolvedOf[m]
 		act := keyAction(ActAnchor, e, "", "")
 		act.Files, act.Symbols = append(append([]string{}, a.Files...), a.Names...), a.Symbols
-		var present []string
-		for _, f := range a.Files {
-			if p, ok := view.resolve(f); ok {
-				present = append(present, p)
-			} else {
-				act.MissingFiles = append(act.MissingFiles, f)
-			}
-		}
-		for _, n := range a.Names {
-			if p, ok := view.resolve(n); ok {
-				present = append(present, p)
-			}
-		}
-		if view.git && (res.Summary.SymbolsComplete || len(found) > 0) {
+		act.MissingFiles = r.missing
+		if view.git && res.Summary.SymbolsComplete {
 			for _, s := range a.Symbols {
-				if !found[s] && res.Summary.SymbolsComplete {
+				if !found[s] {
 					act.MissingSymbols = append(act.MissingSymbols, s)
 				}
 			}
 		}
 		// Changed since the commit the entry was captured at.
-		if repo != nil && e.Commit != "" && len(present) > 0 {
-			at, ok := commits[e.Commit]
-			if !ok && len(commits) < maxCommits {
-				var all []string
-				for _, o := range live {
-					if o.rec.Entry.Commit == e.Commit {
-						for _, f := range o.anchors.Files {
-							if p, ok := view.resolve(f); ok {
-								all = append(all, p)
-							}
-						}
-						for _, f := range o.anchors.Names {
-							if p, ok := view.resolve(f); ok {
-								all = append(all, p)
-							}
-						}
-					}
-				}
-				at, _ = repo.HashesAt(e.Commit, all)
-				commits[e.Commit] = at
-			}
-			for _, p := range present {
-				if h, ok := at[p]; ok && h != view.tracked[p] {
-					act.ChangedFiles = append(act.ChangedFiles, p)
-				}
+		for _, p := range r.present {
+			if h, ok := commits[e.Commit][p]; ok && h != view.tracked[p] {
+				act.ChangedFiles = append(act.ChangedFiles, p)
 			}
 		}
 		switch {
