@@ -31,7 +31,7 @@ type gitEnv struct {
 func newGitEnv(t *testing.T) *gitEnv {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
+		t.Fatal("the tests need the git binary on PATH")
 	}
 	home := t.TempDir()
 	gitconfig := "[user]\n\tname = Ana Tester\n\temail = ana@example.com\n" +
