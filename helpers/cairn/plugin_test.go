@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -59,5 +60,26 @@ func TestPluginCommandsRunRealSubcommands(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// The hook wrapper marks everything it starts as running under a hook, so
+// a curation apply started from there refuses (see curate_errors.txtar).
+func TestHookWrapperMarksItsChildren(t *testing.T) {
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "cairn")
+	out := filepath.Join(dir, "env")
+	script := "#!/bin/sh\ncat >/dev/null\nprintf '%s %s %s' \"$1\" \"$2\" \"$CAIRN_IN_HOOK\" >'" + out + "'\n"
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(pluginRoot(t), "scripts", "cairn-hook"), "Stop")
+	cmd.Env = append(os.Environ(), "CAIRN_BIN="+fake, "CAIRN_IN_HOOK=")
+	cmd.Stdin = strings.NewReader(`{}`)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("wrapper: %v\n%s", err, b)
+	}
+	if got, _ := os.ReadFile(out); string(got) != "hook Stop 1" {
+		t.Errorf("the binary saw %q, want \"hook Stop 1\"", got)
 	}
 }

@@ -15,8 +15,9 @@ import (
 	ucli "github.com/urfave/cli/v2"
 )
 
-// inHookEnv is set while cairn runs as a hook, and inherited by anything a
-// hook starts: curation refuses to write from there.
+// inHookEnv is set by the hook wrapper (scripts/cairn-hook) and by the
+// background runs a hook starts, and inherited by anything they start:
+// curation refuses to write from there.
 const inHookEnv = "CAIRN_IN_HOOK"
 
 func curateCommand(env Env) *ucli.Command {

@@ -49,8 +49,6 @@ type hookRun struct {
 // event produced its protocol output.
 func runHook(args []string, env Env) (code int) {
 	h := &hookRun{env: env}
-	// Whatever a hook starts knows it runs under a hook (see curate).
-	os.Setenv(inHookEnv, "1")
 	if len(args) > 2 {
 		h.event = args[2]
 	}

@@ -82,20 +82,18 @@ func printSanitize(w io.Writer, s sanitize.Summary) {
 // backgroundSanitize is a run started by a hook: it holds the lock the hook
 // passed down (or takes it if free), and reports failures in cairn.log.
 func backgroundSanitize(p *project, opts sanitize.Options, env Env) error {
-	var lock *fsx.Lock
-	if fd, err := strconv.Atoi(env.Getenv(lockFDEnv)); err == nil && fd > 2 {
-		if lock, err = fsx.Inherited(uintptr(fd)); err != nil {
+	var err error
+	if fd, ferr := strconv.Atoi(env.Getenv(lockFDEnv)); ferr == nil && fd > 2 {
+		lock, lerr := fsx.Inherited(uintptr(fd))
+		if lerr != nil {
 			return nil // someone else runs it
 		}
+		defer lock.Release()
+		_, _, err = sanitize.RunLocked(p.store, opts)
 	} else {
-		var ok bool
-		lock, ok, err = fsx.TryAcquire(filepath.Join(p.store.CachePath(), sanitize.LockName))
-		if err != nil || !ok {
-			return err
-		}
+		_, _, err = sanitize.Run(p.store, opts, false) // nothing to do if one runs
 	}
-	defer lock.Release()
-	if _, _, err := sanitize.RunLocked(p.store, opts); err != nil {
+	if err != nil {
 		appendLog(p.store, "sanitize: "+err.Error())
 	}
 	return nil
@@ -121,7 +119,7 @@ func startSanitize(s *knowledge.Store, root string, getenv func(string) string) 
 		return err
 	}
 	cmd := exec.Command(self, "--dir", root, "sanitize", "--background")
-	cmd.Env = append(os.Environ(), lockFDEnv+"=3")
+	cmd.Env = append(os.Environ(), lockFDEnv+"=3", inHookEnv+"=1")
 	cmd.ExtraFiles = []*os.File{lock.File()}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	// Whatever the run has to say lands in cairn.log.
