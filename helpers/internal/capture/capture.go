@@ -7,17 +7,20 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/gitx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
-	"github.com/cairn-dev/cairn/helpers/internal/redact"
 )
 
-// Entries turns captured items into log entries: secrets redacted (and the
-// kinds redacted recorded), keys derived, the session and source noted.
-// Items whose content is empty after redaction are dropped.
+// MaxPerEvent caps how many entries one hook event (one reply, one
+// command) may add: an agent records a handful; thousands are a runaway
+// or an attack, and would each cost a rewrite of the log.
+const MaxPerEvent = 50
+
+// Entries turns captured items into log entries: keys derived, the session
+// and source noted. Empty items are dropped. Secrets are redacted where
+// every entry is written, by knowledge.Store.Insert.
 func Entries(items []Item, session, source string) []knowledge.Entry {
 	var out []knowledge.Entry
 	for _, it := range items {
-		content, findings := redact.String(it.Content)
-		content = knowledge.CleanContent(content)
+		content := knowledge.CleanContent(it.Content)
 		if content == "" {
 			continue
 		}
@@ -27,9 +30,6 @@ func Entries(items []Item, session, source string) []knowledge.Entry {
 			Source:  source,
 			Bead:    it.Bead,
 			Session: session,
-		}
-		for _, f := range findings {
-			e.Redacted = append(e.Redacted, f.Kind)
 		}
 		e.Key = knowledge.MakeKey(e.Type, e.Content)
 		out = append(out, e)

@@ -78,7 +78,13 @@ func AddEntry(s *knowledge.Store, e knowledge.Entry) (string, bool, error) {
 	if err != nil {
 		return "", false, err
 	}
-	return e.Key, len(res.Added) == 1, nil
+	if len(res.Added) == 1 {
+		return res.Added[0].Key, true, nil
+	}
+	if len(res.Duplicates) == 1 {
+		return res.Duplicates[0].Key, false, nil
+	}
+	return e.Key, false, nil
 }
 
 func splitList(s string) []string {

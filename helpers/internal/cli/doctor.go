@@ -3,11 +3,12 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/sanitize"
 	ucli "github.com/urfave/cli/v2"
@@ -71,32 +72,44 @@ func runChecks(p *project) []check {
 	} else {
 		add("repository", "warn", p.root+" is not a git repository: knowledge is not shared", "git init, then commit .cairn")
 	}
+	unsafe, err := p.store.Root().FindUnsafe(100)
+	if err != nil {
+		add("files", "warn", "could not check .cairn/ for links: "+err.Error(), "")
+	}
+	for _, u := range unsafe {
+		add("files", "fail", u.Path+" is "+u.What+": cairn refuses to follow or use it (it may have been committed to turn cairn against you)",
+			"rm "+u.Path+" (git rm "+u.Path+" if it is committed), then cairn doctor")
+	}
 	if !p.store.Exists() {
-		add("provisioned", "fail", ".cairn/ is missing", "run cairn add ... or ./install.sh "+p.root)
+		if len(unsafe) == 0 {
+			add("provisioned", "fail", ".cairn/ is missing", "run cairn add ... or ./install.sh "+p.root)
+		}
 		return out
 	}
 	add("provisioned", "ok", ".cairn/ exists", "")
-	attrs, _ := os.ReadFile(filepath.Join(p.store.Dir, ".gitattributes"))
+	attrs, _ := p.store.ReadFile(".gitattributes", knowledge.MaxConfigBytes)
 	if strings.Contains(string(attrs), "merge=union") {
 		add("merge", "ok", ".cairn/.gitattributes has merge=union", "")
 	} else {
 		add("merge", "warn", ".cairn/.gitattributes lacks merge=union: local merges of the log may conflict",
 			"echo '"+strings.TrimSpace(knowledge.GitAttributes)+"' >> .cairn/.gitattributes")
 	}
-	ign, _ := os.ReadFile(filepath.Join(p.store.Dir, ".gitignore"))
+	ign, _ := p.store.ReadFile(".gitignore", knowledge.MaxConfigBytes)
 	if strings.Contains(string(ign), "cache/") && strings.Contains(string(ign), "local/") {
 		add("ignore", "ok", ".cairn/.gitignore keeps cache/ and local/ out of git", "")
 	} else {
 		add("ignore", "warn", ".cairn/.gitignore does not ignore cache/ and local/", "printf 'cache/\\nlocal/\\n' >> .cairn/.gitignore")
 	}
-	for _, path := range []string{p.store.LogPath(), p.store.ArchivePath()} {
-		name := filepath.Base(path)
-		data, err := knowledge.ReadFile(path)
+	for _, name := range []string{knowledge.LogName, knowledge.ArchiveName} {
+		data, err := p.store.ReadFile(name, knowledge.MaxLogBytes)
+		if errors.Is(err, fsx.ErrUnsafe) {
+			continue // reported above
+		}
 		if err != nil {
 			add(name, "fail", err.Error(), "make it readable: chmod u+rw "+filepath.Join(knowledge.DirName, name))
 			continue
 		}
-		if data == nil && path == p.store.ArchivePath() {
+		if data == nil && name == knowledge.ArchiveName {
 			continue
 		}
 		rep := knowledge.Parse(data, func(knowledge.Record) {})
@@ -140,7 +153,7 @@ func runChecks(p *project) []check {
 		state = "caught up now"
 	}
 	add("cache", "ok", fmt.Sprintf("%d entries indexed, %s", st.Total, state), "")
-	sum, err := readSummary(sanitize.AuditPath(p.store.CachePath()))
+	sum, err := readSummary(p.store)
 	switch {
 	case err != nil:
 		add("working set", "warn", "no sanitize run yet", "cairn sanitize (hooks run it in the background)")
@@ -153,12 +166,13 @@ func runChecks(p *project) []check {
 	return out
 }
 
-// readSummary reads the summary line of a sanitize audit.
-func readSummary(path string) (sanitize.Summary, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return sanitize.Summary{}, err
+// readSummary reads the summary line of the store's sanitize audit.
+func readSummary(s *knowledge.Store) (sanitize.Summary, error) {
+	data, err := s.ReadFile(sanitize.AuditFile, knowledge.MaxLogBytes)
+	if err != nil || data == nil {
+		return sanitize.Summary{}, fmt.Errorf("no audit: %v", err)
 	}
+	path := sanitize.AuditFile
 	data = bytes.TrimSpace(data)
 	last := data[bytes.LastIndexByte(data, '\n')+1:]
 	var a sanitize.Action

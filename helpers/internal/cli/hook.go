@@ -165,18 +165,19 @@ func logLine(msg string) string {
 	return time.Now().UTC().Format(time.RFC3339) + " " + strings.ReplaceAll(msg, "\n", " ") + "\n"
 }
 
-// openLog opens .cairn/cache/cairn.log for appending.
+// logFile is cairn's own log, under .cairn.
+const logFile = knowledge.CacheDir + "/cairn.log"
+
+// openLog opens .cairn/cache/cairn.log for appending (never through a
+// link: a committed cairn.log pointing at ~/.gitconfig is refused).
 func openLog(s *knowledge.Store) (*os.File, error) {
-	return os.OpenFile(filepath.Join(s.CachePath(), "cairn.log"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	return s.Root().OpenFile(logFile, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 }
 
 // appendLog appends one time-stamped line to .cairn/cache/cairn.log and
 // reports whether it could; it writes nothing without a .cairn directory.
 func appendLog(s *knowledge.Store, msg string) bool {
 	if !s.Exists() {
-		return false
-	}
-	if err := os.MkdirAll(s.CachePath(), 0o755); err != nil {
 		return false
 	}
 	f, err := openLog(s)
@@ -195,13 +196,24 @@ func (h *hookRun) capture(p hook.Payload, items []capture.Item, source string) e
 		return nil
 	}
 	h.locate(p.Cwd)
+	if err := h.store.Check(); err != nil {
+		return fmt.Errorf("capture: %w", err)
+	}
+	if !h.isGit && !h.store.Exists() {
+		// Never provision outside a git work tree: a payload's cwd may be
+		// anywhere (even /etc), and nothing there asked for cairn.
+		h.logf("not captured: %s is not in a git work tree and has no %s", h.root, knowledge.DirName)
+		return nil
+	}
+	if len(items) > capture.MaxPerEvent {
+		h.logf("captured the first %d of %d typed lines; the other %d were dropped (at most %d per event)",
+			capture.MaxPerEvent, len(items), len(items)-capture.MaxPerEvent, capture.MaxPerEvent)
+		items = items[:capture.MaxPerEvent]
+	}
 	entries := capture.Entries(items, p.SessionID, source)
 	now := time.Now()
 	for i := range entries {
 		capture.Provenance(h.root, h.isGit, &entries[i], now)
-	}
-	if err := h.store.Provision(); err != nil {
-		return fmt.Errorf("capture: %w", err)
 	}
 	res, err := h.store.Insert(entries)
 	if err != nil {
@@ -224,6 +236,9 @@ func (h *hookRun) capture(p hook.Payload, items []capture.Item, source string) e
 // the work at hand.
 func (h *hookRun) sessionStart(p hook.Payload) ([]byte, error) {
 	h.locate(p.Cwd)
+	if err := h.store.Check(); err != nil {
+		return nil, err
+	}
 	if !h.store.Exists() {
 		h.logf("no %s in %s: nothing to recall (install.sh or cairn add provisions it)", knowledge.DirName, h.root)
 		return nil, nil
@@ -268,8 +283,10 @@ func (h *hookRun) sessionStart(p hook.Payload) ([]byte, error) {
 		block.MustCheck = append(block.MustCheck, hit.Entry)
 	}
 	text, shown := recall.RenderShown(block)
-	recall.PruneShown(h.store.LocalPath(), time.Now())
-	if err := recall.AddShown(h.store.LocalPath(), p.SessionID, shown); err != nil {
+	if err := recall.PruneShown(h.store, time.Now()); err != nil {
+		h.logf("prune session records: %v", err)
+	}
+	if err := recall.AddShown(h.store, p.SessionID, shown); err != nil {
 		h.logf("record shown entries: %v", err)
 	}
 	return hook.EncodeContext(hook.SessionStart, text)
@@ -323,6 +340,9 @@ const maxPerPrompt = 3
 // otherwise, and when .cairn/config.json sets recall.per_prompt to false.
 func (h *hookRun) promptRecall(p hook.Payload) ([]byte, error) {
 	h.locate(p.Cwd)
+	if err := h.store.Check(); err != nil {
+		return nil, err
+	}
 	if !h.store.Exists() {
 		return nil, nil
 	}
@@ -347,7 +367,7 @@ func (h *hookRun) promptRecall(p hook.Payload) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	shown := recall.LoadShown(h.store.LocalPath(), p.SessionID)
+	shown := recall.LoadShown(h.store, p.SessionID)
 	var fresh []knowledge.Entry
 	for _, hit := range hits {
 		if shown[hit.Entry.Key] || !recall.StronglyRelevant(hit.Entry, terms) {
@@ -370,7 +390,7 @@ func (h *hookRun) promptRecall(p hook.Payload) ([]byte, error) {
 	if len(keys) == 0 {
 		return nil, nil
 	}
-	if err := recall.AddShown(h.store.LocalPath(), p.SessionID, keys); err != nil {
+	if err := recall.AddShown(h.store, p.SessionID, keys); err != nil {
 		h.logf("record shown entries: %v", err)
 	}
 	return hook.EncodeContext(hook.UserPromptSubmit, text)

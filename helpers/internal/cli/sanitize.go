@@ -111,10 +111,7 @@ func startSanitize(s *knowledge.Store, root string, getenv func(string) string) 
 	if err != nil {
 		return fmt.Errorf("start sanitize: %w", err)
 	}
-	if err := os.MkdirAll(s.CachePath(), 0o755); err != nil {
-		return fmt.Errorf("start sanitize: %w", err)
-	}
-	lock, ok, err := fsx.TryAcquire(filepath.Join(s.CachePath(), sanitize.LockName))
+	lock, ok, err := s.Root().TryAcquire(sanitize.LockFile)
 	if err != nil || !ok {
 		return err
 	}

@@ -140,6 +140,10 @@ func Acquire(path string, wait time.Duration) (*Lock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open lock %s: %w", path, err)
 	}
+	return lockFile(f, path, wait)
+}
+
+func lockFile(f *os.File, name string, wait time.Duration) (*Lock, error) {
 	deadline := time.Now().Add(wait)
 	delay := time.Millisecond
 	for {
@@ -149,11 +153,11 @@ func Acquire(path string, wait time.Duration) (*Lock, error) {
 		}
 		if !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) {
 			f.Close()
-			return nil, fmt.Errorf("lock %s: %w", path, err)
+			return nil, fmt.Errorf("lock %s: %w", name, err)
 		}
 		if time.Now().After(deadline) {
 			f.Close()
-			return nil, fmt.Errorf("lock %s: %w", path, ErrLockTimeout)
+			return nil, fmt.Errorf("lock %s: %w", name, ErrLockTimeout)
 		}
 		time.Sleep(delay)
 		if delay < 20*time.Millisecond {
@@ -169,12 +173,16 @@ func TryAcquire(path string) (l *Lock, ok bool, err error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("open lock %s: %w", path, err)
 	}
+	return tryLockFile(f, path)
+}
+
+func tryLockFile(f *os.File, name string) (*Lock, bool, error) {
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, unix.EWOULDBLOCK) {
 			return nil, false, nil
 		}
-		return nil, false, fmt.Errorf("lock %s: %w", path, err)
+		return nil, false, fmt.Errorf("lock %s: %w", name, err)
 	}
 	return &Lock{f: f}, true, nil
 }

@@ -173,7 +173,7 @@ func TestConcurrentWriters(t *testing.T) {
 	waitHelpers(t, startHelpers(t, args...))
 
 	s := knowledge.Open(root)
-	data, err := knowledge.ReadFile(s.LogPath())
+	data, err := s.ReadLog()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -92,18 +93,47 @@ type Index struct {
 // Path is where the cache of a store lives.
 func Path(s *knowledge.Store) string { return filepath.Join(s.CachePath(), FileName) }
 
-func dsn(path string) string {
-	return "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(DELETE)&_pragma=synchronous(OFF)"
+// name is the cache's name under .cairn.
+const name = knowledge.CacheDir + "/" + FileName
+
+// dsn is the SQLite URI of the database file at path. The path is escaped
+// as a URI path, so a project directory named with '#', '?' or '%' opens
+// the file it names and not another one.
+func dsn(path string, pragmas string) string {
+	u := url.URL{Scheme: "file", OmitHost: true, Path: path}
+	return u.String() + "?" + pragmas
+}
+
+const (
+	livePragmas  = "_pragma=busy_timeout(10000)&_pragma=journal_mode(DELETE)&_pragma=synchronous(OFF)"
+	buildPragmas = "_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)"
+)
+
+// sqliteFiles are the files SQLite opens by path for a database: they
+// must be regular files (or absent) below real directories, since SQLite
+// itself would follow a link.
+func sqliteFiles(db string) []string {
+	return []string{db, db + "-journal", db + "-wal", db + "-shm"}
+}
+
+// checkFiles refuses a database whose files are links or special files.
+func (ix *Index) checkFiles(db string) error {
+	for _, f := range sqliteFiles(db) {
+		if err := ix.store.Root().CheckFile(f); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Open opens the cache of store s, creating or rebuilding it when it is
 // missing, unreadable or of another schema version. It does not sync; call
 // [Index.Sync] before searching.
 func Open(s *knowledge.Store) (*Index, error) {
-	if err := os.MkdirAll(s.CachePath(), 0o755); err != nil {
-		return nil, fmt.Errorf("create cache dir: %w", err)
-	}
 	ix := &Index{path: Path(s), store: s}
+	if err := ix.checkFiles(name); err != nil {
+		return nil, err
+	}
 	if err := ix.open(); err == nil {
 		if v, err := ix.meta("schema"); err == nil && v == schemaVersion {
 			return ix, nil
@@ -116,7 +146,7 @@ func Open(s *knowledge.Store) (*Index, error) {
 }
 
 func (ix *Index) open() error {
-	db, err := sql.Open("sqlite", dsn(ix.path))
+	db, err := sql.Open("sqlite", dsn(ix.path, livePragmas))
 	if err != nil {
 		return fmt.Errorf("open cache: %w", err)
 	}
@@ -139,14 +169,21 @@ func (ix *Index) meta(k string) (string, error) {
 	return v, err
 }
 
-// source is one file the cache is built from.
+// source is one file the cache is built from: its path (how the cache's
+// state names it) and its name under .cairn (how it is read).
 type source struct {
 	path     string
+	name     string
 	archived bool
 }
 
 func (ix *Index) sources() []source {
-	return []source{{ix.store.LogPath(), false}, {ix.store.ArchivePath(), true}}
+	return []source{{ix.store.LogPath(), knowledge.LogName, false}, {ix.store.ArchivePath(), knowledge.ArchiveName, true}}
+}
+
+// read reads a source file, capped; a missing file is empty.
+func (ix *Index) read(src source) ([]byte, error) {
+	return ix.store.ReadFile(src.name, knowledge.MaxLogBytes)
 }
 
 // fileState is what the cache remembers of a source file.
@@ -207,7 +244,7 @@ func (ix *Index) syncLog() (SyncResult, error) {
 	now := state{}
 	same := saved != nil
 	for _, src := range ix.sources() {
-		id, err := fsx.StatID(src.path)
+		id, err := ix.store.Root().StatID(src.name)
 		if err != nil {
 			return res, err
 		}
@@ -224,7 +261,7 @@ func (ix *Index) syncLog() (SyncResult, error) {
 	datas := map[string][]byte{}
 	contentSame := saved != nil
 	for _, src := range ix.sources() {
-		data, err := knowledge.ReadFile(src.path)
+		data, err := ix.read(src)
 		if err != nil {
 			return res, err
 		}
@@ -346,7 +383,7 @@ func parseRowReport(r *lineRow) ([]*lineRow, knowledge.Report) {
 // it into place, so readers never see a half-built cache.
 func (ix *Index) Rebuild() (SyncResult, error) {
 	var res SyncResult
-	lock, err := fsx.Acquire(ix.path+".lock", 60*time.Second)
+	lock, err := ix.store.Root().Acquire(name+".lock", 60*time.Second)
 	if err != nil {
 		return res, err
 	}
@@ -355,10 +392,14 @@ func (ix *Index) Rebuild() (SyncResult, error) {
 		ix.db.Close()
 		ix.db = nil
 	}
-	tmp := fmt.Sprintf("%s.build-%d", ix.path, os.Getpid())
-	os.Remove(tmp)
-	defer os.Remove(tmp)
-	db, err := sql.Open("sqlite", "file:"+tmp+"?_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)")
+	tmpName := fmt.Sprintf("%s.build-%d", name, os.Getpid())
+	if err := ix.checkFiles(tmpName); err != nil {
+		return res, err
+	}
+	root := ix.store.Root()
+	root.Remove(tmpName)
+	defer root.Remove(tmpName)
+	db, err := sql.Open("sqlite", dsn(root.Path(tmpName), buildPragmas))
 	if err != nil {
 		return res, fmt.Errorf("create cache: %w", err)
 	}
@@ -374,11 +415,11 @@ func (ix *Index) Rebuild() (SyncResult, error) {
 	rows := map[string]*lineRow{}
 	var order []string
 	for _, src := range ix.sources() {
-		id, err := fsx.StatID(src.path)
+		id, err := ix.store.Root().StatID(src.name)
 		if err != nil {
 			return fail(err)
 		}
-		data, err := knowledge.ReadFile(src.path)
+		data, err := ix.read(src)
 		if err != nil {
 			return fail(err)
 		}
@@ -451,7 +492,7 @@ func (ix *Index) Rebuild() (SyncResult, error) {
 	if err := db.Close(); err != nil {
 		return res, fmt.Errorf("close cache: %w", err)
 	}
-	if err := os.Rename(tmp, ix.path); err != nil {
+	if err := root.Rename(tmpName, name); err != nil {
 		return res, fmt.Errorf("install cache: %w", err)
 	}
 	res.Rebuilt = true
@@ -499,7 +540,7 @@ func newer(a, b *lineRow) bool {
 func (ix *Index) catchUp(datas map[string][]byte, now state) (SyncResult, error) {
 	var res SyncResult
 	// Serialised with rebuilds, which replace the file.
-	lock, err := fsx.Acquire(ix.path+".lock", 60*time.Second)
+	lock, err := ix.store.Root().Acquire(name+".lock", 60*time.Second)
 	if err != nil {
 		return res, err
 	}

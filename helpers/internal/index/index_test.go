@@ -143,7 +143,7 @@ func writeLog(t testing.TB, s *knowledge.Store, data []byte) {
 
 func readLog(t testing.TB, s *knowledge.Store) []byte {
 	t.Helper()
-	data, err := knowledge.ReadFile(s.LogPath())
+	data, err := s.ReadLog()
 	if err != nil {
 		t.Fatal(err)
 	}

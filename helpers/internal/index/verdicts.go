@@ -20,21 +20,19 @@ type auditState struct {
 // audit that cannot be read counts as none: recall goes on without it, and
 // SanitizeNeeded asks for a run that rewrites it.
 func (ix *Index) syncVerdicts() error {
-	path := sanitize.AuditPath(ix.store.CachePath())
-	id, err := fsx.StatID(path)
-	if err != nil {
-		return err
-	}
+	id, err := ix.store.Root().StatID(sanitize.AuditFile)
+	unreadable := err != nil // a link or special file in its place: none
+
 	var saved auditState
 	if v, err := ix.meta("audit"); err == nil {
 		_ = json.Unmarshal([]byte(v), &saved)
-		if saved.ID == id {
+		if saved.ID == id && !unreadable {
 			ix.auditLogSum = saved.LogSum
 			return nil
 		}
 	}
-	verdicts, logSum, err := sanitize.ReadVerdicts(path)
-	if err != nil {
+	verdicts, logSum, err := sanitize.ReadVerdicts(ix.store)
+	if err != nil || unreadable {
 		verdicts, logSum = nil, ""
 	}
 	tx, err := ix.db.Begin()

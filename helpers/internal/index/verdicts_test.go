@@ -15,7 +15,7 @@ import (
 // is now.
 func writeAudit(t *testing.T, s *knowledge.Store, acts ...sanitize.Action) {
 	t.Helper()
-	log, err := knowledge.ReadFile(s.LogPath())
+	log, err := s.ReadLog()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ type Config struct {
 // LoadConfig reads .cairn/config.json; a missing file gives the defaults.
 func (s *Store) LoadConfig() (Config, error) {
 	var c Config
-	data, err := ReadFile(s.ConfigPath())
+	data, err := s.ReadFile(ConfigName, MaxConfigBytes)
 	if err != nil || data == nil {
 		return c, err
 	}

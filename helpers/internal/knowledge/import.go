@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 
-	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
 // ImportResult says what an import did.
@@ -29,7 +28,7 @@ func (s *Store) Import(src []byte) (ImportResult, error) {
 		return res, err
 	}
 	defer l.Release()
-	data, err := ReadFile(s.LogPath())
+	data, err := s.ReadLog()
 	if err != nil {
 		return res, err
 	}
@@ -74,12 +73,13 @@ func (s *Store) Import(src []byte) (ImportResult, error) {
 		if err := json.Compact(&buf, r.JSON); err != nil {
 			return res, err
 		}
-		lines = append(lines, buf.Bytes())
+		line, _ := redactLine(buf.Bytes())
+		lines = append(lines, line)
 	}
 	if len(lines) == 0 {
 		return res, nil
 	}
-	if err := fsx.WriteAtomic(s.LogPath(), insertSorted(data, lines), 0o644); err != nil {
+	if err := s.writeLog(insertSorted(data, lines)); err != nil {
 		return res, err
 	}
 	res.Imported = len(lines)

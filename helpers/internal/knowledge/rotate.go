@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"sort"
 
-	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
 // DefaultMaxLines is the log size past which rotation archives entries.
@@ -34,7 +33,7 @@ func (s *Store) Rotate(maxLines int) (RotateResult, error) {
 		return RotateResult{}, err
 	}
 	defer l.Release()
-	data, err := ReadFile(s.LogPath())
+	data, err := s.ReadLog()
 	if err != nil {
 		return RotateResult{}, err
 	}
@@ -91,7 +90,7 @@ func (s *Store) Rotate(maxLines int) (RotateResult, error) {
 			keep = append(keep, v.line)
 		}
 	}
-	archData, err := ReadFile(s.ArchivePath())
+	archData, err := s.ReadArchive()
 	if err != nil {
 		return res, err
 	}
@@ -103,10 +102,10 @@ func (s *Store) Rotate(maxLines int) (RotateResult, error) {
 	}
 	SortLines(moved)
 	SortLines(keep)
-	if err := fsx.WriteAtomic(s.ArchivePath(), joinLines(dedupLines(moved)), 0o644); err != nil {
+	if err := s.root.WriteAtomic(ArchiveName, joinLines(dedupLines(moved)), 0o644); err != nil {
 		return res, err
 	}
-	if err := fsx.WriteAtomic(s.LogPath(), joinLines(keep), 0o644); err != nil {
+	if err := s.writeLog(joinLines(keep)); err != nil {
 		return res, err
 	}
 	res.Archived = n

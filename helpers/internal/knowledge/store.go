@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -39,14 +38,32 @@ const GitIgnore = "cache/\nlocal/\n*.lock\n.*.cairn-tmp-*\n"
 // LockWait is how long a writer waits for another writer of the log.
 const LockWait = 10 * time.Second
 
-// Store is the .cairn directory of one project.
+// Caps on what is read from .cairn before reading it: a log of a million
+// entries is about 150 MB; the settings are a few hundred bytes.
+const (
+	MaxLogBytes    = 1 << 30
+	MaxConfigBytes = 1 << 20
+)
+
+// Store is the .cairn directory of one project. Everything in it arrives
+// by git pull from whoever pushed last, so every access goes through its
+// confined [fsx.Root]: no link is followed, no special file is used, and
+// every read is capped.
 type Store struct {
-	Dir string // the .cairn directory
+	Dir  string // the .cairn directory
+	root fsx.Root
 }
 
 // Open returns the store of the project rooted at root (its .cairn
 // directory need not exist yet).
-func Open(root string) *Store { return &Store{Dir: filepath.Join(root, DirName)} }
+func Open(root string) *Store {
+	dir := filepath.Join(root, DirName)
+	return &Store{Dir: dir, root: fsx.NewRoot(dir)}
+}
+
+// Root is the confined view of the .cairn directory, for the packages
+// that keep their own files in it (the cache, local state).
+func (s *Store) Root() fsx.Root { return s.root }
 
 // LogPath is the path of the shared log.
 func (s *Store) LogPath() string { return filepath.Join(s.Dir, LogName) }
@@ -63,32 +80,37 @@ func (s *Store) LocalPath() string { return filepath.Join(s.Dir, LocalDir) }
 // ConfigPath is the path of the team's settings.
 func (s *Store) ConfigPath() string { return filepath.Join(s.Dir, ConfigName) }
 
-// Exists reports whether the .cairn directory exists.
+// Exists reports whether the .cairn directory exists as a real directory
+// (a symlink in its place does not count; see [Store.Check]).
 func (s *Store) Exists() bool {
-	fi, err := os.Stat(s.Dir)
-	return err == nil && fi.IsDir()
+	ok, err := s.root.IsDir("")
+	return ok && err == nil
 }
 
-// Provision creates .cairn with its .gitattributes and .gitignore where
-// missing, and an empty log. It leaves existing files as they are.
+// Check reports whether .cairn is usable: nil when it is a real
+// directory or missing, an [fsx.UnsafeError] when it is a link or not a
+// directory.
+func (s *Store) Check() error {
+	_, err := s.root.IsDir("")
+	return err
+}
+
+// Provision creates .cairn (never the directories above it) with its
+// .gitattributes and .gitignore where missing, and an empty log, under the
+// writers' lock. It never replaces a file that exists.
 func (s *Store) Provision() error {
-	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", s.Dir, err)
+	l, err := s.lock()
+	if err != nil {
+		return err
 	}
-	for name, content := range map[string]string{
-		".gitattributes": GitAttributes,
-		".gitignore":     GitIgnore,
-		LogName:          "",
-	} {
-		p := filepath.Join(s.Dir, name)
-		if _, err := os.Stat(p); err == nil {
-			continue
-		}
-		if err := fsx.WriteAtomic(p, []byte(content), 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
+	return l.Release()
+}
+
+// provisioned are the files every store has, with their initial content.
+var provisioned = []struct{ name, content string }{
+	{".gitattributes", GitAttributes},
+	{".gitignore", GitIgnore},
+	{LogName, ""},
 }
 
 // Sum identifies log data by content: its SHA-256 in hex. The cache, the
@@ -99,29 +121,36 @@ func Sum(data []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// ReadFile reads a log file; a missing file is empty.
-func ReadFile(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
+// ReadFile reads the file name under .cairn (slash-separated), refusing
+// one larger than max bytes; a missing file is empty.
+func (s *Store) ReadFile(name string, max int64) ([]byte, error) {
+	data, err := s.root.ReadFile(name, max)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", filepath.Base(path), err)
+		return nil, err
 	}
 	return data, nil
 }
+
+// ReadLog reads the shared log; a missing log is empty.
+func (s *Store) ReadLog() ([]byte, error) { return s.ReadFile(LogName, MaxLogBytes) }
+
+// ReadArchive reads the archive; a missing archive is empty.
+func (s *Store) ReadArchive() ([]byte, error) { return s.ReadFile(ArchiveName, MaxLogBytes) }
 
 // ReadAll reads the log, and the archive too when withArchive is set, and
 // returns every record with a report of what it skipped or repaired.
 func (s *Store) ReadAll(withArchive bool) ([]Record, Report, error) {
 	var recs []Record
 	var rep Report
-	paths := []string{s.LogPath()}
+	names := []string{LogName}
 	if withArchive {
-		paths = append(paths, s.ArchivePath())
+		names = append(names, ArchiveName)
 	}
-	for _, p := range paths {
-		data, err := ReadFile(p)
+	for _, n := range names {
+		data, err := s.ReadFile(n, MaxLogBytes)
 		if err != nil {
 			return nil, rep, err
 		}
@@ -131,24 +160,38 @@ func (s *Store) ReadAll(withArchive bool) ([]Record, Report, error) {
 	return recs, rep, nil
 }
 
-// lock takes the writers' lock of the store and sweeps temporary files left
-// by writers that died mid-write.
+// lock takes the writers' lock of the store, creating .cairn (never the
+// directories above it) and, under the lock, whichever of its provisioned
+// files are missing, so a first insert and a provisioning never race; and
+// it sweeps temporary files that writers left when they died mid-write.
 func (s *Store) lock() (*fsx.Lock, error) {
-	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create %s: %w", s.Dir, err)
+	if err := s.root.MkdirAll(""); err != nil {
+		return nil, fmt.Errorf("create %s: %w", DirName, err)
 	}
-	l, err := fsx.Acquire(filepath.Join(s.Dir, lockName), LockWait)
+	l, err := s.root.Acquire(lockName, LockWait)
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range []string{s.LogPath(), s.ArchivePath()} {
-		if _, err := fsx.RemoveStaleTemps(p); err != nil {
-			l.Release()
-			return nil, err
+	fail := func(err error) (*fsx.Lock, error) {
+		l.Release()
+		return nil, err
+	}
+	for _, f := range provisioned {
+		if _, err := s.root.CreateIfMissing(f.name, []byte(f.content), 0o644); err != nil {
+			return fail(err)
+		}
+	}
+	now := time.Now()
+	for _, n := range []string{LogName, ArchiveName} {
+		if _, err := s.root.RemoveStaleTemps(n, now); err != nil {
+			return fail(err)
 		}
 	}
 	return l, nil
 }
+
+// writeLog replaces the log under the writers' lock.
+func (s *Store) writeLog(data []byte) error { return s.root.WriteAtomic(LogName, data, 0o644) }
 
 // InsertResult says what an insertion did with each entry it was given.
 type InsertResult struct {
@@ -157,12 +200,15 @@ type InsertResult struct {
 }
 
 // Insert adds entries to the log, each at its place in hash-of-key order,
-// under the writers' lock, replacing the file atomically. An entry whose key
+// under the writers' lock, replacing the file atomically. Every text field
+// of every entry is redacted first (in place: the caller sees the entries
+// as written, keys included). An entry whose key
 // is already in the log, or whose type and normalised content equal an
 // existing entry's, is not added again. Existing lines are never changed.
 func (s *Store) Insert(entries []Entry) (InsertResult, error) {
 	var res InsertResult
 	for i := range entries {
+		redactEntry(&entries[i])
 		if err := entries[i].Validate(); err != nil {
 			return res, err
 		}
@@ -172,7 +218,7 @@ func (s *Store) Insert(entries []Entry) (InsertResult, error) {
 		return res, err
 	}
 	defer l.Release()
-	data, err := ReadFile(s.LogPath())
+	data, err := s.ReadLog()
 	if err != nil {
 		return res, err
 	}
@@ -187,7 +233,7 @@ func (s *Store) Insert(entries []Entry) (InsertResult, error) {
 		}
 	}
 	out := insertSorted(data, lines)
-	if err := fsx.WriteAtomic(s.LogPath(), out, 0o644); err != nil {
+	if err := s.writeLog(out); err != nil {
 		return res, err
 	}
 	res.Added = fresh
@@ -208,12 +254,15 @@ func (s *Store) InsertLinesIf(lines [][]byte, check func(log []byte) error) erro
 	if len(lines) == 0 && check == nil {
 		return nil
 	}
+	for i := range lines {
+		lines[i], _ = redactLine(lines[i])
+	}
 	l, err := s.lock()
 	if err != nil {
 		return err
 	}
 	defer l.Release()
-	data, err := ReadFile(s.LogPath())
+	data, err := s.ReadLog()
 	if err != nil {
 		return err
 	}
@@ -225,7 +274,7 @@ func (s *Store) InsertLinesIf(lines [][]byte, check func(log []byte) error) erro
 	if len(lines) == 0 {
 		return nil
 	}
-	return fsx.WriteAtomic(s.LogPath(), insertSorted(data, lines), 0o644)
+	return s.writeLog(insertSorted(data, lines))
 }
 
 // dedupe returns the entries that are neither in data nor repeated earlier

@@ -215,10 +215,11 @@ func TestInsertKeepsHashOrder(t *testing.T) {
 	if err != nil || fi.Mode().Perm() != 0o644 {
 		t.Errorf("log mode %v, %v", fi.Mode().Perm(), err)
 	}
-	// No temp or stray file beside the log and its lock.
+	// No temp or stray file beside the log, its lock and what provisioning
+	// adds.
 	ents, _ := os.ReadDir(s.Dir)
 	for _, e := range ents {
-		if e.Name() != LogName && e.Name() != lockName {
+		if e.Name() != LogName && e.Name() != lockName && e.Name() != ".gitattributes" && e.Name() != ".gitignore" {
 			t.Errorf("unexpected file in %s: %s", s.Dir, e.Name())
 		}
 	}
@@ -598,10 +599,13 @@ func TestReadAll(t *testing.T) {
 	if err != nil || len(recs) != 2 || rep.Lines != 3 || rep.Entries != 2 {
 		t.Errorf("with archive: %d records, %+v, %v", len(recs), rep, err)
 	}
-	if data, err := ReadFile(filepath.Join(s.Dir, "missing")); data != nil || err != nil {
+	if data, err := s.ReadFile("missing", MaxLogBytes); data != nil || err != nil {
 		t.Errorf("ReadFile(missing) = %q, %v", data, err)
 	}
-	if _, err := ReadFile(s.Dir); err == nil {
+	if err := os.Mkdir(filepath.Join(s.Dir, "adir"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ReadFile("adir", MaxLogBytes); err == nil {
 		t.Error("ReadFile(dir) succeeded")
 	}
 }

@@ -4,11 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"os"
-	"path/filepath"
+	"strings"
 	"time"
 
-	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 )
@@ -24,20 +22,41 @@ type shownState struct {
 	Shown []string `json:"shown"`
 }
 
-func statePath(localDir, session string) string {
+// sessionsDir holds one record per session, under .cairn.
+const sessionsDir = knowledge.LocalDir + "/sessions"
+
+// maxStateBytes caps what is read of one session's record.
+const maxStateBytes = 4 << 20
+
+// stateName is the file name of a session's record: 16 hex digits of the
+// session id's hash, so nothing from the payload reaches a path.
+func stateName(session string) string {
 	sum := sha256.Sum256([]byte(session))
-	return filepath.Join(localDir, "sessions", hex.EncodeToString(sum[:8])+".json")
+	return hex.EncodeToString(sum[:8]) + ".json"
+}
+
+// isStateName reports whether a file name is one stateName makes.
+func isStateName(n string) bool {
+	if len(n) != 16+len(".json") || !strings.HasSuffix(n, ".json") {
+		return false
+	}
+	for _, c := range n[:16] {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // LoadShown returns the keys already shown in a session (none for an
 // unknown session or an unreadable record).
-func LoadShown(localDir, session string) map[string]bool {
+func LoadShown(s *knowledge.Store, session string) map[string]bool {
 	shown := map[string]bool{}
 	if session == "" {
 		return shown
 	}
-	data, err := os.ReadFile(statePath(localDir, session))
-	if err != nil {
+	data, err := s.ReadFile(sessionsDir+"/"+stateName(session), maxStateBytes)
+	if err != nil || data == nil {
 		return shown
 	}
 	var st shownState
@@ -50,11 +69,11 @@ func LoadShown(localDir, session string) map[string]bool {
 }
 
 // AddShown records keys as shown in a session.
-func AddShown(localDir, session string, keys []string) error {
+func AddShown(s *knowledge.Store, session string, keys []string) error {
 	if session == "" || len(keys) == 0 {
 		return nil
 	}
-	shown := LoadShown(localDir, session)
+	shown := LoadShown(s, session)
 	st := shownState{}
 	for k := range shown {
 		st.Shown = append(st.Shown, k)
@@ -65,26 +84,26 @@ func AddShown(localDir, session string, keys []string) error {
 			shown[k] = true
 		}
 	}
-	path := statePath(localDir, session)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
 	data, _ := json.Marshal(st)
-	return fsx.ReplaceFile(path, data, 0o644)
+	return s.Root().ReplaceFile(sessionsDir+"/"+stateName(session), data, 0o644)
 }
 
-// PruneShown deletes session records older than a week.
-func PruneShown(localDir string, now time.Time) {
-	dir := filepath.Join(localDir, "sessions")
-	ents, err := os.ReadDir(dir)
+// PruneShown deletes session records older than a week: only regular
+// files named as cairn names them, never anything else that may be there
+// (and nothing at all when the directory is a link).
+func PruneShown(s *knowledge.Store, now time.Time) error {
+	ents, err := s.Root().ReadDir(sessionsDir)
 	if err != nil {
-		return
+		return err
 	}
 	for _, e := range ents {
-		if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) > staleState {
-			os.Remove(filepath.Join(dir, e.Name()))
+		if e.Regular && isStateName(e.Name) && now.Sub(e.ModTime) > staleState {
+			if err := s.Root().Remove(sessionsDir + "/" + e.Name); err != nil {
+				return err
+			}
 		}
 	}
+	return nil
 }
 
 // StronglyRelevant is the bar for per-prompt recall: at least two of the

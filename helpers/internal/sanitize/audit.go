@@ -4,11 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
+
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 )
 
 // File names of sanitize's artifacts inside .cairn/cache.
@@ -101,19 +100,27 @@ type Verdict struct {
 	Note   string
 }
 
+// The sanitize files, by their names under .cairn.
+const (
+	AuditFile  = knowledge.CacheDir + "/" + AuditName
+	ActiveFile = knowledge.CacheDir + "/" + ActiveName
+	LockFile   = knowledge.CacheDir + "/" + LockName
+)
+
+// maxAuditBytes caps what is read of the audit: it is this machine's own
+// file, but it lives under .cairn, where anything may have been committed.
+const maxAuditBytes = 512 << 20
+
 // AuditPath is where the audit lives in a cache directory.
 func AuditPath(cacheDir string) string { return filepath.Join(cacheDir, AuditName) }
 
 // ActivePath is where the working set lives in a cache directory.
 func ActivePath(cacheDir string) string { return filepath.Join(cacheDir, ActiveName) }
 
-// ReadVerdicts reads an audit file and returns the verdicts it holds and
-// the sha256 of the log it was made from. A missing file has none.
-func ReadVerdicts(path string) ([]Verdict, string, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, "", nil
-	}
+// ReadVerdicts reads the store's audit and returns the verdicts it holds
+// and the sha256 of the log it was made from. A missing audit has none.
+func ReadVerdicts(s *knowledge.Store) ([]Verdict, string, error) {
+	data, err := s.ReadFile(AuditFile, maxAuditBytes)
 	if err != nil {
 		return nil, "", fmt.Errorf("read audit: %w", err)
 	}

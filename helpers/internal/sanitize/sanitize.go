@@ -9,8 +9,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -432,18 +430,14 @@ func (res *Result) Encode() (active, audit []byte) {
 // sanitize lock. With wait false, a run already in progress makes it
 // return at once with ran false.
 func Run(s *knowledge.Store, opts Options, wait bool) (res Result, ran bool, err error) {
-	if err := os.MkdirAll(s.CachePath(), 0o755); err != nil {
-		return res, false, fmt.Errorf("create cache dir: %w", err)
-	}
-	lockPath := filepath.Join(s.CachePath(), LockName)
 	var lock *fsx.Lock
 	if wait {
-		if lock, err = fsx.Acquire(lockPath, 5*time.Minute); err != nil {
+		if lock, err = s.Root().Acquire(LockFile, 5*time.Minute); err != nil {
 			return res, false, err
 		}
 	} else {
 		var ok bool
-		if lock, ok, err = fsx.TryAcquire(lockPath); err != nil || !ok {
+		if lock, ok, err = s.Root().TryAcquire(LockFile); err != nil || !ok {
 			return res, false, err
 		}
 	}
@@ -453,23 +447,20 @@ func Run(s *knowledge.Store, opts Options, wait bool) (res Result, ran bool, err
 
 // RunLocked is Run for a caller that holds the sanitize lock.
 func RunLocked(s *knowledge.Store, opts Options) (Result, bool, error) {
-	logData, err := knowledge.ReadFile(s.LogPath())
+	logData, err := s.ReadLog()
 	if err != nil {
 		return Result{}, false, err
 	}
-	archData, err := knowledge.ReadFile(s.ArchivePath())
+	archData, err := s.ReadArchive()
 	if err != nil {
 		return Result{}, false, err
 	}
 	res := Build(logData, archData, opts)
 	active, audit := res.Encode()
-	if err := os.MkdirAll(s.CachePath(), 0o755); err != nil {
-		return res, false, fmt.Errorf("create cache dir: %w", err)
-	}
-	if err := fsx.ReplaceFile(ActivePath(s.CachePath()), active, 0o644); err != nil {
+	if err := s.Root().ReplaceFile(ActiveFile, active, 0o644); err != nil {
 		return res, false, fmt.Errorf("write working set: %w", err)
 	}
-	if err := fsx.ReplaceFile(AuditPath(s.CachePath()), audit, 0o644); err != nil {
+	if err := s.Root().ReplaceFile(AuditFile, audit, 0o644); err != nil {
 		return res, false, fmt.Errorf("write audit: %w", err)
 	}
 	return res, true, nil

@@ -693,7 +693,7 @@ func TestRun(t *testing.T) {
 	if err != nil || !bytes.Equal(gotAudit, wantAudit) {
 		t.Errorf("audit file: %v\n%s\nwant\n%s", err, gotAudit, wantAudit)
 	}
-	verdicts, sum, err := ReadVerdicts(AuditPath(store.CachePath()))
+	verdicts, sum, err := ReadVerdicts(store)
 	if err != nil || sum != res.Summary.LogSHA256 || sum != fmtSum(before) {
 		t.Errorf("ReadVerdicts: sum %q, err %v; want %q", sum, err, res.Summary.LogSHA256)
 	}
@@ -759,7 +759,7 @@ func TestRunBusyAndMissing(t *testing.T) {
 }
 
 func TestReadVerdictsMissing(t *testing.T) {
-	v, sum, err := ReadVerdicts(filepath.Join(t.TempDir(), "none.jsonl"))
+	v, sum, err := ReadVerdicts(knowledge.Open(t.TempDir()))
 	if v != nil || sum != "" || err != nil {
 		t.Errorf("missing audit: %v %q %v", v, sum, err)
 	}
