@@ -8,14 +8,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
 
 // tempMarker is part of every temporary file name WriteAtomic creates, so
-// RemoveStaleTemps can find the leftovers of a process that died mid-write.
+// Root.RemoveStaleTemps can find the leftovers of a process that died
+// mid-write.
 const tempMarker = ".cairn-tmp-"
 
 // beforeRename, when set by a test, runs after the temporary file is written
@@ -96,30 +96,6 @@ func SyncDir(dir string) error {
 		return fmt.Errorf("sync dir %s: %w", dir, err)
 	}
 	return nil
-}
-
-// RemoveStaleTemps deletes the temporary files that WriteAtomic left next to
-// path when a process died before renaming them. Call it only while holding
-// the lock that serialises writers of path, so no live writer owns them.
-func RemoveStaleTemps(path string) (int, error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return 0, fmt.Errorf("list %s: %w", dir, err)
-	}
-	prefix := "." + base + tempMarker
-	n := 0
-	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), prefix) {
-			if err := os.Remove(filepath.Join(dir, e.Name())); err == nil {
-				n++
-			}
-		}
-	}
-	return n, nil
 }
 
 // Lock is an exclusive advisory lock held on a lock file. The kernel drops

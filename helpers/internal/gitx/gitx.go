@@ -151,7 +151,14 @@ func (g *Repo) Tracked() ([]TrackedFile, error) {
 // HashesAt returns, for each of paths that exists in commit rev (a full or
 // abbreviated hash, or any revision git understands), the hex id of its
 // content there.
+//
+// rev comes from a log line anyone may have written, so it must look like
+// an object id (4 to 64 hex digits) before anything resolves it: a
+// revision expression such as HEAD^{/text} would walk the whole history.
 func (g *Repo) HashesAt(rev string, paths []string) (map[string]string, error) {
+	if !IsObjectID(rev) {
+		return nil, fmt.Errorf("resolve %q: not an object id", rev)
+	}
 	h, err := g.r.ResolveRevision(plumbing.Revision(rev))
 	if err != nil {
 		return nil, fmt.Errorf("resolve %s: %w", rev, err)
@@ -171,4 +178,19 @@ func (g *Repo) HashesAt(rev string, paths []string) (map[string]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// IsObjectID reports whether s looks like a full or abbreviated git object
+// id: 4 to 64 hex digits (SHA-1 or SHA-256), lower or upper case.
+func IsObjectID(s string) bool {
+	if len(s) < 4 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }

@@ -527,6 +527,9 @@ func newer(a, b *lineRow) bool {
 	if ra, rb := a.retracts(), b.retracts(); ra != rb {
 		return ra
 	}
+	if fa, fb := knowledge.Future(a.ts), knowledge.Future(b.ts); fa != fb {
+		return fb // a line from the present over one from the future
+	}
 	if a.ts != b.ts {
 		return a.ts > b.ts
 	}

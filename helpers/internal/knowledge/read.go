@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
@@ -411,11 +412,26 @@ func Latest(recs []Record) []Record {
 }
 
 // Supersedes reports whether line a of a key wins over line b of the same
-// key: a retraction over anything else, otherwise the later ts.
+// key: a retraction over anything else; then a line from the present over
+// one from the future (see [Future]); otherwise the later ts.
 func Supersedes(a, b *Entry) bool {
 	ra, rb := a.Status == StatusRetracted, b.Status == StatusRetracted
 	if ra != rb {
 		return ra
 	}
+	if fa, fb := Future(a.TS), Future(b.TS); fa != fb {
+		return fb
+	}
 	return a.TS > b.TS
 }
+
+// MaxClockSkew is how far ahead of this machine's clock a line's ts may be
+// and still count as written now: teammates' clocks differ by seconds,
+// not days.
+const MaxClockSkew = 24 * 60 * 60
+
+// Future reports whether ts lies beyond this machine's clock by more than
+// [MaxClockSkew]. Such a line never wins over a line of its key from the
+// present, so nobody can take an entry over for good by dating a line in
+// the far future; among future lines, the later still wins.
+func Future(ts int64) bool { return ts > time.Now().Unix()+MaxClockSkew }

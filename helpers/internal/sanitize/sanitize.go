@@ -272,7 +272,7 @@ func (res *Result) checkAnchors(live []*member, opts Options, start time.Time) {
 			}
 		}
 		resolvedOf[m] = r
-		if c := m.rec.Entry.Commit; repo != nil && c != "" && len(r.present) > 0 {
+		if c := m.rec.Entry.Commit; repo != nil && gitx.IsObjectID(c) && len(r.present) > 0 {
 			byCommit[c] = append(byCommit[c], r.present...)
 		}
 	}

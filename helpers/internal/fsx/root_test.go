@@ -1,0 +1,308 @@
+package fsx
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// hostile builds a root with a link or special file at every place a
+// committed .cairn could hold one, pointing at an "outside" directory
+// that holds a secret, and returns the root and the outside directory.
+func hostile(t *testing.T) (Root, string) {
+	t.Helper()
+	base := t.TempDir()
+	outside := filepath.Join(base, "home")
+	must(t, os.MkdirAll(filepath.Join(outside, ".ssh"), 0o755))
+	must(t, os.WriteFile(filepath.Join(outside, ".ssh", "id"), []byte("SECRET"), 0o600))
+	dir := filepath.Join(base, "proj", ".cairn")
+	must(t, os.MkdirAll(filepath.Join(dir, "local"), 0o755))
+	must(t, os.MkdirAll(filepath.Join(dir, "cache"), 0o755))
+	must(t, os.Symlink(filepath.Join(outside, ".ssh", "id"), filepath.Join(dir, "log")))    // absolute link to a file
+	must(t, os.Symlink("../../home/.ssh", filepath.Join(dir, "local", "sessions")))         // relative link to a dir
+	must(t, os.Symlink("/dev/zero", filepath.Join(dir, "zero")))                            // link to a device
+	must(t, os.Symlink("log", filepath.Join(dir, "inner")))                                 // link inside the root
+	must(t, os.Symlink(filepath.Join(outside, ".ssh"), filepath.Join(dir, "cache", "sub"))) // dir link deeper
+	must(t, syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644))                              // a FIFO
+	must(t, os.WriteFile(filepath.Join(dir, "plain"), []byte("plain"), 0o644))              // a regular file
+	return NewRoot(dir), outside
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRootRefusesLinksAndSpecialFiles(t *testing.T) {
+	r, outside := hostile(t)
+	for _, tc := range []struct{ name, what string }{
+		{"log", "a symlink"},
+		{"zero", "a symlink"},
+		{"inner", "a symlink"},
+		{"fifo", "a FIFO"},
+		{"local/sessions/id", "a symlink"},
+		{"cache/sub/id", "a symlink"},
+	} {
+		t.Run(strings.ReplaceAll(tc.name, "/", "_"), func(t *testing.T) {
+			checkUnsafe := func(op string, err error) {
+				t.Helper()
+				var ue *UnsafeError
+				if !errors.As(err, &ue) || !errors.Is(err, ErrUnsafe) {
+					t.Errorf("%s(%s) = %v; want an UnsafeError", op, tc.name, err)
+					return
+				}
+				if !strings.Contains(ue.What, strings.TrimPrefix(tc.what, "a ")) {
+					t.Errorf("%s(%s): %q; want it to say %s", op, tc.name, ue.Error(), tc.what)
+				}
+				if !strings.HasPrefix(ue.Path, ".cairn/") {
+					t.Errorf("%s(%s): path %q; want it as the user finds it, from .cairn/", op, tc.name, ue.Path)
+				}
+			}
+			_, err := r.ReadFile(tc.name, 1<<20)
+			checkUnsafe("ReadFile", err)
+			checkUnsafe("WriteAtomic", r.WriteAtomic(tc.name, []byte("x"), 0o644))
+			checkUnsafe("ReplaceFile", r.ReplaceFile(tc.name, []byte("x"), 0o644))
+			_, err = r.CreateIfMissing(tc.name, []byte("x"), 0o644)
+			if err != nil { // a missing name behind a link is refused; an existing one counts as existing
+				checkUnsafe("CreateIfMissing", err)
+			}
+			f, err := r.OpenFile(tc.name, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+			if err == nil {
+				f.Close()
+			}
+			checkUnsafe("OpenFile(append)", err)
+			_, err = r.Acquire(tc.name, 0)
+			checkUnsafe("Acquire", err)
+			checkUnsafe("CheckFile", r.CheckFile(tc.name))
+			_, err = r.StatID(tc.name)
+			checkUnsafe("StatID", err)
+			checkUnsafe("Remove", r.Remove(tc.name))
+		})
+	}
+	if b, err := os.ReadFile(filepath.Join(outside, ".ssh", "id")); err != nil || string(b) != "SECRET" {
+		t.Errorf("the file outside the root changed: %q, %v", b, err)
+	}
+	ents, _ := os.ReadDir(filepath.Join(outside, ".ssh"))
+	if len(ents) != 1 {
+		t.Errorf("files appeared outside the root: %v", ents)
+	}
+	for _, link := range []string{"log", "zero", "inner", "local/sessions", "cache/sub"} {
+		if fi, err := os.Lstat(r.Path(link)); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			t.Errorf("%s is no longer the link it was: %v, %v", link, fi, err)
+		}
+	}
+}
+
+func TestRootItselfALink(t *testing.T) {
+	base := t.TempDir()
+	target := filepath.Join(base, "target")
+	must(t, os.Mkdir(target, 0o755))
+	link := filepath.Join(base, ".cairn")
+	must(t, os.Symlink(target, link))
+	r := NewRoot(link)
+	for op, err := range map[string]error{
+		"MkdirAll":    r.MkdirAll("cache"),
+		"WriteAtomic": r.WriteAtomic("knowledge.jsonl", []byte("x"), 0o644),
+	} {
+		if !errors.Is(err, ErrUnsafe) {
+			t.Errorf("%s through a root that is a link = %v; want refused", op, err)
+		}
+	}
+	if ok, err := r.IsDir(""); ok || !errors.Is(err, ErrUnsafe) {
+		t.Errorf("IsDir = %v, %v; want false, unsafe", ok, err)
+	}
+	if ents, _ := os.ReadDir(target); len(ents) != 0 {
+		t.Errorf("wrote through the link: %v", ents)
+	}
+	found, err := r.FindUnsafe(10)
+	if err != nil || len(found) != 1 || found[0].Path != ".cairn" {
+		t.Errorf("FindUnsafe = %v, %v; want the root itself", found, err)
+	}
+}
+
+func TestRootRefusesBadNames(t *testing.T) {
+	r := NewRoot(t.TempDir())
+	for _, name := range []string{"../x", "a/../../x", "/etc/passwd", "a//b", "./a", "a/.", "nul\x00l", ""} {
+		if _, err := r.ReadFile(name, 10); err == nil {
+			t.Errorf("ReadFile(%q) succeeded", name)
+		}
+		if err := r.WriteAtomic(name, nil, 0o644); err == nil {
+			t.Errorf("WriteAtomic(%q) succeeded", name)
+		}
+	}
+}
+
+func TestRootReadCap(t *testing.T) {
+	r := NewRoot(t.TempDir())
+	must(t, r.WriteAtomic("f", []byte("0123456789"), 0o644))
+	if b, err := r.ReadFile("f", 10); err != nil || string(b) != "0123456789" {
+		t.Errorf("ReadFile at the cap = %q, %v", b, err)
+	}
+	if _, err := r.ReadFile("f", 9); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("ReadFile over the cap = %v; want ErrTooLarge", err)
+	}
+	if _, err := r.ReadFile("missing", 9); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadFile(missing) = %v; want not exist", err)
+	}
+}
+
+func TestRootWritesAndLists(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), ".cairn")
+	r := NewRoot(dir)
+	must(t, r.WriteAtomic("cache/sub/f.json", []byte("one"), 0o600))
+	must(t, r.ReplaceFile("cache/sub/f.json", []byte("two"), 0o644))
+	fi, err := os.Stat(r.Path("cache/sub/f.json"))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode after replace: %v, %v; want the existing 0600 kept", fi, err)
+	}
+	if b, _ := r.ReadFile("cache/sub/f.json", 100); string(b) != "two" {
+		t.Errorf("content %q", b)
+	}
+	created, err := r.CreateIfMissing("cache/sub/f.json", []byte("three"), 0o644)
+	if created || err != nil {
+		t.Errorf("CreateIfMissing over an existing file = %v, %v", created, err)
+	}
+	if b, _ := r.ReadFile("cache/sub/f.json", 100); string(b) != "two" {
+		t.Errorf("CreateIfMissing replaced a file: %q", b)
+	}
+	ents, err := r.ReadDir("cache/sub")
+	if err != nil || len(ents) != 1 || !ents[0].Regular || ents[0].Name != "f.json" {
+		t.Errorf("ReadDir = %+v, %v; want only f.json (no temp left)", ents, err)
+	}
+	must(t, r.WriteAtomic("cache/g", []byte("g"), 0o644))
+	must(t, r.Rename("cache/g", "cache/h"))
+	if b, _ := r.ReadFile("cache/h", 10); string(b) != "g" {
+		t.Errorf("after rename: %q", b)
+	}
+	must(t, r.Remove("cache/h"))
+	must(t, r.Remove("cache/h")) // missing: no error
+	if id, err := r.StatID("cache/h"); err != nil || id != (FileID{}) {
+		t.Errorf("StatID(missing) = %v, %v", id, err)
+	}
+}
+
+// TestCreateIfMissingRace: of many writers creating one file at once,
+// exactly one creates it, and its content is whole.
+func TestCreateIfMissingRace(t *testing.T) {
+	r := NewRoot(t.TempDir())
+	const n = 16
+	var wg sync.WaitGroup
+	results := make([]bool, n)
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], errs[i] = r.CreateIfMissing("f", []byte(strings.Repeat(string(rune('a'+i)), 4096)), 0o644)
+		}()
+	}
+	wg.Wait()
+	created := 0
+	for i := range n {
+		if errs[i] != nil {
+			t.Errorf("writer %d: %v", i, errs[i])
+		}
+		if results[i] {
+			created++
+		}
+	}
+	if created != 1 {
+		t.Errorf("%d writers created the file; want exactly 1", created)
+	}
+	b, _ := r.ReadFile("f", 1<<20)
+	if len(b) != 4096 || strings.Count(string(b), string(b[:1])) != 4096 {
+		t.Errorf("content is not one writer's whole content (%d bytes)", len(b))
+	}
+	ents, _ := r.ReadDir("")
+	if len(ents) != 1 {
+		t.Errorf("temp files left: %+v", ents)
+	}
+}
+
+// TestRemoveStaleTempsOnlyAbandoned: a fresh temp file (a live writer's)
+// survives a sweep; an old one goes; a link named like one stays.
+func TestRemoveStaleTempsOnlyAbandoned(t *testing.T) {
+	dir := t.TempDir()
+	r := NewRoot(dir)
+	fresh := filepath.Join(dir, ".log"+tempMarker+"1-aa")
+	old := filepath.Join(dir, ".log"+tempMarker+"2-bb")
+	link := filepath.Join(dir, ".log"+tempMarker+"3-cc")
+	other := filepath.Join(dir, ".other"+tempMarker+"4-dd")
+	for _, p := range []string{fresh, old, other} {
+		must(t, os.WriteFile(p, nil, 0o644))
+	}
+	must(t, os.Symlink(old, link))
+	past := time.Now().Add(-2 * AbandonedAge)
+	for _, p := range []string{old, other} {
+		must(t, os.Chtimes(p, past, past))
+	}
+	n, err := r.RemoveStaleTemps("log", time.Now())
+	if err != nil || n != 1 {
+		t.Errorf("RemoveStaleTemps = %d, %v; want 1", n, err)
+	}
+	for p, want := range map[string]bool{fresh: true, old: false, link: true, other: true} {
+		_, err := os.Lstat(p)
+		if got := err == nil; got != want {
+			t.Errorf("%s exists = %v; want %v", filepath.Base(p), got, want)
+		}
+	}
+}
+
+// TestRootFIFONeverBlocks: opening a FIFO (no writer on the other side) to
+// read returns at once with a refusal.
+func TestRootFIFONeverBlocks(t *testing.T) {
+	dir := t.TempDir()
+	must(t, syscall.Mkfifo(filepath.Join(dir, "config.json"), 0o644))
+	_, err := NewRoot(dir).ReadFile("config.json", 1<<20)
+	if !errors.Is(err, ErrUnsafe) || !strings.Contains(err.Error(), "FIFO") {
+		t.Errorf("ReadFile(FIFO) = %v; want refused as a FIFO", err)
+	}
+}
+
+func TestFindUnsafe(t *testing.T) {
+	r, _ := hostile(t)
+	found, err := r.FindUnsafe(100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, u := range found {
+		got[u.Path] = u.What
+	}
+	want := map[string]string{
+		".cairn/log": "a symlink", ".cairn/zero": "a symlink", ".cairn/inner": "a symlink",
+		".cairn/fifo": "a FIFO", ".cairn/local/sessions": "a symlink", ".cairn/cache/sub": "a symlink",
+	}
+	if len(got) != len(want) {
+		t.Errorf("FindUnsafe = %v; want %v", got, want)
+	}
+	for p, w := range want {
+		if got[p] != w {
+			t.Errorf("%s: %q; want %q", p, got[p], w)
+		}
+	}
+	if found, _ := r.FindUnsafe(2); len(found) != 2 {
+		t.Errorf("FindUnsafe(2) returned %d", len(found))
+	}
+}
+
+// TestRootNeverCreatesParents: a root whose parent is missing is not
+// created (a hook's payload may name any directory).
+func TestRootNeverCreatesParents(t *testing.T) {
+	base := t.TempDir()
+	r := NewRoot(filepath.Join(base, "does", "not", "exist", ".cairn"))
+	if err := r.MkdirAll("cache"); err == nil {
+		t.Error("MkdirAll created a root whose parent is missing")
+	}
+	if _, err := os.Stat(filepath.Join(base, "does")); !os.IsNotExist(err) {
+		t.Errorf("a parent was created: %v", err)
+	}
+}
