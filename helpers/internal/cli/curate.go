@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -208,11 +209,13 @@ func retractCommand(env Env) *ucli.Command {
 			if err != nil {
 				return err
 			}
-			if err := p.store.InsertLines([][]byte{line}); err != nil {
+			written := [][]byte{line}
+			if err := p.store.InsertLines(written); err != nil {
 				return explainRead(err)
 			}
 			if c.Bool("json") {
-				return writeJSON(env.Stdout, ret)
+				// The line as written: redacted where it had to be.
+				return writeJSON(env.Stdout, json.RawMessage(written[0]))
 			}
 			fmt.Fprintf(env.Stdout, "retracted %s\n", key)
 			return nil

@@ -143,3 +143,16 @@ func TestTrackedAndHashesAt(t *testing.T) {
 		t.Error("HashesAt of an unknown commit: no error")
 	}
 }
+
+func TestIsObjectID(t *testing.T) {
+	for s, want := range map[string]bool{
+		"9c1e2d4": true, "9C1E2D4A": true, "abcd": true,
+		strings.Repeat("a", 40): true, strings.Repeat("f", 64): true,
+		"abc": false, strings.Repeat("a", 65): false, "": false,
+		"HEAD": false, "HEAD^{/nomatch-1}": false, "main": false, "9c1e2d4~1": false, "g123456": false,
+	} {
+		if got := IsObjectID(s); got != want {
+			t.Errorf("IsObjectID(%q) = %v; want %v", s, got, want)
+		}
+	}
+}

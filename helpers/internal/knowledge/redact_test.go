@@ -1,0 +1,141 @@
+package knowledge
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A made-up token of GitHub's classic shape.
+const ghToken = "ghp_" + "Zq3vT8mK2pL9xW4nR7bY1cF6hJ0sD5gA2eUi"
+
+// TestInsertRedactsEveryField: whatever field a secret hides in, Insert
+// writes the entry without it, says what it removed, and keys the entry
+// from the redacted content.
+func TestInsertRedactsEveryField(t *testing.T) {
+	s := Open(t.TempDir())
+	e := Entry{
+		Type:         "learned",
+		Content:      "the bot uses " + ghToken + " for releases",
+		Source:       "agent " + ghToken,
+		Tags:         []string{"ci", ghToken},
+		Bead:         "bd-" + ghToken,
+		Files:        []string{"deploy/" + ghToken + ".env"},
+		ReviewReason: "reviewed with token " + ghToken,
+		MergedFrom:   []string{ghToken},
+		TS:           1763770000,
+	}
+	e.Key = MakeKey(e.Type, e.Content)
+	res, err := s.Insert([]Entry{e})
+	if err != nil || len(res.Added) != 1 {
+		t.Fatalf("Insert = %+v, %v", res, err)
+	}
+	data, _ := s.ReadLog()
+	if strings.Contains(string(data), ghToken) || strings.Contains(string(data), ghToken[4:20]) {
+		t.Fatalf("the token reached the log:\n%s", data)
+	}
+	got := res.Added[0]
+	if got.Key != MakeKey(got.Type, got.Content) {
+		t.Errorf("key %q is not made from the redacted content %q", got.Key, got.Content)
+	}
+	if strings.Contains(got.Key, "ghp") {
+		t.Errorf("key carries the token: %q", got.Key)
+	}
+	if len(got.Redacted) == 0 {
+		t.Error("the entry does not record that it was redacted")
+	}
+}
+
+// TestInsertLinesRedacts: raw lines (retract, curate --apply) and imports
+// are redacted at any depth, keys and order kept, and a clean line is
+// written byte for byte.
+func TestInsertLinesRedacts(t *testing.T) {
+	s := Open(t.TempDir())
+	clean := `{"key":"learned-a-111111","type":"learned","content":"plain","ts":1,"x":{"y":[1,"two"]}}`
+	dirty := `{"key":"learned-b-222222","type":"learned","content":"ok","ts":2,"review_reason":"token ` + ghToken + `","extra":{"deep":["` + ghToken + `"]}}`
+	if err := s.InsertLines([][]byte{[]byte(clean), []byte(dirty)}); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := s.ReadLog()
+	if strings.Contains(string(data), ghToken) {
+		t.Fatalf("token reached the log:\n%s", data)
+	}
+	if !strings.Contains(string(data), clean+"\n") {
+		t.Errorf("a clean line was rewritten:\n%s", data)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Errorf("invalid line %q: %v", line, err)
+		}
+		if m["key"] == "learned-b-222222" {
+			if !strings.HasPrefix(line, `{"key":"learned-b-222222","type":"learned"`) {
+				t.Errorf("field order changed: %s", line)
+			}
+			if m["redacted"] == nil {
+				t.Errorf("redacted line does not say so: %s", line)
+			}
+		}
+	}
+	imp := Open(t.TempDir())
+	res, err := imp.Import([]byte(`{"key":"learned-c","type":"learned","content":"deploy with ` + ghToken + `","tags":["` + ghToken + `"],"ts":3}` + "\n"))
+	if err != nil || res.Imported != 1 {
+		t.Fatalf("Import = %+v, %v", res, err)
+	}
+	if data, _ := imp.ReadLog(); strings.Contains(string(data), ghToken) || !strings.Contains(string(data), `"key":"learned-c"`) {
+		t.Errorf("import: token kept or key lost:\n%s", data)
+	}
+}
+
+func TestRedactLineTable(t *testing.T) {
+	for _, tc := range []struct{ in, mustNot, must string }{
+		{`{"a":"` + ghToken + `"}`, ghToken, `"redacted":["github-token"]`},
+		{`{"a":["x","` + ghToken + `"],"redacted":["jwt"]}`, ghToken, `"redacted":["jwt"]`},
+		{`{"a":"\u0067hp_` + ghToken[4:] + `"}`, ghToken[4:], `"redacted"`}, // escaped in JSON
+		{`{"a":1,"b":true,"c":null,"d":"plain <b>"}`, "", `"d":"plain <b>"`},
+		{`not json`, "", `not json`},
+	} {
+		out, _ := redactLine([]byte(tc.in))
+		if tc.mustNot != "" && strings.Contains(string(out), tc.mustNot) {
+			t.Errorf("redactLine(%s) = %s: secret kept", tc.in, out)
+		}
+		if !strings.Contains(string(out), tc.must) {
+			t.Errorf("redactLine(%s) = %s; want it to contain %s", tc.in, out, tc.must)
+		}
+		if strings.HasPrefix(tc.in, "{") && !json.Valid(out) {
+			t.Errorf("redactLine(%s) = %s: invalid JSON", tc.in, out)
+		}
+	}
+}
+
+// TestFutureLineNeverWins: a line dated beyond the clock skew cannot take
+// a key over from a line of the present; among future lines the later
+// wins; a retraction still wins over everything.
+func TestFutureLineNeverWins(t *testing.T) {
+	now := time.Now().Unix()
+	present := Entry{Key: "k", Type: "learned", Content: "good", TS: now - 3600}
+	future := Entry{Key: "k", Type: "learned", Content: "evil", TS: now + 10*365*86400}
+	further := Entry{Key: "k", Type: "learned", Content: "eviler", TS: now + 20*365*86400}
+	skewed := Entry{Key: "k", Type: "learned", Content: "skewed", TS: now + 600}
+	retracted := Entry{Key: "k", Type: "learned", Content: "gone", TS: now - 7200, Status: StatusRetracted}
+	for _, tc := range []struct {
+		name string
+		a, b Entry
+		want bool
+	}{
+		{"present over future", present, future, true},
+		{"future not over present", future, present, false},
+		{"later future over earlier future", further, future, true},
+		{"small skew counts as now", skewed, present, true},
+		{"retraction over future", retracted, future, true},
+	} {
+		if got := Supersedes(&tc.a, &tc.b); got != tc.want {
+			t.Errorf("%s: Supersedes = %v; want %v", tc.name, got, tc.want)
+		}
+	}
+	latest := Latest([]Record{{Entry: future}, {Entry: present}})
+	if len(latest) != 1 || latest[0].Entry.Content != "good" {
+		t.Errorf("Latest = %+v; want the present line", latest)
+	}
+}
