@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -133,18 +132,8 @@ func (h *hookRun) locate(cwd string) {
 	h.root = dir
 	if root, err := gitx.FindRoot(dir); err == nil {
 		h.root, h.isGit = root, true
-	} else {
-		for d := dir; ; {
-			if fi, err := os.Stat(filepath.Join(d, knowledge.DirName)); err == nil && fi.IsDir() {
-				h.root = d
-				break
-			}
-			parent := filepath.Dir(d)
-			if parent == d {
-				break
-			}
-			d = parent
-		}
+	} else if d, ok := knowledge.FindUp(dir); ok {
+		h.root = d
 	}
 	h.store = knowledge.Open(h.root)
 }

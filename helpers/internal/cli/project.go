@@ -40,15 +40,8 @@ func findProject(c *ucli.Context, env Env) (*project, error) {
 	if err == nil {
 		return &project{root: root, store: knowledge.Open(root), isGit: true}, nil
 	}
-	for d := env.Dir; ; {
-		if fi, err := os.Stat(filepath.Join(d, knowledge.DirName)); err == nil && fi.IsDir() {
-			return &project{root: d, store: knowledge.Open(d)}, nil
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			break
-		}
-		d = parent
+	if d, ok := knowledge.FindUp(env.Dir); ok {
+		return &project{root: d, store: knowledge.Open(d)}, nil
 	}
 	return nil, hinted(fmt.Errorf("not a git repository: %s", env.Dir), "run cairn inside your project, or pass --dir PATH")
 }

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
@@ -111,6 +113,26 @@ var provisioned = []struct{ name, content string }{
 	{".gitattributes", GitAttributes},
 	{".gitignore", GitIgnore},
 	{LogName, ""},
+}
+
+// FindUp returns the nearest directory at or above dir that holds a .cairn
+// directory of this user's own (a real directory, not a link, owned by the
+// user running cairn: a .cairn that someone else planted in a shared
+// parent such as /tmp is not a project of ours).
+func FindUp(dir string) (string, bool) {
+	uid := os.Getuid()
+	for d := dir; ; {
+		if fi, err := os.Lstat(filepath.Join(d, DirName)); err == nil && fi.IsDir() {
+			if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) == uid {
+				return d, true
+			}
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", false
+		}
+		d = parent
+	}
 }
 
 // Sum identifies log data by content: its SHA-256 in hex. The cache, the
