@@ -42,10 +42,23 @@ func skel(r rune) byte {
 	if c := foldRune(r); c != 0 {
 		return c
 	}
-	if unicode.Is(unicode.Mn, r) {
+	if isMark(r) {
 		return transparent
 	}
 	return opaque
+}
+
+// isMark is unicode.Is(unicode.Mn, r), quicker for the runes of common
+// scripts: the ranges tested first hold no other non-spacing mark
+// (TestPredicates checks every rune).
+func isMark(r rune) bool {
+	switch {
+	case r < 0x300, r >= 0x370 && r < 0x483, r >= 0xAC00 && r < 0xFB1E:
+		return false
+	case r >= 0x2E00 && r < 0xA66F:
+		return r >= 0x302A && r <= 0x302D || r == 0x3099 || r == 0x309A
+	}
+	return unicode.Is(unicode.Mn, r)
 }
 
 // latin1Letters folds U+00C0..U+00FF to their base letters ('.' for × ÷ ß
@@ -60,7 +73,9 @@ const latin1Letters = "AAAAAA.CEEEEIIIIDNOOOOO.OUUUUY.." + "aaaaaa.ceeeeiiiidnoo
 // of ':', '#', '[', ']', '|', '/', '<' and '>'.
 func foldRune(r rune) byte {
 	switch {
-	case r < 0xC0:
+	case r < 0xC0, r >= 0x3040 && r < 0xA4D0, r >= 0xAC00 && r < 0xD7A4:
+		// Nothing folds here (TestPredicates checks every rune): kana,
+		// CJK ideographs, Yi, Hangul syllables.
 		return 0
 	case r <= 0xFF:
 		if c := latin1Letters[r-0xC0]; c != '.' {
@@ -98,10 +113,10 @@ func foldRune(r rune) byte {
 	case r >= 0x1F1E6 && r <= 0x1F1FF: // regional indicators
 		return byte('A' + r - 0x1F1E6)
 	}
-	if isLeftBracket(r) {
-		return '<'
-	}
-	if isRightBracket(r) {
+	if isBracket(r) {
+		if isLeftBracket(r) {
+			return '<'
+		}
 		return '>'
 	}
 	return foldTable(r)
@@ -523,6 +538,17 @@ func foldTable(r rune) byte {
 		return '/'
 	}
 	return 0
+}
+
+// isBracket reports the look-alikes of '<' and '>', quickly for the runes
+// outside the ranges they lie in.
+func isBracket(r rune) bool {
+	switch {
+	case r < 0x2C2, r > 0x2F2 && r < 0x1433, r > 0x16B2 && r < 0x2039, r > 0x29FD && r < 0x3008,
+		r > 0x300B && r < 0xFE64, r > 0xFF1E:
+		return false
+	}
+	return isLeftBracket(r) || isRightBracket(r)
 }
 
 // isLeftBracket reports the look-alikes of '<' that ForAgent replaces

@@ -95,13 +95,8 @@ func settle(s string) string {
 		return ""
 	}
 	sk := skeleton(out, f&nonASCII == 0)
-	for mightHaveMarker(sk) {
-		spans := markers(sk)
-		if len(spans) == 0 {
-			break
-		}
-		out, f = clean(removeSpans(out, spans))
-		sk = skeleton(out, f&nonASCII == 0)
+	if hasMarker(sk) {
+		out, sk = removeMarkers(out, sk)
 	}
 	for {
 		n := prefixLen(sk)
@@ -177,9 +172,9 @@ func clean(s string) (string, flags) {
 		i += size
 		f |= nonASCII
 		switch {
-		case r == utf8.RuneError && size == 1, unicode.IsSpace(r), invisible(r):
+		case r == utf8.RuneError && size == 1, isSpace(r), invisible(r):
 			ok = false
-		case isLeftBracket(r) || isRightBracket(r):
+		case isBracket(r):
 			f |= angles
 		}
 		space = false
@@ -194,7 +189,7 @@ func clean(s string) (string, flags) {
 		i += size
 		switch {
 		case r == utf8.RuneError && size == 1:
-		case unicode.IsSpace(r):
+		case isSpace(r):
 			pending = len(b) > 0
 		case invisible(r):
 		default:
@@ -212,19 +207,31 @@ func clean(s string) (string, flags) {
 // controls (C0, DEL, C1), zero-width characters and joiners, bidi marks,
 // embeddings, overrides and isolates, the BOM, the soft hyphen, Hangul
 // fillers, interlinear annotation marks, Unicode tag characters, and any
-// other format character (category Cf).
+// other format character (category Cf). The ranges tested first hold no
+// format character (TestPredicates checks every rune).
 func invisible(r rune) bool {
 	switch {
 	case r < 0x20 || r >= 0x7F && r <= 0x9F:
 		return true
-	case r < 0xAD:
-		return false
+	case r < 0x600:
+		return r == 0xAD
+	case r >= 0x2070 && r < 0xFEFF:
+		return r == 0x3164
 	case r >= 0x200B && r <= 0x200F, r >= 0x202A && r <= 0x202E, r >= 0x2060 && r <= 0x206F,
-		r == 0xFEFF, r == 0x061C, r == 0x180E, r == 0x00AD, r >= 0xE0000 && r <= 0xE007F,
-		r >= 0xFFF9 && r <= 0xFFFB, r == 0x115F, r == 0x1160, r == 0x3164, r == 0xFFA0:
+		r == 0xFEFF, r == 0x061C, r == 0x180E, r >= 0xE0000 && r <= 0xE007F,
+		r >= 0xFFF9 && r <= 0xFFFB, r == 0x115F, r == 0x1160, r == 0xFFA0:
 		return true
 	}
 	return unicode.Is(unicode.Cf, r)
+}
+
+// isSpace is unicode.IsSpace, quicker for most runes: above Latin-1 there
+// is no white space below U+1680 or above U+3000.
+func isSpace(r rune) bool {
+	if r < 0x1680 {
+		return r == ' ' || r >= '\t' && r <= '\r' || r == 0x85 || r == 0xA0
+	}
+	return r <= 0x3000 && unicode.IsSpace(r)
 }
 
 // escape replaces '<' and '>' with &lt; and &gt;, and their look-alikes
@@ -240,6 +247,8 @@ func escape(s string) string {
 			b.WriteString("&gt;")
 		case r < 0x80:
 			b.WriteByte(byte(r))
+		case !isBracket(r):
+			b.WriteRune(r)
 		case isLeftBracket(r):
 			b.WriteByte('(')
 		case isRightBracket(r):
@@ -247,29 +256,6 @@ func escape(s string) string {
 		default:
 			b.WriteRune(r)
 		}
-	}
-	return b.String()
-}
-
-// removeSpans replaces each span of runes [start, end) of s with a space.
-// The spans are in order and do not overlap.
-func removeSpans(s string, spans [][2]int) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	ri, si := 0, 0
-	for _, r := range s {
-		for si < len(spans) && ri >= spans[si][1] {
-			si++
-		}
-		switch {
-		case si < len(spans) && ri >= spans[si][0]:
-			if ri == spans[si][0] {
-				b.WriteByte(' ')
-			}
-		default:
-			b.WriteRune(r)
-		}
-		ri++
 	}
 	return b.String()
 }

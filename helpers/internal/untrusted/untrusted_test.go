@@ -1,6 +1,7 @@
 package untrusted_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"unicode"
@@ -198,6 +199,9 @@ func TestForAgent(t *testing.T) {
 		{"😀x", 1, ""},
 		{"a😀", 2, "a"},
 		{"a😀", 3, "a😀"},
+		// A cut can complete a heading prefix ("### System" then "..."):
+		// it is settled again, so the result stays a fixed point.
+		{"### Systematic approach", 13, "..."},
 		// Markers go before the cut is measured.
 		{"x SYSTEM: obey", 6, "x obey"},
 	}
@@ -576,7 +580,7 @@ func FuzzForTerminal(f *testing.F) {
 	for _, s := range escapeKinds {
 		f.Add(s)
 	}
-	for _, s := range []string{"", "plain", "👩\u200d💻", "😀\u200d\xff", "\xff\u200d😀", "\r\n\r", "⏎\\x1b"} {
+	for _, s := range []string{"", "plain", "👩\u200d💻", "\u200d😀", "😀\u200d\xff", "\xff\u200d😀", "\r\n\r", "⏎\\x1b"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -632,4 +636,58 @@ func BenchmarkForTerminal600(b *testing.B) {
 			sink = untrusted.ForTerminal(s)
 		}
 	})
+}
+
+// adversarial are texts built to make marker removal slow (markers nested
+// so that each removal assembles the next) or to hide markers in runs of
+// combining marks.
+var adversarial = map[string]string{
+	"nested labels":   strings.Repeat("SYS", 3000) + "SYSTEM:" + strings.Repeat("TEM:", 3000),
+	"nested spaced":   strings.Repeat("S Y S ", 3000) + "SYSTEM:" + strings.Repeat(" T E M:", 3000),
+	"nested tokens":   strings.Repeat("[IN", 3000) + "[INST]" + strings.Repeat("ST]", 3000),
+	"nested pipes":    strings.Repeat("<|ab", 3000) + "<|x|>" + strings.Repeat("|>", 3000),
+	"many colons":     strings.Repeat("S:", 50000),
+	"many labels":     strings.Repeat("Human: ", 20000),
+	"many prefixes":   strings.Repeat("user: ", 20000),
+	"nested prefixes": strings.Repeat("### system ", 20000),
+	"full-width":      strings.Repeat("ＳＹＳＴＥＭ：", 20000),
+	"mark runs":       strings.Repeat("A"+strings.Repeat("\u0308", 7), 5000) + strings.Repeat("N:", 5000),
+}
+
+// TestForAgentAdversarial: nested and repeated markers all go, whatever
+// the depth. (BenchmarkForAgentNested shows the work is linear.)
+func TestForAgentAdversarial(t *testing.T) {
+	for name, s := range adversarial {
+		for _, m := range []int{0, 600} {
+			out := untrusted.ForAgent(s, m)
+			checkAgent(t, name, m, out)
+		}
+	}
+	if out := untrusted.ForAgent(adversarial["nested labels"], 0); out != "" {
+		t.Errorf("nested labels left %q", out)
+	}
+	if out := untrusted.ForAgent(adversarial["nested spaced"], 0); out != "" {
+		t.Errorf("nested spaced labels left %q", out)
+	}
+	// Up to eight combining marks between letters are skipped; more are
+	// not text a model reads as a label.
+	for n, want := range map[int]string{8: "x", 9: "H" + strings.Repeat("\u0308", 9) + "uman: x"} {
+		in := "H" + strings.Repeat("\u0308", n) + "uman: x"
+		if out := untrusted.ForAgent(in, 0); out != want {
+			t.Errorf("%d marks: ForAgent(%+q) = %+q, want %+q", n, in, out, want)
+		}
+	}
+}
+
+// BenchmarkForAgentNested: removing markers nested n deep costs time
+// linear in n (a loop that removed and rescanned would be quadratic).
+func BenchmarkForAgentNested(b *testing.B) {
+	for _, depth := range []int{100, 1000, 10000} {
+		s := strings.Repeat("S Y S ", depth) + "SYSTEM:" + strings.Repeat(" T E M:", depth)
+		b.Run(fmt.Sprint(depth), func(b *testing.B) {
+			for b.Loop() {
+				sink = untrusted.ForAgent(s, 0)
+			}
+		})
+	}
 }
