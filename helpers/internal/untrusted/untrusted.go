@@ -46,25 +46,30 @@ func units(r rune) int {
 //   - drops invalid UTF-8 and invisible characters: controls (C0, DEL, C1),
 //     zero-width characters and joiners, bidi marks, embeddings,
 //     overrides and isolates, the BOM, soft hyphens, Hangul fillers,
-//     interlinear annotation marks and Unicode tag characters; they go
-//     first, so they cannot hide a marker;
+//     interlinear annotation marks, Unicode tag characters and any other
+//     format character (Cf); they go first, so they cannot hide a marker;
 //   - folds white space to single spaces (the result is one line);
 //   - removes chat-role markers wherever they appear: the tokens [INST],
 //     [/INST], <<SYS>>, <</SYS>> and <|name|> (any case), and the speaker
 //     labels SYSTEM:, System:, HUMAN:, Human:, ASSISTANT:, Assistant:,
 //     USER: and DEVELOPER:, also when written with look-alike letters or
-//     colons (full-width, mathematical, small capitals, Greek, Cyrillic,
-//     accented; ：, ꞉, ∶, ︓, ﹕ and others), with single spaces between
-//     the letters or before the colon, or with combining marks on them;
-//     lower-case prose such as "postgres user: admin" is left alone;
+//     colons (full-width, mathematical, circled, small capital and
+//     superscript letters, Greek, Cyrillic and Armenian look-alikes,
+//     Latin-1 accented letters; ：, ꞉, ∶, ︓, ﹕ and others), with single
+//     spaces between the letters or before the colon, or with up to eight
+//     combining marks on each; lower-case prose such as "postgres user:
+//     admin" is left alone;
 //   - removes leading role prefixes in any case (system:, human:,
 //     assistant:, user:, developer:, tool:, and markdown headings # to
 //     ###### naming system, instruction, human or assistant), with the
 //     same look-alikes;
-//   - replaces '<' and '>' with &lt; and &gt;, and their look-alikes
-//     (‹ › ＜ ＞ 〈 〉 〈 〉 ﹤ ﹥ ˂ ˃ ⟨ ⟩ 《 》 and others, see
-//     isLeftBracket) with '(' and ')', so no tag can be closed or faked
-//     and no bracket can be read as one;
+//   - replaces '<' and '>' with &lt; and &gt;, and the characters that
+//     look like them with '(' and ')': ‹ › ＜ ＞ 〈 〉 (U+2329, U+232A)
+//     〈 〉 (U+3008, U+3009) ﹤ ﹥ ˂ ˃ ˱ ˲ ⟨ ⟩ ⟪ ⟫ 《 》 ❬ ❭ ❮ ❯ ❰ ❱ ⦑ ⦒
+//     ⧼ ⧽ ≪ ≫ ≺ ≻ ⋖ ⋗ and the letters ᐸ ᐳ ᚲ (Canadian syllabics and
+//     runic text lose them), so no tag can be closed or faked and no
+//     bracket can be read as one; « and », quotation marks in much prose,
+//     are kept;
 //   - cuts the text to maxUnits on a rune boundary, "..." included (when
 //     maxUnits < 4 the text is cut without "...").
 //
@@ -82,7 +87,8 @@ func ForAgent(s string, maxUnits int) string {
 	out := settle(s)
 	if maxUnits > 0 && Units(out) > maxUnits {
 		// A cut keeps the start of a text that has no marker, so it
-		// has none either; settling again costs little and guards it.
+		// has none either, but it can complete a heading prefix
+		// ("### Systematic" cut to "### System..."): settle again.
 		out = settle(cut(out, maxUnits))
 	}
 	return out
