@@ -16,6 +16,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
+	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -391,7 +392,7 @@ func heading(ctx recall.Context) string {
 		what = append(what, "open tasks")
 	}
 	if ctx.Branch != "" {
-		what = append(what, "branch "+recall.Sanitize(ctx.Branch, 80))
+		what = append(what, "branch "+untrusted.ForAgent(ctx.Branch, 80))
 	}
 	if len(ctx.Commits) > 0 {
 		what = append(what, "recent commits")

@@ -9,8 +9,8 @@ import (
 // optional; a missing file means the defaults.
 type Config struct {
 	Recall struct {
-		// Budget is the SessionStart injection size in characters
-		// (default 6000, at most 9000).
+		// Budget is the SessionStart injection size in UTF-16 code units,
+		// as Claude Code counts characters (default 6000, at most 9000).
 		Budget int `json:"budget"`
 		// PerPrompt turns per-prompt recall (UserPromptSubmit) on or off
 		// (default on).

@@ -11,7 +11,8 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 )
 
-// PerPromptBudget caps the block injected for one prompt, in characters.
+// PerPromptBudget caps the block injected for one prompt, in UTF-16 code
+// units.
 const PerPromptBudget = 2000
 
 // staleState is how long a session's record of shown entries is kept.
