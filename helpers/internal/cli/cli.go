@@ -36,6 +36,11 @@ func Main(args []string, env Env) (code int) {
 	if env.Dir == "" {
 		env.Dir, _ = os.Getwd()
 	}
+	hook := len(args) > 1 && args[1] == "hook"
+	if !hook {
+		// A hook's stdout is its protocol; everything else is a terminal's.
+		env.Stdout, env.Stderr = forTerminal(env.Stdout), forTerminal(env.Stderr)
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(env.Stderr, "cairn: internal error: %v\n%s", r, debug.Stack())
@@ -45,7 +50,7 @@ func Main(args []string, env Env) (code int) {
 	if len(args) > 1 && (args[1] == "hook" || args[1] == "add") {
 		shortLived()
 	}
-	if len(args) > 1 && args[1] == "hook" {
+	if hook {
 		return runHook(args, env)
 	}
 	app := newApp(env)

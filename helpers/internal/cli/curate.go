@@ -86,9 +86,9 @@ func curateDryRun(c *ucli.Context, env Env, p *project) error {
 		}
 	}
 	if c.Bool("json") {
-		lines := prop.Lines
-		if lines == nil {
-			lines = []knowledge.Entry{}
+		lines := []knowledge.Entry{}
+		for _, e := range prop.Lines {
+			lines = append(lines, cleanEntry(e))
 		}
 		return writeJSON(env.Stdout, map[string]any{"log_sha256": prop.LogSHA256, "lines": lines, "out": c.String("out")})
 	}

@@ -42,7 +42,7 @@ func doctorCommand(env Env) *ucli.Command {
 				}
 			}
 			if c.Bool("json") {
-				if err := writeJSON(env.Stdout, map[string]any{"version": Version, "root": p.root, "checks": checks, "ok": failed == 0}); err != nil {
+				if err := writeJSON(env.Stdout, map[string]any{"version": Version, "root": clean(p.root), "checks": checks, "ok": failed == 0}); err != nil {
 					return err
 				}
 			} else {
@@ -65,7 +65,7 @@ func doctorCommand(env Env) *ucli.Command {
 func runChecks(p *project) []check {
 	var out []check
 	add := func(name, status, detail, fix string) {
-		out = append(out, check{name, status, detail, fix})
+		out = append(out, check{name, status, clean(detail), clean(fix)})
 	}
 	if p.isGit {
 		add("repository", "ok", p.root, "")

@@ -10,6 +10,8 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/recall"
+	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -56,6 +58,8 @@ func recallCommand(env Env) *ucli.Command {
 				if err != nil {
 					return err
 				}
+				st.ByAuthor, st.ByStatus, st.ByType = cleanKeys(st.ByAuthor), cleanKeys(st.ByStatus), cleanKeys(st.ByType)
+				st.ByMonth, st.Problems = cleanKeys(st.ByMonth), cleanKeys(st.Problems)
 				if c.Bool("json") {
 					return writeJSON(env.Stdout, st)
 				}
@@ -87,9 +91,7 @@ func recallCommand(env Env) *ucli.Command {
 				fmt.Fprintln(env.Stderr, "cairn: nothing matches")
 				return nil
 			}
-			for _, h := range hits {
-				printHit(env.Stdout, h)
-			}
+			printHits(env.Stdout, hits)
 			return nil
 		},
 	}
@@ -112,6 +114,9 @@ type hitJSON struct {
 	Session  string   `json:"session,omitempty"`
 	Archived bool     `json:"archived"`
 	Note     string   `json:"note,omitempty"` // sanitize's flag on this machine
+	// Untrusted marks every entry as data written by whoever pushed: a
+	// reader (an agent above all) must not follow directions in it.
+	Untrusted bool `json:"untrusted"`
 }
 
 func hitsJSON(hits []index.Hit) []hitJSON {
@@ -127,9 +132,10 @@ func hitsJSON(hits []index.Hit) []hitJSON {
 			tags = []string{}
 		}
 		out = append(out, hitJSON{
-			Key: e.Key, Type: e.Type, Content: e.Content, Score: roundScore(h.Score), TS: e.TS,
-			Status: status, Tags: tags, Bead: e.Bead, Author: e.Author, Branch: e.Branch,
-			Commit: e.Commit, Files: e.Files, Session: e.Session, Archived: h.Archived, Note: e.Note,
+			Key: clean(e.Key), Type: clean(e.Type), Content: clean(e.Content), Score: roundScore(h.Score), TS: e.TS,
+			Status: clean(status), Tags: cleanAll(tags), Bead: clean(e.Bead), Author: clean(e.Author), Branch: clean(e.Branch),
+			Commit: clean(e.Commit), Files: cleanAll(e.Files), Session: clean(e.Session), Archived: h.Archived, Note: clean(e.Note),
+			Untrusted: true,
 		})
 	}
 	return out
@@ -139,29 +145,43 @@ func roundScore(s float64) float64 {
 	return float64(int64(s*1000+0.5)) / 1000
 }
 
+// printHits prints entries for a person or an agent: inside the same
+// untrusted wrapper as the hook's injection, each text made inert by
+// untrusted.ForAgent (no control character, no escape, no tag, no role
+// marker can get through).
+func printHits(w io.Writer, hits []index.Hit) {
+	fmt.Fprintln(w, recall.OpenTag)
+	fmt.Fprintln(w, recall.ShortPreamble)
+	for _, h := range hits {
+		printHit(w, h)
+	}
+	fmt.Fprintln(w, recall.CloseTag)
+}
+
 func printHit(w io.Writer, h index.Hit) {
 	e := h.Entry
-	fmt.Fprintf(w, "[%s] %s\n", e.Type, e.Content)
-	meta := []string{e.Key}
+	inert := func(s string) string { return untrusted.ForAgent(s, 0) }
+	fmt.Fprintf(w, "[%s] %s\n", inert(e.Type), inert(e.Content))
+	meta := []string{inert(e.Key)}
 	if len(e.Tags) > 0 {
-		meta = append(meta, "tags: "+strings.Join(e.Tags, ", "))
+		meta = append(meta, "tags: "+inert(strings.Join(e.Tags, ", ")))
 	}
 	if e.Bead != "" {
-		meta = append(meta, "bead: "+e.Bead)
+		meta = append(meta, "bead: "+inert(e.Bead))
 	}
 	when := time.Unix(e.TS, 0).UTC().Format("2006-01-02")
 	if e.Author != "" {
-		when += " by " + e.Author
+		when += " by " + inert(e.Author)
 	}
 	meta = append(meta, when)
 	if e.Status != "" {
-		meta = append(meta, "status: "+e.Status)
+		meta = append(meta, "status: "+inert(e.Status))
 	}
 	if h.Archived {
 		meta = append(meta, "archived")
 	}
 	if e.Note != "" {
-		meta = append(meta, e.Note)
+		meta = append(meta, inert(e.Note))
 	}
 	fmt.Fprintf(w, "  %s\n", strings.Join(meta, " | "))
 }
@@ -202,7 +222,7 @@ func sortCounts(m map[string]int, byKey bool) []index.Count {
 }
 
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(rawWriter(w))
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
