@@ -3,7 +3,6 @@ package knowledge
 import (
 	"bytes"
 	"encoding/json"
-
 )
 
 // ImportResult says what an import did.

@@ -3,7 +3,6 @@ package knowledge
 import (
 	"bytes"
 	"sort"
-
 )
 
 // DefaultMaxLines is the log size past which rotation archives entries.
