@@ -138,6 +138,9 @@ func runChecks(p *project) []check {
 		add(name, status, detail, fix)
 	}
 	ix, res, err := p.openIndex()
+	if errors.Is(err, fsx.ErrUnsafe) {
+		return out // named above, with its fix
+	}
 	if err != nil {
 		add("cache", "fail", err.Error(), "rm -rf .cairn/cache && cairn sync --full")
 		return out
