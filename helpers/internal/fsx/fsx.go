@@ -102,7 +102,8 @@ func SyncDir(dir string) error {
 // it when the process exits, however it exits, so a lock file left behind by
 // a killed process never blocks anyone: it is simply locked again.
 type Lock struct {
-	f *os.File
+	f    *os.File
+	name string
 }
 
 // ErrLockTimeout is returned by [Acquire] when another process held the lock
@@ -120,26 +121,59 @@ func Acquire(path string, wait time.Duration) (*Lock, error) {
 }
 
 func lockFile(f *os.File, name string, wait time.Duration) (*Lock, error) {
+	l := &Lock{f: f, name: name}
+	if err := l.flock(unix.LOCK_EX, wait); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// flock takes the lock in mode (LOCK_EX or LOCK_SH), polling without
+// blocking until wait has passed.
+func (l *Lock) flock(mode int, wait time.Duration) error {
 	deadline := time.Now().Add(wait)
 	delay := time.Millisecond
 	for {
-		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		err := unix.Flock(int(l.f.Fd()), mode|unix.LOCK_NB)
 		if err == nil {
-			return &Lock{f: f}, nil
+			return nil
 		}
 		if !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) {
-			f.Close()
-			return nil, fmt.Errorf("lock %s: %w", name, err)
+			return fmt.Errorf("lock %s: %w", l.name, err)
 		}
 		if time.Now().After(deadline) {
-			f.Close()
-			return nil, fmt.Errorf("lock %s: %w", name, ErrLockTimeout)
+			return fmt.Errorf("lock %s: %w", l.name, ErrLockTimeout)
 		}
 		time.Sleep(delay)
 		if delay < 20*time.Millisecond {
 			delay *= 2
 		}
 	}
+}
+
+// Exclusive turns a shared lock into an exclusive one, waiting up to wait
+// for the other holders to let go. The change is not atomic: another
+// process may take the lock exclusively in between, so whatever the
+// caller read under the shared lock must be read again.
+func (l *Lock) Exclusive(wait time.Duration) error { return l.flock(unix.LOCK_EX, wait) }
+
+// Unlock lets go of the lock but keeps its file, to take it again with
+// [Lock.Shared] or [Lock.Exclusive].
+func (l *Lock) Unlock() error {
+	if err := unix.Flock(int(l.f.Fd()), unix.LOCK_UN); err != nil {
+		return fmt.Errorf("unlock %s: %w", l.name, err)
+	}
+	return nil
+}
+
+// Shared turns an exclusive lock back into a shared one (or takes it
+// shared after [Lock.Unlock]), waiting for an exclusive holder.
+func (l *Lock) Shared() error {
+	if err := unix.Flock(int(l.f.Fd()), unix.LOCK_SH); err != nil {
+		return fmt.Errorf("lock %s: %w", l.name, err)
+	}
+	return nil
 }
 
 // TryAcquire takes the lock on path only if nobody holds it; ok reports
@@ -160,7 +194,7 @@ func tryLockFile(f *os.File, name string) (*Lock, bool, error) {
 		}
 		return nil, false, fmt.Errorf("lock %s: %w", name, err)
 	}
-	return &Lock{f: f}, true, nil
+	return &Lock{f: f, name: name}, true, nil
 }
 
 // Release drops the lock. The lock file stays; it is reused next time.

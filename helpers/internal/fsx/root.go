@@ -689,6 +689,23 @@ func (r Root) Acquire(name string, wait time.Duration) (*Lock, error) {
 	return lockFile(f, r.display(name), wait)
 }
 
+// AcquireShared takes a shared lock on the file name below the root
+// (created if missing), waiting up to wait for an exclusive holder to let
+// go: any number of processes hold it shared at once, none while one
+// holds it exclusively (see [Lock.Exclusive]).
+func (r Root) AcquireShared(name string, wait time.Duration) (*Lock, error) {
+	f, err := r.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open lock: %w", err)
+	}
+	l := &Lock{f: f, name: r.display(name)}
+	if err := l.flock(unix.LOCK_SH, wait); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
 // TryAcquire takes the lock on name below the root only if nobody holds
 // it; see [TryAcquire].
 func (r Root) TryAcquire(name string) (*Lock, bool, error) {

@@ -81,6 +81,7 @@ CREATE INDEX entries_type_ts ON entries(type, ts);
 // Index is an open cache database.
 type Index struct {
 	db    *sql.DB
+	lock  *fsx.Lock // held shared while open; exclusive to write (see writeLocked)
 	path  string
 	store *knowledge.Store
 	stale bool // missing, unreadable or of another schema: Sync rebuilds
@@ -134,6 +135,11 @@ func Open(s *knowledge.Store) (*Index, error) {
 	if err := ix.checkFiles(name); err != nil {
 		return nil, err
 	}
+	lock, err := s.Root().AcquireShared(lockName, lockWait)
+	if err != nil {
+		return nil, err
+	}
+	ix.lock = lock
 	if err := ix.open(); err == nil {
 		if v, err := ix.meta("schema"); err == nil && v == schemaVersion {
 			return ix, nil
@@ -155,12 +161,18 @@ func (ix *Index) open() error {
 	return nil
 }
 
-// Close closes the database.
+// Close closes the database and lets go of its lock.
 func (ix *Index) Close() error {
-	if ix.db == nil {
-		return nil
+	var err error
+	if ix.db != nil {
+		err = ix.db.Close()
+		ix.db = nil
 	}
-	return ix.db.Close()
+	if ix.lock != nil {
+		ix.lock.Release()
+		ix.lock = nil
+	}
+	return err
 }
 
 func (ix *Index) meta(k string) (string, error) {
@@ -229,7 +241,51 @@ func (ix *Index) Sync() (SyncResult, error) {
 	if err != nil {
 		return res, err
 	}
-	return res, ix.syncVerdicts()
+	return res, ix.syncVerdicts(false)
+}
+
+// The cache's lock (index.db.lock) is held shared by every open Index and
+// exclusively by whoever writes. A rebuild renames a new file over the
+// cache, and SQLite names its rollback journal after the path, not the
+// file: a connection to a replaced file that wrote, or that read while a
+// writer of the new file had its journal out, would take the other file's
+// journal for its own hot journal and play it back or delete it (seen as
+// "disk I/O error"). So no file is replaced while any process has the
+// cache open, and a writer writes on a connection opened under its
+// exclusive lock.
+const (
+	lockName      = name + ".lock"
+	buildLockName = name + ".build.lock" // one rebuild at a time
+	lockWait      = 60 * time.Second
+)
+
+// exclusive turns the Index's lock exclusive and reopens the database on
+// it; the returned func turns it back to shared.
+func (ix *Index) exclusive() (func(), error) {
+	if err := ix.lock.Exclusive(lockWait); err != nil {
+		return nil, err
+	}
+	back := func() { ix.lock.Shared() }
+	if ix.db != nil {
+		ix.db.Close()
+		ix.db = nil
+	}
+	if err := ix.open(); err != nil {
+		back()
+		return nil, err
+	}
+	return back, nil
+}
+
+// writeLocked runs fn, which writes to the cache, with the lock held
+// exclusively on a freshly opened connection.
+func (ix *Index) writeLocked(fn func() error) error {
+	back, err := ix.exclusive()
+	if err != nil {
+		return err
+	}
+	defer back()
+	return fn()
 }
 
 func (ix *Index) syncLog() (SyncResult, error) {
@@ -276,7 +332,7 @@ func (ix *Index) syncLog() (SyncResult, error) {
 	if contentSame {
 		// Touched, not changed (a checkout, a rewrite with the same bytes).
 		res.Current = true
-		return res, ix.setFiles(ix.db, now)
+		return res, ix.writeLocked(func() error { return ix.setFiles(ix.db, now) })
 	}
 	return ix.catchUp(datas, now)
 }
@@ -383,11 +439,18 @@ func parseRowReport(r *lineRow) ([]*lineRow, knowledge.Report) {
 // it into place, so readers never see a half-built cache.
 func (ix *Index) Rebuild() (SyncResult, error) {
 	var res SyncResult
-	lock, err := ix.store.Root().Acquire(name+".lock", 60*time.Second)
+	// Nothing is held while waiting for another rebuild: a process that
+	// holds the cache's lock shared and waits for the build lock would
+	// keep the builder from installing its file.
+	if err := ix.lock.Unlock(); err != nil {
+		return res, err
+	}
+	defer ix.lock.Shared()
+	build, err := ix.store.Root().Acquire(buildLockName, lockWait)
 	if err != nil {
 		return res, err
 	}
-	defer lock.Release()
+	defer build.Release()
 	if ix.db != nil {
 		ix.db.Close()
 		ix.db = nil
@@ -492,6 +555,10 @@ func (ix *Index) Rebuild() (SyncResult, error) {
 	if err := db.Close(); err != nil {
 		return res, fmt.Errorf("close cache: %w", err)
 	}
+	// Installing the file waits until no process has the cache open.
+	if err := ix.lock.Exclusive(lockWait); err != nil {
+		return res, err
+	}
 	if err := root.Rename(tmpName, name); err != nil {
 		return res, fmt.Errorf("install cache: %w", err)
 	}
@@ -500,7 +567,7 @@ func (ix *Index) Rebuild() (SyncResult, error) {
 	if err := ix.open(); err != nil {
 		return res, err
 	}
-	return res, ix.syncVerdicts()
+	return res, ix.syncVerdicts(true)
 }
 
 // retracts reports whether the row's line retracts its entry.
@@ -543,22 +610,13 @@ func newer(a, b *lineRow) bool {
 func (ix *Index) catchUp(datas map[string][]byte, now state) (SyncResult, error) {
 	var res SyncResult
 	// Serialised with rebuilds, which replace the file.
-	lock, err := ix.store.Root().Acquire(name+".lock", 60*time.Second)
+	// Another process may have rebuilt (replaced) the file while we waited:
+	// reopen, and stop if it already holds these files.
+	back, err := ix.exclusive()
 	if err != nil {
 		return res, err
 	}
-	locked := true
-	defer func() {
-		if locked {
-			lock.Release()
-		}
-	}()
-	// Another process may have rebuilt (replaced) the file while we waited:
-	// reopen, and stop if it already holds these files.
-	ix.db.Close()
-	if err := ix.open(); err != nil {
-		return res, err
-	}
+	defer back()
 	var saved state
 	if v, err := ix.meta("files"); err == nil && json.Unmarshal([]byte(v), &saved) == nil {
 		same := true
@@ -572,8 +630,6 @@ func (ix *Index) catchUp(datas map[string][]byte, now state) (SyncResult, error)
 			return res, ix.setFiles(ix.db, now)
 		}
 	} else if v, err := ix.meta("schema"); err != nil || v != schemaVersion {
-		lock.Release()
-		locked = false
 		return ix.Rebuild()
 	}
 	rows := map[string]*lineRow{}
@@ -637,8 +693,6 @@ func (ix *Index) catchUp(datas map[string][]byte, now state) (SyncResult, error)
 		conn.ExecContext(ctx, `ROLLBACK`)
 		committed = true
 		conn.Close()
-		lock.Release()
-		locked = false
 		return ix.Rebuild()
 	}
 	tx := connExec{ctx: ctx, conn: conn}

@@ -19,18 +19,43 @@ type auditState struct {
 // ts): a newer line of the key is judged by the next sanitize run. An
 // audit that cannot be read counts as none: recall goes on without it, and
 // SanitizeNeeded asks for a run that rewrites it.
-func (ix *Index) syncVerdicts() error {
+//
+// Loading writes to the cache, so it happens under the cache's lock, on a
+// connection opened under it (see [Index.writeLocked]); locked says the
+// caller already holds the lock and opened the connection under it.
+func (ix *Index) syncVerdicts(locked bool) error {
 	id, err := ix.store.Root().StatID(sanitize.AuditFile)
 	unreadable := err != nil // a link or special file in its place: none
+	if ix.verdictsCurrent(id, unreadable) {
+		return nil
+	}
+	if !locked {
+		return ix.writeLocked(func() error {
+			if ix.verdictsCurrent(id, unreadable) { // loaded meanwhile
+				return nil
+			}
+			return ix.loadVerdicts(id, unreadable)
+		})
+	}
+	return ix.loadVerdicts(id, unreadable)
+}
 
+// verdictsCurrent reports whether the cache holds the verdicts of the
+// audit whose identity is id.
+func (ix *Index) verdictsCurrent(id fsx.FileID, unreadable bool) bool {
 	var saved auditState
 	if v, err := ix.meta("audit"); err == nil {
 		_ = json.Unmarshal([]byte(v), &saved)
 		if saved.ID == id && !unreadable {
 			ix.auditLogSum = saved.LogSum
-			return nil
+			return true
 		}
 	}
+	return false
+}
+
+// loadVerdicts replaces the cache's verdicts with the audit's.
+func (ix *Index) loadVerdicts(id fsx.FileID, unreadable bool) error {
 	verdicts, logSum, err := sanitize.ReadVerdicts(ix.store)
 	if err != nil || unreadable {
 		verdicts, logSum = nil, ""
