@@ -935,6 +935,7 @@ func TestTrustConcurrentWriters(t *testing.T) {
 	}
 	for _, path := range []string{"cairn add", "PostToolUse", "PostToolUseFailure", "Stop", "SubagentStop"} {
 		t.Run(path, func(t *testing.T) {
+			t.Parallel() // each path in its own repository
 			home := fakeHome(t)
 			repo := filepath.Join(t.TempDir(), "repo")
 			gitIn(t, home, filepath.Dir(repo), "init", "-q", repo)
