@@ -306,3 +306,36 @@ func TestRootNeverCreatesParents(t *testing.T) {
 		t.Errorf("a parent was created: %v", err)
 	}
 }
+
+// FuzzRootNames: whatever name is asked for, an accepted one stays below
+// the root (no component is "." or ".." or empty, it is not absolute), and
+// a write through it never creates anything outside.
+func FuzzRootNames(f *testing.F) {
+	for _, s := range []string{"knowledge.jsonl", "cache/index.db", "../x", "a/../../b", "/etc/passwd", "a//b", ".", "local/sessions/ab.json"} {
+		f.Add(s)
+	}
+	base := f.TempDir()
+	r := NewRoot(filepath.Join(base, "root"))
+	f.Fuzz(func(t *testing.T, name string) {
+		parts, err := split(name)
+		if err != nil {
+			return
+		}
+		for _, p := range parts {
+			if p == "" || p == "." || p == ".." || strings.ContainsRune(p, 0) {
+				t.Fatalf("split(%q) accepted component %q", name, p)
+			}
+		}
+		if rel, err := filepath.Rel(r.Dir(), r.Path(name)); err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+			t.Fatalf("Path(%q) = %s is outside the root", name, r.Path(name))
+		}
+		if len(parts) > 3 || len(name) > 200 {
+			return
+		}
+		_ = r.WriteAtomic(name, []byte("x"), 0o644)
+		ents, _ := os.ReadDir(base)
+		if len(ents) > 1 {
+			t.Fatalf("writing %q created something beside the root: %v", name, ents)
+		}
+	})
+}
