@@ -861,17 +861,7 @@ func TestTrustUntrustedTextIsInert(t *testing.T) {
 	})
 
 	t.Run("recall --json", func(t *testing.T) {
-		p := cairnProc(t, home, clone, "recall", "retry", "budget", "--json")
-		if p.code != 0 {
-			t.Fatalf("cairn recall --json exited %d: %s", p.code, p.stderr)
-		}
-		var hits []struct {
-			Key     string `json:"key"`
-			Content string `json:"content"`
-		}
-		if err := json.Unmarshal([]byte(p.stdout), &hits); err != nil {
-			t.Fatalf("cairn recall --json: %v\n%s", err, p.stdout)
-		}
+		hits, _ := recallJSON(t, home, clone, "retry", "budget")
 		if len(hits) == 0 {
 			t.Fatalf("cairn recall --json found nothing; want the committed entries (made harmless)")
 		}
@@ -1190,17 +1180,7 @@ func TestTrustFutureTimestamp(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	p := cairnProc(t, home, clone, "recall", "content", "--json")
-	if p.code != 0 {
-		t.Fatalf("cairn recall --json exited %d: %s", p.code, p.stderr)
-	}
-	var hits []struct {
-		Key     string `json:"key"`
-		Content string `json:"content"`
-	}
-	if err := json.Unmarshal([]byte(p.stdout), &hits); err != nil {
-		t.Fatalf("cairn recall --json: %v\n%s", err, p.stdout)
-	}
+	hits, stdout := recallJSON(t, home, clone, "content")
 	found := false
 	for _, h := range hits {
 		if h.Key != key {
@@ -1212,7 +1192,7 @@ func TestTrustFutureTimestamp(t *testing.T) {
 		}
 	}
 	if !found {
-		t.Errorf("recall does not show %s at all:\n%s", key, p.stdout)
+		t.Errorf("recall does not show %s at all:\n%s", key, stdout)
 	}
 }
 
@@ -1276,4 +1256,25 @@ func TestTrustHostileCommitRevisions(t *testing.T) {
 	if p.code != 0 {
 		t.Errorf("cairn sanitize exited %d, want 0; stderr: %s", p.code, p.stderr)
 	}
+}
+
+// jsonHit is what the trust tests read of `cairn recall --json`.
+type jsonHit struct {
+	Key     string `json:"key"`
+	Content string `json:"content"`
+}
+
+// recallJSON runs `cairn recall WORDS --json` in dir and returns its hits
+// and its stdout.
+func recallJSON(t *testing.T, home, dir string, words ...string) ([]jsonHit, string) {
+	t.Helper()
+	p := cairnProc(t, home, dir, append(append([]string{"recall"}, words...), "--json")...)
+	if p.code != 0 {
+		t.Fatalf("cairn recall --json exited %d: %s", p.code, p.stderr)
+	}
+	var hits []jsonHit
+	if err := json.Unmarshal([]byte(p.stdout), &hits); err != nil {
+		t.Fatalf("cairn recall --json: %v\n%s", err, p.stdout)
+	}
+	return hits, p.stdout
 }
