@@ -71,10 +71,10 @@ func standsAlone(s string, start, end int) bool {
 }
 
 // looksLikeAWSSecret reports whether a 40-character run of base64 looks
-// like random base64 rather than a word, an identifier or a path: upper
-// case, lower case and digits, not all hex, and no more than three runs
-// of four or more letters of one case (identifiers and paths are made of
-// words), none longer than eight.
+// like random base64 rather than a word, an identifier, a path or base64
+// of text: upper case, lower case and digits, not all hex, not decoding to
+// mostly printable bytes, and few lower-case letters in runs of four or
+// more (see maxWordy).
 func looksLikeAWSSecret(w string) bool {
 	if !hasUpper(w) || !hasLower(w) || !hasDigit(w) {
 		return false
@@ -89,32 +89,41 @@ func looksLikeAWSSecret(w string) bool {
 	if hex {
 		return false
 	}
-	long, run := 0, 0
-	var prev byte // 'u' or 'l' for a run of letters of one case, 0 otherwise
-	for i := 0; i <= len(w); i++ {
-		var k byte
-		if i < len(w) {
-			switch c := w[i]; {
-			case 'a' <= c && c <= 'z':
-				k = 'l'
-			case 'A' <= c && c <= 'Z':
-				k = 'u'
+	// Base64 of text ("dGhlIHF1aWNr..."): an AWS key is 30 random bytes,
+	// of which about a third are printable, never most.
+	if d, err := base64.StdEncoding.DecodeString(w); err == nil {
+		printable := 0
+		for _, c := range d {
+			if ' ' <= c && c < 0x7f {
+				printable++
 			}
 		}
-		if k != 0 && k == prev {
+		if printable*5 >= len(d)*4 {
+			return false
+		}
+	}
+	// Words: the lower-case letters in runs of four or more. Random base64
+	// has few (a run of four lower-case letters in 40 characters is
+	// uncommon); identifiers and paths are made of them.
+	wordy, run := 0, 0
+	for i := 0; i <= len(w); i++ {
+		if i < len(w) && 'a' <= w[i] && w[i] <= 'z' {
 			run++
 			continue
 		}
-		if prev != 0 && run >= 4 {
-			long++
-			if run > 8 && prev == 'l' {
-				return false
-			}
+		if run >= 4 {
+			wordy += run
 		}
-		prev, run = k, 1
+		run = 0
 	}
-	return long <= 3
+	return wordy <= maxWordy
 }
+
+// maxWordy is the most lower-case letters in runs of four or more that a
+// bare AWS secret key may have: about one random key in two hundred has
+// more (and is missed, unless a name such as aws_secret_access_key comes
+// before it), and identifiers and paths of 40 characters have more.
+const maxWordy = 14
 
 // isUserPass reports whether the base64 text b decodes to printable
 // "user:password": a user name of name characters with a letter, and a
