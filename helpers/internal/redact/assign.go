@@ -123,15 +123,44 @@ func isPasswordKeyword(k string) bool {
 // sources a tool reads a password from.
 var notValues = words(`true false yes no on off null nil none undefined required optional
 	str string bytes int bool boolean number any object char text varchar secretstr secretbytes
-	stdin prompt ask env file`)
+	stdin prompt ask env file struct interface uintptr func map chan byte rune error
+	int8 int16 int32 int64 uint uint8 uint16 uint32 uint64 float32 float64
+	files compat systemd nis nisplus sss winbind`)
+
+// isIdentLike reports whether v can name a function or a variable of code:
+// letters, digits, "_", "$" and ".".
+func isIdentLike(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; !isWordByte(c) && c != '$' && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// closingEmphasis reports whether Markdown emphasis closes at s[p]: "**"
+// or "__" and then a blank or the end ("**Password:** x", but not the
+// "__" of "__ccgo_ts").
+func closingEmphasis(s string, p int) bool {
+	if !strings.HasPrefix(s[p:], "**") && !strings.HasPrefix(s[p:], "__") {
+		return false
+	}
+	return p+2 == len(s) || s[p+2] == ' ' || s[p+2] == '\t'
+}
 
 // looksRandom reports whether v looks like generated text rather than a
-// name: eight or more characters with upper case, lower case and digits,
-// switching between letters and digits at least three times ("Zx9kQ7wLp2"
-// but not "getPassword2").
+// name: eight or more letters and digits only, with upper case, lower case
+// and digits, switching between letters and digits at least three times
+// ("Zx9kQ7wLp2" but not "getPassword2" or "libc.Uint8FromInt32").
 func looksRandom(v string) bool {
+	v = strings.TrimRight(v, "=") // base64 padding
 	if len(v) < 8 || !hasUpper(v) || !hasLower(v) || !hasDigit(v) {
 		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if !isAlnum(v[i]) {
+			return false
+		}
 	}
 	switches := 0
 	for i := 1; i < len(v); i++ {
@@ -142,12 +171,36 @@ func looksRandom(v string) bool {
 	return switches >= 3
 }
 
+// isIPv6 reports whether v is an IPv6 address or suffix: hex digits and
+// two or more colons ("::1a:2b:3c:4d").
+func isIPv6(v string) bool {
+	if strings.Count(v, ":") < 2 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if !isHexByte(v[i]) && v[i] != ':' {
+			return false
+		}
+	}
+	return true
+}
+
+// isNumber reports whether v is digits only.
+func isNumber(v string) bool { return v != "" && strings.Trim(v, "0123456789") == "" }
+
 // isCodeVariable reports whether the unquoted value v at p is a variable
 // of code rather than a literal: the separator has blanks around it
 // ("password = new_password", "token := authToken"), and v is an
 // identifier without digits that has an underscore or a lower-to-upper
-// hump.
+// hump; or, blanks or not, v is an identifier with an underscore or a
+// capital that names a secret itself ("original_token=alias_token",
+// "Fts5Token = TFts5Token").
 func isCodeVariable(s string, p int, v string) bool {
+	if k, _ := nextKeyword(v, 0); k >= 0 && strings.IndexFunc(v, func(r rune) bool {
+		return r >= 0x80 || !isWordByte(byte(r))
+	}) < 0 && strings.ContainsAny(v, "_ABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+		return true // "original_token=alias_token", "Fts5Token = TFts5Token"
+	}
 	if p == 0 || s[p-1] != ' ' && s[p-1] != '\t' {
 		return false
 	}
@@ -252,25 +305,30 @@ func assignments(s string, emit func(kind string, start, end int)) {
 		default:
 			continue
 		}
+		sepEnd := p
 		p = skipBlanks(s, p)
-		// Markdown emphasis around the value: "**Password:** ..."
-		if strings.HasPrefix(s[p:], "**") || strings.HasPrefix(s[p:], "__") {
+		// Markdown emphasis around the name: "**Password:** ..."
+		if closingEmphasis(s, p) {
 			p = skipBlanks(s, p+2)
 		}
 		vs, ve, quoted := value(s, p)
-		min := minValueLen
-		if isPasswordKeyword(s[ks:ke]) {
-			min = minPasswordLen
-		}
-		if ve-vs < min {
-			continue
-		}
 		v := s[vs:ve]
+		min := minValueLen
+		if isPasswordKeyword(s[ks:ke]) && !isNumber(v) {
+			min = minPasswordLen // a short number is an error code or a port
+		}
+		if ve-vs < min || !quoted && strings.HasPrefix(v, "-") && isNumber(v[1:]) ||
+			strings.Contains(v, ".") && isNumber(strings.ReplaceAll(v, ".", "")) || isIPv6(v) {
+			continue // negative numbers, versions, OIDs and IP addresses are not secrets
+		}
+		if colon && !quoted && vs == sepEnd && len(v) < minValueLen && strings.Trim(v, "abcdefghijklmnopqrstuvwxyz") == "" {
+			continue // "passwd:shell": a short word glued to the colon is a field name
+		}
 		if isPlaceholder(v) || isEnvName(v) || isPathLike(v) || notValues()[strings.ToLower(v)] {
 			continue
 		}
 		if !quoted {
-			if (ve < len(s) && (s[ve] == '(' || s[ve] == '[') || isDottedIdent(v)) && !looksRandom(v) {
+			if (ve < len(s) && (s[ve] == '(' || s[ve] == '[') && isIdentLike(v) || isDottedIdent(v)) && !looksRandom(v) {
 				continue // a call, an index or a field: code, not a literal
 			}
 			if isCodeVariable(s, p, v) {

@@ -158,8 +158,8 @@ func isUserPass(b string) bool {
 			return false
 		}
 	}
-	if !letter || strings.HasPrefix(pass, "//") || strings.Trim(pass, "0123456789") == "" {
-		return false
+	if !letter || strings.HasPrefix(pass, "//") || strings.Trim(pass, "0123456789") == "" || isPlaceholder(pass) {
+		return false // not a port, a URL, or "username:password"
 	}
 	return true
 }

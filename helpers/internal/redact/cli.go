@@ -106,6 +106,9 @@ func cliPasswords(s string, emit func(kind string, start, end int)) {
 			if len(v) < 3 || v[0] == '-' || isPlaceholder(v) || strings.HasPrefix(v, "file:") || strings.HasPrefix(v, "env:") {
 				continue
 			}
+			if lv := strings.ToLower(v); docWords()[lv] || proseStopWords()[lv] || isProseWord(v) && hasProseSuffix(lv) {
+				continue // documentation: "-password arg", "the --password option"
+			}
 			if v == "stdin" || strings.HasPrefix(v, "fd:") {
 				continue
 			}
@@ -115,6 +118,10 @@ func cliPasswords(s string, emit func(kind string, start, end int)) {
 		}
 	}
 }
+
+// docWords stand for the value of an option in documentation.
+var docWords = words(`arg args argument arguments option options flag flags value values val
+	password passwd pass pwd passphrase secret string str text file name word`)
 
 // cliValue returns the word at p: quoted ('...' or "...") without its
 // quotes, or up to a blank or a shell operator.

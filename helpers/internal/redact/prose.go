@@ -24,7 +24,7 @@ import (
 // keyword; or "to" when a verb (set, change, reset, update) comes just
 // before the keyword ("set the root password to ..."); or nothing when the
 // value is quoted and does not read as a word ("password 'hunter2'"), or
-// is bare and reads as a credential (see isDirectValue: "password
+// is bare, and reads as a credential (see isDirectValue: "password
 // Adm1nPw!").
 //
 // The value is a quoted string, or the next word without its trailing
@@ -147,16 +147,19 @@ func keywordMayStart(s string, i int) bool {
 func proseValue(s string, ks, end int, fam proseFamily) (vs, ve int, ok bool) {
 	p := skipBlanks(s, end)
 	connected, colon := false, false
-	// A direct quoted value: "password 'hunter2'".
+	// A direct quoted value: "password 'hunter2'". It must read as a
+	// credential (see isDirectValue), not as words or code in quotes
+	// (troff's `.BR passwd " and " chsh`).
 	if p > end && p < len(s) && isQuote(s[p]) {
 		vs, ve, quoted := proseWord(s, p)
-		if quoted && !isProseWord(s[vs:ve]) && isSecretValue(s, vs, ve, true, false, fam) {
+		if quoted && isDirectValue(s[vs:ve], fam) && isSecretValue(s, vs, ve, true, false, fam) {
 			return vs, ve, true
 		}
 	}
 	// A direct bare value that cannot be a word: "login as admin, password
-	// Adm1nPw!", "API key 9f8E7d6C5b4A3210abcd".
-	if p > end && p < len(s) && !isQuote(s[p]) {
+	// Adm1nPw!", "API key 9f8E7d6C5b4A3210abcd". One blank only: more is
+	// the columns of a table ("passwd    1:4.13+dfsg1").
+	if p == end+1 && p < len(s) && !isQuote(s[p]) {
 		vs, ve, _ := proseWord(s, p)
 		if v := s[vs:ve]; ve > vs && isDirectValue(v, fam) && isSecretValue(s, vs, ve, false, false, fam) {
 			return vs, ve, true
@@ -210,7 +213,7 @@ func proseValue(s string, ks, end int, fam proseFamily) (vs, ve int, ok bool) {
 	if p < len(s) && s[p] == ':' { // "is: hunter2"
 		p = skipBlanks(s, p+1)
 	}
-	if strings.HasPrefix(s[p:], "**") || strings.HasPrefix(s[p:], "__") {
+	if closingEmphasis(s, p) {
 		p = skipBlanks(s, p+2) // "**Password:** hunter2"
 	}
 	vs, ve, quoted := proseWord(s, p)
@@ -221,22 +224,24 @@ func proseValue(s string, ks, end int, fam proseFamily) (vs, ve int, ok bool) {
 }
 
 // isDirectValue reports whether v, right after a keyword with no
-// connector, reads as a credential rather than a word: for a password, six
-// or more characters with a letter and a digit or a symbol; for a secret,
-// sixteen or more with upper case, lower case and digits.
+// connector, reads as a credential rather than a word, an option or code:
+// for a password, six or more characters without blanks, with a letter
+// and a digit; for a secret, sixteen or more with upper case, lower case
+// and digits.
 func isDirectValue(v string, fam proseFamily) bool {
+	if strings.ContainsAny(v, " \t") || strings.HasPrefix(v, "-") {
+		return false // words in quotes, or an option: "password --basic"
+	}
 	if fam == famSecret {
 		return len(v) >= 16 && hasUpper(v) && hasLower(v) && hasDigit(v)
 	}
-	if len(v) < 6 || !hasLetter(v) || isProseWord(v) || strings.ContainsAny(v, "()[]{}=<>") {
+	if len(v) < 6 || !hasLetter(v) || !hasDigit(v) || strings.ContainsAny(v, "()[]{}=<>") {
 		return false // a word, a marker, or code: "password VARCHAR(255)"
 	}
-	for i := 0; i < len(v); i++ {
-		if !isLetter(v[i]) {
-			return true
-		}
+	if isDigitByte(v[0]) && strings.ContainsAny(v, ".:") {
+		return false // a version: "passwd 1:4.13+dfsg1-1"
 	}
-	return false
+	return true
 }
 
 // isConnectorVerb reports whether w links a keyword to its value.
@@ -380,7 +385,7 @@ func isSecretValue(s string, vs, ve int, quoted, colon bool, fam proseFamily) bo
 	if strings.HasSuffix(v, "+") && strings.Trim(v, "0123456789+") == "" {
 		return false // "8+ chars"
 	}
-	return !isProseFollower(s, ve)
+	return looksRandom(v) || !isProseFollower(s, ve)
 }
 
 // isVersion reports whether v is a version number: "1.2.3", "v2", "v1.0".
@@ -393,18 +398,21 @@ func isVersion(v string) bool {
 }
 
 // isProseFollower reports whether the word after offset e makes the value
-// before it a description: a participle, an "-able" word, or a unit.
+// before it a description: a participle, an "-able" word, or a unit, in
+// lower case.
 func isProseFollower(s string, e int) bool {
 	p := skipBlanks(s, e)
 	if p == e {
 		return false
 	}
 	w, _ := wordAt(s, p)
-	lw := strings.ToLower(w)
-	if len(lw) >= 4 && (strings.HasSuffix(lw, "ed") || strings.HasSuffix(lw, "able") || strings.HasSuffix(lw, "ible")) {
+	if strings.ToLower(w) != w {
+		return false // a name or an acronym, not a description
+	}
+	if len(w) >= 5 && (strings.HasSuffix(w, "ed") || strings.HasSuffix(w, "able") || strings.HasSuffix(w, "ible")) {
 		return true
 	}
-	return proseFollowers()[lw]
+	return proseFollowers()[w]
 }
 
 var proseFollowers = words(`only specific wide based level scoped dependent sensitive insensitive
@@ -414,6 +422,9 @@ var proseFollowers = words(`only specific wide based level scoped dependent sens
 // hasProseSuffix reports whether the word w (lower case, letters) ends
 // like an adjective, a participle or a noun of state.
 func hasProseSuffix(w string) bool {
+	if len(w) == 4 && strings.HasSuffix(w, "ed") {
+		return true // "used", "owed"
+	}
 	if len(w) < 5 {
 		return false
 	}
@@ -451,7 +462,10 @@ var proseStopWords = words(`
 	literal literally part same identical mandatory irrelevant useless correctly exactly unchanged
 	stored managed generated rotated hashed salted encrypted encoded configured handled
 	true false yes off none undefined tbd todo unknown asked prompted supplied provided passed
-	sso ldap oauth saml otp totp mfa 2fa user username login email account admin-only`)
+	sso ldap oauth saml otp totp mfa 2fa user username login email account
+	older newer longer shorter weaker stronger better worse bigger smaller higher lower later earlier
+	oldest newest longest shortest weakest strongest best worst
+	similar equal close alike separate distinct tied linked`)
 
 // techWords look like passwords (they have digits) but are names of
 // encodings, hashes and tools.
