@@ -411,6 +411,9 @@ func candidates(s string) uint32 {
 func secretWords(s string) uint32 {
 	var m uint32
 	for i := 0; i < len(s); i++ {
+		if !secretWordBytes[s[i]] {
+			continue
+		}
 		switch s[i] {
 		case 'k', 'K':
 			if i+1 < len(s) && s[i+1]|0x20 == 'e' && (i >= 2 && hasPrefixFold(s[i-2:], "token") || proseKeyAt(s, i)) {
@@ -428,6 +431,9 @@ func secretWords(s string) uint32 {
 	}
 	return m
 }
+
+// secretWordBytes are the bytes secretWords looks at.
+var secretWordBytes = [256]bool{'k': true, 'K': true, 'c': true, 'C': true, 'b': true, 'B': true}
 
 // scan is the state of candidates.
 type scan struct {

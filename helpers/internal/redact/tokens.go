@@ -252,10 +252,8 @@ func tokens(s string, emit func(kind string, start, end int)) { findTokens(s, ni
 func findTokens(s string, unglue []int, emit func(kind string, start, end int)) {
 	var spans []span
 	try := func(p *provider, st int) int {
-		if st > 0 && (p.glued == nil && isWordByte(s[st-1]) || p.glued != nil && p.glued(s[st-1])) {
-			if k := sort.SearchInts(unglue, st); k == len(unglue) || unglue[k] != st {
-				return -1
-			}
+		if st > 0 && (p.glued == nil && isWordByte(s[st-1]) || p.glued != nil && p.glued(s[st-1])) && !isJoinAt(unglue, st) {
+			return -1
 		}
 		m := p.re.FindStringSubmatchIndex(s[st:])
 		if m == nil {
@@ -273,9 +271,13 @@ func findTokens(s string, unglue []int, emit func(kind string, start, end int)) 
 		return st + m[1]
 	}
 	for i := 0; i < len(s); i++ {
-		for _, k := range byFirst[s[i]] {
+		idx := byFirst[s[i]]
+		if len(idx) == 0 || i > 0 && isWordByte(s[i-1]) && (unglue == nil || !isJoinAt(unglue, i)) {
+			continue // every prefix token starts a word
+		}
+		for _, k := range idx {
 			p := &providers[k]
-			if !strings.HasPrefix(s[i:], p.prefix) {
+			if len(p.prefix) > 1 && (i+1 >= len(s) || s[i+1] != p.prefix[1]) || !strings.HasPrefix(s[i:], p.prefix) {
 				continue
 			}
 			if e := try(p, i); e > i {
@@ -306,6 +308,12 @@ func findTokens(s string, unglue []int, emit func(kind string, start, end int)) 
 	for _, sp := range spans {
 		emit(sp.kind, sp.start, sp.end)
 	}
+}
+
+// isJoinAt reports whether i is one of the offsets in joins (increasing).
+func isJoinAt(joins []int, i int) bool {
+	k := sort.SearchInts(joins, i)
+	return k < len(joins) && joins[k] == i
 }
 
 // backOver returns a back function that walks back over bytes in the class.
