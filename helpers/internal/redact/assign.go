@@ -12,12 +12,17 @@ import "strings"
 // "client_secret", "apiKey" and "SECRET_KEY_BASE" are names of secrets, but
 // "tokenizer", "max_tokens", "token_url", "PASSWORD_FILE" and "secretName"
 // are not. "pass" and "pwd" only count inside a compound name ("DB_PASS",
-// "dbPwd"), so "--- PASS: TestX" and "PWD=" survive.
+// "dbPwd") or as SSHPASS, so "--- PASS: TestX" and "PWD=" survive.
 //
-// VALUE is redacted when it is at least minValueLen bytes long and is not
-// a placeholder, an environment variable name, a code expression, a path, or
-// (unquoted, after ":") a plain word followed by more words, which is prose
-// ("the secret: kubernetes secrets are base64").
+// VALUE is redacted when it is at least minValueLen bytes long
+// (minPasswordLen for the password keywords: "DB_PASSWORD=hunt3r") and is
+// not a placeholder, an environment variable name, a word that describes
+// rather than is a value (notValues: "true", "str", "stdin"), a code
+// expression (a call, an index or a field, unless the value looks random;
+// a variable after " = "), a path, or (unquoted, after ":") prose: a plain
+// word followed by more words ("the secret: kubernetes secrets are
+// base64"), or an ordinary English word ("password: required"; the word
+// lists of prose.go).
 //
 // The keywords, in any case: password, passwd, passphrase, pass, pwd,
 // secret, token, and api/access/auth/private/signing/encryption/master
@@ -98,8 +103,130 @@ func keySuffix(r string, n int) int {
 	return 0
 }
 
-// minValueLen is the shortest value the generic rule redacts.
-const minValueLen = 8
+// minValueLen is the shortest value the generic rule redacts, and
+// minPasswordLen the shortest assigned to a password keyword (password,
+// passwd, passphrase, pass, pwd): "DB_PASSWORD=hunt3r" is redacted, but
+// "api_key: abc" and "max_token=1024" are not.
+const (
+	minValueLen    = 8
+	minPasswordLen = 4
+)
+
+// isPasswordKeyword reports whether the keyword k is one of the password
+// keywords.
+func isPasswordKeyword(k string) bool {
+	return hasPrefixFold(k, "pass") || hasPrefixFold(k, "pwd")
+}
+
+// notValues are values that say something about a secret rather than
+// being one: booleans, types of a declaration ("password: str"), and the
+// sources a tool reads a password from.
+var notValues = words(`true false yes no on off null nil none undefined required optional
+	str string bytes int bool boolean number any object char text varchar secretstr secretbytes
+	stdin prompt ask env file struct interface uintptr func map chan byte rune error
+	int8 int16 int32 int64 uint uint8 uint16 uint32 uint64 float32 float64
+	files compat systemd nis nisplus sss winbind`)
+
+// isIdentLike reports whether v can name a function or a variable of code:
+// letters, digits, "_", "$" and ".".
+func isIdentLike(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; !isWordByte(c) && c != '$' && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// closingEmphasis reports whether Markdown emphasis closes at s[p]: "**"
+// or "__" and then a blank or the end ("**Password:** x", but not the
+// "__" of "__ccgo_ts").
+func closingEmphasis(s string, p int) bool {
+	if !strings.HasPrefix(s[p:], "**") && !strings.HasPrefix(s[p:], "__") {
+		return false
+	}
+	return p+2 == len(s) || s[p+2] == ' ' || s[p+2] == '\t'
+}
+
+// looksRandom reports whether v looks like generated text rather than a
+// name: eight or more letters and digits only, with upper case, lower case
+// and digits, switching between letters and digits at least three times
+// ("Zx9kQ7wLp2" but not "getPassword2" or "libc.Uint8FromInt32").
+func looksRandom(v string) bool {
+	v = strings.TrimRight(v, "=") // base64 padding
+	if len(v) < 8 || !hasUpper(v) || !hasLower(v) || !hasDigit(v) {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if !isAlnum(v[i]) {
+			return false
+		}
+	}
+	switches := 0
+	for i := 1; i < len(v); i++ {
+		if isDigitByte(v[i]) != isDigitByte(v[i-1]) && isAlnum(v[i]) && isAlnum(v[i-1]) {
+			switches++
+		}
+	}
+	return switches >= 3
+}
+
+// isIPv6 reports whether v is an IPv6 address or suffix: hex digits and
+// two or more colons ("::1a:2b:3c:4d").
+func isIPv6(v string) bool {
+	if strings.Count(v, ":") < 2 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if !isHexByte(v[i]) && v[i] != ':' {
+			return false
+		}
+	}
+	return true
+}
+
+// isNumber reports whether v is digits only.
+func isNumber(v string) bool { return v != "" && strings.Trim(v, "0123456789") == "" }
+
+// isCodeVariable reports whether the unquoted value v at p is a variable
+// of code rather than a literal: the separator has blanks around it
+// ("password = new_password", "token := authToken"), and v is an
+// identifier without digits that has an underscore or a lower-to-upper
+// hump; or, blanks or not, v is an identifier with an underscore or a
+// capital that names a secret itself ("original_token=alias_token",
+// "Fts5Token = TFts5Token").
+func isCodeVariable(s string, p int, v string) bool {
+	if k, _ := nextKeyword(v, 0); k >= 0 && strings.IndexFunc(v, func(r rune) bool {
+		return r >= 0x80 || !isWordByte(byte(r))
+	}) < 0 && strings.ContainsAny(v, "_ABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+		return true // "original_token=alias_token", "Fts5Token = TFts5Token"
+	}
+	if p == 0 || s[p-1] != ' ' && s[p-1] != '\t' {
+		return false
+	}
+	under, hump := false, false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c == '_':
+			under = true
+		case isLetter(c):
+			if i > 0 && 'A' <= c && c <= 'Z' && 'a' <= v[i-1] && v[i-1] <= 'z' {
+				hump = true
+			}
+		default:
+			return false
+		}
+	}
+	return under || hump
+}
+
+// sshpassName reports whether the keyword "pass" at s[ks:ke] ends the
+// name SSHPASS (the variable sshpass -e reads).
+func sshpassName(s string, ks, ke int) bool {
+	return ks >= 3 && hasPrefixFold(s[ks-3:], "sshpass") && (ke == len(s) || !isKeyChar(s[ke])) &&
+		(ks == 3 || !isKeyChar(s[ks-4]))
+}
 
 // maxNameLen is the longest name the generic rule considers; a longer run
 // of name characters is not a variable name.
@@ -135,7 +262,7 @@ func assignments(s string, emit func(kind string, start, end int)) {
 		if ks < next {
 			continue
 		}
-		if ke-ks <= 4 && !compound(s, ks) { // "pass" or "pwd" alone
+		if ke-ks <= 4 && !compound(s, ks) && !sshpassName(s, ks, ke) { // "pass" or "pwd" alone
 			continue
 		}
 		if ks >= runEnd { // a new run of name characters
@@ -178,25 +305,38 @@ func assignments(s string, emit func(kind string, start, end int)) {
 		default:
 			continue
 		}
+		sepEnd := p
 		p = skipBlanks(s, p)
-		// Markdown emphasis around the value: "**Password:** ..."
-		if strings.HasPrefix(s[p:], "**") || strings.HasPrefix(s[p:], "__") {
+		// Markdown emphasis around the name: "**Password:** ..."
+		if closingEmphasis(s, p) {
 			p = skipBlanks(s, p+2)
 		}
 		vs, ve, quoted := value(s, p)
-		if ve-vs < minValueLen {
-			continue
-		}
 		v := s[vs:ve]
-		if isPlaceholder(v) || isEnvName(v) || isPathLike(v) {
+		min := minValueLen
+		if isPasswordKeyword(s[ks:ke]) && !isNumber(v) {
+			min = minPasswordLen // a short number is an error code or a port
+		}
+		if ve-vs < min || !quoted && strings.HasPrefix(v, "-") && isNumber(v[1:]) ||
+			strings.Contains(v, ".") && isNumber(strings.ReplaceAll(v, ".", "")) || isIPv6(v) {
+			continue // negative numbers, versions, OIDs and IP addresses are not secrets
+		}
+		if colon && !quoted && vs == sepEnd && len(v) < minValueLen && strings.Trim(v, "abcdefghijklmnopqrstuvwxyz") == "" {
+			continue // "passwd:shell": a short word glued to the colon is a field name
+		}
+		if isPlaceholder(v) || isEnvName(v) || isPathLike(v) || notValues()[strings.ToLower(v)] {
 			continue
 		}
 		if !quoted {
-			if ve < len(s) && (s[ve] == '(' || s[ve] == '[') || isDottedIdent(v) {
+			if (ve < len(s) && (s[ve] == '(' || s[ve] == '[') && isIdentLike(v) || isDottedIdent(v)) && !looksRandom(v) {
 				continue // a call, an index or a field: code, not a literal
 			}
-			if colon && isProseWord(v) && followedByWord(s, ve) {
+			if isCodeVariable(s, p, v) {
 				continue
+			}
+			if colon && isProseWord(v) && (followedByWord(s, ve) || proseStopWords()[strings.ToLower(v)] ||
+				hasProseSuffix(strings.ToLower(v))) {
+				continue // "password: configured elsewhere", "password: required"
 			}
 		}
 		next = ve
@@ -304,7 +444,7 @@ func value(s string, p int) (start, end int, quoted bool) {
 		p = open // unterminated: read it as an unquoted value
 	}
 	e := p
-	for e < len(s) && !isValueStop(s[e]) {
+	for e < len(s) && !isValueStop(s[e]) && !wideStopAt(s, e) {
 		e++
 	}
 	for e > p && s[e-1] == '.' {

@@ -1,10 +1,12 @@
 package redact
 
-import "regexp"
+import "strings"
 
 var (
-	pemBeginRE = regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`)
-	pemEndRE   = regexp.MustCompile(`-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`)
+	// Some of the five dashes may be missing (an escape sequence before
+	// the line took them, or a sloppy paste): the key is still a key.
+	pemBeginRE = lazy(`-{1,5}BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-{1,5}`)
+	pemEndRE   = lazy(`-{1,5}END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-{1,5}`)
 )
 
 // privateKeys finds PEM private keys: from the BEGIN line through the END
@@ -55,7 +57,7 @@ func truncatedPEMBody(rest string) int {
 		}
 		if hasPrefixFold(rest[p:], "proc-type:") || hasPrefixFold(rest[p:], "dek-info:") {
 			e := p
-			for e < len(rest) && rest[e] != '\n' && !(rest[e] == '\\' && e+1 < len(rest) && rest[e+1] == 'n') {
+			for e < len(rest) && rest[e] != '\n' && !(rest[e] == '\\' && e+1 < len(rest) && (rest[e+1] == 'n' || rest[e+1] == '\n')) {
 				e++
 			}
 			good, p = e, e
@@ -81,13 +83,14 @@ func truncatedPEMBody(rest string) int {
 	}
 }
 
-// skipPEMSeparators skips white space and escaped line breaks ("\n", "\r").
+// skipPEMSeparators skips white space and escaped line breaks ("\n",
+// "\r"), in the text or in its escape view.
 func skipPEMSeparators(s string, p int) int {
 	for p < len(s) {
 		switch {
 		case isSpace(s[p]):
 			p++
-		case s[p] == '\\' && p+1 < len(s) && (s[p+1] == 'n' || s[p+1] == 'r' || s[p+1] == 't'):
+		case s[p] == '\\' && p+1 < len(s) && strings.IndexByte("nrt\n\r\t", s[p+1]) >= 0:
 			p += 2
 		default:
 			return p
