@@ -20,8 +20,9 @@ const MaxPerEvent = 50
 func Entries(items []Item, session, source string) []knowledge.Entry {
 	var out []knowledge.Entry
 	for _, it := range items {
-		content := knowledge.CleanContent(it.Content)
-		if content == "" {
+		// As captured: the log's writer redacts it before it folds it.
+		content := it.Content
+		if knowledge.CleanContent(content) == "" {
 			continue
 		}
 		e := knowledge.Entry{

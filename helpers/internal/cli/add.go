@@ -32,8 +32,9 @@ func addCommand(env Env) *ucli.Command {
 			if err != nil {
 				return usagef("%v", err)
 			}
-			content := knowledge.CleanContent(strings.Join(c.Args().Slice()[1:], " "))
-			if content == "" {
+			// As typed: the log's writer redacts it before it folds it.
+			content := strings.Join(c.Args().Slice()[1:], " ")
+			if knowledge.CleanContent(content) == "" {
 				return usagef("empty content: give the knowledge to record as the second argument")
 			}
 			p, err := findProject(c, env)

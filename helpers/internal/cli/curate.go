@@ -201,7 +201,7 @@ func retractCommand(env Env) *ucli.Command {
 				fmt.Fprintf(env.Stderr, "cairn: %s is already retracted; nothing added\n", key)
 				return nil
 			}
-			ret := curate.Retraction(*cur, knowledge.CleanContent(reason), time.Now())
+			ret := curate.Retraction(*cur, knowledge.CleanText(reason), time.Now())
 			if name := gitUserName(p); name != "" {
 				ret.Author = name
 			}

@@ -35,7 +35,10 @@ func redactEntry(e *Entry) {
 	}
 	before := len(kinds)
 	ownKey := e.Key == MakeKey(e.Type, e.Content)
-	content := redactText(e.Content, kinds)
+	// Secrets go before white space and control characters are folded:
+	// folding first could glue a token to its neighbour ("token<BEL>hf_...")
+	// or leave an escape's tail on it ("[31mAKIA..."), and hide it.
+	content := CleanContent(redactText(e.Content, kinds))
 	fields := []*string{&e.Source, &e.Bead, &e.Author, &e.Branch, &e.Commit, &e.Session,
 		&e.Status, &e.Supersedes, &e.SupersededBy, &e.ReviewReason}
 	for _, f := range fields {
@@ -47,7 +50,7 @@ func redactEntry(e *Entry) {
 		}
 	}
 	if content != e.Content {
-		e.Content = CleanContent(content)
+		e.Content = content
 		if ownKey {
 			e.Key = MakeKey(e.Type, e.Content)
 		}
@@ -58,6 +61,14 @@ func redactEntry(e *Entry) {
 	if len(kinds) > before {
 		e.Redacted = sortedKinds(kinds)
 	}
+}
+
+// CleanText is CleanContent for text typed into a line cairn builds by
+// hand (a retraction's reason): secrets are removed before white space and
+// control characters are folded, for the reason given in redactEntry. The
+// line is redacted again where it is written; that changes nothing.
+func CleanText(s string) string {
+	return CleanContent(redactText(s, map[string]bool{}))
 }
 
 func sortedKinds(kinds map[string]bool) []string {
