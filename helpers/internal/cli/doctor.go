@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/sanitize"
+	"github.com/cairn-dev/cairn/helpers/internal/settings"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -87,6 +90,8 @@ func runChecks(p *project) []check {
 		return out
 	}
 	add("provisioned", "ok", ".cairn/ exists", "")
+	checkBinary(add)
+	checkWiring(p, add)
 	attrs, _ := p.store.ReadFile(".gitattributes", knowledge.MaxConfigBytes)
 	if strings.Contains(string(attrs), "merge=union") {
 		add("merge", "ok", ".cairn/.gitattributes has merge=union", "")
@@ -183,4 +188,60 @@ func readSummary(s *knowledge.Store) (sanitize.Summary, error) {
 		return sanitize.Summary{}, fmt.Errorf("%s has no summary", path)
 	}
 	return *a.Summary, nil
+}
+
+// checkBinary reports whether the agent's `cairn add` works: cairn on PATH.
+func checkBinary(add func(name, status, detail, fix string)) {
+	self, _ := os.Executable()
+	if path, err := exec.LookPath("cairn"); err == nil {
+		add("binary", "ok", fmt.Sprintf("cairn %s, on PATH at %s", Version, path), "")
+		return
+	}
+	add("binary", "warn", fmt.Sprintf("cairn %s at %s is not on PATH: an agent's `cairn add` fails (hooks still find it)", Version, self),
+		"add its directory to PATH, e.g. export PATH=\"$PATH:"+filepath.Dir(self)+"\"")
+}
+
+// checkWiring reports the project's Claude Code wiring (cairn init
+// --claude): the launcher, and the hooks in .claude/settings.json that
+// run it.
+func checkWiring(p *project, add func(name, status, detail, fix string)) {
+	launcher, lerr := p.store.ReadFile(knowledge.LauncherName, knowledge.MaxConfigBytes)
+	data, serr := fsx.NewRoot(filepath.Join(p.root, ".claude")).ReadFile("settings.json", knowledge.MaxConfigBytes)
+	missing, perr := settings.Wired(data)
+	wired := serr == nil && perr == nil && len(missing) < len(settings.Hooks)
+	if launcher == nil && !wired {
+		add("wiring", "warn", "the project has no Claude Code wiring: teammates get the memory only with the personal plugin",
+			"cairn init --claude, then commit .cairn and .claude")
+		return
+	}
+	switch {
+	case lerr != nil:
+		add("wiring", "fail", lerr.Error(), "cairn init --claude")
+	case launcher == nil:
+		add("wiring", "fail", ".claude/settings.json runs .cairn/hook, which is missing", "cairn init --claude, then commit .cairn/hook")
+	case string(launcher) != settings.Launcher:
+		add("wiring", "warn", ".cairn/hook differs from this cairn's launcher", "cairn init --claude (rewrites it), then commit it")
+	case !isExecutable(p.store, knowledge.LauncherName):
+		add("wiring", "fail", ".cairn/hook is not executable: every hook fails", "chmod +x .cairn/hook && git add --chmod=+x .cairn/hook")
+	case serr != nil || perr != nil || len(missing) > 0:
+		detail := ".claude/settings.json does not run .cairn/hook"
+		if len(missing) > 0 && wired {
+			detail += " for " + strings.Join(missing, ", ")
+		}
+		add("wiring", "fail", detail, "cairn init --claude, then commit .claude/settings.json")
+	default:
+		add("wiring", "ok", ".claude/settings.json runs .cairn/hook for every event", "")
+	}
+}
+
+// isExecutable reports whether the file name under .cairn has an execute
+// bit for its owner.
+func isExecutable(s *knowledge.Store, name string) bool {
+	f, err := s.Root().OpenFile(name, os.O_RDONLY, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	return err == nil && fi.Mode().Perm()&0o100 != 0
 }

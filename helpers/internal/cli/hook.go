@@ -268,6 +268,7 @@ func (h *hookRun) sessionStart(p hook.Payload) ([]byte, error) {
 		Budget:   cfg.Recall.Budget,
 		HowTo:    true,
 		Heading:  heading(ctx),
+		Command:  agentCommand(),
 	}
 	for _, hit := range must {
 		block.MustCheck = append(block.MustCheck, hit.Entry)
@@ -280,6 +281,30 @@ func (h *hookRun) sessionStart(p hook.Payload) ([]byte, error) {
 		h.logf("record shown entries: %v", err)
 	}
 	return hook.EncodeContext(hook.SessionStart, text)
+}
+
+// agentCommand is how the agent can run cairn in this session: "cairn"
+// when it is on PATH, else this binary's own path (a teammate's cairn in
+// ~/.local/bin or ~/go/bin that the launcher found off PATH).
+func agentCommand() string {
+	if _, err := exec.LookPath("cairn"); err == nil {
+		return "cairn"
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return "cairn"
+	}
+	return shellWord(self)
+}
+
+// shellWord quotes s for a shell command line when it needs it.
+func shellWord(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // NudgeReason is what a subagent that recorded nothing is asked, once.

@@ -1,11 +1,16 @@
 package cli
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/settings"
 	ucli "github.com/urfave/cli/v2"
 )
@@ -13,7 +18,15 @@ import (
 func initCommand(env Env) *ucli.Command {
 	return &ucli.Command{
 		Name:  "init",
-		Usage: "provision .cairn/ in the project (log, .gitattributes, .gitignore)",
+		Usage: "provision .cairn/ in the project, and with --claude the project's Claude Code wiring",
+		Description: "Without flags: the log, .gitattributes and .gitignore under .cairn/.\n" +
+			"--claude also writes the committed launcher .cairn/hook and adds hooks that run it to\n" +
+			".claude/settings.json, so every teammate who pulls gets the memory with their own cairn\n" +
+			"(and one without cairn is told in the session how to install it). Nothing written names\n" +
+			"this machine. Running it again changes nothing.",
+		Flags: []ucli.Flag{
+			&ucli.BoolFlag{Name: "claude", Usage: "wire the project for Claude Code (committed .claude/settings.json hooks)"},
+		},
 		Action: func(c *ucli.Context) error {
 			p, err := findProject(c, env)
 			if err != nil {
@@ -28,9 +41,66 @@ func initCommand(env Env) *ucli.Command {
 			} else {
 				fmt.Fprintf(env.Stdout, "provisioned %s\n", p.store.Dir)
 			}
+			if !c.Bool("claude") {
+				return nil
+			}
+			changed, err := wireClaude(p)
+			if err != nil {
+				return err
+			}
+			if changed {
+				fmt.Fprintln(env.Stdout, "wired Claude Code: .cairn/hook (the launcher) and its hooks in .claude/settings.json")
+			} else {
+				fmt.Fprintln(env.Stdout, "Claude Code wiring already in place")
+			}
+			fmt.Fprintln(env.Stdout, "commit it so teammates get it with a pull:\n  git add .cairn .claude && git commit -m \"Add cairn team memory\"")
 			return nil
 		},
 	}
+}
+
+// wireClaude writes the committed launcher and the project's hooks that
+// run it, each only where it differs, and reports whether it wrote.
+func wireClaude(p *project) (bool, error) {
+	root := p.store.Root()
+	launcher := []byte(settings.Launcher)
+	cur, err := p.store.ReadFile(knowledge.LauncherName, knowledge.MaxConfigBytes)
+	if err != nil {
+		return false, err
+	}
+	changed := false
+	if string(cur) != string(launcher) {
+		if err := root.WriteAtomic(knowledge.LauncherName, launcher, 0o755); err != nil {
+			return false, err
+		}
+		changed = true
+	}
+	if err := root.Chmod(knowledge.LauncherName, 0o755); err != nil {
+		return false, err
+	}
+	claudeDir := fsx.NewRoot(filepath.Join(p.root, ".claude"))
+	data, err := claudeDir.ReadFile("settings.json", knowledge.MaxConfigBytes)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, err
+	}
+	out, wrote, err := settings.Project(data)
+	if err != nil {
+		return false, hinted(fmt.Errorf(".claude/settings.json: %w", err), "fix the file by hand, then run again")
+	}
+	if wrote {
+		if len(bytes.TrimSpace(data)) == 0 {
+			// A file of cairn's own making: indented, as people write it.
+			var buf bytes.Buffer
+			if json.Indent(&buf, out, "", "  ") == nil {
+				out = buf.Bytes()
+			}
+		}
+		if err := claudeDir.WriteAtomic("settings.json", out, 0o644); err != nil {
+			return false, err
+		}
+		changed = true
+	}
+	return changed, nil
 }
 
 // settingsCommand edits a Claude Code settings.json for install.sh and

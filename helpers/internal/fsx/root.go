@@ -635,6 +635,19 @@ func (r Root) Rename(oldName, newName string) error {
 	return nil
 }
 
+// Chmod sets the permission bits of the regular file name below the root.
+func (r Root) Chmod(name string, perm os.FileMode) error {
+	f, err := r.OpenFile(name, os.O_RDONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := f.Chmod(perm); err != nil {
+		return fmt.Errorf("chmod %s: %w", r.display(name), err)
+	}
+	return nil
+}
+
 // AbandonedAge is how old a temporary file must be before a writer that
 // holds the lock of its file may take it for abandoned: any live writer
 // finishes long before.

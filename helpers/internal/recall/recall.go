@@ -99,6 +99,7 @@ type Block struct {
 	Heading   string            // e.g. "Relevant to branch fix/oauth"
 	HowTo     bool              // append how to record knowledge
 	Small     bool              // a per-prompt block: budgets down to 400 are honoured
+	Command   string            // how the agent runs cairn in this session; "" is "cairn"
 }
 
 // OpenTag and CloseTag wrap the entries, in the hook's injection and in
@@ -123,6 +124,15 @@ const HowToRecord = "To record knowledge for the team, start a line of your fina
 	"Record what a teammate would need next time: gotchas, decisions and why, constraints, root causes. " +
 	"Search it with: cairn recall WORDS."
 
+// HowTo is HowToRecord naming command as the way to run cairn: the agent's
+// `cairn add` must work in its session, and cairn is not always on PATH.
+func HowTo(command string) string {
+	if command == "" || command == "cairn" {
+		return HowToRecord
+	}
+	return strings.NewReplacer("run: cairn add", "run: "+command+" add", "with: cairn recall", "with: "+command+" recall").Replace(HowToRecord)
+}
+
 // Render returns the injection text, at most b.Budget UTF-16 code units.
 // Must-check entries come first and are always shown, shortened if the
 // budget demands it; relevant entries follow best first while they fit; the
@@ -144,13 +154,13 @@ func RenderShown(b Block) (string, []string) {
 	budget = max(b.minBudget(), min(budget, MaxBudget))
 	if len(b.MustCheck) == 0 && len(b.Relevant) == 0 {
 		if b.HowTo {
-			return HowToRecord, nil
+			return HowTo(b.Command), nil
 		}
 		return "", nil
 	}
 	var tail string
 	if b.HowTo {
-		tail = "\n" + HowToRecord
+		tail = "\n" + HowTo(b.Command)
 	}
 	head := OpenTag + "\n" + preamble + "\n"
 	if b.Small {

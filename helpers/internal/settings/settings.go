@@ -14,9 +14,13 @@ import (
 	"github.com/tidwall/sjson"
 )
 
-// Marker identifies cairn's hook commands: any command that runs it is
-// cairn's.
+// Marker identifies the plugin's hook commands: any command that runs it
+// is cairn's.
 const Marker = "cairn-hook"
+
+// ProjectMarker identifies the project wiring's hook commands (the
+// committed launcher); see [ProjectCommand].
+const ProjectMarker = ".cairn/hook"
 
 // Hook is one event cairn registers.
 type Hook struct {
@@ -68,6 +72,12 @@ func parse(data []byte) (parsed, error) {
 // Install returns data with a hook group running wrapper added for every
 // event that has none yet; changed is false when all were there.
 func Install(data []byte, wrapper string) (out []byte, changed bool, err error) {
+	return install(data, shellQuote(wrapper))
+}
+
+// install adds, for every event of [Hooks] that has no handler of cairn's,
+// a handler that runs command followed by the event name.
+func install(data []byte, command string) (out []byte, changed bool, err error) {
 	defer func() { out = keepTrailingSpace(data, out) }()
 	p, err := parse(data)
 	if err != nil {
@@ -81,7 +91,7 @@ func Install(data []byte, wrapper string) (out []byte, changed bool, err error) 
 		if hasCairn(p, h.Event) {
 			continue
 		}
-		g := group{Matcher: h.Matcher, Hooks: []handler{{Type: "command", Command: shellQuote(wrapper) + " " + h.Event, Timeout: h.Timeout}}}
+		g := group{Matcher: h.Matcher, Hooks: []handler{{Type: "command", Command: command + " " + h.Event, Timeout: h.Timeout}}}
 		raw, _ := json.Marshal(g)
 		if out, err = sjson.SetRawBytesOptions(out, "hooks."+h.Event+".-1", raw, &sjson.Options{Optimistic: false}); err != nil {
 			return nil, false, fmt.Errorf("add %s hook: %w", h.Event, err)
@@ -116,7 +126,7 @@ func Uninstall(data []byte) (out []byte, changed bool, err error) {
 			hs := groups[i].Hooks
 			var ours []int
 			for j, h := range hs {
-				if strings.Contains(h.Command, Marker) {
+				if isCairn(h.Command) {
 					ours = append(ours, j)
 				}
 			}
@@ -168,11 +178,17 @@ func groupIsCairn(hs []struct {
 	Command string `json:"command"`
 }) bool {
 	for _, h := range hs {
-		if strings.Contains(h.Command, Marker) {
+		if isCairn(h.Command) {
 			return true
 		}
 	}
 	return false
+}
+
+// isCairn reports whether a hook command is cairn's: the plugin's wrapper
+// or the project's launcher.
+func isCairn(command string) bool {
+	return strings.Contains(command, Marker) || strings.Contains(command, ProjectMarker)
 }
 
 // shellQuote quotes a path for sh -c.

@@ -1,0 +1,128 @@
+package settings
+
+import "strings"
+
+// ProjectCommand is how a project's committed .claude/settings.json runs
+// cairn: the committed launcher, found through the variable Claude Code
+// sets to the project's root, so the file names nothing of one machine.
+const ProjectCommand = `"$CLAUDE_PROJECT_DIR"/` + ProjectMarker
+
+// LauncherName is the launcher's name under the project root.
+const LauncherName = ProjectMarker
+
+// InstallURL is the one command that installs cairn on a machine.
+const InstallURL = "go install github.com/cairn-dev/cairn/helpers/cairn@latest"
+
+// NotInstalled is what a session is told when the project shares memory
+// through cairn and this machine has no cairn to read it.
+const NotInstalled = "This repository shares team memory through cairn (.cairn/knowledge.jsonl), " +
+	"but cairn is not installed on this machine, so none of it was loaded into this session. " +
+	"To install it: " + InstallURL + " (then make sure $(go env GOPATH)/bin is on PATH)."
+
+// Launcher is the committed .cairn/hook: POSIX sh, so a hook costs a dash
+// start. It finds this machine's cairn ($CAIRN_BIN, PATH, then the usual
+// install places) and runs `cairn hook EVENT`. Without one, SessionStart
+// tells the agent and the person how to install it; every other event is
+// silent; it always exits 0.
+var Launcher = `#!/bin/sh
+# cairn's launcher, committed with the project. The project's Claude Code
+# hooks (.claude/settings.json) run it for every event; it names nothing of
+# one machine. It finds this machine's cairn and runs: cairn hook EVENT.
+# Without cairn, SessionStart says how to install it; other events are
+# silent. It always exits 0 (a hook that fails must not break a session).
+event=${1:-}
+CAIRN_IN_HOOK=1
+export CAIRN_IN_HOOK
+find_cairn() {
+  if [ -n "${CAIRN_BIN:-}" ] && [ -x "$CAIRN_BIN" ]; then
+    printf '%s\n' "$CAIRN_BIN"
+    return 0
+  fi
+  if command -v cairn >/dev/null 2>&1; then
+    command -v cairn
+    return 0
+  fi
+  for c in "$HOME/.local/bin/cairn" "${GOBIN:-/nonexistent}/cairn" "${GOPATH:-$HOME/go}/bin/cairn"; do
+    if [ -x "$c" ]; then
+      printf '%s\n' "$c"
+      return 0
+    fi
+  done
+  return 1
+}
+if bin=$(find_cairn); then
+  CAIRN_LAUNCHED=1
+  export CAIRN_LAUNCHED
+  exec "$bin" hook "$event"
+fi
+cat >/dev/null
+if [ "$event" = SessionStart ]; then
+  msg='` + strings.ReplaceAll(NotInstalled, "'", "") + `'
+  printf '{"systemMessage":"cairn: %s","hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"%s"}}\n' "$msg" "$msg"
+fi
+exit 0
+`
+
+// Project returns data with exactly the project wiring: every event of
+// [Hooks] runs [ProjectCommand], and any other handler of cairn's (the
+// plugin's wrapper, written by an older install.sh with one machine's
+// path) is removed. Other hooks and keys are left as they were.
+func Project(data []byte) (out []byte, changed bool, err error) {
+	p, err := parse(data)
+	if err != nil {
+		return nil, false, err
+	}
+	exact := true
+	for _, h := range Hooks {
+		found := false
+		for _, g := range p.Hooks[h.Event] {
+			for _, hh := range g.Hooks {
+				if hh.Command == ProjectCommand+" "+h.Event {
+					found = true
+				}
+			}
+		}
+		exact = exact && found
+	}
+	for _, groups := range p.Hooks {
+		for _, g := range groups {
+			for _, hh := range g.Hooks {
+				if strings.Contains(hh.Command, Marker) {
+					exact = false
+				}
+			}
+		}
+	}
+	if exact {
+		return data, false, nil
+	}
+	out, _, err = Uninstall(data)
+	if err != nil {
+		return nil, false, err
+	}
+	out, _, err = install(out, ProjectCommand)
+	return out, err == nil, err
+}
+
+// Wired reports whether settings data runs the project launcher for every
+// event cairn needs; missing lists the events that do not.
+func Wired(data []byte) (missing []string, err error) {
+	p, err := parse(data)
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range Hooks {
+		found := false
+		for _, g := range p.Hooks[h.Event] {
+			for _, hh := range g.Hooks {
+				if strings.Contains(hh.Command, ProjectMarker) {
+					found = true
+				}
+			}
+		}
+		if !found {
+			missing = append(missing, h.Event)
+		}
+	}
+	return missing, nil
+}
