@@ -100,15 +100,15 @@ func (h *hookRun) run() ([]byte, error) {
 		if p.ToolName != "Bash" {
 			return nil, nil
 		}
-		return nil, h.capture(p, capture.FromCommand(p.ToolInput.Command), "agent")
+		return h.capture(p, capture.FromCommand(p.ToolInput.Command), "agent")
 	case hook.Stop:
-		return nil, h.capture(p, capture.FromReply(p.LastAssistantMessage), "agent")
+		return h.capture(p, capture.FromReply(p.LastAssistantMessage), "agent")
 	case hook.SubagentStop:
 		items := capture.FromReply(p.LastAssistantMessage)
 		if len(items) == 0 {
 			return h.nudge(p)
 		}
-		return nil, h.capture(p, items, "subagent")
+		return h.capture(p, items, "subagent")
 	case hook.SessionStart:
 		return h.sessionStart(p)
 	case hook.UserPromptSubmit:
@@ -181,19 +181,19 @@ func appendLog(s *knowledge.Store, msg string) bool {
 
 // capture adds the items to the log with provenance. It provisions .cairn
 // if needed: an agent that wrote typed knowledge meant it to be kept.
-func (h *hookRun) capture(p hook.Payload, items []capture.Item, source string) error {
+func (h *hookRun) capture(p hook.Payload, items []capture.Item, source string) ([]byte, error) {
 	if len(items) == 0 {
-		return nil
+		return nil, nil
 	}
 	h.locate(p.Cwd)
 	if err := h.store.Check(); err != nil {
-		return fmt.Errorf("capture: %w", err)
+		return nil, fmt.Errorf("capture: %w", err)
 	}
 	if !h.isGit && !h.store.Exists() {
 		// Never provision outside a git work tree: a payload's cwd may be
 		// anywhere (even /etc), and nothing there asked for cairn.
 		h.logf("not captured: %s is not in a git work tree and has no %s", h.root, knowledge.DirName)
-		return nil
+		return nil, nil
 	}
 	if len(items) > capture.MaxPerEvent {
 		h.logf("captured the first %d of %d typed lines; the other %d were dropped (at most %d per event)",
@@ -207,7 +207,7 @@ func (h *hookRun) capture(p hook.Payload, items []capture.Item, source string) e
 	}
 	res, err := h.store.Insert(entries)
 	if err != nil {
-		return fmt.Errorf("capture: %w", err)
+		return nil, fmt.Errorf("capture: %w", err)
 	}
 	var keys []string
 	for _, e := range res.Added {
@@ -216,10 +216,47 @@ func (h *hookRun) capture(p hook.Payload, items []capture.Item, source string) e
 			h.logf("redacted %s from %s", strings.Join(e.Redacted, ","), e.Key)
 		}
 	}
-	if len(keys) > 0 {
-		h.logf("captured %d: %s", len(keys), strings.Join(keys, " "))
+	if len(keys) == 0 {
+		return nil, nil
 	}
-	return nil
+	h.logf("captured %d: %s", len(keys), strings.Join(keys, " "))
+	if cfg, err := h.store.LoadConfig(); err != nil || !cfg.ShowStatus() {
+		return nil, nil
+	}
+	return hook.EncodeStatus(captureStatus(res.Added))
+}
+
+// sessionStatus is the person's line at session start.
+func sessionStatus(ix *index.Index, shown int) string {
+	total, err := ix.Count()
+	if err != nil {
+		return ""
+	}
+	if total == 0 {
+		return "cairn: team memory is empty; typed lines (LEARNED: ...) in replies are recorded"
+	}
+	return fmt.Sprintf("cairn: recalled %d of %d team entries", shown, total)
+}
+
+// captureStatus is the person's line when a capture lands: "cairn:
+// recorded 1 decision", "cairn: recorded 3 entries (2 learned, 1 fact)".
+func captureStatus(added []knowledge.Entry) string {
+	if len(added) == 1 {
+		return "cairn: recorded 1 " + added[0].Type
+	}
+	count := map[string]int{}
+	var order []string
+	for _, e := range added {
+		if count[e.Type] == 0 {
+			order = append(order, e.Type)
+		}
+		count[e.Type]++
+	}
+	parts := make([]string, len(order))
+	for i, t := range order {
+		parts[i] = fmt.Sprintf("%d %s", count[t], t)
+	}
+	return fmt.Sprintf("cairn: recorded %d entries (%s)", len(added), strings.Join(parts, ", "))
 }
 
 // sessionStart syncs the cache and injects the knowledge that matters for
@@ -280,7 +317,11 @@ func (h *hookRun) sessionStart(p hook.Payload) ([]byte, error) {
 	if err := recall.AddShown(h.store, p.SessionID, shown); err != nil {
 		h.logf("record shown entries: %v", err)
 	}
-	return hook.EncodeContext(hook.SessionStart, text)
+	status := ""
+	if cfg.ShowStatus() {
+		status = sessionStatus(ix, len(shown))
+	}
+	return hook.EncodeContextStatus(hook.SessionStart, text, status)
 }
 
 // agentCommand is how the agent can run cairn in this session: "cairn"

@@ -90,8 +90,10 @@ func Decode(data []byte) (Payload, error) {
 	return p, nil
 }
 
-// contextOutput is the JSON that adds context for the model.
+// contextOutput is the JSON that adds context for the model, and a line
+// for the person.
 type contextOutput struct {
+	SystemMessage      string `json:"systemMessage,omitempty"`
 	HookSpecificOutput struct {
 		HookEventName     string `json:"hookEventName"`
 		AdditionalContext string `json:"additionalContext"`
@@ -116,13 +118,34 @@ func EncodeBlock(reason string) ([]byte, error) {
 // EncodeContext returns the stdout of a hook that adds text to the model's
 // context for event.
 func EncodeContext(event, text string) ([]byte, error) {
+	return EncodeContextStatus(event, text, "")
+}
+
+// EncodeContextStatus is EncodeContext that also shows status, one quiet
+// line, to the person (systemMessage); an empty status shows nothing.
+func EncodeContextStatus(event, text, status string) ([]byte, error) {
 	var out contextOutput
+	out.SystemMessage = status
 	out.HookSpecificOutput.HookEventName = event
 	out.HookSpecificOutput.AdditionalContext = text
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(out); err != nil {
+		return nil, fmt.Errorf("encode hook output: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// EncodeStatus returns the stdout of a hook that only shows status, one
+// quiet line, to the person (systemMessage).
+func EncodeStatus(status string) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(struct {
+		SystemMessage string `json:"systemMessage"`
+	}{status}); err != nil {
 		return nil, fmt.Errorf("encode hook output: %w", err)
 	}
 	return buf.Bytes(), nil

@@ -279,6 +279,16 @@ type Stats struct {
 	Problems map[string]int `json:"problems"`
 }
 
+// Count returns how many entries of the log (not the archive) the cache
+// holds.
+func (ix *Index) Count() (int, error) {
+	var n int
+	if err := ix.db.QueryRow(`SELECT count(*) FROM entries WHERE archived=0`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count entries: %w", err)
+	}
+	return n, nil
+}
+
 // Stats counts entries by type, status, author and month (UTC), and the
 // log lines the reader skipped or repaired. Archived entries count only
 // when all is set.

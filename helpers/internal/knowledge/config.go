@@ -16,7 +16,11 @@ type Config struct {
 		// (default on).
 		PerPrompt *bool `json:"per_prompt"`
 	} `json:"recall"`
-	Capture struct {
+	// StatusLine shows the person one quiet line when a session starts
+	// (how many entries were recalled) and when a capture lands
+	// (default on).
+	StatusLine *bool `json:"status_line"`
+	Capture    struct {
 		// SubagentNudge asks a subagent that worked and recorded nothing,
 		// once, to record what it learned (default off).
 		SubagentNudge bool `json:"subagent_nudge"`
@@ -35,3 +39,6 @@ func (s *Store) LoadConfig() (Config, error) {
 	}
 	return c, nil
 }
+
+// ShowStatus reports whether hooks show the person their status line.
+func (c Config) ShowStatus() bool { return c.StatusLine == nil || *c.StatusLine }
