@@ -89,6 +89,7 @@ func newApp(env Env) *ucli.App {
 			retractCommand(env),
 			doctorCommand(env),
 			initCommand(env),
+			uninstallCommand(env),
 			settingsCommand(env),
 			versionCommand(env),
 			hookCommand(),

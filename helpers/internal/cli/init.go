@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
@@ -155,4 +156,72 @@ func settingsCommand(env Env) *ucli.Command {
 			return nil
 		},
 	}
+}
+
+func uninstallCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:  "uninstall",
+		Usage: "remove the project's agent wiring that cairn init added (.cairn/ and its knowledge stay)",
+		Description: "--claude removes the launcher .cairn/hook and cairn's hooks from .claude/settings.json,\n" +
+			"and nothing else: other hooks and keys stay as they were; a settings.json or .claude/\n" +
+			"left empty is removed. The knowledge in .cairn/ is kept.",
+		Flags: []ucli.Flag{
+			&ucli.BoolFlag{Name: "claude", Usage: "remove the Claude Code wiring"},
+		},
+		Action: func(c *ucli.Context) error {
+			if !c.Bool("claude") {
+				return usagef("uninstall needs what to remove, e.g. cairn uninstall --claude")
+			}
+			p, err := findProject(c, env)
+			if err != nil {
+				return err
+			}
+			removed, err := unwireClaude(p)
+			if err != nil {
+				return err
+			}
+			if len(removed) == 0 {
+				fmt.Fprintln(env.Stdout, "no Claude Code wiring of cairn's here; nothing removed")
+				return nil
+			}
+			fmt.Fprintf(env.Stdout, "removed %s; commit the change so teammates' sessions stop running it\n", strings.Join(removed, " and "))
+			return nil
+		},
+	}
+}
+
+// unwireClaude removes what wireClaude added and says what it removed.
+func unwireClaude(p *project) ([]string, error) {
+	var removed []string
+	claudeDir := fsx.NewRoot(filepath.Join(p.root, ".claude"))
+	data, err := claudeDir.ReadFile("settings.json", knowledge.MaxConfigBytes)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	if data != nil {
+		out, changed, err := settings.Uninstall(data)
+		if err != nil {
+			return nil, hinted(fmt.Errorf(".claude/settings.json: %w", err), "fix the file by hand, then run again")
+		}
+		if changed {
+			var rest map[string]any
+			if json.Unmarshal(out, &rest) == nil && len(rest) == 0 {
+				// Nothing but cairn's hooks was there: no empty residue.
+				if err := claudeDir.Remove("settings.json"); err != nil {
+					return nil, err
+				}
+				os.Remove(claudeDir.Dir()) // only if empty
+			} else if err := claudeDir.WriteAtomic("settings.json", out, 0o644); err != nil {
+				return nil, err
+			}
+			removed = append(removed, "cairn's hooks from .claude/settings.json")
+		}
+	}
+	if cur, err := p.store.ReadFile(knowledge.LauncherName, knowledge.MaxConfigBytes); err == nil && cur != nil {
+		if err := p.store.Root().Remove(knowledge.LauncherName); err != nil {
+			return nil, err
+		}
+		removed = append(removed, ".cairn/hook")
+	}
+	return removed, nil
 }
