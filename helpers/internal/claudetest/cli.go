@@ -17,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
 // Version is the Claude Code CLI version these helpers are verified against.
@@ -83,13 +85,56 @@ func isExecutable(path string) bool {
 	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
 }
 
+// installCached installs the pinned CLI from the npm registry into the
+// user's cache (once, for every test process of the machine: the first
+// installs under a lock, the others wait and use it) and returns its
+// binary, so plain `go test ./...` runs the real-client tests wherever npm
+// is. CAIRN_CLAUDE_NO_INSTALL=1 turns it off.
+func installCached() (string, error) {
+	if os.Getenv("CAIRN_CLAUDE_NO_INSTALL") == "1" {
+		return "", errors.New("the user cache (CAIRN_CLAUDE_NO_INSTALL=1)")
+	}
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		return "", errors.New("npm install into the user cache (no npm on PATH)")
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("npm install into the user cache (%v)", err)
+	}
+	prefix := filepath.Join(cache, "cairn", "claude-code-"+Version)
+	if err := os.MkdirAll(prefix, 0o755); err != nil {
+		return "", fmt.Errorf("npm install into %s (%v)", prefix, err)
+	}
+	lock, err := fsx.Acquire(filepath.Join(prefix, ".install.lock"), 10*time.Minute)
+	if err != nil {
+		return "", fmt.Errorf("npm install into %s (%v)", prefix, err)
+	}
+	defer lock.Release()
+	bin := binaryInPrefix(prefix)
+	if isExecutable(bin) && cliVersion(bin) == Version {
+		return bin, nil
+	}
+	fmt.Fprintf(os.Stderr, "claudetest: installing Claude Code %s into %s (once; about 30 s)\n", Version, prefix)
+	cmd := exec.Command(npm, "install", "--prefix", prefix, "--no-audit", "--no-fund", "--loglevel=error", "@anthropic-ai/claude-code@"+Version)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("npm install into %s (%v: %s)", prefix, err, bytes.TrimSpace(out))
+	}
+	if !isExecutable(bin) || cliVersion(bin) != Version {
+		return "", fmt.Errorf("npm install into %s (no %s binary after it)", prefix, Version)
+	}
+	return bin, nil
+}
+
 // FindCLI returns the path of the Claude Code CLI binary:
 //
 //  1. $CAIRN_CLAUDE_BIN if set (used as is; the test fails if it is not an
 //     executable file);
 //  2. the native binary inside the npm prefix $CAIRN_CLAUDE_PREFIX, then
 //     inside /opt/claude-cli, if it reports Version;
-//  3. "claude" on PATH if "claude --version" reports Version.
+//  3. "claude" on PATH if "claude --version" reports Version;
+//  4. an install from the npm registry into the user's cache, when npm is
+//     on PATH (see installCached).
 //
 // If none is found the test is skipped, naming InstallCommand; when the
 // environment variable CI is "true" the test fails instead.
@@ -128,6 +173,11 @@ func FindCLI(t testing.TB) string {
 	} else {
 		tried = append(tried, "claude on PATH (missing)")
 	}
+	bin, err := installCached()
+	if err == nil {
+		return bin
+	}
+	tried = append(tried, err.Error())
 	msg := fmt.Sprintf("claudetest: Claude Code CLI %s not found (tried: %s); install it with `%s` and set CAIRN_CLAUDE_PREFIX=DIR (or CAIRN_CLAUDE_BIN to the binary)",
 		Version, strings.Join(tried, "; "), InstallCommand)
 	if os.Getenv("CI") == "true" {
