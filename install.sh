@@ -18,9 +18,15 @@ command -v go >/dev/null 2>&1 ||
 
 bindir="${CAIRN_INSTALL_DIR:-$HOME/.local/bin}"
 mkdir -p "$bindir"
-echo "building cairn into $bindir/cairn"
-(cd "$repo" && go build -tags urfave_cli_no_docs -o "$bindir/cairn.tmp.$$" ./helpers/cairn)
+echo "building cairn into $bindir/cairn (the first build downloads its Go modules: usually 30-90 s; later builds take seconds)"
+started=$(date +%s)
+if ! (cd "$repo" && go build -tags urfave_cli_no_docs -o "$bindir/cairn.tmp.$$" ./helpers/cairn); then
+  rm -f "$bindir/cairn.tmp.$$"
+  echo "install.sh: go build failed (see above); nothing was installed" >&2
+  exit 1
+fi
 mv -f "$bindir/cairn.tmp.$$" "$bindir/cairn"
+echo "built cairn $("$bindir/cairn" version | awk '{print $2}') in $(( $(date +%s) - started )) s"
 # The plugin's wrapper uses this build too (scripts/cairn-bin).
 mkdir -p "$repo/.build/bin"
 cp -f "$bindir/cairn" "$repo/.build/bin/cairn"
