@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
@@ -92,6 +93,7 @@ func runChecks(p *project) []check {
 	add("provisioned", "ok", ".cairn/ exists", "")
 	checkBinary(add)
 	checkWiring(p, add)
+	checkHeartbeat(p, add)
 	attrs, _ := p.store.ReadFile(".gitattributes", knowledge.MaxConfigBytes)
 	if strings.Contains(string(attrs), "merge=union") {
 		add("merge", "ok", ".cairn/.gitattributes has merge=union", "")
@@ -244,4 +246,25 @@ func isExecutable(s *knowledge.Store, name string) bool {
 	defer f.Close()
 	fi, err := f.Stat()
 	return err == nil && fi.Mode().Perm()&0o100 != 0
+}
+
+// checkHeartbeat reports the last hook that ran in the project on this
+// machine: proof that the wiring works end to end.
+func checkHeartbeat(p *project, add func(name, status, detail, fix string)) {
+	data, err := p.store.ReadFile(heartbeatFile, knowledge.MaxConfigBytes)
+	var hb struct {
+		Event string `json:"event"`
+		Time  string `json:"time"`
+	}
+	if err != nil || data == nil || json.Unmarshal(data, &hb) != nil {
+		add("hooks", "warn", "no hook has run in this project on this machine yet",
+			"start a Claude Code session here; if this stays, wire it: cairn init --claude (or install the plugin)")
+		return
+	}
+	when, err := time.Parse(time.RFC3339, hb.Time)
+	if err != nil {
+		add("hooks", "warn", "the last hook's record is unreadable", "start a Claude Code session here")
+		return
+	}
+	add("hooks", "ok", fmt.Sprintf("last ran: %s, %s ago", clean(hb.Event), time.Since(when).Round(time.Second)), "")
 }

@@ -65,6 +65,7 @@ func runHook(args []string, env Env) (code int) {
 		h.logf("%v", err)
 		return exitOK
 	}
+	h.heartbeat()
 	if len(out) > 0 {
 		env.Stdout.Write(out)
 	}
@@ -153,6 +154,22 @@ func (h *hookRun) logf(format string, args ...any) {
 
 func logLine(msg string) string {
 	return time.Now().UTC().Format(time.RFC3339) + " " + strings.ReplaceAll(msg, "\n", " ") + "\n"
+}
+
+// heartbeatFile records, on this machine, the last hook that ran in the
+// project and when: doctor's proof that the wiring works.
+const heartbeatFile = knowledge.LocalDir + "/heartbeat.json"
+
+// heartbeat notes that this hook ran, when the project has a .cairn (the
+// reject path never gets here: it has nothing to note and no time).
+func (h *hookRun) heartbeat() {
+	if h.store == nil || !h.store.Exists() {
+		return
+	}
+	b, _ := json.Marshal(map[string]any{"event": h.event, "time": time.Now().UTC().Format(time.RFC3339)})
+	if err := h.store.Root().ReplaceFile(heartbeatFile, b, 0o644); err != nil {
+		h.logf("heartbeat: %v", err)
+	}
 }
 
 // logFile is cairn's own log, under .cairn.
