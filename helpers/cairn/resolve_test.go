@@ -199,7 +199,8 @@ func TestResolveAfterPlainMerge(t *testing.T) {
 // insert to a committed log of size entries, with real git and no merge
 // driver, and returns how many merges conflicted. Every conflicted merge
 // is resolved with cairn resolve and checked (no marker, every entry of
-// the base and of both sides once, in order, staged), then aborted.
+// the base and of both sides once, in order, staged), then aborted. The
+// merges take git's three conflict styles in turn.
 func mergeTrials(tb testing.TB, size, trials int, seed uint64) (conflicts int) {
 	const perSide = 3
 	g := newGitEnv(tb)
@@ -248,7 +249,11 @@ func mergeTrials(tb testing.TB, size, trials int, seed uint64) (conflicts int) {
 		g.run(repo, "checkout", "-q", "-b", b, "base")
 		keysB := side(trial, "b")
 		g.run(repo, "commit", "-q", "-am", b)
-		out, err := g.try(repo, "merge", "-q", "--no-edit", a)
+		// The conflict style changes what the markers look like, not
+		// whether the merge conflicts: each style in turn, so resolve
+		// meets diff3's and zdiff3's base sections from real git too.
+		style := []string{"merge", "diff3", "zdiff3"}[trial%3]
+		out, err := g.try(repo, "-c", "merge.conflictStyle="+style, "merge", "-q", "--no-edit", a)
 		if err == nil {
 			continue
 		}
