@@ -24,11 +24,11 @@ import (
 // identity, no system configuration, and none of the caller's GIT_*
 // variables (a test run from inside a git hook inherits GIT_DIR).
 type gitEnv struct {
-	t   *testing.T
+	t   testing.TB
 	env []string
 }
 
-func newGitEnv(t *testing.T) *gitEnv {
+func newGitEnv(t testing.TB) *gitEnv {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Fatal("the tests need the git binary on PATH")
@@ -118,7 +118,7 @@ func (g *gitEnv) initRepo() string {
 
 // runCairn runs cairn in process on the project at dir and returns its stdout;
 // a non-zero exit fails the test.
-func runCairn(t *testing.T, dir string, args ...string) string {
+func runCairn(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	argv := append([]string{"cairn", "--dir", dir}, args...)
@@ -130,7 +130,7 @@ func runCairn(t *testing.T, dir string, args ...string) string {
 }
 
 // cairnAdd records a learned entry with `cairn add` and returns its key.
-func cairnAdd(t *testing.T, dir, content string) string {
+func cairnAdd(t testing.TB, dir, content string) string {
 	t.Helper()
 	key := strings.TrimSpace(runCairn(t, dir, "add", "learned", content))
 	if want := knowledge.MakeKey("learned", content); key != want {
@@ -142,7 +142,7 @@ func cairnAdd(t *testing.T, dir, content string) string {
 func logPath(repo string) string     { return knowledge.Open(repo).LogPath() }
 func archivePath(repo string) string { return knowledge.Open(repo).ArchivePath() }
 
-func mustRead(t *testing.T, path string) []byte {
+func mustRead(t testing.TB, path string) []byte {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -153,7 +153,7 @@ func mustRead(t *testing.T, path string) []byte {
 
 // parseLog parses a log file and fails the test if the reader had to skip
 // or repair anything; it returns how many lines each key has.
-func parseLog(t *testing.T, path string) map[string]int {
+func parseLog(t testing.TB, path string) map[string]int {
 	t.Helper()
 	keys := map[string]int{}
 	rep := knowledge.Parse(mustRead(t, path), func(r knowledge.Record) { keys[r.Entry.Key]++ })
@@ -164,7 +164,7 @@ func parseLog(t *testing.T, path string) map[string]int {
 }
 
 // wantOnce fails the test unless every key in want has exactly one line.
-func wantOnce(t *testing.T, got map[string]int, want ...string) {
+func wantOnce(t testing.TB, got map[string]int, want ...string) {
 	t.Helper()
 	for _, k := range want {
 		if got[k] != 1 {

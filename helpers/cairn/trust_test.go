@@ -1060,6 +1060,18 @@ func TestTrustAnyPathSpelling(t *testing.T) {
 	}
 	run("eval", "queries.jsonl")
 	run("doctor")
+	logFile := filepath.Join(proj, ".cairn", "knowledge.jsonl")
+	log, err := os.ReadFile(logFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, rest, _ := strings.Cut(string(log), "\n")
+	if err := os.WriteFile(logFile, []byte("<<<<<<< HEAD\n"+first+"\n=======\n>>>>>>> b\n"+rest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if p := run("resolve"); !strings.HasPrefix(p.stdout, "resolved .cairn/knowledge.jsonl: kept 1 line from both sides, removed 3 conflict markers") {
+		t.Errorf("cairn resolve did not resolve the log:\n%s", p.stdout)
+	}
 	for _, event := range hookEvents {
 		checkHook(t, event, hookProc(t, home, proj, event, trustPayload(event, proj, "spelled paths capture "+strings.ToLower(event))))
 	}

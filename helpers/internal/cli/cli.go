@@ -87,6 +87,7 @@ func newApp(env Env) *ucli.App {
 			sanitizeCommand(env),
 			curateCommand(env),
 			retractCommand(env),
+			resolveCommand(env),
 			doctorCommand(env),
 			initCommand(env),
 			uninstallCommand(env),

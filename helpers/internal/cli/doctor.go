@@ -137,8 +137,11 @@ func runChecks(p *project) []check {
 			}
 		}
 		fix := "nothing is lost: these lines are skipped when reading"
-		if rep.ByKind[knowledge.ProblemConflictMarker] > 0 {
-			fix = "remove the conflict markers (" + strings.Join(lines, "; ") + ") and commit"
+		if markers := knowledge.ConflictLines(data); markers != nil {
+			// An unfinished merge: the markers stay in the shared log,
+			// for every teammate, until someone resolves them.
+			status = "fail"
+			fix = fmt.Sprintf("cairn resolve (conflict markers from a merge on %s %s), then git commit", pluralWord(len(markers), "line"), lineList(markers))
 		} else if len(lines) > 0 {
 			fix = "inspect " + strings.Join(lines, "; ")
 		}

@@ -40,6 +40,9 @@ func syncCommand(env Env) *ucli.Command {
 				return err
 			}
 			res.Entries = st.Total
+			// The sync itself succeeds; a merge's conflict markers are
+			// named on stderr with the fix.
+			conflictHint(env.Stderr, p.store, st.Problems)
 			if c.Bool("json") {
 				return writeJSON(env.Stdout, map[string]any{
 					"current": res.Current, "rebuilt": res.Rebuilt, "added": res.Added,

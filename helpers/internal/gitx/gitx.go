@@ -1,6 +1,7 @@
 // Package gitx reads what cairn needs from a git repository: its root, the
 // current branch and commit, the user's name, recent commits and the files
-// they touched. It reads; it never writes, and never computes the worktree
+// they touched. It reads, with go-git; its one write, [Add] (git add, for
+// cairn resolve), runs the git binary. It never computes the worktree
 // status (seconds on a big repository). It is the only package that
 // imports go-git.
 package gitx

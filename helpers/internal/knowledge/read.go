@@ -183,14 +183,40 @@ func ParseEach(data []byte, fn func(Record), problem func(Problem)) Report {
 	return rep
 }
 
-func isConflictMarker(line []byte) bool {
-	for _, m := range []string{"<<<<<<<", "=======", ">>>>>>>", "|||||||"} {
-		if bytes.HasPrefix(line, []byte(m)) {
-			return true
+// MarkerSize is the length of the conflict markers git writes (its
+// default conflict-marker-size).
+const MarkerSize = 7
+
+// conflictMarker returns the character of the conflict marker that line
+// (trimmed of surrounding white space) is — '<' (ours begins), '|' (the
+// diff3 base begins), '=' (theirs begins) or '>' (the conflict ends) — or
+// 0. A marker is a whole line: exactly [MarkerSize] equal marker
+// characters, then the end of the line or a space and a label
+// ("<<<<<<< HEAD"). A line that merely contains "=======", such as an
+// entry whose content quotes one, is no marker; neither is a run of
+// another length (a conflict-marker-size attribute, or the nested markers
+// of a recursive merge's virtual base): those lines read as invalid and
+// are kept.
+func conflictMarker(line []byte) byte {
+	if len(line) < MarkerSize {
+		return 0
+	}
+	c := line[0]
+	if c != '<' && c != '|' && c != '=' && c != '>' {
+		return 0
+	}
+	for _, b := range line[1:MarkerSize] {
+		if b != c {
+			return 0
 		}
 	}
-	return false
+	if len(line) > MarkerSize && line[MarkerSize] != ' ' {
+		return 0
+	}
+	return c
 }
+
+func isConflictMarker(line []byte) bool { return conflictMarker(line) != 0 }
 
 func clip(b []byte) string {
 	const max = 80

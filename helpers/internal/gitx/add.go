@@ -1,0 +1,51 @@
+package gitx
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+)
+
+// ErrNoGit means the git binary is not on PATH.
+var ErrNoGit = errors.New("the git binary is not on PATH")
+
+// runGit runs the git binary in the work tree root and returns its stdout;
+// a failure carries git's own message.
+func runGit(root string, args ...string) ([]byte, error) {
+	if _, err := exec.LookPath("git"); err != nil {
+		return nil, ErrNoGit
+	}
+	cmd := exec.Command("git", append([]string{"-C", root}, args...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return nil, fmt.Errorf("git %s: %s", args[0], msg)
+	}
+	return stdout.Bytes(), nil
+}
+
+// InIndex reports whether git's index holds path (relative to root): a
+// tracked file, or one a merge in progress left unmerged. It runs
+// `git ls-files` with the git binary.
+func InIndex(root, path string) (bool, error) {
+	out, err := runGit(root, "ls-files", "-z", "--", path)
+	if err != nil {
+		return false, err
+	}
+	return len(out) > 0, nil
+}
+
+// Add stages paths (relative to root) with the git binary: `git add`, which
+// also marks a file a merge left unmerged as resolved. It is the one write
+// this package makes, and it runs the git binary so that a merge in
+// progress, filters and the index are handled exactly as git handles them.
+func Add(root string, paths ...string) error {
+	_, err := runGit(root, append([]string{"add", "--"}, paths...)...)
+	return err
+}
