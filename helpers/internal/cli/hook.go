@@ -16,6 +16,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
+	"github.com/cairn-dev/cairn/helpers/internal/settings"
 	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
 	ucli "github.com/urfave/cli/v2"
 )
@@ -95,6 +96,9 @@ func (h *hookRun) run() ([]byte, error) {
 	p, err := hook.Decode(data)
 	if err != nil {
 		return nil, err
+	}
+	if out, old := h.tooOld(p); old {
+		return out, nil
 	}
 	switch h.event {
 	case hook.PostToolUse, hook.PostToolUseFailure:
@@ -339,6 +343,27 @@ func (h *hookRun) sessionStart(p hook.Payload) ([]byte, error) {
 		status = sessionStatus(ix, len(shown))
 	}
 	return hook.EncodeContextStatus(hook.SessionStart, text, status)
+}
+
+// tooOld reports whether the project's config asks for a newer cairn than
+// this one; then this cairn stays out of the session, and SessionStart
+// tells the agent and the person how to update.
+func (h *hookRun) tooOld(p hook.Payload) ([]byte, bool) {
+	h.locate(p.Cwd)
+	if !h.store.Exists() {
+		return nil, false
+	}
+	cfg, err := h.store.LoadConfig()
+	if err != nil || cfg.MinVersion == "" || !knowledge.VersionLess(Version, cfg.MinVersion) {
+		return nil, false
+	}
+	if h.event != hook.SessionStart {
+		return nil, true
+	}
+	msg := fmt.Sprintf("This repository's team memory (cairn) asks for cairn %s or newer; this machine has %s, so none of it was loaded. To update: %s",
+		untrusted.ForAgent(cfg.MinVersion, 20), Version, settings.InstallURL)
+	out, err := hook.EncodeContextStatus(hook.SessionStart, msg, "cairn: "+msg)
+	return out, err == nil
 }
 
 // agentCommand is how the agent can run cairn in this session: "cairn"

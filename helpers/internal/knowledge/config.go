@@ -3,6 +3,8 @@ package knowledge
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 )
 
 // Config is the team's settings in .cairn/config.json. Every field is
@@ -20,6 +22,9 @@ type Config struct {
 	// (how many entries were recalled) and when a capture lands
 	// (default on).
 	StatusLine *bool `json:"status_line"`
+	// MinVersion is the oldest cairn the team's log asks for; an older
+	// cairn tells the session how to update and stays out ("" for any).
+	MinVersion string `json:"min_version"`
 	Capture    struct {
 		// SubagentNudge asks a subagent that worked and recorded nothing,
 		// once, to record what it learned (default off).
@@ -42,3 +47,36 @@ func (s *Store) LoadConfig() (Config, error) {
 
 // ShowStatus reports whether hooks show the person their status line.
 func (c Config) ShowStatus() bool { return c.StatusLine == nil || *c.StatusLine }
+
+// VersionLess reports whether version a (dotted numbers, "v" prefix and any
+// "-suffix" ignored) is older than b. A part that is not a number counts
+// as 0.
+func VersionLess(a, b string) bool {
+	pa, pb := versionParts(a), versionParts(b)
+	for i := 0; i < max(len(pa), len(pb)); i++ {
+		var x, y int
+		if i < len(pa) {
+			x = pa[i]
+		}
+		if i < len(pb) {
+			y = pb[i]
+		}
+		if x != y {
+			return x < y
+		}
+	}
+	return false
+}
+
+func versionParts(v string) []int {
+	v = strings.TrimPrefix(strings.TrimSpace(v), "v")
+	if i := strings.IndexAny(v, "-+ "); i >= 0 {
+		v = v[:i]
+	}
+	var out []int
+	for _, p := range strings.Split(v, ".") {
+		n, _ := strconv.Atoi(p)
+		out = append(out, n)
+	}
+	return out
+}

@@ -285,3 +285,18 @@ func TestSortKey(t *testing.T) {
 		t.Error("SortKey is not the SHA-256 of the key")
 	}
 }
+
+func TestVersionLess(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"0.1.0", "0.2.0", true}, {"0.2.0", "0.1.0", false}, {"0.1.0", "0.1.0", false},
+		{"0.1", "0.1.1", true}, {"v1.2.3", "1.10.0", true}, {"1.10.0", "1.9.9", false},
+		{"0.1.0-dev", "0.1.0", false}, {"", "0.0.1", true}, {"2", "10", true},
+	} {
+		if got := VersionLess(tc.a, tc.b); got != tc.want {
+			t.Errorf("VersionLess(%q, %q) = %v; want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
