@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+	"github.com/cairn-dev/cairn/helpers/internal/gitx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/sanitize"
 	"github.com/cairn-dev/cairn/helpers/internal/settings"
@@ -94,13 +95,7 @@ func runChecks(p *project) []check {
 	checkBinary(add)
 	checkWiring(p, add)
 	checkHeartbeat(p, add)
-	attrs, _ := p.store.ReadFile(".gitattributes", knowledge.MaxConfigBytes)
-	if strings.Contains(string(attrs), "merge=union") {
-		add("merge", "ok", ".cairn/.gitattributes has merge=union", "")
-	} else {
-		add("merge", "warn", ".cairn/.gitattributes lacks merge=union: local merges of the log may conflict",
-			"echo '"+strings.TrimSpace(knowledge.GitAttributes)+"' >> .cairn/.gitattributes")
-	}
+	checkMergeAttr(p, add)
 	ign, _ := p.store.ReadFile(".gitignore", knowledge.MaxConfigBytes)
 	if strings.Contains(string(ign), "cache/") && strings.Contains(string(ign), "local/") {
 		add("ignore", "ok", ".cairn/.gitignore keeps cache/ and local/ out of git", "")
@@ -270,4 +265,29 @@ func checkHeartbeat(p *project, add func(name, status, detail, fix string)) {
 		return
 	}
 	add("hooks", "ok", fmt.Sprintf("last ran: %s, %s ago", clean(hb.Event), time.Since(when).Round(time.Second)), "")
+}
+
+// checkMergeAttr reports the merge driver git itself resolves for the log
+// (git check-attr), which is what a local merge will use: .cairn's own
+// .gitattributes can be overridden by another one, or by git's config.
+func checkMergeAttr(p *project, add func(name, status, detail, fix string)) {
+	fix := "echo '" + strings.TrimSpace(knowledge.GitAttributes) + "' >> .cairn/.gitattributes"
+	if !p.isGit {
+		attrs, _ := p.store.ReadFile(".gitattributes", knowledge.MaxConfigBytes)
+		if strings.Contains(string(attrs), "merge=union") {
+			add("merge", "ok", ".cairn/.gitattributes has merge=union", "")
+		} else {
+			add("merge", "warn", ".cairn/.gitattributes lacks merge=union: local merges of the log may conflict", fix)
+		}
+		return
+	}
+	v, err := gitx.CheckAttr(p.root, "merge", knowledge.DirName+"/"+knowledge.LogName)
+	switch {
+	case err != nil:
+		add("merge", "warn", "could not ask git how it merges the log: "+err.Error(), "")
+	case v == "union":
+		add("merge", "ok", "git merges .cairn/knowledge.jsonl with merge=union (git check-attr)", "")
+	default:
+		add("merge", "warn", "git merges .cairn/knowledge.jsonl with merge="+v+" (git check-attr), not union: local merges of the log may conflict", fix)
+	}
 }

@@ -49,3 +49,19 @@ func Add(root string, paths ...string) error {
 	_, err := runGit(root, append([]string{"add", "--"}, paths...)...)
 	return err
 }
+
+// CheckAttr returns the value git resolves for attribute attr of path
+// (relative to root), from every .gitattributes and config git reads:
+// "unspecified", "set", "unset" or the value, as `git check-attr` says.
+func CheckAttr(root, attr, path string) (string, error) {
+	out, err := runGit(root, "check-attr", "-z", attr, "--", path)
+	if err != nil {
+		return "", err
+	}
+	// path NUL attr NUL value NUL
+	parts := strings.Split(string(out), "\x00")
+	if len(parts) < 3 {
+		return "", fmt.Errorf("git check-attr: unexpected output %q", out)
+	}
+	return parts[2], nil
+}
