@@ -109,6 +109,28 @@ func TestClaudeTeammates(t *testing.T) {
 		}
 	})
 
+	t.Run("B runs /recall by that name", func(t *testing.T) {
+		b := newTeammate(t, remote, true)
+		cmd := `"$(git rev-parse --show-toplevel)"/.cairn/hook recall --limit 15 payment retry`
+		api := claudetest.StartFakeAPI(t, [][]claudetest.Block{
+			{claudetest.ToolUse("toolu_01", "Bash", map[string]any{"command": cmd})},
+			{claudetest.Text("The budget is three attempts.")},
+		})
+		b.session(t, cli, api, "/recall payment retry", false)
+		texts := api.MainRequestTexts()
+		if len(texts) < 2 {
+			t.Fatalf("%d requests; want the command's and the tool result's", len(texts))
+		}
+		if !strings.Contains(texts[0], "Search the team's shared knowledge log for: payment retry") {
+			t.Errorf("/recall did not expand to the project's command:\n%.2000s", texts[0])
+		}
+		// recall prints an entry's key (the injections do not): the tool
+		// result, not an injection, carries it.
+		if strings.Contains(texts[0], "learned-the-payment-retry-budget") || !strings.Contains(texts[1], "learned-the-payment-retry-budget") {
+			t.Errorf("the launcher's recall did not return A's entry to the model:\n%.3000s", texts[1])
+		}
+	})
+
 	t.Run("C without cairn is told", func(t *testing.T) {
 		c := newTeammate(t, remote, false)
 		api := claudetest.StartFakeAPI(t, [][]claudetest.Block{{claudetest.Text("ok")}})

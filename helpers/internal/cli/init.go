@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/settings"
@@ -50,7 +51,7 @@ func initCommand(env Env) *ucli.Command {
 				return err
 			}
 			if changed {
-				fmt.Fprintln(env.Stdout, "wired Claude Code: .cairn/hook (the launcher) and its hooks in .claude/settings.json")
+				fmt.Fprintln(env.Stdout, "wired Claude Code: .cairn/hook (the launcher), its hooks in .claude/settings.json, and /recall, /learn, /curate and the knowledge-researcher agent in .claude/")
 			} else {
 				fmt.Fprintln(env.Stdout, "Claude Code wiring already in place")
 			}
@@ -58,6 +59,61 @@ func initCommand(env Env) *ucli.Command {
 			return nil
 		},
 	}
+}
+
+// installProjectFiles writes the plugin's slash commands and agent into
+// .claude/commands and .claude/agents, so /recall, /learn and /curate work
+// by those names in the project; a file of the same name that cairn did
+// not install is left alone. It reports whether it wrote.
+func installProjectFiles(claudeDir fsx.Root) (bool, error) {
+	wrote := false
+	err := fs.WalkDir(cairn.PluginFiles, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		src, err := cairn.PluginFiles.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		want := settings.ProjectFile(src)
+		cur, err := claudeDir.ReadFile(path, knowledge.MaxConfigBytes)
+		switch {
+		case err == nil && (bytes.Equal(cur, want) || !settings.IsProjectFile(cur)):
+			return nil // current, or the project's own file
+		case err != nil && !errors.Is(err, fs.ErrNotExist):
+			return err
+		}
+		wrote = true
+		return claudeDir.WriteAtomic(path, want, 0o644)
+	})
+	return wrote, err
+}
+
+// removeProjectFiles removes the commands and agent that init --claude
+// installed (those that carry its mark), and the directories they leave
+// empty; it returns how many it removed.
+func removeProjectFiles(claudeDir fsx.Root) (int, error) {
+	n := 0
+	dirs := map[string]bool{}
+	err := fs.WalkDir(cairn.PluginFiles, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		cur, err := claudeDir.ReadFile(path, knowledge.MaxConfigBytes)
+		if err != nil || !settings.IsProjectFile(cur) {
+			return nil
+		}
+		if err := claudeDir.Remove(path); err != nil {
+			return err
+		}
+		dirs[filepath.Dir(path)] = true
+		n++
+		return nil
+	})
+	for d := range dirs {
+		os.Remove(claudeDir.Path(d)) // only if empty
+	}
+	return n, err
 }
 
 // wireClaude writes the committed launcher and the project's hooks that
@@ -88,6 +144,11 @@ func wireClaude(p *project) (bool, error) {
 	if err != nil {
 		return false, hinted(fmt.Errorf(".claude/settings.json: %w", err), "fix the file by hand, then run again")
 	}
+	files, err := installProjectFiles(claudeDir)
+	if err != nil {
+		return false, err
+	}
+	changed = changed || files
 	if wrote {
 		if len(bytes.TrimSpace(data)) == 0 {
 			// A file of cairn's own making: indented, as people write it.
@@ -216,6 +277,12 @@ func unwireClaude(p *project) ([]string, error) {
 			}
 			removed = append(removed, "cairn's hooks from .claude/settings.json")
 		}
+	}
+	if n, err := removeProjectFiles(claudeDir); err != nil {
+		return nil, err
+	} else if n > 0 {
+		removed = append(removed, fmt.Sprintf("%d slash command and agent file(s) from .claude/", n))
+		os.Remove(claudeDir.Dir()) // only if empty
 	}
 	if cur, err := p.store.ReadFile(knowledge.LauncherName, knowledge.MaxConfigBytes); err == nil && cur != nil {
 		if err := p.store.Root().Remove(knowledge.LauncherName); err != nil {

@@ -30,9 +30,9 @@ var Launcher = `#!/bin/sh
 # one machine. It finds this machine's cairn and runs: cairn hook EVENT.
 # Without cairn, SessionStart says how to install it; other events are
 # silent. It always exits 0 (a hook that fails must not break a session).
+# Given anything but an event, it runs cairn with those arguments: the
+# project's slash commands call it so, as .cairn/hook recall WORDS.
 event=${1:-}
-CAIRN_IN_HOOK=1
-export CAIRN_IN_HOOK
 find_cairn() {
   if [ -n "${CAIRN_BIN:-}" ] && [ -x "$CAIRN_BIN" ]; then
     printf '%s\n' "$CAIRN_BIN"
@@ -50,6 +50,19 @@ find_cairn() {
   done
   return 1
 }
+case "$event" in
+SessionStart | UserPromptSubmit | PostToolUse | PostToolUseFailure | Stop | SubagentStop | PreCompact | SessionEnd) ;;
+*)
+  # Not a hook: a cairn command (the project's slash commands run these).
+  if bin=$(find_cairn); then
+    exec "$bin" "$@"
+  fi
+  echo 'cairn: ` + strings.ReplaceAll(NotInstalled, "'", "") + `' >&2
+  exit 1
+  ;;
+esac
+CAIRN_IN_HOOK=1
+export CAIRN_IN_HOOK
 if bin=$(find_cairn); then
   CAIRN_LAUNCHED=1
   export CAIRN_LAUNCHED
@@ -125,4 +138,29 @@ func Wired(data []byte) (missing []string, err error) {
 		}
 	}
 	return missing, nil
+}
+
+// projectFileMark ends every command and agent file that init --claude
+// installs into a project, so that uninstall removes those and only those.
+const projectFileMark = "\n<!-- installed by cairn init --claude; cairn uninstall --claude removes it -->\n"
+
+// pluginCairn is how the plugin's files run cairn; projectCairn is how the
+// project's copies do: through the committed launcher, from anywhere in the
+// work tree.
+const (
+	pluginCairn  = `"${CLAUDE_PLUGIN_ROOT}/scripts/cairn"`
+	projectCairn = `"$(git rev-parse --show-toplevel)"/.cairn/hook`
+)
+
+// ProjectFile turns one of the plugin's command or agent files into the
+// project's copy: the same text, running cairn through the launcher, with
+// the mark that says cairn installed it.
+func ProjectFile(plugin []byte) []byte {
+	return []byte(strings.ReplaceAll(string(plugin), pluginCairn, projectCairn) + projectFileMark)
+}
+
+// IsProjectFile reports whether a file in .claude/ is one init --claude
+// installed.
+func IsProjectFile(data []byte) bool {
+	return strings.HasSuffix(string(data), projectFileMark)
 }
