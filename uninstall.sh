@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # uninstall.sh PROJECT [--purge]: remove what install.sh added to PROJECT —
-# the plugin enablement and marketplace, or the merged hooks. The knowledge
-# log stays unless --purge is given.
+# the project's Claude Code wiring (cairn uninstall --claude), and what
+# older versions of install.sh added (the plugin enabled at project scope,
+# or hooks that ran this checkout's wrapper). The knowledge log stays unless
+# --purge is given. The binary stays; delete it from ~/.local/bin by hand.
 set -euo pipefail
 
 usage() { echo "usage: ./uninstall.sh PROJECT_DIR [--purge]" >&2; exit 64; }
@@ -26,15 +28,12 @@ if [ -n "$claude" ] && [ -f "$settings" ] && grep -q 'cairn@cairn-marketplace' "
   (cd "$project" && "$claude" plugin marketplace remove cairn-marketplace) >/dev/null 2>&1 || true
   echo "removed the cairn plugin and marketplace from $settings"
 fi
-if [ -f "$settings" ]; then
-  CAIRN_SCRIPTS="$repo/scripts" # read by cairn-bin
-  export CAIRN_SCRIPTS
-  # shellcheck source=scripts/cairn-bin
-  . "$repo/scripts/cairn-bin"
-  if bin=$(CAIRN_MAY_BUILD=1 cairn_find_bin); then
-    "$bin" claude-settings "$settings" --remove >/dev/null
-    echo "removed cairn's hooks from $settings (if any)"
-  fi
+CAIRN_SCRIPTS="$repo/scripts" # read by cairn-bin
+export CAIRN_SCRIPTS
+# shellcheck source=scripts/cairn-bin
+. "$repo/scripts/cairn-bin"
+if bin=$(CAIRN_MAY_BUILD=1 cairn_find_bin); then
+  "$bin" --dir "$project" uninstall --claude
 fi
 if [ "$purge" = 1 ]; then
   rm -rf "$project/.cairn"

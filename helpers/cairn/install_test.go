@@ -55,22 +55,38 @@ func readText(t *testing.T, path string) string {
 	return string(b)
 }
 
-// install.sh through the plugin marketplace with the real claude CLI: the
-// next session gets recall with no --plugin-dir; a second install changes
-// nothing; uninstall removes the enablement and keeps the log unless --purge.
-func TestInstallThroughMarketplace(t *testing.T) {
+// install.sh PROJECT builds cairn onto PATH and wires the project with
+// `cairn init --claude`: the next session gets recall through the project's
+// own hooks; nothing written names this machine; a second install changes
+// nothing; uninstall removes exactly the wiring and keeps the log unless
+// --purge.
+func TestInstallWiresProject(t *testing.T) {
 	cli := claudetest.FindCLI(t)
 	project := claudetest.NewGitRepo(t)
 	home := t.TempDir()
-	env := installEnv(t, home, cli, t.TempDir())
+	bindir := t.TempDir()
+	env := installEnv(t, home, cli, bindir)
 	out := runScript(t, env, "install.sh", project)
-	if !strings.Contains(out, "git add .cairn .claude/settings.json") {
-		t.Errorf("install.sh does not say what to commit:\n%s", out)
+	for _, want := range []string{"building cairn into", "built cairn", "git add .cairn .claude"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("install.sh does not say %q:\n%s", want, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(bindir, "cairn")); err != nil {
+		t.Fatalf("no binary installed: %v", err)
 	}
 	settingsPath := filepath.Join(project, ".claude", "settings.json")
 	first := readText(t, settingsPath)
-	if !strings.Contains(first, "cairn@cairn-marketplace") {
-		t.Fatalf("plugin not enabled in settings.json:\n%s", first)
+	if !strings.Contains(first, `.cairn/hook SessionStart`) {
+		t.Fatalf("project hooks not in settings.json:\n%s", first)
+	}
+	for _, f := range []string{settingsPath, filepath.Join(project, ".cairn", "hook"), filepath.Join(project, ".claude", "commands", "recall.md")} {
+		data := readText(t, f)
+		for _, local := range []string{home, bindir, pluginRoot(t), project} {
+			if strings.Contains(data, local) {
+				t.Errorf("%s names %s of this machine", f, local)
+			}
+		}
 	}
 	log1 := readText(t, filepath.Join(project, ".cairn", "knowledge.jsonl"))
 	runScript(t, env, "install.sh", project)
@@ -85,17 +101,20 @@ func TestInstallThroughMarketplace(t *testing.T) {
 	cairnIn(t, project, "add", "learned", "The ledger export runs nightly at two")
 	api := claudetest.StartFakeAPI(t, [][]claudetest.Block{{claudetest.Text("ok")}})
 	res := claudetest.Run(t, claudetest.RunOptions{CLI: cli, API: api, Dir: project, Home: home,
-		Prompt: "look at the ledger export", Env: []string{"CAIRN_BIN=" + cairnBinary(t)}})
+		Prompt: "look at the ledger export", Env: []string{"CAIRN_BIN=", "PATH=" + bindir + ":" + filteredPath()}})
 	if res.ExitCode != 0 {
 		t.Fatalf("claude exited %d\n%s", res.ExitCode, res)
 	}
 	if !strings.Contains(injected(t, api), "ledger export runs nightly") {
-		t.Errorf("installed plugin did not inject the entry\n%s\n%s", res, api.MainRequestTexts())
+		t.Errorf("the installed wiring did not inject the entry\n%s\n%s", res, api.MainRequestTexts())
 	}
 
 	runScript(t, env, "uninstall.sh", project)
-	if s, err := os.ReadFile(settingsPath); err == nil && strings.Contains(string(s), "cairn") {
-		t.Errorf("uninstall left cairn in settings.json:\n%s", s)
+	if _, err := os.Stat(settingsPath); !os.IsNotExist(err) {
+		t.Errorf("uninstall left settings.json (cairn made it): %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(project, ".claude")); !os.IsNotExist(err) {
+		t.Errorf("uninstall left .claude/: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(project, ".cairn", "knowledge.jsonl")); err != nil {
 		t.Errorf("uninstall without --purge removed the log: %v", err)
@@ -106,9 +125,10 @@ func TestInstallThroughMarketplace(t *testing.T) {
 	}
 }
 
-// Without the claude CLI, install.sh merges cairn's hooks into an existing
-// settings.json without disturbing it; the wrapper builds the binary on the
-// first SessionStart; uninstall restores the file byte for byte.
+// install.sh merges the project's hooks into an existing settings.json
+// without disturbing it; in a project that only has .cairn (no project
+// wiring), the plugin's wrapper builds the binary on the first
+// SessionStart; uninstall restores the settings byte for byte.
 func TestInstallIntoSettingsAndWrapperBuilds(t *testing.T) {
 	cli := claudetest.FindCLI(t)
 	project := claudetest.NewGitRepo(t)
@@ -126,7 +146,7 @@ func TestInstallIntoSettingsAndWrapperBuilds(t *testing.T) {
 	runScript(t, env, "install.sh", project)
 	merged := readText(t, settingsPath)
 	if !strings.HasPrefix(merged, "{\n  \"model\": \"opus\",\n  \"hooks\": {\n    \"PreToolUse\": [ { \"matcher\": \"Bash\", \"hooks\": [ { \"type\": \"command\", \"command\": \"true\" } ] } ]") ||
-		!strings.Contains(merged, "cairn-hook' SessionStart") || !strings.HasSuffix(merged, "\"zeta\": 1\n}\n") {
+		!strings.Contains(merged, `.cairn/hook SessionStart`) || !strings.HasSuffix(merged, "\"zeta\": 1\n}\n") {
 		t.Fatalf("settings.json not merged in place:\n%s", merged)
 	}
 	runScript(t, env, "install.sh", project)
@@ -162,9 +182,13 @@ func TestInstallIntoSettingsAndWrapperBuilds(t *testing.T) {
 		t.Errorf("no binary built into the plugin data dir: %v", err)
 	}
 
-	// And inside a real session: a fresh plugin data directory, no
-	// CAIRN_BIN, no cairn on PATH; SessionStart builds the binary and the
-	// first session already gets recall.
+	// And inside a real session, in a project with .cairn but no project
+	// wiring (the plugin stays out of one that has it): a fresh plugin
+	// data directory, no CAIRN_BIN, no cairn on PATH; SessionStart builds
+	// the binary and the first session already gets recall.
+	plain := claudetest.NewGitRepo(t)
+	git(t, plain, "checkout", "-q", "-b", "feat/invoice-numbering")
+	cairnIn(t, plain, "add", "fact", "Invoices are numbered per tenant")
 	data2 := t.TempDir()
 	var goEnv []string
 	for _, kv := range installEnv(t, home, "", t.TempDir()) {
@@ -174,7 +198,7 @@ func TestInstallIntoSettingsAndWrapperBuilds(t *testing.T) {
 	}
 	goEnv = append(goEnv, "CLAUDE_PLUGIN_DATA="+data2, "PATH="+filteredPath())
 	api2 := claudetest.StartFakeAPI(t, [][]claudetest.Block{{claudetest.Text("ok")}})
-	res2 := claudetest.Run(t, claudetest.RunOptions{CLI: cli, API: api2, Dir: project, Home: t.TempDir(),
+	res2 := claudetest.Run(t, claudetest.RunOptions{CLI: cli, API: api2, Dir: plain, Home: t.TempDir(),
 		Prompt: "number the invoices", PluginDirs: []string{pluginRoot(t)}, Env: goEnv})
 	if res2.ExitCode != 0 {
 		t.Fatalf("claude exited %d\n%s", res2.ExitCode, res2)
@@ -205,4 +229,33 @@ func filteredPath() string {
 func readLog(project string) string {
 	b, _ := os.ReadFile(filepath.Join(project, ".cairn", "cache", "cairn.log"))
 	return string(b)
+}
+
+// install.sh --plugin installs cairn's plugin for the user (user scope)
+// with the real claude CLI: a session in any repository of theirs with
+// .cairn/ gets recall, with no --plugin-dir and nothing written into the
+// project.
+func TestInstallPluginForUser(t *testing.T) {
+	cli := claudetest.FindCLI(t)
+	home := t.TempDir()
+	env := installEnv(t, home, cli, t.TempDir())
+	runScript(t, env, "install.sh", "--plugin")
+	if s := readText(t, filepath.Join(home, ".claude", "settings.json")); !strings.Contains(s, "cairn@cairn-marketplace") {
+		t.Fatalf("plugin not enabled in the user's settings:\n%s", s)
+	}
+	project := claudetest.NewGitRepo(t)
+	git(t, project, "checkout", "-q", "-b", "feat/ledger-export")
+	cairnIn(t, project, "add", "learned", "The ledger export runs nightly at two")
+	api := claudetest.StartFakeAPI(t, [][]claudetest.Block{{claudetest.Text("ok")}})
+	res := claudetest.Run(t, claudetest.RunOptions{CLI: cli, API: api, Dir: project, Home: home,
+		Prompt: "look at the ledger export", Env: []string{"CAIRN_BIN=" + cairnBinary(t)}})
+	if res.ExitCode != 0 {
+		t.Fatalf("claude exited %d\n%s", res.ExitCode, res)
+	}
+	if !strings.Contains(injected(t, api), "ledger export runs nightly") {
+		t.Errorf("the user's plugin did not inject the entry\n%s", res)
+	}
+	if _, err := os.Stat(filepath.Join(project, ".claude")); !os.IsNotExist(err) {
+		t.Errorf("the personal plugin wrote into the project: %v", err)
+	}
 }
