@@ -1,11 +1,13 @@
 package main
 
 import (
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/claudetest"
 )
@@ -167,25 +169,34 @@ func TestInstallIntoSettingsAndWrapperBuilds(t *testing.T) {
 		t.Errorf("settings.json hooks did not inject the entry; log: %s", readLog(project))
 	}
 
-	// With no binary anywhere, the wrapper builds one into the plugin data
-	// directory on SessionStart and runs it.
+	// With no binary anywhere, the wrapper's SessionStart says so and builds
+	// one into the plugin data directory in the background: the session
+	// does not wait for it. The next SessionStart runs it.
 	data := t.TempDir()
 	wenv := append(installEnv(t, home, "", t.TempDir()), "CLAUDE_PLUGIN_DATA="+data, "PATH="+filteredPath())
-	cmd := exec.Command(filepath.Join(pluginRoot(t), "scripts", "cairn-hook"), "SessionStart")
-	cmd.Env = wenv
-	cmd.Stdin = strings.NewReader(`{"session_id":"s1","cwd":"` + project + `","hook_event_name":"SessionStart","source":"startup"}`)
-	out, err := cmd.Output()
-	if err != nil || !strings.Contains(string(out), "Invoices are numbered per tenant") {
-		t.Errorf("wrapper did not build and run cairn: %v\n%s", err, out)
+	hookOnce := func() string {
+		cmd := exec.Command(filepath.Join(pluginRoot(t), "scripts", "cairn-hook"), "SessionStart")
+		cmd.Env = wenv
+		cmd.Stdin = strings.NewReader(`{"session_id":"s1","cwd":"` + project + `","hook_event_name":"SessionStart","source":"startup"}`)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("wrapper: %v\n%s", err, out)
+		}
+		return string(out)
 	}
-	if _, err := os.Stat(filepath.Join(data, "bin", "cairn")); err != nil {
-		t.Errorf("no binary built into the plugin data dir: %v", err)
+	if out := hookOnce(); !strings.Contains(out, "building its binary in the background") {
+		t.Errorf("the wrapper's first SessionStart did not say it is building:\n%s", out)
+	}
+	waitBuilt(t, data)
+	if out := hookOnce(); !strings.Contains(out, "Invoices are numbered per tenant") {
+		t.Errorf("the wrapper did not run the binary it built:\n%s", out)
 	}
 
-	// And inside a real session, in a project with .cairn but no project
+	// And inside real sessions, in a project with .cairn but no project
 	// wiring (the plugin stays out of one that has it): a fresh plugin
-	// data directory, no CAIRN_BIN, no cairn on PATH; SessionStart builds
-	// the binary and the first session already gets recall.
+	// data directory, no CAIRN_BIN, no cairn on PATH. The first session
+	// is told the binary is being built; once it is, the next one gets
+	// recall.
 	plain := claudetest.NewGitRepo(t)
 	git(t, plain, "checkout", "-q", "-b", "feat/invoice-numbering")
 	cairnIn(t, plain, "add", "fact", "Invoices are numbered per tenant")
@@ -197,14 +208,22 @@ func TestInstallIntoSettingsAndWrapperBuilds(t *testing.T) {
 		}
 	}
 	goEnv = append(goEnv, "CLAUDE_PLUGIN_DATA="+data2, "PATH="+filteredPath())
-	api2 := claudetest.StartFakeAPI(t, [][]claudetest.Block{{claudetest.Text("ok")}})
-	res2 := claudetest.Run(t, claudetest.RunOptions{CLI: cli, API: api2, Dir: plain, Home: t.TempDir(),
-		Prompt: "number the invoices", PluginDirs: []string{pluginRoot(t)}, Env: goEnv})
-	if res2.ExitCode != 0 {
-		t.Fatalf("claude exited %d\n%s", res2.ExitCode, res2)
-	}
-	if !strings.Contains(injected(t, api2), "Invoices are numbered per tenant") {
-		t.Errorf("first session with a binary built by the wrapper got no recall\n%s", res2)
+	home2 := t.TempDir()
+	for i, want := range []string{"building its binary in the background", "Invoices are numbered per tenant"} {
+		api := claudetest.StartFakeAPI(t, [][]claudetest.Block{{claudetest.Text("ok")}})
+		res := claudetest.Run(t, claudetest.RunOptions{CLI: cli, API: api, Dir: plain, Home: home2,
+			Prompt: "number the invoices", PluginDirs: []string{pluginRoot(t)}, Env: goEnv})
+		if res.ExitCode != 0 {
+			t.Fatalf("claude exited %d\n%s", res.ExitCode, res)
+		}
+		if !strings.Contains(injected(t, api), want) {
+			t.Errorf("session %d: no %q in its first request\n%s", i+1, want, res)
+		}
+		if i == 0 {
+			// Claude Code gives a plugin its own data directory under
+			// HOME, whatever the environment says: find the build there.
+			waitBuilt(t, buildDirUnder(t, home2, data2))
+		}
 	}
 
 	runScript(t, env, "uninstall.sh", project)
@@ -258,4 +277,44 @@ func TestInstallPluginForUser(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(project, ".claude")); !os.IsNotExist(err) {
 		t.Errorf("the personal plugin wrote into the project: %v", err)
 	}
+}
+
+// waitBuilt waits until the wrapper's background build into the plugin
+// data directory data has finished (its "building" directory is gone),
+// and fails unless it left a binary.
+func waitBuilt(t *testing.T, data string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Minute) // a safety net, not a speed assertion
+	for {
+		if _, err := os.Stat(filepath.Join(data, "bin", "building")); os.IsNotExist(err) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the background build did not finish")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, err := os.Stat(filepath.Join(data, "bin", "cairn")); err != nil {
+		log, _ := os.ReadFile(filepath.Join(data, "bin", "build.log"))
+		t.Fatalf("the background build left no binary: %v\n%s", err, log)
+	}
+}
+
+// buildDirUnder finds the plugin data directory, under home or dirs, in
+// which the wrapper started its background build (its bin/build.log).
+func buildDirUnder(t *testing.T, roots ...string) string {
+	t.Helper()
+	var found string
+	for _, root := range roots {
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && found == "" && d.Name() == "build.log" && filepath.Base(filepath.Dir(p)) == "bin" {
+				found = filepath.Dir(filepath.Dir(p))
+			}
+			return nil
+		})
+	}
+	if found == "" {
+		t.Fatalf("no background build was started under %v", roots)
+	}
+	return found
 }
