@@ -210,8 +210,12 @@ func checkWiring(p *project, add func(name, status, detail, fix string)) {
 	missing, perr := settings.Wired(data)
 	wired := serr == nil && perr == nil && len(missing) < len(settings.Hooks)
 	if launcher == nil && !wired {
-		add("wiring", "warn", "the project has no Claude Code wiring: teammates get the memory only with the personal plugin",
-			"cairn init --claude, then commit .cairn and .claude")
+		if personalPlugin() {
+			add("wiring", "ok", "your personal cairn plugin is enabled (user scope); teammates without it get nothing: cairn init --claude wires the project for everyone", "")
+			return
+		}
+		add("wiring", "warn", "the project has no Claude Code wiring, and no personal cairn plugin is enabled: no hook runs cairn here",
+			"cairn init --claude, then commit .cairn and .claude (or ./install.sh --plugin from a cairn checkout, for yourself)")
 		return
 	}
 	switch {
@@ -290,4 +294,29 @@ func checkMergeAttr(p *project, add func(name, status, detail, fix string)) {
 	default:
 		add("merge", "warn", "git merges .cairn/knowledge.jsonl with merge="+v+" (git check-attr), not union: local merges of the log may conflict", fix)
 	}
+}
+
+// personalPlugin reports whether the user's own Claude Code settings
+// enable cairn's plugin (the marketplace route, user scope).
+func personalPlugin() bool {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return false
+	}
+	data, err := fsx.NewRoot(filepath.Join(home, ".claude")).ReadFile("settings.json", knowledge.MaxConfigBytes)
+	if err != nil {
+		return false
+	}
+	var s struct {
+		EnabledPlugins map[string]bool `json:"enabledPlugins"`
+	}
+	if json.Unmarshal(data, &s) != nil {
+		return false
+	}
+	for name, on := range s.EnabledPlugins {
+		if on && strings.HasPrefix(name, "cairn@") {
+			return true
+		}
+	}
+	return false
 }
