@@ -710,14 +710,14 @@ func TestHookStartsBackgroundSanitize(t *testing.T) {
 
 	// Second session, same log: no run.
 	auditBytes, activeBytes := mustRead(t, auditPath), mustRead(t, activePath)
-	auditID, _ := fsx.StatID(auditPath)
+	auditID, _ := knowledge.Open(repo).Root().StatID(sanitize.AuditFile)
 	auditInfo, err := os.Stat(auditPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sessionStart()
 	waitRun()
-	idNow, _ := fsx.StatID(auditPath)
+	idNow, _ := knowledge.Open(repo).Root().StatID(sanitize.AuditFile)
 	infoNow, err := os.Stat(auditPath)
 	if err != nil {
 		t.Fatal(err)
@@ -735,7 +735,7 @@ func TestHookStartsBackgroundSanitize(t *testing.T) {
 	if logSum() == before {
 		t.Fatal("cairn add did not change the log")
 	}
-	idAfterAdd, _ := fsx.StatID(auditPath)
+	idAfterAdd, _ := knowledge.Open(repo).Root().StatID(sanitize.AuditFile)
 	if idAfterAdd != auditID {
 		t.Fatal("cairn add rewrote the audit; the test cannot tell who ran sanitize")
 	}
@@ -751,11 +751,11 @@ func TestHookStartsBackgroundSanitize(t *testing.T) {
 
 	// And with CAIRN_NO_BACKGROUND=1, a changed log starts nothing.
 	runProcess(t, env, repo, nil, "--dir", repo, "add", "decision", "Authentication uses PKCE for every public client")
-	idBefore, _ := fsx.StatID(auditPath)
+	idBefore, _ := knowledge.Open(repo).Root().StatID(sanitize.AuditFile)
 	stdout, _ := runProcess(t, append(env, "CAIRN_NO_BACKGROUND=1"), repo, payload, "hook", "SessionStart")
 	checkProtocol(t, "SessionStart", stdout)
 	waitRun()
-	if idNow, _ := fsx.StatID(auditPath); idNow != idBefore {
+	if idNow, _ := knowledge.Open(repo).Root().StatID(sanitize.AuditFile); idNow != idBefore {
 		t.Error("SessionStart with CAIRN_NO_BACKGROUND=1 ran sanitize")
 	}
 }

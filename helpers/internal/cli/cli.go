@@ -91,7 +91,6 @@ func newApp(env Env) *ucli.App {
 			doctorCommand(env),
 			initCommand(env),
 			uninstallCommand(env),
-			settingsCommand(env),
 			versionCommand(env),
 			hookCommand(),
 		},

@@ -83,7 +83,7 @@ func runChecks(p *project) []check {
 	}
 	for _, u := range unsafe {
 		add("files", "fail", u.Path+" is "+u.What+": cairn refuses to follow or use it (it may have been committed to turn cairn against you)",
-			"rm "+u.Path+" (git rm "+u.Path+" if it is committed), then cairn doctor")
+			"rm "+fsx.ShellQuote(u.Path)+" (git rm "+fsx.ShellQuote(u.Path)+" if it is committed), then cairn doctor")
 	}
 	if !p.store.Exists() {
 		if len(unsafe) == 0 {

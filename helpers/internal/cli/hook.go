@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/capture"
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/gitx"
 	"github.com/cairn-dev/cairn/helpers/internal/hook"
 	"github.com/cairn-dev/cairn/helpers/internal/index"
@@ -42,6 +43,20 @@ type hookRun struct {
 	root  string // the project, once known
 	isGit bool
 	store *knowledge.Store
+
+	cfg    knowledge.Config // .cairn/config.json, read once (see config)
+	cfgErr error
+	cfgOK  bool
+}
+
+// config reads the project's .cairn/config.json once per hook: several
+// steps of one event ask it (the version gate, recall, the status line).
+func (h *hookRun) config() (knowledge.Config, error) {
+	if !h.cfgOK {
+		h.cfg, h.cfgErr = h.store.LoadConfig()
+		h.cfgOK = true
+	}
+	return h.cfg, h.cfgErr
 }
 
 // runHook runs a hook and always returns 0: it never blocks the agent and
@@ -241,7 +256,7 @@ func (h *hookRun) capture(p hook.Payload, items []capture.Item, source string) (
 		return nil, nil
 	}
 	h.logf("captured %d: %s", len(keys), strings.Join(keys, " "))
-	if cfg, err := h.store.LoadConfig(); err != nil || !cfg.ShowStatus() {
+	if cfg, err := h.config(); err != nil || !cfg.ShowStatus() {
 		return nil, nil
 	}
 	return hook.EncodeStatus(captureStatus(res.Added))
@@ -291,7 +306,7 @@ func (h *hookRun) sessionStart(p hook.Payload) ([]byte, error) {
 		h.logf("no %s in %s: nothing to recall (install.sh or cairn add provisions it)", knowledge.DirName, h.root)
 		return nil, nil
 	}
-	cfg, err := h.store.LoadConfig()
+	cfg, err := h.config()
 	if err != nil {
 		h.logf("%v (using defaults)", err)
 	}
@@ -353,7 +368,7 @@ func (h *hookRun) tooOld(p hook.Payload) ([]byte, bool) {
 	if !h.store.Exists() {
 		return nil, false
 	}
-	cfg, err := h.store.LoadConfig()
+	cfg, err := h.config()
 	if err != nil || cfg.MinVersion == "" || !knowledge.VersionLess(Version, cfg.MinVersion) {
 		return nil, false
 	}
@@ -377,17 +392,7 @@ func agentCommand() string {
 	if err != nil {
 		return "cairn"
 	}
-	return shellWord(self)
-}
-
-// shellWord quotes s for a shell command line when it needs it.
-func shellWord(s string) string {
-	if strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return fsx.ShellQuote(self)
 }
 
 // NudgeReason is what a subagent that recorded nothing is asked, once.
@@ -411,7 +416,7 @@ func (h *hookRun) nudge(p hook.Payload) ([]byte, error) {
 	if !h.store.Exists() {
 		return nil, nil
 	}
-	cfg, err := h.store.LoadConfig()
+	cfg, err := h.config()
 	if err != nil || !cfg.Capture.SubagentNudge {
 		return nil, err
 	}
@@ -444,7 +449,7 @@ func (h *hookRun) promptRecall(p hook.Payload) ([]byte, error) {
 	if !h.store.Exists() {
 		return nil, nil
 	}
-	cfg, err := h.store.LoadConfig()
+	cfg, err := h.config()
 	if err != nil {
 		h.logf("%v (using defaults)", err)
 	}

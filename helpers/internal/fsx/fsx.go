@@ -1,19 +1,20 @@
 // Package fsx owns the file-system primitives that keep cairn's committed
-// files intact: atomic whole-file replacement (temp, fsync, rename, fsync
-// directory) and advisory locks that the kernel releases when a process dies.
+// files intact and its users safe: confined access under .cairn ([Root]:
+// no link followed, no special file used, reads capped), atomic
+// whole-file replacement (temp, fsync, rename, fsync directory) and
+// advisory locks that the kernel releases when a process dies.
 package fsx
 
 import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// tempMarker is part of every temporary file name WriteAtomic creates, so
+// tempMarker is part of every temporary file name Root.WriteAtomic creates, so
 // Root.RemoveStaleTemps can find the leftovers of a process that died
 // mid-write.
 const tempMarker = ".cairn-tmp-"
@@ -21,82 +22,6 @@ const tempMarker = ".cairn-tmp-"
 // beforeRename, when set by a test, runs after the temporary file is written
 // and synced and before it replaces the target.
 var beforeRename func(tmpPath string)
-
-// WriteAtomic replaces path with data so that a reader, or a crash at any
-// moment, sees either the old content or the new one, never a mix: it writes
-// a temporary file in the same directory, syncs it, renames it over path and
-// syncs the directory. The file keeps path's mode when path exists.
-func WriteAtomic(path string, data []byte, perm os.FileMode) error {
-	return replace(path, data, perm, true)
-}
-
-// ReplaceFile replaces path with data like [WriteAtomic] — readers see the
-// old content or the new, never a mix — but without fsync: for disposable
-// local state, where losing the last write to a power cut costs nothing
-// and a sync costs milliseconds on a hook's path.
-func ReplaceFile(path string, data []byte, perm os.FileMode) error {
-	return replace(path, data, perm, false)
-}
-
-func replace(path string, data []byte, perm os.FileMode, durable bool) error {
-	if fi, err := os.Stat(path); err == nil {
-		perm = fi.Mode().Perm()
-	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+tempMarker+"*")
-	if err != nil {
-		return fmt.Errorf("create temp for %s: %w", base, err)
-	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", tmp, err)
-	}
-	if err := f.Chmod(perm); err != nil {
-		return fmt.Errorf("chmod %s: %w", tmp, err)
-	}
-	if durable {
-		if err := f.Sync(); err != nil {
-			return fmt.Errorf("sync %s: %w", tmp, err)
-		}
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", tmp, err)
-	}
-	if beforeRename != nil {
-		beforeRename(tmp)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("replace %s: %w", base, err)
-	}
-	ok = true
-	if !durable {
-		return nil
-	}
-	return SyncDir(dir)
-}
-
-// SyncDir flushes a directory's entries (a rename or a new file) to disk.
-func SyncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("open dir %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, unix.EINVAL) {
-		return fmt.Errorf("sync dir %s: %w", dir, err)
-	}
-	return nil
-}
 
 // Lock is an exclusive advisory lock held on a lock file. The kernel drops
 // it when the process exits, however it exits, so a lock file left behind by
@@ -176,16 +101,6 @@ func (l *Lock) Shared() error {
 	return nil
 }
 
-// TryAcquire takes the lock on path only if nobody holds it; ok reports
-// whether it did.
-func TryAcquire(path string) (l *Lock, ok bool, err error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, false, fmt.Errorf("open lock %s: %w", path, err)
-	}
-	return tryLockFile(f, path)
-}
-
 func tryLockFile(f *os.File, name string) (*Lock, bool, error) {
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		f.Close()
@@ -219,23 +134,6 @@ type FileID struct {
 	Mtime int64  `json:"mtime"`
 	Ctime int64  `json:"ctime"`
 	Ino   uint64 `json:"ino"`
-}
-
-// StatID returns the FileID of path; a missing file has the zero ID.
-func StatID(path string) (FileID, error) {
-	var st unix.Stat_t
-	if err := unix.Stat(path, &st); err != nil {
-		if errors.Is(err, unix.ENOENT) {
-			return FileID{}, nil
-		}
-		return FileID{}, fmt.Errorf("stat %s: %w", path, err)
-	}
-	return FileID{
-		Size:  st.Size,
-		Mtime: st.Mtim.Nano(),
-		Ctime: st.Ctim.Nano(),
-		Ino:   st.Ino,
-	}, nil
 }
 
 // File is the lock's open file, for a child process to inherit

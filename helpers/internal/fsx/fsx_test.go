@@ -25,7 +25,7 @@ const helperEnv = "CAIRN_FSX_HELPER"
 // Arguments after "--": MODE PATH.
 //
 //	hold PATH         take the lock on PATH, print "locked", wait for stdin to close
-//	crash PATH        WriteAtomic(PATH, bigB) with a hook that SIGKILLs itself before the rename
+//	crash PATH        writeAtomic(PATH, bigB) with a hook that SIGKILLs itself before the rename
 //	loop PATH         write bigA and bigB to PATH alternately, forever, printing "w" after each
 func TestHelperProcess(t *testing.T) {
 	if os.Getenv(helperEnv) == "" {
@@ -56,7 +56,7 @@ func TestHelperProcess(t *testing.T) {
 		os.Exit(0)
 	case "crash":
 		beforeRename = func(string) { syscall.Kill(os.Getpid(), syscall.SIGKILL) }
-		if err := WriteAtomic(path, bigContent('B'), 0o644); err != nil {
+		if err := writeAtomic(path, bigContent('B'), 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, "helper:", err)
 			os.Exit(3)
 		}
@@ -69,7 +69,7 @@ func TestHelperProcess(t *testing.T) {
 			if i%2 == 1 {
 				data = b
 			}
-			if err := WriteAtomic(path, data, 0o644); err != nil {
+			if err := writeAtomic(path, data, 0o644); err != nil {
 				fmt.Fprintln(os.Stderr, "helper:", err)
 				os.Exit(3)
 			}
@@ -115,7 +115,7 @@ func temps(t *testing.T, path string) []string {
 
 func TestWriteAtomicCreatesWithPerm(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "new.jsonl")
-	if err := WriteAtomic(path, []byte("hello\n"), 0o640); err != nil {
+	if err := writeAtomic(path, []byte("hello\n"), 0o640); err != nil {
 		t.Fatal(err)
 	}
 	got, err := os.ReadFile(path)
@@ -143,7 +143,7 @@ func TestWriteAtomicReplacesAndKeepsMode(t *testing.T) {
 	if err := os.Chmod(path, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteAtomic(path, []byte("new\n"), 0o644); err != nil {
+	if err := writeAtomic(path, []byte("new\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	got, err := os.ReadFile(path)
@@ -161,7 +161,7 @@ func TestWriteAtomicReplacesAndKeepsMode(t *testing.T) {
 		t.Errorf("mode after replace = %v, want the old 0600 kept", fi.Mode().Perm())
 	}
 	// Empty content is a valid replacement too.
-	if err := WriteAtomic(path, nil, 0o644); err != nil {
+	if err := writeAtomic(path, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := os.ReadFile(path); len(got) != 0 {
@@ -175,7 +175,7 @@ func TestWriteAtomicReplacesAndKeepsMode(t *testing.T) {
 func TestWriteAtomicRelativePath(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
-	if err := WriteAtomic("rel.txt", []byte("x"), 0o644); err != nil {
+	if err := writeAtomic("rel.txt", []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := os.ReadFile(filepath.Join(dir, "rel.txt")); string(got) != "x" {
@@ -193,15 +193,15 @@ func TestWriteAtomicFailureLeavesTargetAndNoTemp(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(path, "inside"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteAtomic(path, []byte("data"), 0o644); err == nil {
+	if err := writeAtomic(path, []byte("data"), 0o644); err == nil {
 		t.Fatal("WriteAtomic over a non-empty directory succeeded")
 	}
 	if left := temps(t, path); len(left) != 0 {
 		t.Errorf("a failed write left temporary files: %v", left)
 	}
 	// A missing directory is an error, not a panic.
-	if err := WriteAtomic(filepath.Join(dir, "missing", "f"), []byte("x"), 0o644); err == nil {
-		t.Error("WriteAtomic into a missing directory succeeded")
+	if err := writeAtomic(filepath.Join(dir, "missing", "deeper", "f"), []byte("x"), 0o644); err == nil {
+		t.Error("WriteAtomic under a missing directory succeeded")
 	}
 }
 
@@ -276,7 +276,7 @@ func TestAcquireExcludesSecondHolder(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "knowledge.lock")
 	cmd, stdin := startHolder(t, path)
 
-	if l, ok, err := TryAcquire(path); err != nil || ok {
+	if l, ok, err := tryAcquire(path); err != nil || ok {
 		l.Release()
 		t.Fatalf("TryAcquire while another process holds the lock = %v, %v; want false, nil", ok, err)
 	}
@@ -295,13 +295,13 @@ func TestAcquireExcludesSecondHolder(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("holder: %v", err)
 	}
-	l, ok, err := TryAcquire(path)
+	l, ok, err := tryAcquire(path)
 	if err != nil || !ok {
 		t.Fatalf("TryAcquire after release = %v, %v", ok, err)
 	}
 	// Held by us, the lock excludes a second holder in this process too
 	// (flock locks belong to the open file).
-	if l2, ok, err := TryAcquire(path); err != nil || ok {
+	if l2, ok, err := tryAcquire(path); err != nil || ok {
 		l2.Release()
 		t.Fatalf("second TryAcquire in the same process = %v, %v; want false", ok, err)
 	}
@@ -347,36 +347,36 @@ func TestAcquireErrors(t *testing.T) {
 	if _, err := Acquire(filepath.Join(t.TempDir(), "missing", "x.lock"), 0); err == nil {
 		t.Error("Acquire in a missing directory succeeded")
 	}
-	if _, _, err := TryAcquire(filepath.Join(t.TempDir(), "missing", "x.lock")); err == nil {
-		t.Error("TryAcquire in a missing directory succeeded")
+	if _, _, err := tryAcquire(filepath.Join(t.TempDir(), "missing", "deeper", "x.lock")); err == nil {
+		t.Error("TryAcquire under a missing directory succeeded")
 	}
 }
 
 func TestStatID(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "f")
-	id, err := StatID(path)
+	id, err := statID(path)
 	if err != nil || id != (FileID{}) {
-		t.Fatalf("StatID(missing) = %+v, %v; want zero, nil", id, err)
+		t.Fatalf("statID(missing) = %+v, %v; want zero, nil", id, err)
 	}
-	if err := WriteAtomic(path, []byte("version one\n"), 0o644); err != nil {
+	if err := writeAtomic(path, []byte("version one\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	id1, err := StatID(path)
+	id1, err := statID(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if id1 == (FileID{}) || id1.Size != int64(len("version one\n")) || id1.Ino == 0 {
 		t.Fatalf("StatID = %+v", id1)
 	}
-	if again, _ := StatID(path); again != id1 {
+	if again, _ := statID(path); again != id1 {
 		t.Errorf("StatID of an unchanged file changed: %+v then %+v", id1, again)
 	}
 	// Same size, other bytes: the rewrite must still show.
-	if err := WriteAtomic(path, []byte("version two\n"), 0o644); err != nil {
+	if err := writeAtomic(path, []byte("version two\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	id2, err := StatID(path)
+	id2, err := statID(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,24 +384,15 @@ func TestStatID(t *testing.T) {
 		t.Errorf("StatID unchanged after a same-size rewrite: %+v", id2)
 	}
 	// A rewrite with the very same bytes is a new version as well.
-	if err := WriteAtomic(path, []byte("version two\n"), 0o644); err != nil {
+	if err := writeAtomic(path, []byte("version two\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if id3, _ := StatID(path); id3 == id2 {
+	if id3, _ := statID(path); id3 == id2 {
 		t.Errorf("StatID unchanged after rewriting the same bytes: %+v", id3)
 	}
 	// Not a permission problem: a path through a file is an error.
-	if _, err := StatID(filepath.Join(path, "below")); err == nil {
+	if _, err := statID(filepath.Join(path, "below")); err == nil {
 		t.Error("StatID through a regular file succeeded")
-	}
-}
-
-func TestSyncDir(t *testing.T) {
-	if err := SyncDir(t.TempDir()); err != nil {
-		t.Error(err)
-	}
-	if err := SyncDir(filepath.Join(t.TempDir(), "missing")); err == nil {
-		t.Error("SyncDir(missing) succeeded")
 	}
 }
 
@@ -412,7 +403,7 @@ func TestCrashBeforeRename(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "knowledge.jsonl")
 	a := bigContent('A')
-	if err := WriteAtomic(path, a, 0o644); err != nil {
+	if err := writeAtomic(path, a, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	err := helper(t, "crash", path).Run()
@@ -453,7 +444,7 @@ func TestCrashAtRandomPoints(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "knowledge.jsonl")
 	a, b := bigContent('A'), bigContent('B')
-	if err := WriteAtomic(path, a, 0o644); err != nil {
+	if err := writeAtomic(path, a, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(uint64(os.Getpid()), 7))
@@ -513,10 +504,10 @@ func TestCrashAtRandomPoints(t *testing.T) {
 // no temp left behind), only without syncing.
 func TestReplaceFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
-	if err := ReplaceFile(path, []byte("one"), 0o600); err != nil {
+	if err := replaceFile(path, []byte("one"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := ReplaceFile(path, []byte("two"), 0o644); err != nil {
+	if err := replaceFile(path, []byte("two"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	got, err := os.ReadFile(path)
@@ -535,4 +526,21 @@ func TestReplaceFile(t *testing.T) {
 // every one of them counts as abandoned.
 func sweep(path string) (int, error) {
 	return NewRoot(filepath.Dir(path)).RemoveStaleTemps(filepath.Base(path), time.Now().Add(2*AbandonedAge))
+}
+
+// The path-based forms the tests use: the root is the file's directory.
+func writeAtomic(path string, data []byte, perm os.FileMode) error {
+	return NewRoot(filepath.Dir(path)).WriteAtomic(filepath.Base(path), data, perm)
+}
+
+func replaceFile(path string, data []byte, perm os.FileMode) error {
+	return NewRoot(filepath.Dir(path)).ReplaceFile(filepath.Base(path), data, perm)
+}
+
+func statID(path string) (FileID, error) {
+	return NewRoot(filepath.Dir(path)).StatID(filepath.Base(path))
+}
+
+func tryAcquire(path string) (*Lock, bool, error) {
+	return NewRoot(filepath.Dir(path)).TryAcquire(filepath.Base(path))
 }

@@ -73,13 +73,15 @@ type UnsafeError struct {
 
 func (e *UnsafeError) Error() string {
 	return fmt.Sprintf("%s is %s; cairn never follows links or uses special files under .cairn (remove it: rm %s, or git rm if it is committed)",
-		e.Path, e.What, shellQuote(e.Path))
+		e.Path, e.What, ShellQuote(e.Path))
 }
 
 // Is makes errors.Is(err, ErrUnsafe) hold.
 func (e *UnsafeError) Is(target error) bool { return target == ErrUnsafe }
 
-func shellQuote(s string) string {
+// ShellQuote quotes a path for a shell command line shown to a person (a
+// fix to run, a command for an agent), in single quotes when it needs any.
+func ShellQuote(s string) string {
 	if strings.IndexFunc(s, func(r rune) bool {
 		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
 	}) < 0 {

@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 )
 
@@ -136,7 +135,7 @@ func newStore(t testing.TB) *knowledge.Store {
 // writeLog replaces the log atomically, as every cairn writer does.
 func writeLog(t testing.TB, s *knowledge.Store, data []byte) {
 	t.Helper()
-	if err := fsx.WriteAtomic(s.LogPath(), data, 0o644); err != nil {
+	if err := s.Root().WriteAtomic(knowledge.LogName, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -1284,7 +1283,7 @@ func benchSyncIncremental(b *testing.B, n int) {
 			lines := append(slices.Clone(baseLog), synthLog(20_000+round*50, 20_000+round*50+50, 2)...)
 			round++
 			knowledge.SortLines(lines)
-			if err := fsx.WriteAtomic(s.LogPath(), join(lines), 0o644); err != nil {
+			if err := s.Root().WriteAtomic(knowledge.LogName, join(lines), 0o644); err != nil {
 				b.Fatal(err)
 			}
 			ix, err := Open(s)

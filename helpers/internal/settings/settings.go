@@ -69,12 +69,6 @@ func parse(data []byte) (parsed, error) {
 	return p, nil
 }
 
-// Install returns data with a hook group running wrapper added for every
-// event that has none yet; changed is false when all were there.
-func Install(data []byte, wrapper string) (out []byte, changed bool, err error) {
-	return install(data, shellQuote(wrapper))
-}
-
 // install adds, for every event of [Hooks] that has no handler of cairn's,
 // a handler that runs command followed by the event name.
 func install(data []byte, command string) (out []byte, changed bool, err error) {
@@ -189,11 +183,6 @@ func groupIsCairn(hs []struct {
 // or the project's launcher.
 func isCairn(command string) bool {
 	return strings.Contains(command, Marker) || strings.Contains(command, ProjectMarker)
-}
-
-// shellQuote quotes a path for sh -c.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // keepTrailingSpace gives out the white space that ended orig (sjson drops
