@@ -337,10 +337,18 @@ func (ix *Index) syncLog() (SyncResult, error) {
 	return ix.catchUp(datas, now)
 }
 
+// setFiles records the state of the files the cache now holds, and how
+// many entries of the log it holds (see Count): every write of the cache
+// ends here, so the count is counted where entries change, not on the
+// hook's path.
 func (ix *Index) setFiles(ex execer, st state) error {
 	ix.logSum = st[ix.store.LogPath()].Sum // read only after Sync succeeded
 	b, _ := json.Marshal(st)
 	_, err := ex.Exec(`INSERT OR REPLACE INTO meta(k,v) VALUES('files',?)`, string(b))
+	if err != nil {
+		return fmt.Errorf("save cache state: %w", err)
+	}
+	_, err = ex.Exec(`INSERT OR REPLACE INTO meta(k,v) SELECT 'count', count(*) FROM entries WHERE archived=0`)
 	if err != nil {
 		return fmt.Errorf("save cache state: %w", err)
 	}

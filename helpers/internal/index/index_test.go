@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -1315,4 +1316,42 @@ func BenchmarkRebuild(b *testing.B) {
 		}
 		b.ReportMetric(float64(n*iters)/b.Elapsed().Seconds(), "entries/s")
 	})
+}
+
+// TestCountFollowsEveryWrite: the count SessionStart shows is recorded by
+// every write of the cache, and always equals a count of the table: after
+// a rebuild, after a pull that added entries, after one that removed some,
+// and with an archive beside the log.
+func TestCountFollowsEveryWrite(t *testing.T) {
+	s := newStore(t)
+	ix := openIndex(t, s)
+	check := func(when string, want int) {
+		t.Helper()
+		got, err := ix.Count()
+		var scanned int
+		if qerr := ix.db.QueryRow(`SELECT count(*) FROM entries WHERE archived=0`).Scan(&scanned); qerr != nil {
+			t.Fatal(qerr)
+		}
+		if err != nil || got != want || scanned != want {
+			t.Errorf("%s: Count = %d, %v; the table holds %d; want %d", when, got, err, scanned, want)
+		}
+		if v, err := ix.meta("count"); err != nil || v != strconv.Itoa(want) {
+			t.Errorf("%s: recorded count %q, %v; want %d", when, v, err, want)
+		}
+	}
+	lines := synthLog(0, 300, 1)
+	writeLog(t, s, join(lines))
+	mustSync(t, ix)
+	check("rebuild", 300)
+	writeLog(t, s, join(append(slices.Clone(lines), synthLog(300, 320, 1)...)))
+	mustSync(t, ix)
+	check("pull of 20", 320)
+	writeLog(t, s, join(lines[:290]))
+	mustSync(t, ix)
+	check("10 removed", 290)
+	if err := s.Root().WriteAtomic(knowledge.ArchiveName, join(synthLog(1000, 1050, 2)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustSync(t, ix)
+	check("with an archive", 290)
 }
