@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/helpers/internal/claudetest"
-	"github.com/cairn-dev/cairn/helpers/internal/settings"
 )
 
 // teammate is one developer: a HOME, a checkout, and a PATH that has
@@ -136,7 +136,7 @@ func TestClaudeTeammates(t *testing.T) {
 		api := claudetest.StartFakeAPI(t, [][]claudetest.Block{{claudetest.Text("ok")}})
 		c.session(t, cli, api, "work on the payment retry budget", false)
 		texts := api.MainRequestTexts()
-		if len(texts) == 0 || !strings.Contains(texts[0], "cairn is not installed on this machine") || !strings.Contains(texts[0], settings.InstallURL) {
+		if len(texts) == 0 || !strings.Contains(texts[0], "cairn is not installed on this machine") || !strings.Contains(texts[0], cairn.InstallCommand) {
 			t.Errorf("C's first request does not carry the notice:\n%.3000s", strings.Join(texts, "\n"))
 		}
 		if strings.Contains(strings.Join(texts, "\n"), fact) {

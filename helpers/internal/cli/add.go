@@ -3,9 +3,7 @@ package cli
 import (
 	"fmt"
 	"strings"
-	"time"
 
-	"github.com/cairn-dev/cairn/helpers/internal/capture"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	ucli "github.com/urfave/cli/v2"
 )
@@ -49,10 +47,9 @@ func addCommand(env Env) *ucli.Command {
 				Bead:    c.String("bead"),
 				Files:   splitList(c.String("files")),
 			}
-			capture.Provenance(p.root, p.isGit, &e, time.Now())
-			key, added, err := AddEntry(p.store, e)
+			key, added, err := p.Add(e)
 			if err != nil {
-				return explainRead(err)
+				return err
 			}
 			if c.Bool("json") {
 				return writeJSON(env.Stdout, map[string]any{"key": key, "added": added})
@@ -64,28 +61,6 @@ func addCommand(env Env) *ucli.Command {
 			return nil
 		},
 	}
-}
-
-// AddEntry provisions the store if needed and inserts e, returning its key
-// (or the existing key) and whether a line was added.
-func AddEntry(s *knowledge.Store, e knowledge.Entry) (string, bool, error) {
-	if e.Key == "" {
-		e.Key = knowledge.MakeKey(e.Type, e.Content)
-	}
-	if err := s.Provision(); err != nil {
-		return "", false, err
-	}
-	res, err := s.Insert([]knowledge.Entry{e})
-	if err != nil {
-		return "", false, err
-	}
-	if len(res.Added) == 1 {
-		return res.Added[0].Key, true, nil
-	}
-	if len(res.Duplicates) == 1 {
-		return res.Duplicates[0].Key, false, nil
-	}
-	return e.Key, false, nil
 }
 
 func splitList(s string) []string {

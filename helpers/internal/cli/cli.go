@@ -11,12 +11,12 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/cairn-dev/cairn"
 	ucli "github.com/urfave/cli/v2"
 )
 
-// Version is cairn's version. The plugin wrapper rebuilds the binary when it
-// differs from the plugin's.
-const Version = "0.1.0"
+// Version is cairn's version (see [cairn.Version]).
+const Version = cairn.Version
 
 // Env is what a command may touch of the outside world.
 type Env struct {
@@ -25,6 +25,9 @@ type Env struct {
 	Stderr io.Writer
 	Getenv func(string) string
 	Dir    string // working directory
+	// Project is the project given before a hook's name (cairn --dir P
+	// hook EVENT); commands read --dir through their flags.
+	Project string
 }
 
 // Main runs cairn with args (args[0] is the program name) and returns the
@@ -35,6 +38,10 @@ func Main(args []string, env Env) (code int) {
 	}
 	if env.Dir == "" {
 		env.Dir, _ = os.Getwd()
+	}
+	if dir, rest, ok := dirHook(args); ok {
+		// cairn --dir P hook EVENT: the hook, in project P.
+		env.Project, args = dir, rest
 	}
 	hook := len(args) > 1 && args[1] == "hook"
 	if !hook {
@@ -55,7 +62,7 @@ func Main(args []string, env Env) (code int) {
 	}
 	app := newApp(env)
 	err := app.Run(intersperse(app, args))
-	return report(env.Stderr, err)
+	return report(env.Stderr, commandName(app, args), err)
 }
 
 func newApp(env Env) *ucli.App {
@@ -195,4 +202,20 @@ func intersperse(app *ucli.App, args []string) []string {
 func shortLived() {
 	debug.SetGCPercent(-1)
 	debug.SetMemoryLimit(512 << 20)
+}
+
+// commandName is the subcommand args run ("" when none).
+func commandName(app *ucli.App, args []string) string {
+	for i := 1; i < len(args); i++ {
+		if a := args[i]; !strings.HasPrefix(a, "-") {
+			if app.Command(a) != nil {
+				return a
+			}
+			return ""
+		}
+		if args[i] == "--dir" {
+			i++
+		}
+	}
+	return ""
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,16 +9,12 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/curate"
-	"github.com/cairn-dev/cairn/helpers/internal/gitx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/project"
 	"github.com/cairn-dev/cairn/helpers/internal/sanitize"
+	"github.com/cairn-dev/cairn/helpers/internal/session"
 	ucli "github.com/urfave/cli/v2"
 )
-
-// inHookEnv is set by the hook wrapper (scripts/cairn-hook) and by the
-// background runs a hook starts, and inherited by anything they start:
-// curation refuses to write from there.
-const inHookEnv = "CAIRN_IN_HOOK"
 
 func curateCommand(env Env) *ucli.Command {
 	return &ucli.Command{
@@ -56,13 +51,13 @@ func curateCommand(env Env) *ucli.Command {
 			if err != nil {
 				return err
 			}
-			if err := p.requireStore(); err != nil {
+			if err := p.RequireStore(); err != nil {
 				return err
 			}
 			if dry {
 				return curateDryRun(c, env, p)
 			}
-			if env.Getenv(inHookEnv) == "1" {
+			if session.InHook(env.Getenv) {
 				return hinted(errors.New("curate --apply refuses to run from a hook"), "a person applies curation: run it in a terminal")
 			}
 			return curateApply(c, env, p, abs(env, apply))
@@ -70,10 +65,10 @@ func curateCommand(env Env) *ucli.Command {
 	}
 }
 
-func curateDryRun(c *ucli.Context, env Env, p *project) error {
-	res, _, err := sanitize.Run(p.store, sanitize.Options{Root: p.root}, true)
+func curateDryRun(c *ucli.Context, env Env, p *project.Project) error {
+	res, _, err := sanitize.Run(p.Store, sanitize.Options{Root: p.Root}, true)
 	if err != nil {
-		return explainRead(err)
+		return err
 	}
 	prop := curate.Propose(res, time.Now())
 	data, err := prop.Encode()
@@ -96,7 +91,7 @@ func curateDryRun(c *ucli.Context, env Env, p *project) error {
 		fmt.Fprintln(env.Stdout, "nothing to curate: no duplicates or stale entries beyond what the log already records")
 		return nil
 	}
-	fmt.Fprintf(env.Stdout, "%d line(s) would be added to %s:\n", len(prop.Lines), p.store.LogPath())
+	fmt.Fprintf(env.Stdout, "%d line(s) would be added to %s:\n", len(prop.Lines), p.Store.LogPath())
 	for _, e := range prop.Lines {
 		fmt.Fprintln(env.Stdout, "  "+curate.Describe(e))
 	}
@@ -111,7 +106,7 @@ func curateDryRun(c *ucli.Context, env Env, p *project) error {
 	return nil
 }
 
-func curateApply(c *ucli.Context, env Env, p *project, file string) error {
+func curateApply(c *ucli.Context, env Env, p *project.Project, file string) error {
 	data, err := os.ReadFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		return hinted(fmt.Errorf("no proposal at %s", file), "write one with cairn curate --dry-run --out FILE")
@@ -119,43 +114,19 @@ func curateApply(c *ucli.Context, env Env, p *project, file string) error {
 	if err != nil {
 		return err
 	}
-	prop, err := curate.Decode(data)
-	if err != nil {
+	n, err := curate.Apply(p.Store, data)
+	switch {
+	case errors.Is(err, curate.ErrBadProposal):
 		return hinted(fmt.Errorf("%s: %w", file, err), "write a fresh one with cairn curate --dry-run --out FILE")
-	}
-	recs, _, err := p.store.ReadAll(true)
-	if err != nil {
-		return explainRead(err)
-	}
-	latest := map[string]knowledge.Entry{}
-	for _, r := range knowledge.Latest(recs) {
-		latest[r.Entry.Key] = r.Entry
-	}
-	var lines [][]byte
-	for i := range prop.Lines {
-		e := &prop.Lines[i]
-		if _, ok := latest[e.Key]; !ok {
-			return hinted(fmt.Errorf("%s: no entry with key %s in the log", file, e.Key), "re-run cairn curate --dry-run")
-		}
-		line, err := knowledge.Marshal(e)
-		if err != nil {
-			return err
-		}
-		lines = append(lines, line)
-	}
-	err = p.store.InsertLinesIf(lines, func(log []byte) error {
-		if sum := knowledge.Sum(log); sum != prop.LogSHA256 {
-			return hinted(errors.New("the log changed since the proposal was made; nothing applied"), "re-run cairn curate --dry-run and review again")
-		}
-		return nil
-	})
-	if err != nil {
-		return explainRead(err)
+	case errors.Is(err, curate.ErrNoEntry):
+		return fmt.Errorf("%s: %w", file, err)
+	case err != nil:
+		return err
 	}
 	if c.Bool("json") {
-		return writeJSON(env.Stdout, map[string]any{"applied": len(lines)})
+		return writeJSON(env.Stdout, map[string]any{"applied": n})
 	}
-	fmt.Fprintf(env.Stdout, "added %d line(s) to %s; commit it to share the curation\n", len(lines), p.store.LogPath())
+	fmt.Fprintf(env.Stdout, "added %d line(s) to %s; commit it to share the curation\n", n, p.Store.LogPath())
 	return nil
 }
 
@@ -183,39 +154,17 @@ func retractCommand(env Env) *ucli.Command {
 			if err != nil {
 				return err
 			}
-			recs, _, err := p.store.ReadAll(true)
-			if err != nil {
-				return explainRead(err)
-			}
-			var cur *knowledge.Entry
-			for _, r := range knowledge.Latest(recs) {
-				if r.Entry.Key == key {
-					e := r.Entry
-					cur = &e
-				}
-			}
-			if cur == nil {
-				return hinted(fmt.Errorf("no entry with key %s", key), "find keys with cairn recall WORDS --json")
-			}
-			if cur.Status == knowledge.StatusRetracted {
+			line, err := curate.Retract(p.Store, key, reason, p.UserName(), time.Now())
+			if errors.Is(err, curate.ErrAlreadyRetracted) {
 				fmt.Fprintf(env.Stderr, "cairn: %s is already retracted; nothing added\n", key)
 				return nil
 			}
-			ret := curate.Retraction(*cur, knowledge.CleanText(reason), time.Now())
-			if name := gitUserName(p); name != "" {
-				ret.Author = name
-			}
-			line, err := knowledge.Marshal(&ret)
 			if err != nil {
 				return err
 			}
-			written := [][]byte{line}
-			if err := p.store.InsertLines(written); err != nil {
-				return explainRead(err)
-			}
 			if c.Bool("json") {
 				// The line as written: redacted where it had to be.
-				return writeJSON(env.Stdout, json.RawMessage(written[0]))
+				return writeJSON(env.Stdout, line)
 			}
 			fmt.Fprintf(env.Stdout, "retracted %s\n", key)
 			return nil
@@ -223,10 +172,3 @@ func retractCommand(env Env) *ucli.Command {
 	}
 }
 
-// gitUserName is the user.name of the project's repository, if any.
-func gitUserName(p *project) string {
-	if !p.isGit {
-		return ""
-	}
-	return gitx.ReadQuick(p.root).UserName
-}

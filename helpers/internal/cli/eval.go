@@ -8,8 +8,6 @@ import (
 	"sort"
 
 	"github.com/cairn-dev/cairn/helpers/internal/eval"
-	"github.com/cairn-dev/cairn/helpers/internal/index"
-	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -46,22 +44,15 @@ func evalCommand(env Env) *ucli.Command {
 			if err != nil {
 				return hinted(fmt.Errorf("%s: %w", c.Args().First(), err), "each line needs {\"query\": ..., \"relevant_keys\": [...]}")
 			}
-			var store *knowledge.Store
+			opts := eval.Options{K: c.Int("k"), Grep: c.String("baseline") == "grep"}
+			var results map[string]eval.Result
 			if corpus := c.String("corpus"); corpus != "" {
 				data, err := os.ReadFile(abs(env, corpus))
 				if err != nil {
 					return hinted(fmt.Errorf("cannot read %s: %w", corpus, unwrapPath(err)), "check --corpus")
 				}
-				tmp, err := os.MkdirTemp("", "cairn-eval-")
+				results, err = eval.EvaluateCorpus(data, queries, opts)
 				if err != nil {
-					return err
-				}
-				defer os.RemoveAll(tmp)
-				store = knowledge.Open(tmp)
-				if err := store.Provision(); err != nil {
-					return err
-				}
-				if err := os.WriteFile(store.LogPath(), data, 0o644); err != nil {
 					return err
 				}
 			} else {
@@ -69,41 +60,8 @@ func evalCommand(env Env) *ucli.Command {
 				if err != nil {
 					return err
 				}
-				store = p.store
-			}
-			ix, err := index.Open(store)
-			if err != nil {
-				return err
-			}
-			defer ix.Close()
-			if _, err := ix.Sync(); err != nil {
-				return err
-			}
-			results := map[string]eval.Result{}
-			results["cairn"], err = eval.Run(queries, c.Int("k"), func(q string, limit int) ([]string, error) {
-				hits, err := ix.Search(index.Query{Text: q, Limit: limit, Floor: true})
-				keys := make([]string, len(hits))
-				for i, h := range hits {
-					keys[i] = h.Entry.Key
-				}
-				return keys, err
-			})
-			if err != nil {
-				return err
-			}
-			if c.String("baseline") == "grep" {
-				recs, _, err := store.ReadAll(false)
-				if err != nil {
-					return err
-				}
-				var entries []knowledge.Entry
-				for _, r := range knowledge.Latest(recs) {
-					if r.Entry.Active() {
-						entries = append(entries, r.Entry)
-					}
-				}
-				if results["grep"], err = eval.Run(queries, c.Int("k"), eval.Grep(entries)); err != nil {
-					return err
+				if results, err = eval.Evaluate(p.Store, queries, opts); err != nil {
+					return cacheError(err)
 				}
 			}
 			if c.Bool("json") {

@@ -4,7 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"path/filepath"
 	"strings"
+
+	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
+	"github.com/cairn-dev/cairn/helpers/internal/curate"
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/project"
 )
 
 // Exit codes. cairn never exits 2: Claude Code reads 2 from a hook as
@@ -15,7 +22,8 @@ const (
 	exitUsage = 64 // the command line was wrong (EX_USAGE)
 )
 
-// userError is an error with a hint of the fix, printed on one line.
+// userError is an error of the command line, or one with a hint of the
+// fix that only the command knows, printed on one line.
 type userError struct {
 	msg  string
 	hint string
@@ -34,8 +42,27 @@ func hinted(err error, hint string) error {
 	return &userError{msg: err.Error(), hint: hint, code: exitError}
 }
 
-// report prints err as one line on stderr and returns the exit code.
-func report(stderr io.Writer, err error) int {
+// hints are the fixes for the errors of the layers below, by the error
+// they wrap; for a command, when command is set. The first match wins.
+var hints = []struct {
+	err     error
+	command string
+	hint    string
+}{
+	{project.ErrNotFound, "", "run cairn inside your project, or pass --dir PATH"},
+	{project.ErrNoDir, "", "check --dir or CAIRN_DIR"},
+	{project.ErrNotProvisioned, "", "run cairn init or cairn add first"},
+	{fs.ErrPermission, "", "make .cairn/knowledge.jsonl readable, e.g. chmod u+rw .cairn/knowledge.jsonl"},
+	{curate.ErrLogChanged, "", "re-run cairn curate --dry-run and review again"},
+	{curate.ErrNoEntry, "curate", "re-run cairn curate --dry-run"},
+	{curate.ErrNoEntry, "retract", "find keys with cairn recall WORDS --json"},
+	{claude.ErrSettings, "", "fix the file by hand, then run again"},
+	{errCache, "", "delete " + filepath.Join(knowledge.DirName, knowledge.CacheDir) + " and run cairn sync --full"},
+}
+
+// report prints err as one line on stderr, with the hint of its fix, and
+// returns the exit code; command is the subcommand that ran.
+func report(stderr io.Writer, command string, err error) int {
 	if err == nil {
 		return exitOK
 	}
@@ -46,6 +73,13 @@ func report(stderr io.Writer, err error) int {
 		code = ue.code
 		if ue.hint != "" {
 			msg += " (" + ue.hint + ")"
+		}
+	} else {
+		for _, h := range hints {
+			if errors.Is(err, h.err) && (h.command == "" || h.command == command) {
+				msg += " (" + h.hint + ")"
+				break
+			}
 		}
 	}
 	msg = strings.ReplaceAll(msg, "\n", " ")

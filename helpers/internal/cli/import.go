@@ -43,12 +43,12 @@ func importCommand(env Env) *ucli.Command {
 			if err != nil {
 				return err
 			}
-			if err := p.store.Provision(); err != nil {
+			if err := p.Store.Provision(); err != nil {
 				return err
 			}
-			res, err := p.store.Import(src)
+			res, err := p.Store.Import(src)
 			if err != nil {
-				return explainRead(err)
+				return err
 			}
 			if c.Bool("json") {
 				return writeJSON(env.Stdout, res)

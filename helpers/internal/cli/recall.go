@@ -48,7 +48,7 @@ func recallCommand(env Env) *ucli.Command {
 			if err != nil {
 				return err
 			}
-			ix, _, err := p.openIndex()
+			ix, _, err := openIndex(p)
 			if err != nil {
 				return err
 			}

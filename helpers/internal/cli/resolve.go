@@ -1,14 +1,13 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
-	"github.com/cairn-dev/cairn/helpers/internal/gitx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/project"
+	"github.com/cairn-dev/cairn/helpers/internal/session"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -40,22 +39,20 @@ func resolveCommand(env Env) *ucli.Command {
 			if c.NArg() > 0 {
 				return usagef("resolve takes no arguments: it repairs .cairn/knowledge.jsonl and its archive")
 			}
-			if env.Getenv(inHookEnv) == "1" {
-				return hinted(errors.New("resolve refuses to run from a hook"), "a person resolves a merge: run cairn resolve in a terminal")
+			if session.InHook(env.Getenv) {
+				return hinted(fmt.Errorf("resolve refuses to run from a hook"), "a person resolves a merge: run cairn resolve in a terminal")
 			}
 			p, err := findProject(c, env)
 			if err != nil {
 				return err
 			}
-			if err := p.requireStore(); err != nil {
+			if err := p.RequireStore(); err != nil {
 				return err
 			}
-			res, err := p.store.Resolve()
-			if err != nil {
-				return explainRead(err)
+			res, files, stageErr := p.Resolve()
+			if files == nil {
+				return stageErr
 			}
-			files := []*resolvedFile{{ResolveStats: res.Log}, {ResolveStats: res.Archive}}
-			stageErr := stageResolved(p, files)
 			if c.Bool("json") {
 				if err := writeResolveJSON(env.Stdout, res, files); err != nil {
 					return err
@@ -68,57 +65,7 @@ func resolveCommand(env Env) *ucli.Command {
 	}
 }
 
-// resolvedFile is what resolve did with one file, staging included.
-type resolvedFile struct {
-	knowledge.ResolveStats
-	staged bool
-	notes  string // why a resolved file was not staged
-}
-
-// path is the file as git and the user name it, from the project root.
-func (f *resolvedFile) path() string { return knowledge.DirName + "/" + f.Name }
-
-// stageResolved runs git add on the resolved files that git tracks or that
-// a merge left unmerged, in a git repository. A failure of git is returned
-// with the command to run by hand; the files stay resolved.
-func stageResolved(p *project, files []*resolvedFile) error {
-	if !p.isGit {
-		return nil
-	}
-	var paths []string
-	var todo []*resolvedFile
-	for _, f := range files {
-		if !f.Resolved {
-			continue
-		}
-		in, err := gitx.InIndex(p.root, f.path())
-		if err != nil {
-			f.notes = "not staged: " + err.Error()
-			return hinted(fmt.Errorf("%s is resolved but not staged: %w", f.path(), err), "stage it yourself: git add "+f.path())
-		}
-		if !in {
-			f.notes = "not staged: git does not track it"
-			continue
-		}
-		paths = append(paths, f.path())
-		todo = append(todo, f)
-	}
-	if len(paths) == 0 {
-		return nil
-	}
-	if err := gitx.Add(p.root, paths...); err != nil {
-		for _, f := range todo {
-			f.notes = "not staged: git add failed"
-		}
-		return hinted(fmt.Errorf("resolved, but staging failed: %w", err), "stage it yourself: git add "+strings.Join(paths, " "))
-	}
-	for _, f := range todo {
-		f.staged = true
-	}
-	return nil
-}
-
-func printResolved(w io.Writer, p *project, files []*resolvedFile) {
+func printResolved(w io.Writer, p *project.Project, files []*project.Resolved) {
 	done := false
 	for _, f := range files {
 		if !f.Resolved {
@@ -126,12 +73,12 @@ func printResolved(w io.Writer, p *project, files []*resolvedFile) {
 		}
 		done = true
 		fmt.Fprintf(w, "resolved %s: kept %s from both sides, removed %s and %s",
-			f.path(), plural(f.Kept, "line"), plural(f.Markers, "conflict marker"), plural(f.Duplicates, "duplicate line"))
+			f.Path(), plural(f.Kept, "line"), plural(f.Markers, "conflict marker"), plural(f.Duplicates, "duplicate line"))
 		switch {
-		case f.staged:
+		case f.Staged:
 			fmt.Fprint(w, "; staged it (git add)")
-		case f.notes != "":
-			fmt.Fprint(w, "; "+f.notes)
+		case f.Note != "":
+			fmt.Fprint(w, "; "+f.Note)
 		}
 		fmt.Fprintln(w)
 	}
@@ -139,13 +86,13 @@ func printResolved(w io.Writer, p *project, files []*resolvedFile) {
 		return
 	}
 	where := knowledge.DirName + "/" + knowledge.LogName
-	if data, err := p.store.ReadArchive(); err == nil && data != nil {
+	if data, err := p.Store.ReadArchive(); err == nil && data != nil {
 		where += " or " + knowledge.DirName + "/" + knowledge.ArchiveName
 	}
 	fmt.Fprintf(w, "nothing to resolve: no conflict markers in %s\n", where)
 }
 
-func writeResolveJSON(w io.Writer, res knowledge.ResolveResult, files []*resolvedFile) error {
+func writeResolveJSON(w io.Writer, res knowledge.ResolveResult, files []*project.Resolved) error {
 	out := map[string]any{"resolved": res.Changed()}
 	var kept, markers, dups int
 	staged := []string{}
@@ -154,13 +101,13 @@ func writeResolveJSON(w io.Writer, res knowledge.ResolveResult, files []*resolve
 		kept += f.Kept
 		markers += f.Markers
 		dups += f.Duplicates
-		if f.staged {
-			staged = append(staged, f.path())
+		if f.Staged {
+			staged = append(staged, f.Path())
 		}
 		list = append(list, map[string]any{
-			"file": f.path(), "resolved": f.Resolved, "conflicts": f.Hunks, "conflict_markers": f.Markers,
+			"file": f.Path(), "resolved": f.Resolved, "conflicts": f.Hunks, "conflict_markers": f.Markers,
 			"kept": f.Kept, "base_kept": f.BaseKept, "duplicates": f.Duplicates, "blank": f.Blank,
-			"lines": f.Lines, "staged": f.staged,
+			"lines": f.Lines, "staged": f.Staged,
 		})
 	}
 	out["kept"], out["conflict_markers"], out["duplicates"], out["staged"], out["files"] = kept, markers, dups, staged, list
@@ -175,44 +122,3 @@ func plural(n int, noun string) string {
 	return strconv.Itoa(n) + " " + noun + "s"
 }
 
-// lineList names line numbers for a message: "12, 40", or the first few
-// and how many in all.
-func lineList(lines []int) string {
-	const max = 8
-	var parts []string
-	for i, n := range lines {
-		if i == max {
-			parts = append(parts, fmt.Sprintf("... %d in all", len(lines)))
-			break
-		}
-		parts = append(parts, strconv.Itoa(n))
-	}
-	return strings.Join(parts, ", ")
-}
-
-// conflictHint says on w, for the log and the archive, where a merge left
-// conflict markers and that cairn resolve repairs them. It reads the files
-// only when the cache counted conflict markers.
-func conflictHint(w io.Writer, s *knowledge.Store, problems map[string]int) {
-	if problems[knowledge.ProblemConflictMarker] == 0 {
-		return
-	}
-	for _, name := range []string{knowledge.LogName, knowledge.ArchiveName} {
-		data, err := s.ReadFile(name, knowledge.MaxLogBytes)
-		if err != nil {
-			continue
-		}
-		if lines := knowledge.ConflictLines(data); lines != nil {
-			fmt.Fprintf(w, "cairn: %s/%s has conflict markers from a merge (%s %s): run cairn resolve\n",
-				knowledge.DirName, name, pluralWord(len(lines), "line"), lineList(lines))
-		}
-	}
-}
-
-// pluralWord is "line" or "lines".
-func pluralWord(n int, noun string) string {
-	if n == 1 {
-		return noun
-	}
-	return noun + "s"
-}

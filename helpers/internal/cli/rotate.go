@@ -26,9 +26,9 @@ func rotateCommand(env Env) *ucli.Command {
 			if err != nil {
 				return err
 			}
-			res, err := p.store.Rotate(c.Int("max-lines"))
+			res, err := p.Store.Rotate(c.Int("max-lines"))
 			if err != nil {
-				return explainRead(err)
+				return err
 			}
 			if c.Bool("json") {
 				return writeJSON(env.Stdout, map[string]int{"lines": res.Lines, "archived": res.Archived, "kept": res.Kept})

@@ -3,23 +3,13 @@ package cli
 import (
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
-	"syscall"
 
-	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/sanitize"
+	"github.com/cairn-dev/cairn/helpers/internal/session"
 	ucli "github.com/urfave/cli/v2"
 )
-
-// lockFDEnv passes the sanitize lock to a background run.
-const lockFDEnv = "CAIRN_SANITIZE_LOCK_FD"
-
-// noBackgroundEnv, set to 1, stops hooks from starting background runs.
-const noBackgroundEnv = "CAIRN_NO_BACKGROUND"
 
 func sanitizeCommand(env Env) *ucli.Command {
 	return &ucli.Command{
@@ -45,16 +35,16 @@ func sanitizeCommand(env Env) *ucli.Command {
 			if err != nil {
 				return err
 			}
-			if err := p.requireStore(); err != nil {
+			if err := p.RequireStore(); err != nil {
 				return err
 			}
-			opts := sanitize.Options{Root: p.root}
 			if c.Bool("background") {
-				return backgroundSanitize(p, opts, env)
+				session.SanitizeInBackground(p, env.Getenv)
+				return nil
 			}
-			res, _, err := sanitize.Run(p.store, opts, true)
+			res, _, err := sanitize.Run(p.Store, sanitize.Options{Root: p.Root}, true)
 			if err != nil {
-				return explainRead(err)
+				return err
 			}
 			if c.Bool("json") {
 				return writeJSON(env.Stdout, res.Summary)
@@ -79,58 +69,3 @@ func printSanitize(w io.Writer, s sanitize.Summary) {
 	fmt.Fprintf(w, "audit: %s (why each entry left or was flagged)\n", filepath.Join(knowledge.DirName, knowledge.CacheDir, sanitize.AuditName))
 }
 
-// backgroundSanitize is a run started by a hook: it holds the lock the hook
-// passed down (or takes it if free), and reports failures in cairn.log.
-func backgroundSanitize(p *project, opts sanitize.Options, env Env) error {
-	var err error
-	if fd, ferr := strconv.Atoi(env.Getenv(lockFDEnv)); ferr == nil && fd > 2 {
-		lock, lerr := fsx.Inherited(uintptr(fd))
-		if lerr != nil {
-			return nil // someone else runs it
-		}
-		defer lock.Release()
-		_, _, err = sanitize.RunLocked(p.store, opts)
-	} else {
-		_, _, err = sanitize.Run(p.store, opts, false) // nothing to do if one runs
-	}
-	if err != nil {
-		appendLog(p.store, "sanitize: "+err.Error())
-	}
-	return nil
-}
-
-// startSanitize starts a background sanitize of store s unless one is
-// running. The lock is taken here and handed to the child, so a caller
-// that returns at once leaves no window in which a second run starts, and
-// a test can wait for the run by taking the lock.
-func startSanitize(s *knowledge.Store, root string, getenv func(string) string) error {
-	if getenv(noBackgroundEnv) == "1" {
-		return nil
-	}
-	self, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("start sanitize: %w", err)
-	}
-	lock, ok, err := s.Root().TryAcquire(sanitize.LockFile)
-	if err != nil || !ok {
-		return err
-	}
-	cmd := exec.Command(self, "--dir", root, "sanitize", "--background")
-	cmd.Env = append(os.Environ(), lockFDEnv+"=3", inHookEnv+"=1")
-	cmd.ExtraFiles = []*os.File{lock.File()}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	// Whatever the run has to say lands in cairn.log.
-	logFile, err := openLog(s)
-	if err == nil {
-		defer logFile.Close()
-		cmd.Stdout, cmd.Stderr = logFile, logFile
-	}
-	if err := cmd.Start(); err != nil {
-		lock.Release()
-		return fmt.Errorf("start sanitize: %w", err)
-	}
-	// Below the session's own processes: it may take seconds on a big log.
-	_ = syscall.Setpriority(syscall.PRIO_PROCESS, cmd.Process.Pid, 10)
-	_ = cmd.Process.Release()
-	return lock.Handoff()
-}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cairn-dev/cairn/helpers/internal/doctor"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	ucli "github.com/urfave/cli/v2"
 )
@@ -25,14 +26,14 @@ func syncCommand(env Env) *ucli.Command {
 			if err != nil {
 				return err
 			}
-			ix, res, err := p.openIndex()
+			ix, res, err := openIndex(p)
 			if err != nil {
 				return err
 			}
 			defer ix.Close()
 			if c.Bool("full") {
 				if res, err = ix.Rebuild(); err != nil {
-					return explainCache(p, err)
+					return cacheError(err)
 				}
 			}
 			st, err := ix.Stats(true)
@@ -42,7 +43,9 @@ func syncCommand(env Env) *ucli.Command {
 			res.Entries = st.Total
 			// The sync itself succeeds; a merge's conflict markers are
 			// named on stderr with the fix.
-			conflictHint(env.Stderr, p.store, st.Problems)
+			for _, line := range doctor.ConflictHints(p.Store, st.Problems) {
+				fmt.Fprintln(env.Stderr, "cairn: "+line)
+			}
 			if c.Bool("json") {
 				return writeJSON(env.Stdout, map[string]any{
 					"current": res.Current, "rebuilt": res.Rebuilt, "added": res.Added,

@@ -1,6 +1,10 @@
-package settings
+package claude
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/cairn-dev/cairn"
+)
 
 // ProjectCommand is how a project's committed .claude/settings.json runs
 // cairn: the committed launcher, found through the variable Claude Code
@@ -10,14 +14,11 @@ const ProjectCommand = `"$CLAUDE_PROJECT_DIR"/` + ProjectMarker
 // LauncherName is the launcher's name under the project root.
 const LauncherName = ProjectMarker
 
-// InstallURL is the one command that installs cairn on a machine.
-const InstallURL = "go install github.com/cairn-dev/cairn/helpers/cairn@latest"
-
 // NotInstalled is what a session is told when the project shares memory
 // through cairn and this machine has no cairn to read it.
 const NotInstalled = "This repository shares team memory through cairn (.cairn/knowledge.jsonl), " +
 	"but cairn is not installed on this machine, so none of it was loaded into this session. " +
-	"To install it: " + InstallURL + " (then make sure $(go env GOPATH)/bin is on PATH)."
+	"To install it: " + cairn.InstallCommand + " (then make sure $(go env GOPATH)/bin is on PATH)."
 
 // Launcher is the committed .cairn/hook: POSIX sh, so a hook costs a dash
 // start. It finds this machine's cairn ($CAIRN_BIN, PATH, then the usual
@@ -51,7 +52,7 @@ find_cairn() {
   return 1
 }
 case "$event" in
-SessionStart | UserPromptSubmit | PostToolUse | PostToolUseFailure | Stop | SubagentStop | PreCompact | SessionEnd) ;;
+` + eventNames(" | ") + `) ;;
 *)
   # Not a hook: a cairn command (the project's slash commands run these).
   if bin=$(find_cairn); then
@@ -163,4 +164,13 @@ func ProjectFile(plugin []byte) []byte {
 // installed.
 func IsProjectFile(data []byte) bool {
 	return strings.HasSuffix(string(data), projectFileMark)
+}
+
+// eventNames joins the names of every event cairn handles with sep.
+func eventNames(sep string) string {
+	names := make([]string, len(Events))
+	for i, h := range Events {
+		names[i] = h.Event
+	}
+	return strings.Join(names, sep)
 }

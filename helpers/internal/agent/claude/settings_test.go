@@ -1,4 +1,4 @@
-package settings_test
+package claude_test
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-dev/cairn/helpers/internal/settings"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
 )
 
 const wrapper = "/home/dev/.claude/plugins/data/cairn/scripts/cairn-hook"
@@ -99,15 +99,15 @@ func rawGroups(t *testing.T, data []byte, event string) []string {
 }
 
 // checkInstalled asserts that data has exactly one cairn group per event
-// of settings.Hooks, with the right command, matcher and timeout.
+// of claude.Hooks, with the right command, matcher and timeout.
 func checkInstalled(t *testing.T, data []byte, wrapper string) {
 	t.Helper()
 	hooks := hooksOf(t, data)
-	for _, h := range settings.Hooks {
+	for _, h := range claude.Hooks {
 		var mine []group
 		for _, g := range hooks[h.Event] {
 			for _, hd := range g.Hooks {
-				if strings.Contains(hd.Command, settings.Marker) {
+				if strings.Contains(hd.Command, claude.Marker) {
 					mine = append(mine, g)
 					break
 				}
@@ -140,10 +140,10 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 
 func TestHooksList(t *testing.T) {
 	want := map[string]string{"SessionStart": "", "UserPromptSubmit": "", "PostToolUse": "Bash", "PostToolUseFailure": "Bash", "Stop": "", "SubagentStop": ""}
-	if len(settings.Hooks) != len(want) {
-		t.Fatalf("Hooks has %d events, want %d", len(settings.Hooks), len(want))
+	if len(claude.Hooks) != len(want) {
+		t.Fatalf("Hooks has %d events, want %d", len(claude.Hooks), len(want))
 	}
-	for _, h := range settings.Hooks {
+	for _, h := range claude.Hooks {
 		m, ok := want[h.Event]
 		if !ok || m != h.Matcher || h.Timeout <= 0 {
 			t.Errorf("unexpected hook %+v", h)
@@ -157,7 +157,7 @@ func TestInstallEmpty(t *testing.T) {
 		if in != "" {
 			data = []byte(in)
 		}
-		out, changed, err := settings.Install(data, wrapper)
+		out, changed, err := claude.Install(data, wrapper)
 		if err != nil || !changed {
 			t.Fatalf("Install(%q) = changed %v, err %v", in, changed, err)
 		}
@@ -236,7 +236,7 @@ func TestInstallPreservesEverythingElse(t *testing.T) {
 	for name, orig := range originals {
 		t.Run(name, func(t *testing.T) {
 			data := []byte(orig)
-			out, changed, err := settings.Install(data, wrapper)
+			out, changed, err := claude.Install(data, wrapper)
 			if err != nil || !changed {
 				t.Fatalf("Install = changed %v, err %v", changed, err)
 			}
@@ -306,7 +306,7 @@ func TestInstallPreservesEverythingElse(t *testing.T) {
 				t.Fatal(err)
 			}
 			ours := map[string]bool{}
-			for _, h := range settings.Hooks {
+			for _, h := range claude.Hooks {
 				ours[h.Event] = true
 			}
 			if hb, ok := find(before, "hooks"); ok {
@@ -326,16 +326,16 @@ func TestInstallPreservesEverythingElse(t *testing.T) {
 
 func TestInstallIdempotent(t *testing.T) {
 	for name, orig := range originals {
-		once, _, err := settings.Install([]byte(orig), wrapper)
+		once, _, err := claude.Install([]byte(orig), wrapper)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		twice, changed, err := settings.Install(once, wrapper)
+		twice, changed, err := claude.Install(once, wrapper)
 		if err != nil || changed || !bytes.Equal(once, twice) {
 			t.Errorf("%s: second Install = changed %v, err %v, same bytes %v", name, changed, err, bytes.Equal(once, twice))
 		}
 		// Another wrapper path (a moved plugin) is still cairn's.
-		other, changed, err := settings.Install(once, "/elsewhere/cairn-hook")
+		other, changed, err := claude.Install(once, "/elsewhere/cairn-hook")
 		if err != nil || changed || !bytes.Equal(once, other) {
 			t.Errorf("%s: Install with another wrapper = changed %v, err %v", name, changed, err)
 		}
@@ -345,14 +345,14 @@ func TestInstallIdempotent(t *testing.T) {
 func TestInstallCompletesPartial(t *testing.T) {
 	// Only SessionStart is there: the others are added, it is not duplicated.
 	in := `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"'/x/cairn-hook' SessionStart","timeout":120}]}]}}`
-	out, changed, err := settings.Install([]byte(in), wrapper)
+	out, changed, err := claude.Install([]byte(in), wrapper)
 	if err != nil || !changed {
 		t.Fatalf("Install = changed %v, err %v", changed, err)
 	}
 	if got := rawGroups(t, out, "SessionStart"); len(got) != 1 {
 		t.Errorf("SessionStart has %d groups, want 1: %s", len(got), out)
 	}
-	for _, h := range settings.Hooks[1:] {
+	for _, h := range claude.Hooks[1:] {
 		if got := rawGroups(t, out, h.Event); len(got) != 1 {
 			t.Errorf("%s has %d groups, want 1", h.Event, len(got))
 		}
@@ -363,18 +363,18 @@ func TestInstallUninstallRestores(t *testing.T) {
 	run := func(t *testing.T, cases map[string]string) {
 		for name, orig := range cases {
 			t.Run(name, func(t *testing.T) {
-				installed, changed, err := settings.Install([]byte(orig), wrapper)
+				installed, changed, err := claude.Install([]byte(orig), wrapper)
 				if err != nil || !changed {
 					t.Fatalf("Install = changed %v, err %v", changed, err)
 				}
-				back, changed, err := settings.Uninstall(installed)
+				back, changed, err := claude.Uninstall(installed)
 				if err != nil || !changed {
 					t.Fatalf("Uninstall = changed %v, err %v", changed, err)
 				}
 				if string(back) != orig {
 					t.Errorf("Install then Uninstall did not restore the original:\norig %q\nback %q", orig, back)
 				}
-				again, changed, err := settings.Uninstall(back)
+				again, changed, err := claude.Uninstall(back)
 				if err != nil || changed || !bytes.Equal(again, back) {
 					t.Errorf("second Uninstall = changed %v, err %v, same %v", changed, err, bytes.Equal(again, back))
 				}
@@ -386,15 +386,15 @@ func TestInstallUninstallRestores(t *testing.T) {
 
 func TestInstallUninstallEmptyContainers(t *testing.T) {
 	for name, orig := range emptyContainers {
-		installed, _, err := settings.Install([]byte(orig), wrapper)
+		installed, _, err := claude.Install([]byte(orig), wrapper)
 		if err != nil {
 			t.Fatalf("%s: Install: %v", name, err)
 		}
-		back, changed, err := settings.Uninstall(installed)
+		back, changed, err := claude.Uninstall(installed)
 		if err != nil || !changed {
 			t.Fatalf("%s: Uninstall = changed %v, err %v", name, changed, err)
 		}
-		if bytes.Contains(back, []byte(settings.Marker)) {
+		if bytes.Contains(back, []byte(claude.Marker)) {
 			t.Errorf("%s: cairn hook left: %s", name, back)
 		}
 		var rest []member
@@ -421,13 +421,13 @@ func TestInstallUninstallEmptyContainers(t *testing.T) {
 
 func TestUninstallWithoutCairn(t *testing.T) {
 	for name, orig := range originals {
-		out, changed, err := settings.Uninstall([]byte(orig))
+		out, changed, err := claude.Uninstall([]byte(orig))
 		if err != nil || changed || string(out) != orig {
 			t.Errorf("%s: Uninstall without cairn hooks = changed %v, err %v, same %v", name, changed, err, string(out) == orig)
 		}
 	}
 	for name, orig := range emptyContainers {
-		out, changed, err := settings.Uninstall([]byte(orig))
+		out, changed, err := claude.Uninstall([]byte(orig))
 		if err != nil || changed || string(out) != orig {
 			t.Errorf("%s: Uninstall without cairn hooks = changed %v, err %v, same %v", name, changed, err, string(out) == orig)
 		}
@@ -449,11 +449,11 @@ func TestUninstallKeepsOthersHooks(t *testing.T) {
     {"hooks":[{"type":"command","command":"'/p/scripts/cairn-hook' SessionStart"}]}
   ]
 }}`
-	out, changed, err := settings.Uninstall([]byte(in))
+	out, changed, err := claude.Uninstall([]byte(in))
 	if err != nil || !changed {
 		t.Fatalf("Uninstall = changed %v, err %v", changed, err)
 	}
-	if bytes.Contains(out, []byte(settings.Marker)) {
+	if bytes.Contains(out, []byte(claude.Marker)) {
 		t.Errorf("cairn hook left: %s", out)
 	}
 	hooks := hooksOf(t, out)
@@ -478,14 +478,14 @@ func TestUninstallKeepsOthersHooks(t *testing.T) {
 // cairn's loses only cairn's handler.
 func TestUninstallMixedGroup(t *testing.T) {
 	in := `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"notify-send done"},{"type":"command","command":"'/p/cairn-hook' Stop"}]}]}}`
-	out, _, err := settings.Uninstall([]byte(in))
+	out, _, err := claude.Uninstall([]byte(in))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Contains(out, []byte("notify-send done")) {
 		t.Errorf("someone else's handler removed with cairn's: %s", out)
 	}
-	if bytes.Contains(out, []byte(settings.Marker)) {
+	if bytes.Contains(out, []byte(claude.Marker)) {
 		t.Errorf("cairn's handler left: %s", out)
 	}
 }
@@ -493,7 +493,7 @@ func TestUninstallMixedGroup(t *testing.T) {
 func TestInvalidJSON(t *testing.T) {
 	for _, in := range []string{`{"model":`, `{"a":1}}`, "not json", `{"hooks":[]}`, `{"hooks":{"Stop":{}}}`, `[1,2]`, `{"a":1,}`} {
 		data := []byte(in)
-		out, changed, err := settings.Install(data, wrapper)
+		out, changed, err := claude.Install(data, wrapper)
 		if err == nil || changed || out != nil {
 			t.Errorf("Install(%q) = %q, changed %v, err %v; want an error", in, out, changed, err)
 		}
@@ -503,7 +503,7 @@ func TestInvalidJSON(t *testing.T) {
 		if !strings.Contains(in, `"hooks"`) {
 			// Only files that do not parse; a hooks value of the wrong
 			// shape is not something Uninstall must refuse.
-			out, changed, err = settings.Uninstall(data)
+			out, changed, err = claude.Uninstall(data)
 			if err == nil || changed || out != nil {
 				t.Errorf("Uninstall(%q) = %q, changed %v, err %v; want an error", in, out, changed, err)
 			}
@@ -569,7 +569,7 @@ func TestShellQuoting(t *testing.T) {
 		`/tmp/$HOME;rm -rf "x"/\n/cairn-hook`,
 		"/plain/cairn-hook",
 	} {
-		out, _, err := settings.Install(nil, w)
+		out, _, err := claude.Install(nil, w)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -582,7 +582,7 @@ func TestShellQuoting(t *testing.T) {
 			}
 		}
 	}
-	out, _, err := settings.Install(nil, "/home/o'brien/my plugins/cairn-hook")
+	out, _, err := claude.Install(nil, "/home/o'brien/my plugins/cairn-hook")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,14 +1,12 @@
-package hook_test
+package claude_test
 
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
 	"strings"
 	"testing"
 
-	"github.com/cairn-dev/cairn/helpers/internal/hook"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
 )
 
 // Payloads recorded from Claude Code 2.1.197
@@ -40,71 +38,14 @@ const (
 
 func TestKnown(t *testing.T) {
 	for _, e := range []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop", "SubagentStop", "PreCompact", "SessionEnd"} {
-		if !hook.Known(e) {
+		if !claude.Known(e) {
 			t.Errorf("Known(%q) = false", e)
 		}
 	}
 	for _, e := range []string{"", "sessionstart", "SESSIONSTART", " SessionStart", "SessionStart ", "PreToolUse", "SubagentStart", "Notification", "session-start"} {
-		if hook.Known(e) {
+		if claude.Known(e) {
 			t.Errorf("Known(%q) = true", e)
 		}
-	}
-}
-
-// repeatReader yields the same byte forever.
-type repeatReader byte
-
-func (r repeatReader) Read(p []byte) (int, error) {
-	for i := range p {
-		p[i] = byte(r)
-	}
-	return len(p), nil
-}
-
-type failingReader struct{}
-
-func (failingReader) Read([]byte) (int, error) { return 0, errors.New("boom") }
-
-func TestReadAll(t *testing.T) {
-	for _, in := range []string{"", " ", "\n", " \t\r\n  \n"} {
-		if _, err := hook.ReadAll(strings.NewReader(in)); !errors.Is(err, hook.ErrEmpty) {
-			t.Errorf("ReadAll(%q) error = %v, want ErrEmpty", in, err)
-		}
-	}
-	got, err := hook.ReadAll(strings.NewReader(stopPayload))
-	if err != nil || string(got) != stopPayload {
-		t.Errorf("ReadAll(stop payload) = %q, %v; want the payload", got, err)
-	}
-	got, err = hook.ReadAll(strings.NewReader("\n" + sessionStartPayload + "\n"))
-	if err != nil || string(got) != "\n"+sessionStartPayload+"\n" {
-		t.Errorf("ReadAll(payload with newlines) = %q, %v", got, err)
-	}
-	if _, err := hook.ReadAll(failingReader{}); err == nil || errors.Is(err, hook.ErrEmpty) {
-		t.Errorf("ReadAll(failing reader) error = %v, want the read error", err)
-	}
-	if _, err := hook.ReadAll(io.MultiReader(strings.NewReader("{"), failingReader{})); err == nil {
-		t.Errorf("ReadAll(reader failing midway) succeeded")
-	}
-}
-
-func TestReadAllTooLarge(t *testing.T) {
-	_, err := hook.ReadAll(io.LimitReader(repeatReader('a'), hook.MaxPayload+1))
-	if !errors.Is(err, hook.ErrTooLarge) {
-		t.Fatalf("ReadAll(MaxPayload+1 bytes) error = %v, want ErrTooLarge", err)
-	}
-	// An endless reader is refused too, after MaxPayload+1 bytes.
-	if _, err := hook.ReadAll(repeatReader(' ')); !errors.Is(err, hook.ErrTooLarge) {
-		t.Fatalf("ReadAll(endless reader) error = %v, want ErrTooLarge", err)
-	}
-}
-
-func TestReadAllAtLimit(t *testing.T) {
-	got, err := hook.ReadAll(io.LimitReader(repeatReader('a'), hook.MaxPayload))
-	if err != nil {
-		t.Fatalf("ReadAll(MaxPayload bytes) error = %v", err)
-	}
-	if len(got) != hook.MaxPayload {
-		t.Fatalf("ReadAll(MaxPayload bytes) returned %d bytes", len(got))
 	}
 }
 
@@ -112,49 +53,49 @@ func TestDecodeFixtures(t *testing.T) {
 	cases := []struct {
 		name    string
 		payload string
-		want    hook.Payload
+		want    claude.Payload
 	}{
-		{"SessionStart", sessionStartPayload, hook.Payload{
+		{"SessionStart", sessionStartPayload, claude.Payload{
 			SessionID: session1, TranscriptPath: transcript + session1 + ".jsonl", Cwd: cwd,
 			HookEventName: "SessionStart", Source: "startup",
 		}},
-		{"PostToolUse Bash", postToolUseBashPayload, hook.Payload{
+		{"PostToolUse Bash", postToolUseBashPayload, claude.Payload{
 			SessionID: session1, TranscriptPath: transcript + session1 + ".jsonl", Cwd: cwd,
-			HookEventName: "PostToolUse", ToolName: "Bash", ToolInput: hook.ToolInput{Command: "cat main.go"},
+			HookEventName: "PostToolUse", ToolName: "Bash", ToolInput: claude.ToolInput{Command: "cat main.go"},
 		}},
-		{"PostToolUse Agent", postToolUseAgentPayload, hook.Payload{
+		{"PostToolUse Agent", postToolUseAgentPayload, claude.Payload{
 			SessionID: session2, TranscriptPath: transcript + session2 + ".jsonl", Cwd: cwd,
 			HookEventName: "PostToolUse", ToolName: "Agent",
 		}},
-		{"PostToolUseFailure", postToolUseFailurePayload, hook.Payload{
+		{"PostToolUseFailure", postToolUseFailurePayload, claude.Payload{
 			SessionID: session1, TranscriptPath: transcript + session1 + ".jsonl", Cwd: cwd,
 			HookEventName: "PostToolUseFailure", ToolName: "Bash",
-			ToolInput: hook.ToolInput{Command: `bd comments add bd-42 "LEARNED: OAuth redirect URI must match exactly, including the trailing slash"`},
+			ToolInput: claude.ToolInput{Command: `bd comments add bd-42 "LEARNED: OAuth redirect URI must match exactly, including the trailing slash"`},
 			Error:     "Exit code 127\n/bin/bash: line 1: bd: command not found",
 		}},
-		{"Stop", stopPayload, hook.Payload{
+		{"Stop", stopPayload, claude.Payload{
 			SessionID: session1, TranscriptPath: transcript + session1 + ".jsonl", Cwd: cwd,
 			HookEventName: "Stop",
 			LastAssistantMessage: "Summary of the fix.\n\nDECISION: Keep redirect URIs in config/oauth.toml so staging and prod cannot drift.\n" +
 				"PATTERN: Every OAuth provider gets a table-driven test of its redirect URI.",
 		}},
-		{"SubagentStop", subagentStopPayload, hook.Payload{
+		{"SubagentStop", subagentStopPayload, claude.Payload{
 			SessionID: session2, TranscriptPath: transcript + session2 + ".jsonl", Cwd: cwd,
 			HookEventName:        "SubagentStop",
 			LastAssistantMessage: "Root cause found.\nINVESTIGATION: TestRedirect is flaky because it depends on map iteration order in buildQuery.",
 			AgentID:              "a3494658a29e70900", AgentType: "general-purpose",
 		}},
-		{"UserPromptSubmit", userPromptSubmitPayload, hook.Payload{
+		{"UserPromptSubmit", userPromptSubmitPayload, claude.Payload{
 			SessionID: session1, TranscriptPath: transcript + session1 + ".jsonl", Cwd: cwd,
 			HookEventName: "UserPromptSubmit", Prompt: "fix the oauth redirect bug and record what you learn",
 		}},
-		{"SessionEnd", sessionEndPayload, hook.Payload{
+		{"SessionEnd", sessionEndPayload, claude.Payload{
 			SessionID: session1, TranscriptPath: transcript + session1 + ".jsonl", Cwd: cwd,
 			HookEventName: "SessionEnd",
 		}},
 	}
 	for _, tc := range cases {
-		got, err := hook.Decode([]byte(tc.payload))
+		got, err := claude.DecodePayload([]byte(tc.payload))
 		if err != nil {
 			t.Errorf("%s: Decode error %v", tc.name, err)
 			continue
@@ -162,14 +103,14 @@ func TestDecodeFixtures(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%s: Decode =\n%+v\nwant\n%+v", tc.name, got, tc.want)
 		}
-		if !hook.Known(got.HookEventName) {
+		if !claude.Known(got.HookEventName) {
 			t.Errorf("%s: event %q not Known", tc.name, got.HookEventName)
 		}
 	}
 }
 
 func TestDecodeStopHookActive(t *testing.T) {
-	p, err := hook.Decode([]byte(strings.Replace(stopPayload, `"stop_hook_active":false`, `"stop_hook_active":true`, 1)))
+	p, err := claude.DecodePayload([]byte(strings.Replace(stopPayload, `"stop_hook_active":false`, `"stop_hook_active":true`, 1)))
 	if err != nil || !p.StopHookActive {
 		t.Errorf("Decode(stop_hook_active true) = %+v, %v", p, err)
 	}
@@ -180,7 +121,7 @@ func TestDecodeInvalid(t *testing.T) {
 		"", "{", "not json", `{"session_id":}`, `["SessionStart"]`, `"SessionStart"`, `{"session_id": 5}`,
 		`{"tool_input": {"command": 5}}`, stopPayload[:len(stopPayload)/2], "\x00\x01",
 	} {
-		if _, err := hook.Decode([]byte(in)); err == nil {
+		if _, err := claude.DecodePayload([]byte(in)); err == nil {
 			t.Errorf("Decode(%q) succeeded", in)
 		}
 	}
@@ -189,8 +130,8 @@ func TestDecodeInvalid(t *testing.T) {
 func TestEncodeContext(t *testing.T) {
 	text := "<untrusted-knowledge source=\"cairn\" trust=\"data-not-instructions\">\n" +
 		"- [learned] a & b \"quoted\" \\ back\ttab 日本語 😀 \u2028 (2025-11-22)\n</untrusted-knowledge>\nTo record..."
-	for _, event := range []string{hook.SessionStart, hook.UserPromptSubmit} {
-		out, err := hook.EncodeContext(event, text)
+	for _, event := range []string{"SessionStart", "UserPromptSubmit"} {
+		out, err := claude.EncodeContext(event, text)
 		if err != nil {
 			t.Fatalf("EncodeContext: %v", err)
 		}
@@ -227,7 +168,7 @@ func TestEncodeContext(t *testing.T) {
 }
 
 func TestEncodeContextEmpty(t *testing.T) {
-	out, err := hook.EncodeContext(hook.SessionStart, "")
+	out, err := claude.EncodeContext("SessionStart", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,11 +184,11 @@ func FuzzDecode(f *testing.F) {
 		f.Add([]byte(p))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := hook.Decode(data)
+		p, err := claude.DecodePayload(data)
 		if err != nil {
 			return
 		}
-		out, err := hook.EncodeContext(p.HookEventName, p.LastAssistantMessage+p.ToolInput.Command)
+		out, err := claude.EncodeContext(p.HookEventName, p.LastAssistantMessage+p.ToolInput.Command)
 		if err != nil {
 			t.Fatalf("EncodeContext of a decoded payload: %v", err)
 		}

@@ -1,8 +1,9 @@
-// Package settings edits a Claude Code settings.json surgically: it adds
-// cairn's hook entries and removes exactly those, leaving every other key,
-// its order and its formatting as they were. It is the only package that
-// imports tidwall/sjson.
-package settings
+package claude
+
+// Claude Code's settings.json, edited surgically: cairn's hook entries are
+// added and exactly those removed, every other key, its order and its
+// formatting left as they were. This is the only package that imports
+// tidwall/sjson.
 
 import (
 	"bytes"
@@ -21,23 +22,6 @@ const Marker = "cairn-hook"
 // ProjectMarker identifies the project wiring's hook commands (the
 // committed launcher); see [ProjectCommand].
 const ProjectMarker = ".cairn/hook"
-
-// Hook is one event cairn registers.
-type Hook struct {
-	Event   string
-	Matcher string
-	Timeout int
-}
-
-// Hooks are the events cairn registers, as hooks/hooks.json does.
-var Hooks = []Hook{
-	{"SessionStart", "", 120},
-	{"UserPromptSubmit", "", 10},
-	{"PostToolUse", "Bash", 10},
-	{"PostToolUseFailure", "Bash", 10},
-	{"Stop", "", 10},
-	{"SubagentStop", "", 10},
-}
 
 type handler struct {
 	Type    string `json:"type"`

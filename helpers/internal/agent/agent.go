@@ -1,0 +1,60 @@
+// Package agent is the contract between cairn and a coding agent: an
+// [Adapter] speaks one agent's hook protocol and wires a project for it.
+// Claude Code's adapter is package claude beside this one; another agent
+// is another package beside it, listed where the CLI lists adapters.
+package agent
+
+import (
+	"github.com/cairn-dev/cairn/helpers/internal/event"
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+)
+
+// Adapter is one coding agent, as cairn sees it.
+type Adapter interface {
+	// Name is the adapter's short name, as flags say it: "claude".
+	Name() string
+	// Title is the agent's name for people: "Claude Code".
+	Title() string
+
+	// Kind is the moment the agent's event name stands for
+	// (event.Unknown for an event cairn does not handle).
+	Kind(name string) event.Kind
+	// Decode turns the payload of the agent's event name into an event;
+	// getenv reads the hook's environment.
+	Decode(name string, payload []byte, getenv func(string) string) (event.Event, error)
+	// Encode writes cairn's answer to e as the hook's stdout (nothing for
+	// an empty answer).
+	Encode(e event.Event, a event.Answer) ([]byte, error)
+
+	// Wiring describes, for people, what Wire writes.
+	Wiring() string
+	// Paths are the paths, from the project root, that Wire writes and
+	// the person commits.
+	Paths() []string
+	// Wire writes the project's committed wiring for the agent (project
+	// is the work tree's root, cairnDir its .cairn), only where it
+	// differs, and reports whether it wrote.
+	Wire(project string, cairnDir fsx.Root) (bool, error)
+	// Unwire removes exactly what Wire wrote, and says what it removed.
+	Unwire(project string, cairnDir fsx.Root) ([]string, error)
+	// CheckWiring reports whether a session of the agent in the project
+	// runs cairn; home is the user's home directory.
+	CheckWiring(project string, cairnDir fsx.Root, home string) Wiring
+}
+
+// Find returns the adapter of adapters named name.
+func Find(adapters []Adapter, name string) (Adapter, bool) {
+	for _, a := range adapters {
+		if a.Name() == name {
+			return a, true
+		}
+	}
+	return nil, false
+}
+
+// Wiring is the state of a project's wiring for one agent, for doctor.
+type Wiring struct {
+	Status string // ok, warn or fail
+	Detail string
+	Fix    string
+}

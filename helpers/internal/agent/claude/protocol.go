@@ -1,0 +1,203 @@
+// Package claude is cairn's adapter for Claude Code: its hook events and
+// how they map to the moments of a session, the payload read from stdin,
+// the JSON written to stdout, hooks/hooks.json, and the project's wiring
+// (.claude/settings.json, the committed launcher, the slash commands). It
+// imports none of cairn's storage: what it knows of the project comes in
+// as an [fsx.Root].
+package claude
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/cairn-dev/cairn/helpers/internal/event"
+)
+
+// Hook is one Claude Code hook event cairn handles.
+type Hook struct {
+	Event   string     // Claude Code's name
+	Kind    event.Kind // the moment it is
+	Matcher string     // the tool matcher it is registered with
+	Timeout int        // seconds, as registered
+	// Registered events are in hooks/hooks.json and the project's
+	// settings; the others are understood when a launcher passes them.
+	Registered bool
+}
+
+// Events is the one table of Claude Code's events: the adapter, the
+// launcher, the plugin's hooks/hooks.json and the project's settings all
+// follow it.
+var Events = []Hook{
+	{"SessionStart", event.Start, "", 120, true},
+	{"UserPromptSubmit", event.Prompt, "", 10, true},
+	{"PostToolUse", event.ToolRan, "Bash", 10, true},
+	{"PostToolUseFailure", event.ToolRan, "Bash", 10, true},
+	{"Stop", event.Reply, "", 10, true},
+	{"SubagentStop", event.SubagentReply, "", 10, true},
+	{"PreCompact", event.Compact, "", 10, false},
+	{"SessionEnd", event.End, "", 10, false},
+}
+
+// Hooks are the events cairn registers, as hooks/hooks.json does.
+var Hooks = func() []Hook {
+	var out []Hook
+	for _, h := range Events {
+		if h.Registered {
+			out = append(out, h)
+		}
+	}
+	return out
+}()
+
+// Kind is the moment Claude Code's event name stands for; Unknown for a
+// name cairn does not handle.
+func Kind(name string) event.Kind {
+	for _, h := range Events {
+		if h.Event == name {
+			return h.Kind
+		}
+	}
+	return event.Unknown
+}
+
+// Known reports whether event is one cairn handles.
+func Known(name string) bool { return Kind(name) != event.Unknown }
+
+// shellTool is the tool whose commands cairn reads.
+const shellTool = "Bash"
+
+// Payload is the part of an event's JSON that cairn uses.
+type Payload struct {
+	SessionID            string    `json:"session_id"`
+	TranscriptPath       string    `json:"transcript_path"`
+	Cwd                  string    `json:"cwd"`
+	HookEventName        string    `json:"hook_event_name"`
+	Source               string    `json:"source"`
+	Prompt               string    `json:"prompt"`
+	ToolName             string    `json:"tool_name"`
+	ToolInput            ToolInput `json:"tool_input"`
+	Error                string    `json:"error"`
+	StopHookActive       bool      `json:"stop_hook_active"`
+	LastAssistantMessage string    `json:"last_assistant_message"`
+	AgentID              string    `json:"agent_id"`
+	AgentType            string    `json:"agent_type"`
+}
+
+// ToolInput is the input of a tool call; for Bash, the command.
+type ToolInput struct {
+	Command string `json:"command"`
+}
+
+// DecodePayload parses a payload. tool_input may be any object; only its
+// command is kept.
+func DecodePayload(data []byte) (Payload, error) {
+	var p Payload
+	if err := json.Unmarshal(data, &p); err != nil {
+		return p, fmt.Errorf("decode hook payload: %w", err)
+	}
+	return p, nil
+}
+
+// projectDirEnv is the variable Claude Code sets to the project's root in
+// every hook.
+const projectDirEnv = "CLAUDE_PROJECT_DIR"
+
+// Decode turns the payload of Claude Code's event name into a session
+// event; getenv reads the hook's environment.
+func Decode(name string, data []byte, getenv func(string) string) (event.Event, error) {
+	kind := Kind(name)
+	if kind == event.Unknown {
+		return event.Event{}, fmt.Errorf("unknown hook event %q", name)
+	}
+	p, err := DecodePayload(data)
+	if err != nil {
+		return event.Event{}, err
+	}
+	e := event.Event{
+		Kind:       kind,
+		Name:       name,
+		Session:    p.SessionID,
+		Cwd:        p.Cwd,
+		ProjectDir: getenv(projectDirEnv),
+		Prompt:     p.Prompt,
+		Shell:      p.ToolName == shellTool,
+		Command:    p.ToolInput.Command,
+		Failed:     name == "PostToolUseFailure",
+		Text:       p.LastAssistantMessage,
+		Continued:  p.StopHookActive,
+	}
+	return e, nil
+}
+
+// Encode writes cairn's reply to e as the hook's stdout: context for the
+// model in hookSpecificOutput.additionalContext (SessionStart and
+// UserPromptSubmit only take it), a line for the person in systemMessage,
+// and a request to go on as decision "block" (Stop and SubagentStop).
+// An empty reply writes nothing.
+func Encode(e event.Event, r event.Answer) ([]byte, error) {
+	switch {
+	case r.Empty():
+		return nil, nil
+	case r.GoOn != "":
+		return EncodeBlock(r.GoOn)
+	case r.Context != "" && (e.Kind == event.Start || e.Kind == event.Prompt):
+		return EncodeContextStatus(e.Name, r.Context, r.Status)
+	case r.Status != "":
+		return EncodeStatus(r.Status)
+	}
+	return nil, nil
+}
+
+// contextOutput is the JSON that adds context for the model, and a line
+// for the person.
+type contextOutput struct {
+	SystemMessage      string `json:"systemMessage,omitempty"`
+	HookSpecificOutput struct {
+		HookEventName     string `json:"hookEventName"`
+		AdditionalContext string `json:"additionalContext"`
+	} `json:"hookSpecificOutput"`
+}
+
+// EncodeBlock returns the stdout of a Stop or SubagentStop hook that makes
+// the agent go on, with reason as its instruction.
+func EncodeBlock(reason string) ([]byte, error) {
+	return encode(struct {
+		Decision string `json:"decision"`
+		Reason   string `json:"reason"`
+	}{"block", reason})
+}
+
+// EncodeContext returns the stdout of a hook that adds text to the model's
+// context for event.
+func EncodeContext(name, text string) ([]byte, error) {
+	return EncodeContextStatus(name, text, "")
+}
+
+// EncodeContextStatus is EncodeContext that also shows status, one quiet
+// line, to the person (systemMessage); an empty status shows nothing.
+func EncodeContextStatus(name, text, status string) ([]byte, error) {
+	var out contextOutput
+	out.SystemMessage = status
+	out.HookSpecificOutput.HookEventName = name
+	out.HookSpecificOutput.AdditionalContext = text
+	return encode(out)
+}
+
+// EncodeStatus returns the stdout of a hook that only shows status, one
+// quiet line, to the person (systemMessage).
+func EncodeStatus(status string) ([]byte, error) {
+	return encode(struct {
+		SystemMessage string `json:"systemMessage"`
+	}{status})
+}
+
+func encode(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("encode hook output: %w", err)
+	}
+	return buf.Bytes(), nil
+}

@@ -1,0 +1,303 @@
+package claude
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/helpers/internal/agent"
+	"github.com/cairn-dev/cairn/helpers/internal/event"
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+)
+
+// maxSettings caps how much of a settings or launcher file is read.
+const maxSettings = 1 << 20
+
+// launcherFile is the launcher's name under .cairn.
+const launcherFile = "hook"
+
+// ErrSettings marks a .claude/settings.json that cairn cannot edit (not
+// valid JSON): the person fixes it by hand.
+var ErrSettings = errors.New("cannot edit .claude/settings.json")
+
+// readOptional reads name under r; a missing file is nil, no error.
+func readOptional(r fsx.Root, name string) ([]byte, error) {
+	data, err := r.ReadFile(name, maxSettings)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return data, err
+}
+
+// claudeDir is the project's .claude directory.
+func claudeDir(project string) fsx.Root { return fsx.NewRoot(filepath.Join(project, ".claude")) }
+
+// Adapter is Claude Code's [agent.Adapter].
+type Adapter struct{}
+
+var _ agent.Adapter = Adapter{}
+
+// Name is "claude".
+func (Adapter) Name() string { return "claude" }
+
+// Title is "Claude Code".
+func (Adapter) Title() string { return "Claude Code" }
+
+// Kind is the moment Claude Code's event name stands for.
+func (Adapter) Kind(name string) event.Kind { return Kind(name) }
+
+// Decode is [Decode].
+func (Adapter) Decode(name string, payload []byte, getenv func(string) string) (event.Event, error) {
+	return Decode(name, payload, getenv)
+}
+
+// Encode is [Encode].
+func (Adapter) Encode(e event.Event, a event.Answer) ([]byte, error) { return Encode(e, a) }
+
+// Wiring describes what Wire writes.
+func (Adapter) Wiring() string {
+	return ".cairn/hook (the launcher), its hooks in .claude/settings.json, and /recall, /learn, /curate and the knowledge-researcher agent in .claude/"
+}
+
+// Paths are .cairn and .claude.
+func (Adapter) Paths() []string { return []string{".cairn", ".claude"} }
+
+// Wire is [Wire].
+func (Adapter) Wire(project string, cairnDir fsx.Root) (bool, error) { return Wire(project, cairnDir) }
+
+// Unwire is [Unwire].
+func (Adapter) Unwire(project string, cairnDir fsx.Root) ([]string, error) {
+	return Unwire(project, cairnDir)
+}
+
+// CheckWiring is [CheckWiring].
+func (Adapter) CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
+	return CheckWiring(project, cairnDir, home)
+}
+
+// Wire writes the committed launcher (.cairn/hook, in cairnDir), the
+// project's hooks that run it (.claude/settings.json) and the plugin's
+// slash commands and agent (.claude/commands, .claude/agents), each only
+// where it differs, and reports whether it wrote.
+func Wire(project string, cairnDir fsx.Root) (bool, error) {
+	launcher := []byte(Launcher)
+	cur, err := readOptional(cairnDir, launcherFile)
+	if err != nil {
+		return false, err
+	}
+	changed := false
+	if !bytes.Equal(cur, launcher) {
+		if err := cairnDir.WriteAtomic(launcherFile, launcher, 0o755); err != nil {
+			return false, err
+		}
+		changed = true
+	}
+	if err := cairnDir.Chmod(launcherFile, 0o755); err != nil {
+		return false, err
+	}
+	dir := claudeDir(project)
+	data, err := readOptional(dir, "settings.json")
+	if err != nil {
+		return false, err
+	}
+	out, wrote, err := Project(data)
+	if err != nil {
+		return false, fmt.Errorf("%w: %w", ErrSettings, err)
+	}
+	files, err := installProjectFiles(dir)
+	if err != nil {
+		return false, err
+	}
+	changed = changed || files
+	if wrote {
+		if len(bytes.TrimSpace(data)) == 0 {
+			// A file of cairn's own making: indented, as people write it.
+			var buf bytes.Buffer
+			if json.Indent(&buf, out, "", "  ") == nil {
+				out = buf.Bytes()
+			}
+		}
+		if err := dir.WriteAtomic("settings.json", out, 0o644); err != nil {
+			return false, err
+		}
+		changed = true
+	}
+	return changed, nil
+}
+
+// Unwire removes what Wire added, and only that, and says what it removed.
+func Unwire(project string, cairnDir fsx.Root) ([]string, error) {
+	var removed []string
+	dir := claudeDir(project)
+	data, err := readOptional(dir, "settings.json")
+	if err != nil {
+		return nil, err
+	}
+	if data != nil {
+		out, changed, err := Uninstall(data)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrSettings, err)
+		}
+		if changed {
+			var rest map[string]any
+			if json.Unmarshal(out, &rest) == nil && len(rest) == 0 {
+				// Nothing but cairn's hooks was there: no empty residue.
+				if err := dir.Remove("settings.json"); err != nil {
+					return nil, err
+				}
+				os.Remove(dir.Dir()) // only if empty
+			} else if err := dir.WriteAtomic("settings.json", out, 0o644); err != nil {
+				return nil, err
+			}
+			removed = append(removed, "cairn's hooks from .claude/settings.json")
+		}
+	}
+	if n, err := removeProjectFiles(dir); err != nil {
+		return nil, err
+	} else if n > 0 {
+		removed = append(removed, fmt.Sprintf("%d slash command and agent file(s) from .claude/", n))
+		os.Remove(dir.Dir()) // only if empty
+	}
+	if cur, err := readOptional(cairnDir, launcherFile); err == nil && cur != nil {
+		if err := cairnDir.Remove(launcherFile); err != nil {
+			return nil, err
+		}
+		removed = append(removed, ".cairn/hook")
+	}
+	return removed, nil
+}
+
+// installProjectFiles writes the plugin's slash commands and agent into
+// .claude/commands and .claude/agents, so /recall, /learn and /curate work
+// by those names in the project; a file of the same name that cairn did
+// not install is left alone. It reports whether it wrote.
+func installProjectFiles(dir fsx.Root) (bool, error) {
+	wrote := false
+	err := fs.WalkDir(cairn.PluginFiles, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		src, err := cairn.PluginFiles.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		want := ProjectFile(src)
+		cur, err := dir.ReadFile(path, maxSettings)
+		switch {
+		case err == nil && (bytes.Equal(cur, want) || !IsProjectFile(cur)):
+			return nil // current, or the project's own file
+		case err != nil && !errors.Is(err, fs.ErrNotExist):
+			return err
+		}
+		wrote = true
+		return dir.WriteAtomic(path, want, 0o644)
+	})
+	return wrote, err
+}
+
+// removeProjectFiles removes the commands and agent that Wire installed
+// (those that carry its mark), and the directories they leave empty; it
+// returns how many it removed.
+func removeProjectFiles(dir fsx.Root) (int, error) {
+	n := 0
+	dirs := map[string]bool{}
+	err := fs.WalkDir(cairn.PluginFiles, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		cur, err := dir.ReadFile(path, maxSettings)
+		if err != nil || !IsProjectFile(cur) {
+			return nil
+		}
+		if err := dir.Remove(path); err != nil {
+			return err
+		}
+		dirs[filepath.Dir(path)] = true
+		n++
+		return nil
+	})
+	for d := range dirs {
+		os.Remove(dir.Path(d)) // only if empty
+	}
+	return n, err
+}
+
+// CheckWiring reports the project's Claude Code wiring: the launcher, and
+// the hooks in .claude/settings.json that run it; without either, whether
+// the user's own cairn plugin covers the project.
+func CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
+	launcher, lerr := readOptional(cairnDir, launcherFile)
+	data, serr := claudeDir(project).ReadFile("settings.json", maxSettings)
+	missing, perr := Wired(data)
+	wired := serr == nil && perr == nil && len(missing) < len(Hooks)
+	if launcher == nil && !wired {
+		if personalPlugin(home) {
+			return wiring("ok", "your personal cairn plugin is enabled (user scope); teammates without it get nothing: cairn init --claude wires the project for everyone", "")
+		}
+		return wiring("warn", "the project has no Claude Code wiring, and no personal cairn plugin is enabled: no hook runs cairn here",
+			"cairn init --claude, then commit .cairn and .claude (or ./install.sh --plugin from a cairn checkout, for yourself)")
+	}
+	switch {
+	case lerr != nil:
+		return wiring("fail", lerr.Error(), "cairn init --claude")
+	case launcher == nil:
+		return wiring("fail", ".claude/settings.json runs .cairn/hook, which is missing", "cairn init --claude, then commit .cairn/hook")
+	case string(launcher) != Launcher:
+		return wiring("warn", ".cairn/hook differs from this cairn's launcher", "cairn init --claude (rewrites it), then commit it")
+	case !isExecutable(cairnDir, launcherFile):
+		return wiring("fail", ".cairn/hook is not executable: every hook fails", "chmod +x .cairn/hook && git add --chmod=+x .cairn/hook")
+	case serr != nil || perr != nil || len(missing) > 0:
+		detail := ".claude/settings.json does not run .cairn/hook"
+		if len(missing) > 0 && wired {
+			detail += " for " + strings.Join(missing, ", ")
+		}
+		return wiring("fail", detail, "cairn init --claude, then commit .claude/settings.json")
+	}
+	return wiring("ok", ".claude/settings.json runs .cairn/hook for every event", "")
+}
+
+// isExecutable reports whether the file name under r has an execute bit
+// for its owner.
+func isExecutable(r fsx.Root, name string) bool {
+	f, err := r.OpenFile(name, os.O_RDONLY, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	return err == nil && fi.Mode().Perm()&0o100 != 0
+}
+
+// personalPlugin reports whether the user's own Claude Code settings (in
+// home) enable cairn's plugin (the marketplace route, user scope).
+func personalPlugin(home string) bool {
+	if home == "" {
+		return false
+	}
+	data, err := claudeDir(home).ReadFile("settings.json", maxSettings)
+	if err != nil {
+		return false
+	}
+	var s struct {
+		EnabledPlugins map[string]bool `json:"enabledPlugins"`
+	}
+	if json.Unmarshal(data, &s) != nil {
+		return false
+	}
+	for name, on := range s.EnabledPlugins {
+		if on && strings.HasPrefix(name, "cairn@") {
+			return true
+		}
+	}
+	return false
+}
+
+func wiring(status, detail, fix string) agent.Wiring {
+	return agent.Wiring{Status: status, Detail: detail, Fix: fix}
+}

@@ -1,0 +1,290 @@
+// Package doctor checks what is installed, wired and in sync in a project,
+// and says for each problem how to fix it.
+package doctor
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/helpers/internal/agent"
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+	"github.com/cairn-dev/cairn/helpers/internal/gitx"
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/project"
+	"github.com/cairn-dev/cairn/helpers/internal/sanitize"
+)
+
+// Statuses of a check.
+const (
+	OK   = "ok"
+	Warn = "warn"
+	Fail = "fail"
+)
+
+// Check is one line of doctor's report.
+type Check struct {
+	Name   string `json:"name"`
+	Status string `json:"status"` // ok, warn, fail
+	Detail string `json:"detail"`
+	Fix    string `json:"fix,omitempty"`
+}
+
+// Failed counts the checks that failed.
+func Failed(checks []Check) int {
+	n := 0
+	for _, c := range checks {
+		if c.Status == Fail {
+			n++
+		}
+	}
+	return n
+}
+
+// Run checks project p; adapters are the agents whose wiring counts, and
+// home the user's home directory.
+func Run(p *project.Project, adapters []agent.Adapter, home string) []Check {
+	var out []Check
+	add := func(name, status, detail, fix string) {
+		out = append(out, Check{name, status, detail, fix})
+	}
+	if p.IsGit {
+		add("repository", OK, p.Root, "")
+	} else {
+		add("repository", Warn, p.Root+" is not a git repository: knowledge is not shared", "git init, then commit .cairn")
+	}
+	unsafe, err := p.Store.Root().FindUnsafe(100)
+	if err != nil {
+		add("files", Warn, "could not check .cairn/ for links: "+err.Error(), "")
+	}
+	for _, u := range unsafe {
+		add("files", Fail, u.Path+" is "+u.What+": cairn refuses to follow or use it (it may have been committed to turn cairn against you)",
+			"rm "+fsx.ShellQuote(u.Path)+" (git rm "+fsx.ShellQuote(u.Path)+" if it is committed), then cairn doctor")
+	}
+	if !p.Store.Exists() {
+		if len(unsafe) == 0 {
+			add("provisioned", Fail, ".cairn/ is missing", "run cairn add ... or ./install.sh "+p.Root)
+		}
+		return out
+	}
+	add("provisioned", OK, ".cairn/ exists", "")
+	checkBinary(add)
+	checkWiring(p, adapters, home, add)
+	checkHeartbeat(p, add)
+	checkMergeAttr(p, add)
+	ign, _ := p.Store.ReadFile(".gitignore", knowledge.MaxConfigBytes)
+	if strings.Contains(string(ign), "cache/") && strings.Contains(string(ign), "local/") {
+		add("ignore", OK, ".cairn/.gitignore keeps cache/ and local/ out of git", "")
+	} else {
+		add("ignore", Warn, ".cairn/.gitignore does not ignore cache/ and local/", "printf 'cache/\\nlocal/\\n' >> .cairn/.gitignore")
+	}
+	for _, name := range []string{knowledge.LogName, knowledge.ArchiveName} {
+		checkLog(p, name, add)
+	}
+	checkCache(p, add)
+	return out
+}
+
+type addFunc func(name, status, detail, fix string)
+
+// checkLog reports whether every line of the log (or the archive) reads.
+func checkLog(p *project.Project, name string, add addFunc) {
+	data, err := p.Store.ReadFile(name, knowledge.MaxLogBytes)
+	if errors.Is(err, fsx.ErrUnsafe) {
+		return // reported with the files
+	}
+	if err != nil {
+		add(name, Fail, err.Error(), "make it readable: chmod u+rw "+filepath.Join(knowledge.DirName, name))
+		return
+	}
+	if data == nil && name == knowledge.ArchiveName {
+		return
+	}
+	rep := knowledge.Parse(data, func(knowledge.Record) {})
+	if rep.Clean() {
+		add(name, OK, fmt.Sprintf("%d entries, every line readable", rep.Entries), "")
+		return
+	}
+	var parts []string
+	for k, n := range rep.ByKind {
+		parts = append(parts, fmt.Sprintf("%d %s", n, k))
+	}
+	status := Warn
+	detail := fmt.Sprintf("%d entries; %d lines skipped, %d repaired on reading (%s)", rep.Entries, rep.Skipped, rep.Repaired, strings.Join(parts, ", "))
+	var lines []string
+	for _, pr := range rep.Problems {
+		if !pr.Repaired() && len(lines) < 5 {
+			lines = append(lines, fmt.Sprintf("line %d %s", pr.Line, pr.Kind))
+		}
+	}
+	fix := "nothing is lost: these lines are skipped when reading"
+	if markers := knowledge.ConflictLines(data); markers != nil {
+		// An unfinished merge: the markers stay in the shared log, for
+		// every teammate, until someone resolves them.
+		status = Fail
+		fix = fmt.Sprintf("cairn resolve (conflict markers from a merge on %s %s), then git commit", PluralWord(len(markers), "line"), LineList(markers))
+	} else if len(lines) > 0 {
+		fix = "inspect " + strings.Join(lines, "; ")
+	}
+	add(name, status, detail, fix)
+}
+
+// checkCache reports the cache and the working set.
+func checkCache(p *project.Project, add addFunc) {
+	ix, res, err := p.OpenIndex()
+	if errors.Is(err, fsx.ErrUnsafe) {
+		return // named above, with its fix
+	}
+	if err != nil {
+		add("cache", Fail, err.Error(), "rm -rf .cairn/cache && cairn sync --full")
+		return
+	}
+	defer ix.Close()
+	st, err := ix.Stats(true)
+	if err != nil {
+		add("cache", Fail, err.Error(), "rm -rf .cairn/cache && cairn sync --full")
+		return
+	}
+	state := "was current"
+	if !res.Current {
+		state = "caught up now"
+	}
+	add("cache", OK, fmt.Sprintf("%d entries indexed, %s", st.Total, state), "")
+	sum, err := readSummary(p.Store)
+	switch {
+	case err != nil:
+		add("working set", Warn, "no sanitize run yet", "cairn sanitize (hooks run it in the background)")
+	case ix.SanitizeNeeded():
+		add("working set", Warn, fmt.Sprintf("%d of %d entries, from an older version of the log", sum.Active, sum.Entries), "cairn sanitize (the next session or prompt runs it too)")
+	default:
+		add("working set", OK, fmt.Sprintf("%d of %d entries (%d flagged); why the others left: .cairn/cache/audit.jsonl",
+			sum.Active, sum.Entries, sum.Review+sum.Outdated), "")
+	}
+}
+
+// readSummary reads the summary line of the store's sanitize audit.
+func readSummary(s *knowledge.Store) (sanitize.Summary, error) {
+	data, err := s.ReadFile(sanitize.AuditFile, knowledge.MaxLogBytes)
+	if err != nil || data == nil {
+		return sanitize.Summary{}, fmt.Errorf("no audit: %v", err)
+	}
+	data = bytes.TrimSpace(data)
+	last := data[bytes.LastIndexByte(data, '\n')+1:]
+	var a sanitize.Action
+	if err := json.Unmarshal(last, &a); err != nil || a.Summary == nil {
+		return sanitize.Summary{}, fmt.Errorf("%s has no summary", sanitize.AuditFile)
+	}
+	return *a.Summary, nil
+}
+
+// checkBinary reports whether the agent's `cairn add` works: cairn on PATH.
+func checkBinary(add addFunc) {
+	self, _ := os.Executable()
+	if path, err := exec.LookPath("cairn"); err == nil {
+		add("binary", OK, fmt.Sprintf("cairn %s, on PATH at %s", cairn.Version, path), "")
+		return
+	}
+	add("binary", Warn, fmt.Sprintf("cairn %s at %s is not on PATH: an agent's `cairn add` fails (hooks still find it)", cairn.Version, self),
+		"add its directory to PATH, e.g. export PATH=\"$PATH:"+filepath.Dir(self)+"\"")
+}
+
+// checkWiring reports each agent's wiring of the project.
+func checkWiring(p *project.Project, adapters []agent.Adapter, home string, add addFunc) {
+	for _, a := range adapters {
+		w := a.CheckWiring(p.Root, p.Store.Root(), home)
+		add("wiring", w.Status, w.Detail, w.Fix)
+	}
+}
+
+// checkHeartbeat reports the last hook that ran in the project on this
+// machine: proof that the wiring works end to end.
+func checkHeartbeat(p *project.Project, add addFunc) {
+	hb, when, ok := p.LastBeat()
+	switch {
+	case hb.Time == "" && !ok:
+		add("hooks", Warn, "no hook has run in this project on this machine yet",
+			"start a Claude Code session here; if this stays, wire it: cairn init --claude (or install the plugin)")
+	case !ok:
+		add("hooks", Warn, "the last hook's record is unreadable", "start a Claude Code session here")
+	default:
+		add("hooks", OK, fmt.Sprintf("last ran: %s, %s ago", hb.Event, time.Since(when).Round(time.Second)), "")
+	}
+}
+
+// checkMergeAttr reports the merge driver git itself resolves for the log
+// (git check-attr), which is what a local merge will use: .cairn's own
+// .gitattributes can be overridden by another one, or by git's config.
+func checkMergeAttr(p *project.Project, add addFunc) {
+	fix := "echo '" + strings.TrimSpace(knowledge.GitAttributes) + "' >> .cairn/.gitattributes"
+	if !p.IsGit {
+		attrs, _ := p.Store.ReadFile(".gitattributes", knowledge.MaxConfigBytes)
+		if strings.Contains(string(attrs), "merge=union") {
+			add("merge", OK, ".cairn/.gitattributes has merge=union", "")
+		} else {
+			add("merge", Warn, ".cairn/.gitattributes lacks merge=union: local merges of the log may conflict", fix)
+		}
+		return
+	}
+	v, err := gitx.CheckAttr(p.Root, "merge", knowledge.DirName+"/"+knowledge.LogName)
+	switch {
+	case err != nil:
+		add("merge", Warn, "could not ask git how it merges the log: "+err.Error(), "")
+	case v == "union":
+		add("merge", OK, "git merges .cairn/knowledge.jsonl with merge=union (git check-attr)", "")
+	default:
+		add("merge", Warn, "git merges .cairn/knowledge.jsonl with merge="+v+" (git check-attr), not union: local merges of the log may conflict", fix)
+	}
+}
+
+// ConflictHints says, for the log and the archive, where a merge left
+// conflict markers and that cairn resolve repairs them, one line each. It
+// reads the files only when problems (a cache's count of what the reader
+// skipped) counted conflict markers.
+func ConflictHints(s *knowledge.Store, problems map[string]int) []string {
+	if problems[knowledge.ProblemConflictMarker] == 0 {
+		return nil
+	}
+	var out []string
+	for _, name := range []string{knowledge.LogName, knowledge.ArchiveName} {
+		data, err := s.ReadFile(name, knowledge.MaxLogBytes)
+		if err != nil {
+			continue
+		}
+		if lines := knowledge.ConflictLines(data); lines != nil {
+			out = append(out, fmt.Sprintf("%s/%s has conflict markers from a merge (%s %s): run cairn resolve",
+				knowledge.DirName, name, PluralWord(len(lines), "line"), LineList(lines)))
+		}
+	}
+	return out
+}
+
+// LineList names line numbers for a message: "12, 40", or the first few
+// and how many in all.
+func LineList(lines []int) string {
+	const max = 8
+	var parts []string
+	for i, n := range lines {
+		if i == max {
+			parts = append(parts, fmt.Sprintf("... %d in all", len(lines)))
+			break
+		}
+		parts = append(parts, strconv.Itoa(n))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// PluralWord is "line" or "lines".
+func PluralWord(n int, noun string) string {
+	if n == 1 {
+		return noun
+	}
+	return noun + "s"
+}

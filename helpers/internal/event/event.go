@@ -1,0 +1,84 @@
+// Package event names the moments of a coding session in terms of no
+// agent, and what cairn may answer to each. An agent's adapter turns its
+// own hook protocol into an [Event] and cairn's [Answer] back into its
+// protocol; the session layer acts on events and knows no agent. The
+// package depends on nothing, so the capture hook's reject path can read
+// it before the rest of the program starts.
+package event
+
+// Kind is a moment of a coding session.
+type Kind int
+
+// The moments cairn acts on.
+const (
+	Unknown       Kind = iota
+	Start              // a session starts (or resumes, or is cleared)
+	Prompt             // the person sent a prompt
+	ToolRan            // a tool call finished (or failed)
+	Reply              // the agent finished its turn with a reply
+	SubagentReply      // a subagent finished with a reply
+	Compact            // the conversation is about to be compacted
+	End                // the session ends
+)
+
+var names = [...]string{"unknown", "start", "prompt", "tool-ran", "reply", "subagent-reply", "compact", "end"}
+
+// String is the kind's name, e.g. "tool-ran".
+func (k Kind) String() string {
+	if k < 0 || int(k) >= len(names) {
+		return names[0]
+	}
+	return names[k]
+}
+
+// Kinds lists every moment, in session order.
+func Kinds() []Kind { return []Kind{Start, Prompt, ToolRan, Reply, SubagentReply, Compact, End} }
+
+// Captures reports whether an event of kind k can carry typed lines to
+// capture: only then is its payload worth reading past the reject path.
+func (k Kind) Captures() bool { return k == ToolRan || k == Reply || k == SubagentReply }
+
+// MaxPayload caps how much of a hook's stdin is read. An agent's payload
+// can carry a tool's whole output; past this the payload is refused rather
+// than held in memory.
+const MaxPayload = 64 << 20
+
+// Event is one moment of a session, as an adapter decoded it.
+type Event struct {
+	Kind Kind
+	// Name is the agent's own name of the event (for logs only).
+	Name string
+	// Session identifies the session (the agent's id).
+	Session string
+	// Cwd is the session's working directory, when the agent says.
+	Cwd string
+	// ProjectDir is the project's root when the agent names it (Claude
+	// Code's CLAUDE_PROJECT_DIR); it wins over Cwd.
+	ProjectDir string
+	// Prompt is the person's prompt (Prompt).
+	Prompt string
+	// Shell is true when the tool that ran is a shell (ToolRan); Command
+	// is the command it ran and Failed whether it failed.
+	Shell   bool
+	Command string
+	Failed  bool
+	// Text is the reply (Reply, SubagentReply).
+	Text string
+	// Continued is true when the agent already went on once because a
+	// hook asked it to (SubagentReply): never ask twice.
+	Continued bool
+}
+
+// Answer is what cairn answers to an event; the zero Answer says nothing.
+type Answer struct {
+	// Context is text for the model's context (Start, Prompt).
+	Context string
+	// Status is one quiet line for the person.
+	Status string
+	// GoOn, when set on a SubagentReply, asks the agent to go on with
+	// this instruction instead of finishing.
+	GoOn string
+}
+
+// Empty reports whether a says nothing.
+func (a Answer) Empty() bool { return a == Answer{} }

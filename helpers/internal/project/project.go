@@ -1,0 +1,168 @@
+// Package project finds the project cairn works on and holds what every
+// part of cairn does with it beyond the log itself: cairn's own log
+// (.cairn/cache/cairn.log), the hooks' heartbeat, and the cache opened and
+// brought up to date with the log.
+package project
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/helpers/internal/gitx"
+	"github.com/cairn-dev/cairn/helpers/internal/index"
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+)
+
+// Project is the repository cairn works on.
+type Project struct {
+	Root  string // the work tree's root (or the directory holding .cairn)
+	Store *knowledge.Store
+	IsGit bool
+}
+
+// Errors of finding a project.
+var (
+	// ErrNotFound: no git repository and no .cairn at or above the
+	// directory.
+	ErrNotFound = errors.New("not a git repository")
+	// ErrNoDir: the project directory given does not exist.
+	ErrNoDir = errors.New("does not exist")
+	// ErrNotProvisioned: the project has no .cairn yet.
+	ErrNotProvisioned = errors.New("no " + knowledge.DirName)
+)
+
+// Find resolves the project a command works on: explicit (--dir,
+// CAIRN_DIR) when given, relative to dir; else the git repository of dir;
+// else the nearest directory above dir that holds a .cairn.
+func Find(dir, explicit string) (*Project, error) {
+	if explicit != "" {
+		if !filepath.IsAbs(explicit) {
+			explicit = filepath.Join(dir, explicit)
+		}
+		fi, err := os.Stat(explicit)
+		if err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("project directory %s %w", explicit, ErrNoDir)
+		}
+		_, gerr := os.Lstat(filepath.Join(explicit, ".git"))
+		return New(explicit, gerr == nil), nil
+	}
+	if root, err := gitx.FindRoot(dir); err == nil {
+		return New(root, true), nil
+	}
+	if d, ok := knowledge.FindUp(dir); ok {
+		return New(d, false), nil
+	}
+	return nil, fmt.Errorf("%w: %s", ErrNotFound, dir)
+}
+
+// Locate finds the project of a hook, which must never fail: the git root
+// of dir, else the nearest directory above it with a .cairn, else dir
+// itself (where nothing is provisioned, so the hook does nothing).
+func Locate(dir string) *Project {
+	if root, err := gitx.FindRoot(dir); err == nil {
+		return New(root, true)
+	}
+	if d, ok := knowledge.FindUp(dir); ok {
+		return New(d, false)
+	}
+	return New(dir, false)
+}
+
+// New is the project at root.
+func New(root string, isGit bool) *Project {
+	return &Project{Root: root, Store: knowledge.Open(root), IsGit: isGit}
+}
+
+// RequireStore fails, wrapping ErrNotProvisioned, when the project has no
+// .cairn yet.
+func (p *Project) RequireStore() error {
+	if !p.Store.Exists() {
+		return fmt.Errorf("%w in %s", ErrNotProvisioned, p.Root)
+	}
+	return nil
+}
+
+// OpenIndex opens the project's cache and brings it up to date with the
+// log.
+func (p *Project) OpenIndex() (*index.Index, index.SyncResult, error) {
+	ix, err := index.Open(p.Store)
+	if err != nil {
+		return nil, index.SyncResult{}, err
+	}
+	res, err := ix.Sync()
+	if err != nil {
+		ix.Close()
+		return nil, res, err
+	}
+	return ix, res, nil
+}
+
+// UserName is the git user.name of the project's repository, if any.
+func (p *Project) UserName() string {
+	if !p.IsGit {
+		return ""
+	}
+	return gitx.ReadQuick(p.Root).UserName
+}
+
+// LogFile is cairn's own log, under .cairn.
+const LogFile = knowledge.CacheDir + "/cairn.log"
+
+// OpenLog opens .cairn/cache/cairn.log for appending (never through a
+// link: a committed cairn.log pointing at ~/.gitconfig is refused).
+func (p *Project) OpenLog() (*os.File, error) {
+	return p.Store.Root().OpenFile(LogFile, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+}
+
+// Log appends one time-stamped line to .cairn/cache/cairn.log and reports
+// whether it could; it writes nothing without a .cairn directory.
+func (p *Project) Log(msg string) bool {
+	if !p.Store.Exists() {
+		return false
+	}
+	f, err := p.OpenLog()
+	if err != nil {
+		return false
+	}
+	_, werr := f.WriteString(LogLine(msg))
+	cerr := f.Close()
+	return werr == nil && cerr == nil
+}
+
+// LogLine is msg as one line of cairn.log: a UTC time stamp, the message
+// with its line breaks folded.
+func LogLine(msg string) string {
+	return time.Now().UTC().Format(time.RFC3339) + " " + strings.ReplaceAll(msg, "\n", " ") + "\n"
+}
+
+// heartbeatFile records, on this machine, the last hook that ran in the
+// project and when: doctor's proof that the wiring works.
+const heartbeatFile = knowledge.LocalDir + "/heartbeat.json"
+
+// Heartbeat is the last hook that ran in the project on this machine.
+type Heartbeat struct {
+	Event string `json:"event"`
+	Time  string `json:"time"`
+}
+
+// Beat records that a hook for event ran now.
+func (p *Project) Beat(event string) error {
+	b, _ := json.Marshal(Heartbeat{Event: event, Time: time.Now().UTC().Format(time.RFC3339)})
+	return p.Store.Root().ReplaceFile(heartbeatFile, b, 0o644)
+}
+
+// LastBeat reads the last heartbeat and when it was; ok is false when no
+// hook has run yet or the record is unreadable.
+func (p *Project) LastBeat() (hb Heartbeat, when time.Time, ok bool) {
+	data, err := p.Store.ReadFile(heartbeatFile, knowledge.MaxConfigBytes)
+	if err != nil || data == nil || json.Unmarshal(data, &hb) != nil {
+		return hb, when, false
+	}
+	when, err = time.Parse(time.RFC3339, hb.Time)
+	return hb, when, err == nil
+}

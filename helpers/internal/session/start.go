@@ -1,0 +1,185 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/helpers/internal/event"
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+	"github.com/cairn-dev/cairn/helpers/internal/gitx"
+	"github.com/cairn-dev/cairn/helpers/internal/index"
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/recall"
+	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
+)
+
+// inert makes untrusted text safe to show an agent, in at most max runes.
+func inert(s string, max int) string { return untrusted.ForAgent(s, max) }
+
+// start syncs the cache and injects the knowledge that matters for the
+// work at hand: the must-checks, then what is relevant to the branch,
+// recent commits and open tasks, within the recall budget.
+func (s *Session) start(e event.Event) (event.Answer, error) {
+	var none event.Answer
+	p := s.proj
+	if err := p.Store.Check(); err != nil {
+		return none, err
+	}
+	if !p.Store.Exists() {
+		s.logf("no %s in %s: nothing to recall (install.sh or cairn add provisions it)", knowledge.DirName, p.Root)
+		return none, nil
+	}
+	cfg, err := s.config()
+	if err != nil {
+		s.logf("%v (using defaults)", err)
+	}
+	ix, _, err := p.OpenIndex()
+	if err != nil {
+		return none, err
+	}
+	defer ix.Close()
+	s.sanitizeIfNeeded(ix)
+	ctx := s.context()
+	query := recall.Query(ctx)
+	must, err := ix.Search(index.Query{Type: "must-check", NewestFirst: true, Limit: 50})
+	if err != nil {
+		return none, err
+	}
+	var relevant []knowledge.Entry
+	if query != "" {
+		const limit = 40 // more than a 6,000-character block can show
+		hits, err := ix.Search(index.Query{Text: query, Limit: limit, Floor: true})
+		if err != nil {
+			return none, err
+		}
+		for _, hit := range hits {
+			if hit.Entry.Type != "must-check" {
+				relevant = append(relevant, hit.Entry)
+			}
+		}
+	}
+	block := recall.Block{
+		Relevant: relevant,
+		Query:    strings.Join(index.Terms(query), " "),
+		Budget:   cfg.Recall.Budget,
+		HowTo:    true,
+		Heading:  heading(ctx),
+		Command:  agentCommand(),
+	}
+	for _, hit := range must {
+		block.MustCheck = append(block.MustCheck, hit.Entry)
+	}
+	text, shown := recall.RenderShown(block)
+	if err := recall.PruneShown(p.Store, time.Now()); err != nil {
+		s.logf("prune session records: %v", err)
+	}
+	if err := recall.AddShown(p.Store, e.Session, shown); err != nil {
+		s.logf("record shown entries: %v", err)
+	}
+	a := event.Answer{Context: text}
+	if cfg.ShowStatus() {
+		a.Status = startStatus(ix, len(shown))
+	}
+	return a, nil
+}
+
+// startStatus is the person's line at session start.
+func startStatus(ix *index.Index, shown int) string {
+	total, err := ix.Count()
+	if err != nil {
+		return ""
+	}
+	if total == 0 {
+		return "cairn: team memory is empty; typed lines (LEARNED: ...) in replies are recorded"
+	}
+	return fmt.Sprintf("cairn: recalled %d of %d team entries", shown, total)
+}
+
+// agentCommand is how the agent can run cairn in this session: "cairn"
+// when it is on PATH, else this binary's own path (a teammate's cairn in
+// ~/.local/bin or ~/go/bin that the launcher found off PATH).
+func agentCommand() string {
+	if _, err := exec.LookPath("cairn"); err == nil {
+		return "cairn"
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return "cairn"
+	}
+	return fsx.ShellQuote(self)
+}
+
+func heading(ctx recall.Context) string {
+	var what []string
+	if len(ctx.Tasks) > 0 {
+		what = append(what, "open tasks")
+	}
+	if ctx.Branch != "" {
+		what = append(what, "branch "+inert(ctx.Branch, 80))
+	}
+	if len(ctx.Commits) > 0 {
+		what = append(what, "recent commits")
+	}
+	if len(what) == 0 {
+		return ""
+	}
+	return "Relevant to " + strings.Join(what, ", ") + ", best first:"
+}
+
+// context reads the branch, recent commits and, when the beads CLI is
+// installed, open task titles (under a short time limit).
+func (s *Session) context() recall.Context {
+	var c recall.Context
+	p := s.proj
+	if p.IsGit {
+		c.Branch = gitx.ReadQuick(p.Root).Branch
+		if repo, err := gitx.Open(p.Root); err == nil {
+			commits, err := repo.RecentCommits(5, 20)
+			if err != nil {
+				s.logf("recent commits: %v", err)
+			}
+			for _, cm := range commits {
+				c.Commits = append(c.Commits, recall.Commit{Subject: cm.Subject, Files: cm.Files})
+			}
+		}
+	}
+	c.Tasks = s.beadTitles()
+	return c
+}
+
+// beadTitles lists in-progress and open beads' titles, if bd is on PATH.
+func (s *Session) beadTitles() []string {
+	bd, err := exec.LookPath("bd")
+	if err != nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	var titles []string
+	for _, status := range []string{"in_progress", "open"} {
+		cmd := exec.CommandContext(ctx, bd, "list", "--status", status, "--json")
+		cmd.Dir = s.proj.Root
+		out, err := cmd.Output()
+		if err != nil {
+			s.logf("bd list: %v", err)
+			return titles
+		}
+		var issues []struct {
+			Title string `json:"title"`
+		}
+		if json.Unmarshal(out, &issues) != nil {
+			continue
+		}
+		for _, is := range issues {
+			if is.Title != "" && len(titles) < 5 {
+				titles = append(titles, is.Title)
+			}
+		}
+	}
+	return titles
+}
