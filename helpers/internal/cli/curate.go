@@ -171,4 +171,3 @@ func retractCommand(env Env) *ucli.Command {
 		},
 	}
 }
-

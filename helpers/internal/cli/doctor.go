@@ -46,4 +46,3 @@ func doctorCommand(env Env) *ucli.Command {
 		},
 	}
 }
-

@@ -68,4 +68,3 @@ func printSanitize(w io.Writer, s sanitize.Summary) {
 	}
 	fmt.Fprintf(w, "audit: %s (why each entry left or was flagged)\n", filepath.Join(knowledge.DirName, knowledge.CacheDir, sanitize.AuditName))
 }
-
