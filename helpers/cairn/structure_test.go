@@ -1,0 +1,223 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
+)
+
+// The plugin's hooks/hooks.json registers exactly the events of the
+// adapter's table, each with its matcher and timeout, through the wrapper.
+func TestHooksJSONFollowsTheEventTable(t *testing.T) {
+	var file struct {
+		Hooks map[string][]struct {
+			Matcher string `json:"matcher"`
+			Hooks   []struct {
+				Type    string `json:"type"`
+				Command string `json:"command"`
+				Timeout int    `json:"timeout"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal(readRepoFile(t, "hooks/hooks.json"), &file); err != nil {
+		t.Fatal(err)
+	}
+	if len(file.Hooks) != len(claude.Hooks) {
+		t.Errorf("hooks.json registers %d events, the table %d", len(file.Hooks), len(claude.Hooks))
+	}
+	for _, h := range claude.Hooks {
+		groups := file.Hooks[h.Event]
+		if len(groups) != 1 || len(groups[0].Hooks) != 1 {
+			t.Errorf("%s: want one group with one handler, got %+v", h.Event, groups)
+			continue
+		}
+		g := groups[0]
+		want := `"${CLAUDE_PLUGIN_ROOT}/scripts/cairn-hook" ` + h.Event
+		if g.Matcher != h.Matcher || g.Hooks[0].Command != want || g.Hooks[0].Timeout != h.Timeout || g.Hooks[0].Type != "command" {
+			t.Errorf("%s: hooks.json has matcher %q, %+v; the table says matcher %q, timeout %d, command %s",
+				h.Event, g.Matcher, g.Hooks[0], h.Matcher, h.Timeout, want)
+		}
+	}
+}
+
+// The project wiring (cairn init --claude) registers the same events as
+// the plugin, and the committed launcher passes every event on.
+func TestProjectWiringFollowsTheEventTable(t *testing.T) {
+	out, _, err := claude.Project(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing, err := claude.Wired(out)
+	if err != nil || len(missing) > 0 {
+		t.Fatalf("wired settings miss %v (%v)", missing, err)
+	}
+	for _, h := range claude.Events {
+		if !strings.Contains(claude.Launcher, h.Event) {
+			t.Errorf("the launcher does not pass %s on", h.Event)
+		}
+	}
+}
+
+// One version: the binary's, the plugin's and the wrapper's.
+func TestVersionIsOne(t *testing.T) {
+	var plugin struct {
+		Version string `json:"version"`
+	}
+	if err := json.Unmarshal(readRepoFile(t, ".claude-plugin/plugin.json"), &plugin); err != nil {
+		t.Fatal(err)
+	}
+	if plugin.Version != cairn.Version {
+		t.Errorf(".claude-plugin/plugin.json has version %q, cairn.Version is %q", plugin.Version, cairn.Version)
+	}
+	m := regexp.MustCompile(`(?m)^CAIRN_VERSION=(\S+)$`).FindSubmatch(readRepoFile(t, "scripts/cairn-bin"))
+	if m == nil || string(m[1]) != cairn.Version {
+		t.Errorf("scripts/cairn-bin sets CAIRN_VERSION=%s, cairn.Version is %q", m, cairn.Version)
+	}
+}
+
+func readRepoFile(t *testing.T, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(pluginRoot(t), name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+const module = "github.com/cairn-dev/cairn"
+
+// goPackage is what go list says of one of cairn's packages.
+type goPackage struct {
+	ImportPath string
+	Imports    []string
+	Standard   bool
+	Module     *struct{ Path string }
+}
+
+// packages lists cairn's packages (without tests) and, for every import
+// outside the standard library, the module it comes from.
+func packages(t *testing.T) (own []goPackage, moduleOf map[string]string) {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-deps", "-json=ImportPath,Imports,Standard,Module", "./...")
+	cmd.Dir = pluginRoot(t)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	moduleOf = map[string]string{}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for dec.More() {
+		var p goPackage
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case p.Standard:
+		case p.Module != nil && p.Module.Path == module:
+			own = append(own, p)
+		case p.Module != nil:
+			moduleOf[p.ImportPath] = p.Module.Path
+		}
+	}
+	return own, moduleOf
+}
+
+// Each outside dependency is imported by one of cairn's packages, which
+// owns it (design: one package per concern). Tests may import more.
+func TestEachDependencyHasOneImporter(t *testing.T) {
+	own, moduleOf := packages(t)
+	importers := map[string]map[string]bool{}
+	for _, p := range own {
+		for _, imp := range p.Imports {
+			if mod, ok := moduleOf[imp]; ok {
+				if importers[mod] == nil {
+					importers[mod] = map[string]bool{}
+				}
+				importers[mod][short(p.ImportPath)] = true
+			}
+		}
+	}
+	if len(importers) == 0 {
+		t.Fatal("go list found no outside dependency")
+	}
+	for mod, by := range importers {
+		if len(by) != 1 {
+			t.Errorf("%s is imported by %d packages: %v", mod, len(by), keys(by))
+		}
+	}
+}
+
+var updateGraph = flag.Bool("update-graph", false, "rewrite the package graph in README.md")
+
+// The README's development section shows the package graph as go list
+// sees it: run go test ./helpers/cairn -run TestPackageGraph -update-graph
+// after changing imports.
+func TestPackageGraph(t *testing.T) {
+	own, moduleOf := packages(t)
+	var lines []string
+	for _, p := range own {
+		var internal, outside []string
+		seen := map[string]bool{}
+		for _, imp := range p.Imports {
+			switch mod, ok := moduleOf[imp]; {
+			case ok && !seen[mod]:
+				seen[mod] = true
+				outside = append(outside, mod)
+			case strings.HasPrefix(imp, module):
+				internal = append(internal, short(imp))
+			}
+		}
+		line := short(p.ImportPath)
+		if len(internal) > 0 {
+			line += " -> " + strings.Join(internal, ", ")
+		}
+		if len(outside) > 0 {
+			line += " | " + strings.Join(outside, ", ")
+		}
+		lines = append(lines, line)
+	}
+	sort.Strings(lines)
+	graph := "```\n" + strings.Join(lines, "\n") + "\n```\n"
+	readme := string(readRepoFile(t, "README.md"))
+	const begin, end = "<!-- package graph: begin -->\n", "<!-- package graph: end -->"
+	i, j := strings.Index(readme, begin), strings.Index(readme, end)
+	if i < 0 || j < i {
+		t.Fatalf("README.md has no %q ... %q block", begin, end)
+	}
+	if cur := readme[i+len(begin) : j]; cur != graph {
+		if *updateGraph {
+			readme = readme[:i+len(begin)] + graph + readme[j:]
+			if err := os.WriteFile(filepath.Join(pluginRoot(t), "README.md"), []byte(readme), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		t.Errorf("README.md's package graph is out of date; run: go test ./helpers/cairn -run TestPackageGraph -update-graph\nwant:\n%s", graph)
+	}
+}
+
+// short is a package's path inside the module: "internal/cli", "cairn".
+func short(path string) string {
+	if path == module {
+		return "(root) cairn"
+	}
+	return strings.TrimPrefix(strings.TrimPrefix(path, module+"/"), "helpers/")
+}
+
+func keys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
