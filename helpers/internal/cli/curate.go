@@ -11,7 +11,6 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/curate"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
-	"github.com/cairn-dev/cairn/helpers/internal/sanitize"
 	"github.com/cairn-dev/cairn/helpers/internal/session"
 	ucli "github.com/urfave/cli/v2"
 )
@@ -66,12 +65,7 @@ func curateCommand(env Env) *ucli.Command {
 }
 
 func curateDryRun(c *ucli.Context, env Env, p *project.Project) error {
-	res, _, err := sanitize.Run(p.Store, sanitize.Options{Root: p.Root}, true)
-	if err != nil {
-		return err
-	}
-	prop := curate.Propose(res, time.Now())
-	data, err := prop.Encode()
+	prop, data, err := curate.DryRun(p.Store, p.Root, time.Now())
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"strings"
 
-	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
 	ucli "github.com/urfave/cli/v2"
 )
@@ -19,12 +18,6 @@ func findProject(c *ucli.Context, env Env) (*project.Project, error) {
 
 // errCache marks a failure of the cache, whose fix is to rebuild it.
 var errCache = errors.New("cache")
-
-// openIndex opens the project's cache, synced with the log.
-func openIndex(p *project.Project) (*index.Index, index.SyncResult, error) {
-	ix, res, err := p.OpenIndex()
-	return ix, res, cacheError(err)
-}
 
 // cacheError marks err as the cache's when it is.
 func cacheError(err error) error {

@@ -48,15 +48,10 @@ func recallCommand(env Env) *ucli.Command {
 			if err != nil {
 				return err
 			}
-			ix, _, err := openIndex(p)
-			if err != nil {
-				return err
-			}
-			defer ix.Close()
 			if c.Bool("stats") {
-				st, err := ix.Stats(c.Bool("all"))
+				st, err := p.Stats(c.Bool("all"))
 				if err != nil {
-					return err
+					return cacheError(err)
 				}
 				st.ByAuthor, st.ByStatus, st.ByType = cleanKeys(st.ByAuthor), cleanKeys(st.ByStatus), cleanKeys(st.ByType)
 				st.ByMonth, st.Problems = cleanKeys(st.ByMonth), cleanKeys(st.Problems)
@@ -80,9 +75,9 @@ func recallCommand(env Env) *ucli.Command {
 			if q.Text == "" {
 				q.NewestFirst = true
 			}
-			hits, err := ix.Search(q)
+			hits, err := p.Search(q)
 			if err != nil {
-				return err
+				return cacheError(err)
 			}
 			if c.Bool("json") {
 				return writeJSON(env.Stdout, hitsJSON(hits))

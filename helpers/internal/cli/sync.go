@@ -26,41 +26,30 @@ func syncCommand(env Env) *ucli.Command {
 			if err != nil {
 				return err
 			}
-			ix, res, err := openIndex(p)
+			rep, err := p.Sync(c.Bool("full"))
 			if err != nil {
-				return err
+				return cacheError(err)
 			}
-			defer ix.Close()
-			if c.Bool("full") {
-				if res, err = ix.Rebuild(); err != nil {
-					return cacheError(err)
-				}
-			}
-			st, err := ix.Stats(true)
-			if err != nil {
-				return err
-			}
-			res.Entries = st.Total
 			// The sync itself succeeds; a merge's conflict markers are
 			// named on stderr with the fix.
-			for _, line := range doctor.ConflictHints(p.Store, st.Problems) {
+			for _, line := range doctor.ConflictHints(p.Store, rep.Problems) {
 				fmt.Fprintln(env.Stderr, "cairn: "+line)
 			}
 			if c.Bool("json") {
 				return writeJSON(env.Stdout, map[string]any{
-					"current": res.Current, "rebuilt": res.Rebuilt, "added": res.Added,
-					"removed": res.Removed, "entries": st.Total, "problems": st.Problems,
+					"current": rep.Current, "rebuilt": rep.Rebuilt, "added": rep.Added,
+					"removed": rep.Removed, "entries": rep.Entries, "problems": rep.Problems,
 				})
 			}
 			switch {
-			case res.Rebuilt:
-				fmt.Fprintf(env.Stdout, "rebuilt the cache: %d entries\n", st.Total)
-			case res.Current:
-				fmt.Fprintf(env.Stdout, "cache is current: %d entries\n", st.Total)
+			case rep.Rebuilt:
+				fmt.Fprintf(env.Stdout, "rebuilt the cache: %d entries\n", rep.Entries)
+			case rep.Current:
+				fmt.Fprintf(env.Stdout, "cache is current: %d entries\n", rep.Entries)
 			default:
-				fmt.Fprintf(env.Stdout, "cache updated: %d lines added, %d removed; %d entries\n", res.Added, res.Removed, st.Total)
+				fmt.Fprintf(env.Stdout, "cache updated: %d lines added, %d removed; %d entries\n", rep.Added, rep.Removed, rep.Entries)
 			}
-			printProblems(env.Stdout, st.Problems)
+			printProblems(env.Stdout, rep.Problems)
 			return nil
 		},
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/sanitize"
 )
 
 // Errors of applying a proposal or a retraction.
@@ -105,4 +106,17 @@ func Retract(s *knowledge.Store, key, reason, author string, now time.Time) (jso
 		return nil, err
 	}
 	return json.RawMessage(written[0]), nil
+}
+
+// DryRun runs sanitize on the project at root with store s and proposes
+// the lines that record its findings in the log; it returns the proposal
+// and its file form. Nothing is written.
+func DryRun(s *knowledge.Store, root string, now time.Time) (Proposal, []byte, error) {
+	res, _, err := sanitize.Run(s, sanitize.Options{Root: root}, true)
+	if err != nil {
+		return Proposal{}, nil, err
+	}
+	prop := Propose(res, now)
+	data, err := prop.Encode()
+	return prop, data, err
 }

@@ -166,3 +166,51 @@ func (p *Project) LastBeat() (hb Heartbeat, when time.Time, ok bool) {
 	when, err = time.Parse(time.RFC3339, hb.Time)
 	return hb, when, err == nil
 }
+
+// SyncReport is what a sync did and what the cache holds after it.
+type SyncReport struct {
+	index.SyncResult                // Entries counts the log's and the archive's
+	Problems         map[string]int // lines the reader skipped or repaired, by kind
+}
+
+// Sync brings the cache up to date with the log, or rebuilds it from
+// scratch when full is set.
+func (p *Project) Sync(full bool) (SyncReport, error) {
+	ix, res, err := p.OpenIndex()
+	if err != nil {
+		return SyncReport{}, err
+	}
+	defer ix.Close()
+	if full {
+		if res, err = ix.Rebuild(); err != nil {
+			return SyncReport{}, err
+		}
+	}
+	st, err := ix.Stats(true)
+	if err != nil {
+		return SyncReport{}, err
+	}
+	res.Entries = st.Total
+	return SyncReport{SyncResult: res, Problems: st.Problems}, nil
+}
+
+// Search runs q against the cache, synced with the log first.
+func (p *Project) Search(q index.Query) ([]index.Hit, error) {
+	ix, _, err := p.OpenIndex()
+	if err != nil {
+		return nil, err
+	}
+	defer ix.Close()
+	return ix.Search(q)
+}
+
+// Stats counts the entries by type, status, author and month (all: with
+// the archive), from the cache synced with the log.
+func (p *Project) Stats(all bool) (index.Stats, error) {
+	ix, _, err := p.OpenIndex()
+	if err != nil {
+		return index.Stats{}, err
+	}
+	defer ix.Close()
+	return ix.Stats(all)
+}
