@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/cairn-dev/cairn/helpers/internal/curate"
+	"github.com/cairn-dev/cairn/helpers/internal/project"
+)
+
+// Flags after a subcommand's arguments are moved before them; the global
+// --dir after the command goes back in front; "--" ends the flags.
+func TestIntersperse(t *testing.T) {
+	app := newApp(Env{})
+	for _, tc := range []struct{ in, want string }{
+		{"cairn add learned text --tags a,b", "cairn add --tags a,b -- learned text"},
+		{"cairn add learned text --json", "cairn add --json -- learned text"},
+		{"cairn recall oauth --dir /p --limit 3", "cairn --dir /p recall --limit 3 -- oauth"},
+		{"cairn --dir /p recall oauth", "cairn --dir /p recall -- oauth"},
+		{"cairn add learned -- --not-a-flag", "cairn add -- learned --not-a-flag"},
+		{"cairn version", "cairn version"},
+		{"cairn nosuch x --y", "cairn nosuch x --y"},
+	} {
+		if got := strings.Join(intersperse(app, strings.Fields(tc.in)), " "); got != tc.want {
+			t.Errorf("intersperse(%s) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestDirHook(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		dir  string
+		rest string
+		ok   bool
+	}{
+		{"cairn --dir /p hook Stop", "/p", "cairn hook Stop", true},
+		{"cairn --dir=/p hook Stop", "/p", "cairn hook Stop", true},
+		{"cairn hook Stop", "", "", false},
+		{"cairn --dir /p recall x", "", "", false},
+		{"cairn --dir /p hook", "", "", false},
+	} {
+		dir, rest, ok := dirHook(strings.Fields(tc.in))
+		if dir != tc.dir || strings.Join(rest, " ") != tc.rest || ok != tc.ok {
+			t.Errorf("dirHook(%s) = %q, %q, %v", tc.in, dir, rest, ok)
+		}
+	}
+}
+
+func TestCommandName(t *testing.T) {
+	app := newApp(Env{})
+	for in, want := range map[string]string{
+		"cairn recall x":           "recall",
+		"cairn --dir /p retract k": "retract",
+		"cairn --dir=/p curate":    "curate",
+		"cairn":                    "",
+		"cairn nosuch":             "",
+	} {
+		if got := commandName(app, strings.Fields(in)); got != want {
+			t.Errorf("commandName(%s) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// Every error of the layers below that has a fix gets it, found with
+// errors.Is through any wrapping, per command where the fix differs;
+// usage errors exit 64, everything else 1.
+func TestReport(t *testing.T) {
+	for _, tc := range []struct {
+		command string
+		err     error
+		line    string
+		code    int
+	}{
+		{"recall", fmt.Errorf("%w: /tmp/x", project.ErrNotFound), "cairn: not a git repository: /tmp/x (run cairn inside your project, or pass --dir PATH)\n", 1},
+		{"add", fmt.Errorf("project directory /nowhere %w", project.ErrNoDir), "cairn: project directory /nowhere does not exist (check --dir or CAIRN_DIR)\n", 1},
+		{"sanitize", fmt.Errorf("%w in /p", project.ErrNotProvisioned), "cairn: no .cairn in /p (run cairn init or cairn add first)\n", 1},
+		{"curate", fmt.Errorf("f.jsonl: %w", fmt.Errorf("%w k1 in the log", curate.ErrNoEntry)), "cairn: f.jsonl: no entry with key k1 in the log (re-run cairn curate --dry-run)\n", 1},
+		{"retract", fmt.Errorf("%w k1", curate.ErrNoEntry), "cairn: no entry with key k1 (find keys with cairn recall WORDS --json)\n", 1},
+		{"add", fmt.Errorf("read log: %w", fs.ErrPermission), "cairn: read log: permission denied (make .cairn/knowledge.jsonl readable, e.g. chmod u+rw .cairn/knowledge.jsonl)\n", 1},
+		{"sync", cacheError(errors.New("open cache: file is not a database")), "cairn: open cache: file is not a database (delete .cairn/cache and run cairn sync --full)\n", 1},
+		{"add", usagef("add needs TYPE and CONTENT"), "cairn: add needs TYPE and CONTENT\n", 64},
+		{"add", hinted(errors.New("two\nlines"), "a fix"), "cairn: two lines (a fix)\n", 1},
+		{"add", errors.New("plain"), "cairn: plain\n", 1},
+	} {
+		var b strings.Builder
+		code := report(&b, tc.command, tc.err)
+		if b.String() != tc.line || code != tc.code {
+			t.Errorf("report(%s, %v) = %q, %d; want %q, %d", tc.command, tc.err, b.String(), code, tc.line, tc.code)
+		}
+	}
+	if code := report(new(strings.Builder), "add", nil); code != 0 {
+		t.Errorf("report(nil) = %d", code)
+	}
+}
+
+// The adapters' flags are init's and uninstall's.
+func TestAdapterFlags(t *testing.T) {
+	var names []string
+	for _, f := range adapterFlags("wire") {
+		names = append(names, f.Names()...)
+	}
+	if !reflect.DeepEqual(names, []string{"claude"}) {
+		t.Errorf("adapter flags = %v", names)
+	}
+}
