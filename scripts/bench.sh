@@ -16,6 +16,10 @@
 #
 # Usage: scripts/bench.sh            (from anywhere inside the repository)
 # Env:   BENCH_SIZES="1000 10000 100000"   log sizes for recall, sync and grep
+#        BENCH_BASELINE=REV                also build git revision REV and
+#                                          measure its hooks in the same
+#                                          hyperfine runs, first; a second
+#                                          table compares the medians
 #        BENCH_QUERY="oauth redirect"      the recall query
 #        BENCH_WORD=oauth                  the grep word
 set -euo pipefail
@@ -48,6 +52,14 @@ trap 'rm -rf "$tmp"' EXIT
 echo "bench.sh: building cairn" >&2
 (cd "$root" && go build -tags urfave_cli_no_docs -o "$tmp/cairn" ./helpers/cairn)
 cairn=$tmp/cairn
+base=""
+if [ -n "${BENCH_BASELINE:-}" ]; then
+	echo "bench.sh: building the baseline, $BENCH_BASELINE" >&2
+	mkdir "$tmp/base-src"
+	git -C "$root" archive "$BENCH_BASELINE" | tar -x -C "$tmp/base-src"
+	(cd "$tmp/base-src" && go build -tags urfave_cli_no_docs -o "$tmp/cairn-base" ./helpers/cairn)
+	base=$tmp/cairn-base
+fi
 
 # The generator: deterministic entries in cairn's shape, sorted by the
 # SHA-256 of the key (then ts), one JSON line each.
@@ -188,8 +200,9 @@ project() {
 
 # median CSV: the median wall time of hyperfine's CSV export, in seconds;
 # cpu CSV: the mean user + system time (less sensitive to a busy machine).
-median() { awk -F, 'NR == 2 { print $4 }' "$1"; }
-cpu() { awk -F, 'NR == 2 { printf "%.1f ms", ($5 + $6) * 1000 }' "$1"; }
+# Both read the CSV's last row: this build's (a baseline's comes first).
+median() { awk -F, 'END { print $4 }' "$1"; }
+cpu() { awk -F, 'END { printf "%.1f ms", ($5 + $6) * 1000 }' "$1"; }
 ms() { awk -v s="$1" 'BEGIN { printf "%.1f ms", s * 1000 }'; }
 
 rows=()
@@ -248,14 +261,39 @@ bench_sh() { # name csv hyperfine-args...
 	echo "bench.sh: $name" >&2
 	hyperfine --style basic --output=pipe --export-csv "$csv" "$@" >&2
 }
+# bench_hook NAME CSV ENTRIES HYPERFINE-ARGS... -- COMMAND: @cairn@ in
+# COMMAND is this build; with BENCH_BASELINE the baseline's build runs in
+# the same hyperfine run, first, and the pair goes to the comparison table.
+pairs=()
+bench_hook() {
+	local name=$1 csv=$2 n=$3
+	shift 3
+	local args=()
+	while [ "$1" != "--" ]; do
+		args+=("$1")
+		shift
+	done
+	local cmd=$2 cmds=() qbase="'$base'" qthis="'$cairn'"
+	if [ -n "$base" ]; then
+		cmds+=(-n baseline "${cmd//@cairn@/$qbase}")
+	fi
+	cmds+=(-n this "${cmd//@cairn@/$qthis}")
+	bench_sh "$name" "$csv" "${args[@]}" "${cmds[@]}"
+	if [ -n "$base" ]; then
+		local b t
+		b=$(awk -F, 'NR == 2 { print $4 }' "$csv")
+		t=$(median "$csv")
+		pairs+=("| $name | $n | $(ms "$b") | $(ms "$t") | $(awk -v b="$b" -v t="$t" 'BEGIN { printf "%.2f", t / b }') |")
+	fi
+}
 p=$(project 10000)
 printf '{"session_id":"b","cwd":"%s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"go test ./... && git status --short"},"tool_response":{"stdout":"ok  example.com/x 0.3s","stderr":""}}\n' "$p" >"$tmp/reject.json"
 printf '{"session_id":"b","cwd":"%s","hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"bd comments add bd-1 \\"LEARNED: the bench capture: retries back off with jitter\\""},"error":"Exit code 127"}\n' "$p" >"$tmp/capture.json"
-bench_sh "reject path" "$tmp/reject.csv" --warmup 10 --min-runs 100 "'$cairn' hook PostToolUse < '$tmp/reject.json'"
+bench_hook "capture hook, nothing to capture" "$tmp/reject.csv" 10000 --warmup 10 --min-runs 100 -- "@cairn@ hook PostToolUse < '$tmp/reject.json'"
 row "capture hook, nothing to capture" 10000 "$tmp/reject.csv" "" "<= 3 ms"
-bench_sh "capture one entry" "$tmp/capture.csv" --warmup 2 \
+bench_hook "capture hook, one entry captured" "$tmp/capture.csv" 10000 --warmup 2 \
 	--prepare "cp '$tmp/fresh.jsonl' '$p/.cairn/knowledge.jsonl'; sync" \
-	"'$cairn' hook PostToolUseFailure < '$tmp/capture.json'"
+	-- "@cairn@ hook PostToolUseFailure < '$tmp/capture.json'"
 cp "$tmp/fresh.jsonl" "$p/.cairn/knowledge.jsonl"
 row "capture hook, one entry captured" 10000 "$tmp/capture.csv" "" "<= 15 ms"
 "$cairn" --dir "$p" sync >/dev/null
@@ -267,8 +305,8 @@ for n in $sizes; do
 	"$cairn" --dir "$p" sync >/dev/null
 	"$cairn" --dir "$p" sanitize >/dev/null
 	printf '{"session_id":"b","cwd":"%s","hook_event_name":"UserPromptSubmit","prompt":"why does the oauth redirect callback time out after the retry?"}\n' "$p" >"$tmp/prompt-$n.json"
-	bench_sh "per-prompt recall at $n" "$tmp/prompt-$n.csv" --warmup 3 --prepare "rm -rf '$p/.cairn/local'" \
-		"'$cairn' hook UserPromptSubmit < '$tmp/prompt-$n.json'"
+	bench_hook "UserPromptSubmit hook" "$tmp/prompt-$n.csv" "$n" --warmup 3 --prepare "rm -rf '$p/.cairn/local'" \
+		-- "@cairn@ hook UserPromptSubmit < '$tmp/prompt-$n.json'"
 	budget=""
 	[ "$n" -eq 10000 ] && budget="<= 25 ms"
 	row "UserPromptSubmit hook (per-prompt recall)" "$n" "$tmp/prompt-$n.csv" "" "$budget"
@@ -277,7 +315,7 @@ for n in $sizes; do
 	p=$(project "$n")
 	git -C "$p" checkout -q -B fix/oauth-redirect-timeout
 	printf '{"session_id":"b","cwd":"%s","hook_event_name":"SessionStart","source":"startup"}\n' "$p" >"$tmp/start-$n.json"
-	bench_sh "SessionStart at $n" "$tmp/start-$n.csv" --warmup 3 "'$cairn' hook SessionStart < '$tmp/start-$n.json'"
+	bench_hook "SessionStart hook" "$tmp/start-$n.csv" "$n" --warmup 3 -- "@cairn@ hook SessionStart < '$tmp/start-$n.json'"
 	budget=""
 	[ "$n" -eq 10000 ] && budget="<= 25 ms"
 	row "SessionStart hook (sync + recall + render)" "$n" "$tmp/start-$n.csv" "" "$budget"
@@ -322,3 +360,9 @@ echo
 echo "| peak memory (max RSS) | entries | KiB |"
 echo "| --- | ---: | ---: |"
 printf '%s\n' "${mem[@]}"
+if [ -n "$base" ]; then
+	echo
+	echo "| hook, same hyperfine run | entries | baseline $BENCH_BASELINE | this build | this / baseline |"
+	echo "| --- | ---: | ---: | ---: | ---: |"
+	printf '%s\n' "${pairs[@]}"
+fi

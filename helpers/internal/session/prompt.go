@@ -16,18 +16,9 @@ const maxPerPrompt = 3
 func (s *Session) prompt(e event.Event) (event.Answer, error) {
 	var none event.Answer
 	p := s.proj
-	if err := p.Store.Check(); err != nil {
+	cfg, ok, err := s.recallable()
+	if !ok || cfg.Recall.PerPrompt != nil && !*cfg.Recall.PerPrompt {
 		return none, err
-	}
-	if !p.Store.Exists() {
-		return none, nil
-	}
-	cfg, err := s.config()
-	if err != nil {
-		s.logf("%v (using defaults)", err)
-	}
-	if cfg.Recall.PerPrompt != nil && !*cfg.Recall.PerPrompt {
-		return none, nil
 	}
 	terms := index.Terms(e.Prompt)
 	if len(terms) < 2 {

@@ -196,6 +196,23 @@ func (s *Session) config() (knowledge.Config, error) {
 	return s.cfg, s.cfgErr
 }
 
+// recallable checks the project's .cairn (never through a link, never a
+// special file) and reads its config (defaults when it is unreadable, and
+// a line in the log); ok is false when there is nothing to recall from.
+func (s *Session) recallable() (cfg knowledge.Config, ok bool, err error) {
+	if err := s.proj.Store.Check(); err != nil {
+		return cfg, false, err
+	}
+	if !s.proj.Store.Exists() {
+		return cfg, false, nil
+	}
+	cfg, err = s.config()
+	if err != nil {
+		s.logf("%v (using defaults)", err)
+	}
+	return cfg, true, nil
+}
+
 // logf appends one line to .cairn/cache/cairn.log. Without a .cairn
 // directory (a project that does not use cairn) it writes nothing there —
 // creating .cairn just to log would litter every repository — and the line

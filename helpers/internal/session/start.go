@@ -27,16 +27,12 @@ func inert(s string, max int) string { return untrusted.ForAgent(s, max) }
 func (s *Session) start(e event.Event) (event.Answer, error) {
 	var none event.Answer
 	p := s.proj
-	if err := p.Store.Check(); err != nil {
+	cfg, ok, err := s.recallable()
+	if !ok {
+		if err == nil {
+			s.logf("no %s in %s: nothing to recall (install.sh or cairn add provisions it)", knowledge.DirName, p.Root)
+		}
 		return none, err
-	}
-	if !p.Store.Exists() {
-		s.logf("no %s in %s: nothing to recall (install.sh or cairn add provisions it)", knowledge.DirName, p.Root)
-		return none, nil
-	}
-	cfg, err := s.config()
-	if err != nil {
-		s.logf("%v (using defaults)", err)
 	}
 	ix, _, err := p.OpenIndex()
 	if err != nil {
