@@ -9,9 +9,10 @@
 //
 // # Typed lines
 //
-// A typed line starts with one of the prefixes LEARNED:, DECISION:, FACT:,
-// PATTERN:, INVESTIGATION:, DEVIATION: or MUST-CHECK: (MUST CHECK: and
-// MUST_CHECK: are accepted as spellings of must-check). Prefixes are matched
+// A typed line starts with one of the prefixes of package typed's table:
+// LEARNED:, DECISION:, FACT:, PATTERN:, INVESTIGATION:, DEVIATION: or
+// MUST-CHECK: (MUST CHECK: and MUST_CHECK: are accepted as spellings of
+// must-check). Prefixes are matched
 // in upper case only: "Learned:" or "Decision:" is ordinary prose in a
 // reply ("Decision: let's ship it") far more often than a deliberate entry,
 // and the injected instructions ask for the upper-case form. A prefix counts
@@ -119,28 +120,18 @@ const (
 	maxBeadLen = 128
 )
 
-const typeSkip = "skip"
-
-// prefixes lists the typed prefixes without their colon. Longer words that
-// share a start with a shorter one must come first (none do today).
-var prefixes = [...]struct{ word, typ string }{
-	{"LEARNED", "learned"},
-	{"DECISION", "decision"},
-	{"FACT", "fact"},
-	{"PATTERN", "pattern"},
-	{"INVESTIGATION", "investigation"},
-	{"DEVIATION", "deviation"},
-	{"MUST-CHECK", "must-check"},
-	{"MUST CHECK", "must-check"},
-	{"MUST_CHECK", "must-check"},
-	{"SKIP", typeSkip},
-}
+// typeSkip is matchTyped's type for a SKIP: line, a suppressor that is
+// never an item; skipWord is its prefix. The entry types' prefixes come
+// from package typed.
+const (
+	typeSkip = "skip"
+	skipWord = "SKIP"
+)
 
 // MightContain reports cheaply whether s could contain a typed prefix at all
-// (the hook's reject path). It looks at every ':' and checks whether one of
-// the type words (optionally followed by "**" or "__") ends right before it.
-// It does not allocate. When it returns false, FromCommand(s) and
-// FromReply(s) both return nothing.
+// (the hook's reject path): [typed.MightContain]. It does not allocate.
+// When it returns false, FromCommand(s) and FromReply(s) both return
+// nothing.
 func MightContain(s string) bool { return typed.MightContain(s) }
 
 // matchTyped reports whether line is a typed line and returns its type
@@ -159,32 +150,30 @@ func matchTyped(line string) (typ, rest string, ok bool) {
 		bold = s[:2]
 		s = s[2:]
 	}
-	if s == "" || strings.IndexByte("LDFPIMS", s[0]) < 0 {
+	typ, n := typed.Match(s)
+	if n == 0 && strings.HasPrefix(s, skipWord) {
+		typ, n = typeSkip, len(skipWord)
+	}
+	if n == 0 {
 		return "", "", false
 	}
-	for _, p := range prefixes {
-		if !strings.HasPrefix(s, p.word) {
-			continue
-		}
-		after := s[len(p.word):]
-		switch {
-		case bold != "" && strings.HasPrefix(after, bold+":"):
-			// **LEARNED**: text
-			return p.typ, after[len(bold)+1:], true
-		case strings.HasPrefix(after, ":"):
-			rest = after[1:]
-			if bold != "" {
-				if strings.HasPrefix(rest, bold) {
-					// **LEARNED:** text
-					rest = rest[len(bold):]
-				} else {
-					// **LEARNED: text**
-					rest = strings.TrimSuffix(strings.TrimRight(rest, " \t"), bold)
-				}
+	after := s[n:]
+	switch {
+	case bold != "" && strings.HasPrefix(after, bold+":"):
+		// **LEARNED**: text
+		return typ, after[len(bold)+1:], true
+	case strings.HasPrefix(after, ":"):
+		rest = after[1:]
+		if bold != "" {
+			if strings.HasPrefix(rest, bold) {
+				// **LEARNED:** text
+				rest = rest[len(bold):]
+			} else {
+				// **LEARNED: text**
+				rest = strings.TrimSuffix(strings.TrimRight(rest, " \t"), bold)
 			}
-			return p.typ, rest, true
 		}
-		return "", "", false
+		return typ, rest, true
 	}
 	return "", "", false
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/cairn-dev/cairn/helpers/internal/typed"
 )
 
 func it(typ, content, bead string) Item { return Item{Type: typ, Content: content, Bead: bead} }
@@ -539,9 +541,7 @@ func TestQuotingRoundTrip(t *testing.T) {
 func checkItems(t *testing.T, in string, items []Item) {
 	t.Helper()
 	for _, item := range items {
-		switch item.Type {
-		case "learned", "decision", "fact", "pattern", "investigation", "deviation", "must-check":
-		default:
+		if !typed.Valid(item.Type) {
 			t.Errorf("%q: bad type %q", in, item.Type)
 		}
 		if item.Content == "" || strings.ContainsAny(item.Content, "\n\r") ||
