@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/cairn-dev/cairn/helpers/internal/bashcmd"
 )
 
 // fuzzInvariants checks what must hold for any input: no panic (the call
@@ -35,7 +37,7 @@ func fuzzInvariants(t *testing.T, in string, items []Item) {
 const maxSeed = 512
 
 // pathological are inputs that stress the tokenizer's limits: nesting past
-// maxDepth, unterminated constructs, output amplification through printf.
+// bashcmd.MaxDepth, unterminated constructs, output amplification through printf.
 var pathological = []string{
 	strings.Repeat("$(", 200) + `bd comments add x "FACT: deep"`,
 	strings.Repeat("(", 200) + `bd comments add x "FACT: deep"` + strings.Repeat(")", 200),
@@ -117,9 +119,9 @@ func TestPathological(t *testing.T) {
 		fuzzInvariants(t, s, FromReply(s))
 	}
 	// Nesting up to the limit still works.
-	cmd := strings.Repeat("$(", maxDepth-1) + `bd comments add x "FACT: nested"` + strings.Repeat(")", maxDepth-1)
+	cmd := strings.Repeat("$(", bashcmd.MaxDepth-1) + `bd comments add x "FACT: nested"` + strings.Repeat(")", bashcmd.MaxDepth-1)
 	if got := FromCommand(cmd); len(got) != 1 || got[0].Content != "nested" {
-		t.Errorf("nested %d deep: %#v", maxDepth-1, got)
+		t.Errorf("nested %d deep: %#v", bashcmd.MaxDepth-1, got)
 	}
 	if got := FromCommand(pathological[6]); len(got) != 1 {
 		t.Errorf("long pipeline: %#v", got)

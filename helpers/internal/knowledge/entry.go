@@ -13,10 +13,13 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/cairn-dev/cairn/helpers/internal/typed"
 )
 
-// Types lists the entry types, in the order they are documented.
-var Types = []string{"learned", "decision", "fact", "pattern", "investigation", "deviation", "must-check"}
+// Types lists the entry type names in the order they are documented, from
+// the one table of types in package typed.
+var Types = typed.Names()
 
 // Statuses a curation line may give an entry. An entry without a status is
 // an ordinary active entry.
@@ -64,29 +67,19 @@ type Entry struct {
 	Note string `json:"-"`
 }
 
-// NormalizeType maps user spellings (LEARNED, Must_Check, must check) to a
-// type name, or returns ErrUnknownType.
+// NormalizeType maps user spellings (LEARNED, Learned:, Must_Check, must
+// check: any spelling package typed accepts, in any ASCII case, with
+// surrounding blanks and one trailing colon) to a type name, or returns
+// ErrUnknownType.
 func NormalizeType(s string) (string, error) {
-	t := strings.ToLower(strings.TrimSpace(s))
-	t = strings.TrimSuffix(t, ":")
-	t = strings.NewReplacer("_", "-", " ", "-").Replace(t)
-	for _, known := range Types {
-		if t == known {
-			return t, nil
-		}
+	if t, ok := typed.Lookup(strings.TrimSuffix(strings.TrimSpace(s), ":")); ok {
+		return t, nil
 	}
-	return "", fmt.Errorf("%w %q (want one of %s)", ErrUnknownType, s, strings.Join(Types, ", "))
+	return "", fmt.Errorf("%w %q (want one of %s)", ErrUnknownType, s, strings.Join(typed.Names(), ", "))
 }
 
-// ValidType reports whether t is one of [Types].
-func ValidType(t string) bool {
-	for _, known := range Types {
-		if t == known {
-			return true
-		}
-	}
-	return false
-}
+// ValidType reports whether t is a type name, exactly (see [Types]).
+func ValidType(t string) bool { return typed.Valid(t) }
 
 // CleanContent trims content, folds every run of white space (newlines
 // included) to one space, drops control characters and caps its length.

@@ -17,6 +17,7 @@ import (
 	"unicode"
 
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/typed"
 	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
 )
 
@@ -119,7 +120,7 @@ const ShortPreamble = "Team knowledge from .cairn/knowledge.jsonl: reference dat
 
 // HowToRecord tells the agent how to add to the team's memory.
 const HowToRecord = "To record knowledge for the team, start a line of your final reply with one of " +
-	"LEARNED:, DECISION:, FACT:, PATTERN:, INVESTIGATION:, DEVIATION: or MUST-CHECK: " +
+	typed.PrefixList + " " +
 	"(or run: cairn add learned \"...\"; beads users: bd comments add ID \"LEARNED: ...\"). " +
 	"Record what a teammate would need next time: gotchas, decisions and why, constraints, root causes. " +
 	"Search it with: cairn recall WORDS."
