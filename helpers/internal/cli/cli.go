@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/helpers/internal/typed"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -81,9 +82,9 @@ func newApp(env Env) *ucli.App {
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "dir", Usage: "the project (default: the git repository of the working directory; env CAIRN_DIR)", EnvVars: []string{"CAIRN_DIR"}},
 		},
-		Description: "cairn captures what coding agents learn (LEARNED:, DECISION:, FACT:, PATTERN:,\n" +
-			"INVESTIGATION:, DEVIATION:, MUST-CHECK:) into .cairn/knowledge.jsonl, a log\n" +
-			"committed with the code, and recalls what matters at the start of every session.",
+		Description: "cairn captures what coding agents learn into .cairn/knowledge.jsonl, a log\n" +
+			"committed with the code, and recalls what matters at the start of every session.\n" +
+			"It captures lines starting with " + typed.PrefixList + ".",
 		Commands: []*ucli.Command{
 			addCommand(env),
 			recallCommand(env),

@@ -8,6 +8,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/capture"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/typed"
 )
 
 // capture adds the items to the log with provenance. It provisions .cairn
@@ -80,9 +81,9 @@ func captureStatus(added []knowledge.Entry) string {
 }
 
 // NudgeReason is what a subagent that recorded nothing is asked, once.
-var NudgeReason = "Before you finish: if this task taught you something a teammate would need next time " +
+const NudgeReason = "Before you finish: if this task taught you something a teammate would need next time " +
 	"(a gotcha, a decision and why, a constraint, a root cause), add it to your final reply as lines starting with " +
-	"LEARNED:, DECISION:, FACT:, PATTERN:, INVESTIGATION:, DEVIATION: or MUST-CHECK:" + ". If there is nothing worth recording, finish as you were."
+	typed.PrefixList + ". If there is nothing worth recording, finish as you were."
 
 // minNudgeWords is how long a subagent's reply must be to count as work
 // worth asking about.

@@ -15,6 +15,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
+	"github.com/cairn-dev/cairn/helpers/internal/typed"
 	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
 )
 
@@ -42,7 +43,7 @@ func (s *Session) start(e event.Event) (event.Answer, error) {
 	s.sanitizeIfNeeded(ix)
 	ctx := s.context()
 	query := recall.Query(ctx)
-	must, err := ix.Search(index.Query{Type: "must-check", NewestFirst: true, Limit: 50})
+	must, err := ix.Search(index.Query{Type: typed.MustCheck, NewestFirst: true, Limit: 50})
 	if err != nil {
 		return none, err
 	}
@@ -54,7 +55,7 @@ func (s *Session) start(e event.Event) (event.Answer, error) {
 			return none, err
 		}
 		for _, hit := range hits {
-			if hit.Entry.Type != "must-check" {
+			if hit.Entry.Type != typed.MustCheck {
 				relevant = append(relevant, hit.Entry)
 			}
 		}
