@@ -11,10 +11,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/helpers/internal/audit"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/gitx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
-	"github.com/cairn-dev/cairn/helpers/internal/sanitize"
 	"github.com/cairn-dev/cairn/helpers/internal/settings"
 	ucli "github.com/urfave/cli/v2"
 )
@@ -175,17 +175,17 @@ func runChecks(p *project) []check {
 }
 
 // readSummary reads the summary line of the store's sanitize audit.
-func readSummary(s *knowledge.Store) (sanitize.Summary, error) {
-	data, err := s.ReadFile(sanitize.AuditFile, knowledge.MaxLogBytes)
+func readSummary(s *knowledge.Store) (audit.Summary, error) {
+	data, err := s.ReadFile(audit.File, knowledge.MaxLogBytes)
 	if err != nil || data == nil {
-		return sanitize.Summary{}, fmt.Errorf("no audit: %v", err)
+		return audit.Summary{}, fmt.Errorf("no audit: %v", err)
 	}
-	path := sanitize.AuditFile
+	path := audit.File
 	data = bytes.TrimSpace(data)
 	last := data[bytes.LastIndexByte(data, '\n')+1:]
-	var a sanitize.Action
+	var a audit.Action
 	if err := json.Unmarshal(last, &a); err != nil || a.Summary == nil {
-		return sanitize.Summary{}, fmt.Errorf("%s has no summary", path)
+		return audit.Summary{}, fmt.Errorf("%s has no summary", path)
 	}
 	return *a.Summary, nil
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"syscall"
 
+	"github.com/cairn-dev/cairn/helpers/internal/audit"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/sanitize"
@@ -65,7 +66,7 @@ func sanitizeCommand(env Env) *ucli.Command {
 	}
 }
 
-func printSanitize(w io.Writer, s sanitize.Summary) {
+func printSanitize(w io.Writer, s audit.Summary) {
 	fmt.Fprintf(w, "working set: %d of %d entries -> %s\n", s.Active, s.Entries, filepath.Join(knowledge.DirName, knowledge.CacheDir, sanitize.ActiveName))
 	fmt.Fprintf(w, "  removed: %d noise, %d duplicates, %d stale, %d retracted, %d superseded, %d archived\n",
 		s.Noise, s.Duplicates, s.Stale, s.Retracted, s.Superseded, s.Archived)
@@ -76,7 +77,7 @@ func printSanitize(w io.Writer, s sanitize.Summary) {
 	if !s.SymbolsComplete {
 		fmt.Fprintln(w, "  symbol search stopped at its time bound; unchecked symbols count as found")
 	}
-	fmt.Fprintf(w, "audit: %s (why each entry left or was flagged)\n", filepath.Join(knowledge.DirName, knowledge.CacheDir, sanitize.AuditName))
+	fmt.Fprintf(w, "audit: %s (why each entry left or was flagged)\n", filepath.Join(knowledge.DirName, knowledge.CacheDir, audit.Name))
 }
 
 // backgroundSanitize is a run started by a hook: it holds the lock the hook

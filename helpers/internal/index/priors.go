@@ -1,8 +1,8 @@
 package index
 
 import (
+	"github.com/cairn-dev/cairn/helpers/internal/audit"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
-	"github.com/cairn-dev/cairn/helpers/internal/sanitize"
 )
 
 // Priors scale a match's bm25 score by what is known of the entry beyond
@@ -30,7 +30,7 @@ func prior(e knowledge.Entry, effect string) float64 {
 	case knowledge.StatusNeedsReview:
 		f *= priorNeedsReview
 	}
-	if effect == sanitize.EffectFlagged {
+	if effect == audit.EffectFlagged {
 		f *= priorNeedsReview
 	}
 	return f

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/cairn-dev/cairn/helpers/internal/audit"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
-	"github.com/cairn-dev/cairn/helpers/internal/sanitize"
 )
 
 func TestPrior(t *testing.T) {
@@ -17,9 +17,9 @@ func TestPrior(t *testing.T) {
 		{"", "", "learned", 1},
 		{knowledge.StatusCanonical, "", "learned", priorCanonical},
 		{knowledge.StatusNeedsReview, "", "learned", priorNeedsReview},
-		{"", sanitize.EffectFlagged, "learned", priorNeedsReview},
-		{knowledge.StatusCanonical, sanitize.EffectFlagged, "learned", priorCanonical * priorNeedsReview},
-		{knowledge.StatusNeedsReview, sanitize.EffectFlagged, "learned", priorNeedsReview * priorNeedsReview},
+		{"", audit.EffectFlagged, "learned", priorNeedsReview},
+		{knowledge.StatusCanonical, audit.EffectFlagged, "learned", priorCanonical * priorNeedsReview},
+		{knowledge.StatusNeedsReview, audit.EffectFlagged, "learned", priorNeedsReview * priorNeedsReview},
 		// The type of an entry does not move it.
 		{"", "", "must-check", 1},
 		{"", "", "decision", 1},

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/cairn-dev/cairn/helpers/internal/audit"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
-	"github.com/cairn-dev/cairn/helpers/internal/sanitize"
 )
 
 // MaxTerms caps how many terms of a query reach FTS5, so a pasted page of
@@ -519,7 +519,7 @@ func (ix *Index) rankFirst(expr string, q Query) (hits []Hit, ok bool, err error
 			continue
 		}
 		js, arch, status, effect, note := e0.js, e0.arch, e0.status, e0.effect, e0.note
-		if (!q.All && arch == 1) || (!q.Inactive && (status == knowledge.StatusRetracted || status == knowledge.StatusSuperseded || effect == sanitize.EffectRemoved)) {
+		if (!q.All && arch == 1) || (!q.Inactive && (status == knowledge.StatusRetracted || status == knowledge.StatusSuperseded || effect == audit.EffectRemoved)) {
 			continue
 		}
 		e, err := knowledge.DecodeEntry([]byte(js))

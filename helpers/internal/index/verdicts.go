@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/cairn-dev/cairn/helpers/internal/audit"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
-	"github.com/cairn-dev/cairn/helpers/internal/sanitize"
 )
 
 // auditState is what the cache remembers of the audit it loaded.
@@ -24,7 +24,7 @@ type auditState struct {
 // connection opened under it (see [Index.writeLocked]); locked says the
 // caller already holds the lock and opened the connection under it.
 func (ix *Index) syncVerdicts(locked bool) error {
-	id, err := ix.store.Root().StatID(sanitize.AuditFile)
+	id, err := ix.store.Root().StatID(audit.File)
 	unreadable := err != nil // a link or special file in its place: none
 	if ix.verdictsCurrent(id, unreadable) {
 		return nil
@@ -56,7 +56,7 @@ func (ix *Index) verdictsCurrent(id fsx.FileID, unreadable bool) bool {
 
 // loadVerdicts replaces the cache's verdicts with the audit's.
 func (ix *Index) loadVerdicts(id fsx.FileID, unreadable bool) error {
-	verdicts, logSum, err := sanitize.ReadVerdicts(ix.store)
+	verdicts, logSum, err := audit.ReadVerdicts(ix.store)
 	if err != nil || unreadable {
 		verdicts, logSum = nil, ""
 	}
