@@ -17,6 +17,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
+	"github.com/cairn-dev/cairn/helpers/internal/relevance"
 	"github.com/cairn-dev/cairn/helpers/internal/settings"
 	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
 	ucli "github.com/urfave/cli/v2"
@@ -337,7 +338,7 @@ func (h *hookRun) sessionStart(p hook.Payload) ([]byte, error) {
 	}
 	block := recall.Block{
 		Relevant: relevant,
-		Query:    strings.Join(index.Terms(query), " "),
+		Query:    strings.Join(relevance.Terms(query), " "),
 		Budget:   cfg.Recall.Budget,
 		HowTo:    true,
 		Heading:  heading(ctx),
@@ -456,7 +457,7 @@ func (h *hookRun) promptRecall(p hook.Payload) ([]byte, error) {
 	if cfg.Recall.PerPrompt != nil && !*cfg.Recall.PerPrompt {
 		return nil, nil
 	}
-	terms := index.Terms(p.Prompt)
+	terms := relevance.Terms(p.Prompt)
 	if len(terms) < 2 {
 		return nil, nil
 	}

@@ -1,8 +1,10 @@
 // Package index owns cairn's local search cache: an SQLite FTS5 database
 // under .cairn/cache, built from the shared log and caught up with it
 // incrementally. The cache is disposable: it can be deleted at any time and
-// is rebuilt from the log; nothing flows from it back into the log. It is
-// the only package that imports modernc.org/sqlite.
+// is rebuilt from the log; nothing flows from it back into the log. How a
+// query is read and how matches are weighed is package relevance's; this
+// package turns it into SQL. It is the only package that imports
+// modernc.org/sqlite.
 package index
 
 import (

@@ -6,15 +6,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/cairn-dev/cairn/helpers/internal/audit"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/relevance"
 )
-
-// MaxTerms caps how many terms of a query reach FTS5, so a pasted page of
-// text cannot make a query slow.
-const MaxTerms = 16
 
 // Column weights for bm25: content matters most, then tags, then the type.
 // SQLite's bm25 is better when more negative, so positive weights rank
@@ -26,61 +22,16 @@ const (
 	weightIdents  = 4.0
 )
 
-// stopWords are dropped from queries: they match nearly every entry and
-// add cost, not meaning.
-var stopWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`a about above after again against all am an and any are as at be because been
-before being below between both but by can could did do does doing down during each few for from further had has
-have having he her here hers herself him himself his how i if in into is it its itself just let me more most my
-myself no nor not now of off on once only or other our ours ourselves out over own same she should so some such
-than that the their theirs them themselves then there these they this those through to too under until up very
-was we were what when where which while who whom why will with would you your yours yourself yourselves also
-get got use used using via per vs etc ie eg`) {
-		m[w] = true
-	}
-	return m
-}()
-
-// Terms splits text into the lower-case search terms a query uses: runs of
-// letters and digits, stop words and one-letter words dropped, duplicates
-// removed, at most MaxTerms.
-func Terms(text string) []string {
-	var terms []string
-	seen := map[string]bool{}
-	add := func(f string) bool {
-		if len([]rune(f)) < 2 || stopWords[f] || seen[f] {
-			return len(terms) < MaxTerms
-		}
-		seen[f] = true
-		terms = append(terms, f)
-		return len(terms) < MaxTerms
-	}
-	for _, f := range strings.FieldsFunc(text, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}) {
-		if !add(strings.ToLower(f)) {
-			break
-		}
-		// parseConfig also searches for parse and config.
-		for _, p := range SplitIdent(f) {
-			if !add(p) {
-				return terms
-			}
-		}
-	}
-	return terms
-}
-
-// MatchExpr builds an FTS5 MATCH expression from any user text: every term
-// quoted as a string and joined with OR, so no input can be read as FTS5
-// syntax. It returns "" when the text has no usable term.
+// MatchExpr builds an FTS5 MATCH expression from any user text: its terms
+// (see [relevance.Terms]) quoted and joined with OR, as a search on a small log
+// sends them, so no input can be read as FTS5 syntax. It returns "" when
+// the text has no usable term.
 func MatchExpr(text string) string {
-	terms := Terms(text)
-	for i, t := range terms {
-		terms[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+	terms := relevance.Terms(text)
+	if len(terms) == 0 {
+		return ""
 	}
-	return strings.Join(terms, " OR ")
+	return quoteTerms(terms, "OR")
 }
 
 // Query selects entries from the cache.
@@ -90,7 +41,7 @@ type Query struct {
 	All         bool   // include the archive
 	Inactive    bool   // include retracted and superseded entries
 	Limit       int    // at most this many (default 10)
-	Floor       bool   // leave out weak matches (see MinMatched)
+	Floor       bool   // answer only if a match is confident (see [relevance.Confident])
 	NewestFirst bool   // order by ts instead of relevance
 }
 
@@ -118,8 +69,8 @@ func (ix *Index) Search(q Query) ([]Hit, error) {
 	// Too few matches for the words as written: fill up with what the
 	// abbreviations and their spellings out find (parse -> pkg, db ->
 	// database), ranked after every direct match.
-	terms := Terms(q.Text)
-	expanded := Expand(terms)
+	terms := relevance.Terms(q.Text)
+	expanded := relevance.Expand(terms)
 	if len(expanded) == len(terms) {
 		return hits, nil
 	}
@@ -188,9 +139,9 @@ func (ix *Index) search(q Query) ([]Hit, error) {
 	if q.NewestFirst {
 		order = "e.ts DESC, e.key"
 	}
-	var query string
+	var stmt string
 	if strings.TrimSpace(q.Text) != "" {
-		expr, err := ix.plan(Terms(q.Text))
+		expr, err := ix.plan(relevance.Terms(q.Text))
 		if err != nil || expr == "" {
 			return nil, err
 		}
@@ -201,7 +152,7 @@ func (ix *Index) search(q Query) ([]Hit, error) {
 		}
 		where = append([]string{"fts MATCH ?"}, where...)
 		args = append([]any{expr}, args...)
-		query = fmt.Sprintf(`SELECT e.json, e.archived, -%s AS score, e.status, coalesce(v.effect,''), coalesce(v.note,'')
+		stmt = fmt.Sprintf(`SELECT e.json, e.archived, -%s AS score, e.status, coalesce(v.effect,''), coalesce(v.note,'')
 FROM fts JOIN entries e ON e.id = fts.rowid `+verdictJoin+`
 WHERE %s ORDER BY %s LIMIT ?`, bm25Expr, strings.Join(where, " AND "), order)
 	} else {
@@ -209,7 +160,7 @@ WHERE %s ORDER BY %s LIMIT ?`, bm25Expr, strings.Join(where, " AND "), order)
 		if len(where) > 0 {
 			cond = strings.Join(where, " AND ")
 		}
-		query = `SELECT e.json, e.archived, 0, e.status, coalesce(v.effect,''), coalesce(v.note,'') FROM entries e ` + verdictJoin +
+		stmt = `SELECT e.json, e.archived, 0, e.status, coalesce(v.effect,''), coalesce(v.note,'') FROM entries e ` + verdictJoin +
 			` WHERE ` + cond + ` ORDER BY e.ts DESC, e.key LIMIT ?`
 	}
 	ranked := strings.TrimSpace(q.Text) != "" && !q.NewestFirst
@@ -218,7 +169,7 @@ WHERE %s ORDER BY %s LIMIT ?`, bm25Expr, strings.Join(where, " AND "), order)
 		limit = candidates(q.Limit) // priors may reorder the best few
 	}
 	args = append(args, limit)
-	rows, err := ix.db.Query(query, args...)
+	rows, err := ix.db.Query(stmt, args...)
 	if err != nil {
 		return nil, fmt.Errorf("search cache: %w", err)
 	}
@@ -237,7 +188,7 @@ WHERE %s ORDER BY %s LIMIT ?`, bm25Expr, strings.Join(where, " AND "), order)
 		}
 		e.Note = note
 		if ranked {
-			score *= prior(e, effect)
+			score *= relevance.Prior(e, effect)
 		}
 		hits = append(hits, Hit{Entry: e, Score: score, Archived: arch == 1})
 	}
@@ -363,7 +314,7 @@ func quoteTerms(terms []string, op string) string {
 	q := make([]string, len(terms))
 	for i, t := range terms {
 		q[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
-		if prefixed(t) {
+		if relevance.Prefixed(t) {
 			q[i] += "*"
 		}
 	}
@@ -505,7 +456,7 @@ func (ix *Index) rankFirst(expr string, q Query) (hits []Hit, ok bool, err error
 		// cannot lift the next one into the top Limit, stop reading.
 		if len(hits) >= q.Limit {
 			sortHits(hits)
-			if r.score*maxPrior < hits[q.Limit-1].Score {
+			if r.score*relevance.MaxPrior < hits[q.Limit-1].Score {
 				break
 			}
 		}
@@ -527,7 +478,7 @@ func (ix *Index) rankFirst(expr string, q Query) (hits []Hit, ok bool, err error
 			continue
 		}
 		e.Note = note
-		hits = append(hits, Hit{Entry: e, Score: r.score * prior(e, effect), Archived: arch == 1})
+		hits = append(hits, Hit{Entry: e, Score: r.score * relevance.Prior(e, effect), Archived: arch == 1})
 	}
 	sortHits(hits)
 	// Every match was seen, or enough survived the filters.
@@ -535,33 +486,23 @@ func (ix *Index) rankFirst(expr string, q Query) (hits []Hit, ok bool, err error
 	return hits[:min(len(hits), q.Limit)], ok, nil
 }
 
-// Confident reports whether an entry matches enough of a query to be shown
-// when nothing better exists: a one-term query needs its term, a longer
-// one at least two of its terms. Matching a single common word of a
-// longer query is what a query about something the log does not cover
-// looks like.
-func Confident(e knowledge.Entry, terms []string) bool {
-	matched, _ := Coverage(e, terms)
-	return matched >= min(2, len(terms))
-}
-
 // searchFloor is Search with the confidence floor: a query answers only
-// if at least one of its best matches is confident (see Confident); then
-// its matches are returned as ranked, else nothing is. Gating the whole
-// answer, rather than filtering each match, keeps the entries that share
-// one rare word with a real question while a question about something the
-// log does not cover gets no answer.
+// if at least one of its best matches is confident (see
+// [relevance.Confident]); then its matches are returned as ranked, else
+// nothing is. Gating the whole answer, rather than filtering each match,
+// keeps the entries that share one rare word with a real question while a
+// question about something the log does not cover gets no answer.
 func (ix *Index) searchFloor(q Query) ([]Hit, error) {
-	terms := Terms(q.Text)
+	terms := relevance.Terms(q.Text)
 	open := q
 	open.Floor = false
 	hits, err := ix.Search(open)
 	if err != nil {
 		return nil, err
 	}
-	expanded := Expand(terms)
+	expanded := relevance.Expand(terms)
 	for _, h := range hits {
-		if Confident(h.Entry, terms) || (len(expanded) > len(terms) && Confident(h.Entry, expanded)) {
+		if relevance.Confident(h.Entry, terms) || (len(expanded) > len(terms) && relevance.Confident(h.Entry, expanded)) {
 			return hits, nil
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/relevance"
 )
 
 // writer holds the prepared statements of one write transaction.
@@ -73,7 +74,7 @@ func (w *writer) putEntry(r *lineRow) error {
 		}
 	}
 	tags := strings.Join(e.Tags, " ")
-	idents := Idents(e.Content)
+	idents := relevance.Idents(e.Content)
 	res, err := w.entry.Exec(e.Key, e.Type, e.Content, tags, e.TS, e.Status, e.Author, boolInt(r.archived), idents, string(r.json))
 	if err != nil {
 		return fmt.Errorf("index entry %s: %w", e.Key, err)
