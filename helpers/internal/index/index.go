@@ -528,7 +528,7 @@ func (ix *Index) Rebuild() (SyncResult, error) {
 		if r.key == "" {
 			continue
 		}
-		if b, ok := best[r.key]; !ok || newer(r, b) {
+		if b, ok := best[r.key]; !ok || r.version().Newer(b.version()) {
 			best[r.key] = r
 		}
 	}
@@ -596,24 +596,10 @@ func (r *lineRow) retracts() bool {
 	return e.Status == knowledge.StatusRetracted
 }
 
-// newer reports whether line row a supersedes b for the same key: a later
-// ts; on a tie the log over the archive, then the greater bytes, so every
-// reader picks the same winner whatever the file order.
-func newer(a, b *lineRow) bool {
-	// A retraction is final (see knowledge.Latest).
-	if ra, rb := a.retracts(), b.retracts(); ra != rb {
-		return ra
-	}
-	if fa, fb := knowledge.Future(a.ts), knowledge.Future(b.ts); fa != fb {
-		return fb // a line from the present over one from the future
-	}
-	if a.ts != b.ts {
-		return a.ts > b.ts
-	}
-	if a.archived != b.archived {
-		return !a.archived
-	}
-	return string(a.json) > string(b.json)
+// version is the row's line as the latest-line rule sees it (see
+// [knowledge.Version.Newer]).
+func (r *lineRow) version() knowledge.Version {
+	return knowledge.Version{TS: r.ts, Retracted: r.retracts(), Archived: r.archived, JSON: r.json}
 }
 
 // catchUp applies the difference between the files and the cache.

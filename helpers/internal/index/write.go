@@ -89,7 +89,7 @@ func (w *writer) putEntry(r *lineRow) error {
 	return nil
 }
 
-// refold replaces a key's entry by the newest of its remaining lines.
+// refold replaces a key's entry by the latest of its remaining lines.
 func (w *writer) refold(key string) error {
 	var id int64
 	var content, tags, typ, idents string
@@ -112,6 +112,7 @@ func (w *writer) refold(key string) error {
 	}
 	defer rows.Close()
 	var best *lineRow
+	var bestV knowledge.Version
 	for rows.Next() {
 		r := &lineRow{key: key}
 		var arch int
@@ -121,8 +122,8 @@ func (w *writer) refold(key string) error {
 		}
 		r.archived = arch == 1
 		r.json = []byte(js)
-		if best == nil || newer(r, best) {
-			best = r
+		if v := r.version(); best == nil || v.Newer(bestV) {
+			best, bestV = r, v
 		}
 	}
 	if err := rows.Err(); err != nil {

@@ -59,12 +59,11 @@ const (
 )
 
 type member struct {
-	rec      knowledge.Record
-	archived bool
-	anchors  Anchors
-	out      bool
-	flags    []string
-	status   string
+	rec     knowledge.Record
+	anchors Anchors
+	out     bool
+	flags   []string
+	status  string
 }
 
 // Build computes the working set and the audit from the log and archive
@@ -86,15 +85,12 @@ func Build(logData, archiveData []byte, opts Options) Result {
 	res.Summary.SymbolsComplete = true
 
 	var recs []knowledge.Record
-	inLog := map[string]bool{} // key + ts of the lines read from the log
 	for _, src := range []struct {
 		name string
 		data []byte
 	}{{"archive", archiveData}, {"log", logData}} {
 		rep := knowledge.ParseEach(src.data, func(r knowledge.Record) {
-			if src.name == "log" {
-				inLog[lineID(r.Entry)] = true
-			}
+			r.Archived = src.name == "archive"
 			recs = append(recs, r)
 		}, func(p knowledge.Problem) {
 			act := audit.Action{Action: audit.ActSkipInvalid, Source: src.name, Line: p.Line, Reason: p.Kind}
@@ -118,10 +114,10 @@ func Build(logData, archiveData []byte, opts Options) Result {
 	// Status: what curation already decided.
 	var live []*member
 	for _, r := range latest {
-		m := &member{rec: r, archived: !inLog[lineID(r.Entry)]}
+		m := &member{rec: r}
 		e := r.Entry
 		switch {
-		case m.archived:
+		case r.Archived:
 			res.Summary.Archived++
 			continue
 		case e.Status == knowledge.StatusRetracted:
@@ -379,8 +375,6 @@ func CanonicalText(s string) string {
 func keyAction(action string, e knowledge.Entry, effect, reason string) audit.Action {
 	return audit.Action{Action: action, Key: e.Key, TS: e.TS, Type: e.Type, Effect: effect, Reason: reason}
 }
-
-func lineID(e knowledge.Entry) string { return fmt.Sprintf("%s\x00%d", e.Key, e.TS) }
 
 func orDash(s string) string {
 	if s == "" {
