@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn/helpers/internal/audit"
 	"github.com/cairn-dev/cairn/helpers/internal/cli"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
@@ -623,7 +624,7 @@ func TestHookStartsBackgroundSanitize(t *testing.T) {
 
 	cache := filepath.Join(repo, ".cairn", "cache")
 	lockPath := filepath.Join(cache, sanitize.LockName)
-	auditPath, activePath := sanitize.AuditPath(cache), sanitize.ActivePath(cache)
+	auditPath, activePath := audit.Path(cache), sanitize.ActivePath(cache)
 	// waitRun returns once no background run holds the lock: at once if
 	// none was started, else when the run exits.
 	waitRun := func() {
@@ -672,10 +673,10 @@ func TestHookStartsBackgroundSanitize(t *testing.T) {
 		data := mustRead(t, auditPath)
 		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
 		var last struct {
-			Action  string            `json:"action"`
-			Summary *sanitize.Summary `json:"summary"`
+			Action  string         `json:"action"`
+			Summary *audit.Summary `json:"summary"`
 		}
-		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || last.Action != sanitize.ActSummary || last.Summary == nil {
+		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || last.Action != audit.ActSummary || last.Summary == nil {
 			t.Fatalf("the audit's last line is not its summary: %q (%v)", lines[len(lines)-1], err)
 		}
 		return last.Summary.LogSHA256
@@ -710,14 +711,14 @@ func TestHookStartsBackgroundSanitize(t *testing.T) {
 
 	// Second session, same log: no run.
 	auditBytes, activeBytes := mustRead(t, auditPath), mustRead(t, activePath)
-	auditID, _ := knowledge.Open(repo).Root().StatID(sanitize.AuditFile)
+	auditID, _ := knowledge.Open(repo).Root().StatID(audit.File)
 	auditInfo, err := os.Stat(auditPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sessionStart()
 	waitRun()
-	idNow, _ := knowledge.Open(repo).Root().StatID(sanitize.AuditFile)
+	idNow, _ := knowledge.Open(repo).Root().StatID(audit.File)
 	infoNow, err := os.Stat(auditPath)
 	if err != nil {
 		t.Fatal(err)
@@ -735,7 +736,7 @@ func TestHookStartsBackgroundSanitize(t *testing.T) {
 	if logSum() == before {
 		t.Fatal("cairn add did not change the log")
 	}
-	idAfterAdd, _ := knowledge.Open(repo).Root().StatID(sanitize.AuditFile)
+	idAfterAdd, _ := knowledge.Open(repo).Root().StatID(audit.File)
 	if idAfterAdd != auditID {
 		t.Fatal("cairn add rewrote the audit; the test cannot tell who ran sanitize")
 	}
@@ -751,11 +752,11 @@ func TestHookStartsBackgroundSanitize(t *testing.T) {
 
 	// And with CAIRN_NO_BACKGROUND=1, a changed log starts nothing.
 	runProcess(t, env, repo, nil, "--dir", repo, "add", "decision", "Authentication uses PKCE for every public client")
-	idBefore, _ := knowledge.Open(repo).Root().StatID(sanitize.AuditFile)
+	idBefore, _ := knowledge.Open(repo).Root().StatID(audit.File)
 	stdout, _ := runProcess(t, append(env, "CAIRN_NO_BACKGROUND=1"), repo, payload, "hook", "SessionStart")
 	checkProtocol(t, "SessionStart", stdout)
 	waitRun()
-	if idNow, _ := knowledge.Open(repo).Root().StatID(sanitize.AuditFile); idNow != idBefore {
+	if idNow, _ := knowledge.Open(repo).Root().StatID(audit.File); idNow != idBefore {
 		t.Error("SessionStart with CAIRN_NO_BACKGROUND=1 ran sanitize")
 	}
 }

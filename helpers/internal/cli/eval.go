@@ -61,7 +61,7 @@ func evalCommand(env Env) *ucli.Command {
 					return err
 				}
 				if results, err = eval.Evaluate(p.Store, queries, opts); err != nil {
-					return cacheError(err)
+					return err
 				}
 			}
 			if c.Bool("json") {

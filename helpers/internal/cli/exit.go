@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
 	"github.com/cairn-dev/cairn/helpers/internal/curate"
+	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
 )
@@ -57,7 +58,7 @@ var hints = []struct {
 	{curate.ErrNoEntry, "curate", "re-run cairn curate --dry-run"},
 	{curate.ErrNoEntry, "retract", "find keys with cairn recall WORDS --json"},
 	{claude.ErrSettings, "", "fix the file by hand, then run again"},
-	{errCache, "", "delete " + filepath.Join(knowledge.DirName, knowledge.CacheDir) + " and run cairn sync --full"},
+	{index.ErrCache, "", "delete " + filepath.Join(knowledge.DirName, knowledge.CacheDir) + " and run cairn sync --full"},
 }
 
 // report prints err as one line on stderr, with the hint of its fix, and

@@ -51,7 +51,7 @@ func recallCommand(env Env) *ucli.Command {
 			if c.Bool("stats") {
 				st, err := p.Stats(c.Bool("all"))
 				if err != nil {
-					return cacheError(err)
+					return err
 				}
 				st.ByAuthor, st.ByStatus, st.ByType = cleanKeys(st.ByAuthor), cleanKeys(st.ByStatus), cleanKeys(st.ByType)
 				st.ByMonth, st.Problems = cleanKeys(st.ByMonth), cleanKeys(st.Problems)
@@ -77,7 +77,7 @@ func recallCommand(env Env) *ucli.Command {
 			}
 			hits, err := p.Search(q)
 			if err != nil {
-				return cacheError(err)
+				return err
 			}
 			if c.Bool("json") {
 				return writeJSON(env.Stdout, hitsJSON(hits))

@@ -5,6 +5,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/cairn-dev/cairn/helpers/internal/audit"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/sanitize"
 	"github.com/cairn-dev/cairn/helpers/internal/session"
@@ -55,7 +56,7 @@ func sanitizeCommand(env Env) *ucli.Command {
 	}
 }
 
-func printSanitize(w io.Writer, s sanitize.Summary) {
+func printSanitize(w io.Writer, s audit.Summary) {
 	fmt.Fprintf(w, "working set: %d of %d entries -> %s\n", s.Active, s.Entries, filepath.Join(knowledge.DirName, knowledge.CacheDir, sanitize.ActiveName))
 	fmt.Fprintf(w, "  removed: %d noise, %d duplicates, %d stale, %d retracted, %d superseded, %d archived\n",
 		s.Noise, s.Duplicates, s.Stale, s.Retracted, s.Superseded, s.Archived)
@@ -66,5 +67,5 @@ func printSanitize(w io.Writer, s sanitize.Summary) {
 	if !s.SymbolsComplete {
 		fmt.Fprintln(w, "  symbol search stopped at its time bound; unchecked symbols count as found")
 	}
-	fmt.Fprintf(w, "audit: %s (why each entry left or was flagged)\n", filepath.Join(knowledge.DirName, knowledge.CacheDir, sanitize.AuditName))
+	fmt.Fprintf(w, "audit: %s (why each entry left or was flagged)\n", filepath.Join(knowledge.DirName, knowledge.CacheDir, audit.Name))
 }

@@ -28,7 +28,7 @@ func syncCommand(env Env) *ucli.Command {
 			}
 			rep, err := p.Sync(c.Bool("full"))
 			if err != nil {
-				return cacheError(err)
+				return err
 			}
 			// The sync itself succeeds; a merge's conflict markers are
 			// named on stderr with the fix.

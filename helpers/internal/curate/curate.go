@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/helpers/internal/audit"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/sanitize"
 )
@@ -52,14 +53,14 @@ func Propose(res sanitize.Result, now time.Time) Proposal {
 	var kept []string
 	for _, a := range res.Audit {
 		switch a.Action {
-		case sanitize.ActDuplicate:
+		case audit.ActDuplicate:
 			if _, ok := clusters[a.KeptKey]; !ok {
 				kept = append(kept, a.KeptKey)
 			}
 			clusters[a.KeptKey] = append(clusters[a.KeptKey], a.Key)
-		case sanitize.ActAnchor:
+		case audit.ActAnchor:
 			e, ok := res.Latest[a.Key]
-			if !ok || a.Result != sanitize.AnchorStale || e.Status == knowledge.StatusNeedsReview {
+			if !ok || a.Result != audit.AnchorStale || e.Status == knowledge.StatusNeedsReview {
 				continue
 			}
 			p.Lines = append(p.Lines, change(e, knowledge.StatusNeedsReview, a.Reason, now))

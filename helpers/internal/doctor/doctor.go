@@ -3,8 +3,6 @@
 package doctor
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -16,11 +14,11 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
+	"github.com/cairn-dev/cairn/helpers/internal/audit"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/gitx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
-	"github.com/cairn-dev/cairn/helpers/internal/sanitize"
 )
 
 // Statuses of a check.
@@ -158,7 +156,7 @@ func checkCache(p *project.Project, add addFunc) {
 		state = "caught up now"
 	}
 	add("cache", OK, fmt.Sprintf("%d entries indexed, %s", st.Total, state), "")
-	sum, err := readSummary(p.Store)
+	sum, err := audit.ReadSummary(p.Store)
 	switch {
 	case err != nil:
 		add("working set", Warn, "no sanitize run yet", "cairn sanitize (hooks run it in the background)")
@@ -168,21 +166,6 @@ func checkCache(p *project.Project, add addFunc) {
 		add("working set", OK, fmt.Sprintf("%d of %d entries (%d flagged); why the others left: .cairn/cache/audit.jsonl",
 			sum.Active, sum.Entries, sum.Review+sum.Outdated), "")
 	}
-}
-
-// readSummary reads the summary line of the store's sanitize audit.
-func readSummary(s *knowledge.Store) (sanitize.Summary, error) {
-	data, err := s.ReadFile(sanitize.AuditFile, knowledge.MaxLogBytes)
-	if err != nil || data == nil {
-		return sanitize.Summary{}, fmt.Errorf("no audit: %v", err)
-	}
-	data = bytes.TrimSpace(data)
-	last := data[bytes.LastIndexByte(data, '\n')+1:]
-	var a sanitize.Action
-	if err := json.Unmarshal(last, &a); err != nil || a.Summary == nil {
-		return sanitize.Summary{}, fmt.Errorf("%s has no summary", sanitize.AuditFile)
-	}
-	return *a.Summary, nil
 }
 
 // checkBinary reports whether the agent's `cairn add` works: cairn on PATH.

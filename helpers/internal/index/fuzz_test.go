@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/relevance"
 )
 
 var matchSeeds = []string{
@@ -88,12 +89,12 @@ func FuzzMatchExpr(f *testing.F) {
 
 	f.Fuzz(func(t *testing.T, text string) {
 		expr := MatchExpr(text)
-		terms := Terms(text)
+		terms := relevance.Terms(text)
 		if (expr == "") != (len(terms) == 0) {
 			t.Fatalf("MatchExpr(%q) = %q but Terms = %q", text, expr, terms)
 		}
-		if len(terms) > MaxTerms {
-			t.Fatalf("%d terms, max %d", len(terms), MaxTerms)
+		if len(terms) > relevance.MaxTerms {
+			t.Fatalf("%d terms, max %d", len(terms), relevance.MaxTerms)
 		}
 		for _, term := range terms {
 			if term == "" || term != strings.ToLower(term) {

@@ -1,8 +1,10 @@
 // Package index owns cairn's local search cache: an SQLite FTS5 database
 // under .cairn/cache, built from the shared log and caught up with it
 // incrementally. The cache is disposable: it can be deleted at any time and
-// is rebuilt from the log; nothing flows from it back into the log. It is
-// the only package that imports modernc.org/sqlite.
+// is rebuilt from the log; nothing flows from it back into the log. How a
+// query is read and how matches are weighed is package relevance's; this
+// package turns it into SQL. It is the only package that imports
+// modernc.org/sqlite.
 package index
 
 import (
@@ -121,15 +123,16 @@ func sqliteFiles(db string) []string {
 func (ix *Index) checkFiles(db string) error {
 	for _, f := range sqliteFiles(db) {
 		if err := ix.store.Root().CheckFile(f); err != nil {
-			return err
+			return dbErr("", err)
 		}
 	}
 	return nil
 }
 
-// Open opens the cache of store s, creating or rebuilding it when it is
-// missing, unreadable or of another schema version. It does not sync; call
-// [Index.Sync] before searching.
+// Open opens the cache of store s and holds its lock shared until Close.
+// It does not sync: a cache that is missing, unreadable or of another
+// schema version is rebuilt by the first [Index.Sync], which must come
+// before searching.
 func Open(s *knowledge.Store) (*Index, error) {
 	ix := &Index{path: Path(s), store: s}
 	if err := ix.checkFiles(name); err != nil {
@@ -154,7 +157,7 @@ func Open(s *knowledge.Store) (*Index, error) {
 func (ix *Index) open() error {
 	db, err := sql.Open("sqlite", dsn(ix.path, livePragmas))
 	if err != nil {
-		return fmt.Errorf("open cache: %w", err)
+		return dbErr("open cache", err)
 	}
 	db.SetMaxOpenConns(1)
 	ix.db = db
@@ -235,13 +238,14 @@ type SyncResult struct {
 // does it read them, and only when their content changed does it index:
 // the lines that appeared are parsed and added, the lines that went are
 // dropped, and the entries of the keys they touch are re-folded. A full
-// rebuild happens only when most of the log changed.
+// rebuild happens only when the cache is missing, unreadable or of another
+// schema version, or when about half of the lines changed.
 func (ix *Index) Sync() (SyncResult, error) {
 	res, err := ix.syncLog()
 	if err != nil {
 		return res, err
 	}
-	return res, ix.syncVerdicts(false)
+	return res, ix.syncVerdicts()
 }
 
 // The cache's lock (index.db.lock) is held shared by every open Index and
@@ -289,52 +293,99 @@ func (ix *Index) writeLocked(fn func() error) error {
 }
 
 func (ix *Index) syncLog() (SyncResult, error) {
-	var res SyncResult
 	if ix.stale || ix.db == nil {
 		return ix.Rebuild()
 	}
-	var saved state
-	if v, err := ix.meta("files"); err == nil {
-		_ = json.Unmarshal([]byte(v), &saved)
+	saved, _ := ix.savedFiles()
+	now, err := ix.statSources()
+	if err != nil {
+		return SyncResult{}, err
 	}
+	if saved.sameIDs(now) {
+		ix.logSum = saved[ix.store.LogPath()].Sum
+		return SyncResult{Current: true}, nil
+	}
+	datas, err := ix.readSources(now)
+	if err != nil {
+		return SyncResult{}, err
+	}
+	if saved.sameSums(now) {
+		// Touched, not changed (a checkout, a rewrite with the same bytes).
+		return SyncResult{Current: true}, ix.writeLocked(func() error { return ix.setFiles(ix.db, now) })
+	}
+	return ix.catchUp(datas, now)
+}
+
+// savedFiles is the state of the files the cache holds, as it recorded it.
+func (ix *Index) savedFiles() (state, error) {
+	v, err := ix.meta("files")
+	if err != nil {
+		return nil, err
+	}
+	var saved state
+	if err := json.Unmarshal([]byte(v), &saved); err != nil {
+		return nil, err
+	}
+	return saved, nil
+}
+
+// statSources is the identity of the source files, their sums not filled.
+func (ix *Index) statSources() (state, error) {
 	now := state{}
-	same := saved != nil
 	for _, src := range ix.sources() {
 		id, err := ix.store.Root().StatID(src.name)
 		if err != nil {
-			return res, err
+			return nil, err
 		}
 		now[src.path] = fileState{ID: id}
-		if saved[src.path].ID != id {
-			same = false
-		}
 	}
-	if same {
-		res.Current = true
-		ix.logSum = saved[ix.store.LogPath()].Sum
-		return res, nil
-	}
+	return now, nil
+}
+
+// readSources reads the source files, by path, and fills their sums in
+// now. Stat before read: a file that changes in between is read again by
+// the next sync.
+func (ix *Index) readSources(now state) (map[string][]byte, error) {
 	datas := map[string][]byte{}
-	contentSame := saved != nil
 	for _, src := range ix.sources() {
 		data, err := ix.read(src)
 		if err != nil {
-			return res, err
+			return nil, err
 		}
 		datas[src.path] = data
 		fs := now[src.path]
 		fs.Sum = knowledge.Sum(data)
 		now[src.path] = fs
-		if saved[src.path].Sum != fs.Sum {
-			contentSame = false
+	}
+	return datas, nil
+}
+
+// sameIDs reports whether saved, a recorded state, names the files of now
+// by the same identities; a missing state names none.
+func (saved state) sameIDs(now state) bool {
+	if saved == nil {
+		return false
+	}
+	for p, fs := range now {
+		if saved[p].ID != fs.ID {
+			return false
 		}
 	}
-	if contentSame {
-		// Touched, not changed (a checkout, a rewrite with the same bytes).
-		res.Current = true
-		return res, ix.writeLocked(func() error { return ix.setFiles(ix.db, now) })
+	return true
+}
+
+// sameSums reports whether saved, a recorded state, has the same content
+// as now; a missing state has none.
+func (saved state) sameSums(now state) bool {
+	if saved == nil {
+		return false
 	}
-	return ix.catchUp(datas, now)
+	for p, fs := range now {
+		if saved[p].Sum != fs.Sum {
+			return false
+		}
+	}
+	return true
 }
 
 // setFiles records the state of the files the cache now holds, and how
@@ -346,11 +397,11 @@ func (ix *Index) setFiles(ex execer, st state) error {
 	b, _ := json.Marshal(st)
 	_, err := ex.Exec(`INSERT OR REPLACE INTO meta(k,v) VALUES('files',?)`, string(b))
 	if err != nil {
-		return fmt.Errorf("save cache state: %w", err)
+		return dbErr("save cache state", err)
 	}
 	_, err = ex.Exec(`INSERT OR REPLACE INTO meta(k,v) SELECT 'count', count(*) FROM entries WHERE archived=0`)
 	if err != nil {
-		return fmt.Errorf("save cache state: %w", err)
+		return dbErr("save cache state", err)
 	}
 	return nil
 }
@@ -374,8 +425,9 @@ func hashLine(archived, torn bool, line []byte) []byte {
 	return h.Sum(nil)[:16]
 }
 
-// scanLines turns source data into distinct line rows, parsing only the
-// lines for which parse reports true.
+// scanLines adds the distinct non-blank lines of source data to rows, by
+// hash, counting repeats, and appends each new one's hash to order. It
+// parses none of them (see parseRow).
 func scanLines(data []byte, archived bool, rows map[string]*lineRow, order *[]string) {
 	lines, torn := knowledge.Lines(data)
 	for i, line := range lines {
@@ -393,9 +445,10 @@ func scanLines(data []byte, archived bool, rows map[string]*lineRow, order *[]st
 	}
 }
 
-// parseRow fills a row's key, ts and problem from its line. A line may hold
-// several entries (glued lines); each becomes its own row, keyed by the
-// entry and the line, and the first shares the line's hash.
+// parseRow parses a row's line into rows with their key, ts, entry and
+// problem. A line may hold several entries (glued lines); each becomes its
+// own row, hashed from the entry and the line, and the first keeps the
+// line's hash. A line with no entry is one row with the reason as problem.
 func parseRow(r *lineRow) []*lineRow {
 	rows, _ := parseRowReport(r)
 	return rows
@@ -446,17 +499,16 @@ func parseRowReport(r *lineRow) ([]*lineRow, knowledge.Report) {
 // Rebuild recreates the cache from scratch in a temporary file and renames
 // it into place, so readers never see a half-built cache.
 func (ix *Index) Rebuild() (SyncResult, error) {
-	var res SyncResult
 	// Nothing is held while waiting for another rebuild: a process that
 	// holds the cache's lock shared and waits for the build lock would
 	// keep the builder from installing its file.
 	if err := ix.lock.Unlock(); err != nil {
-		return res, err
+		return SyncResult{}, err
 	}
 	defer ix.lock.Shared()
 	build, err := ix.store.Root().Acquire(buildLockName, lockWait)
 	if err != nil {
-		return res, err
+		return SyncResult{}, err
 	}
 	defer build.Release()
 	if ix.db != nil {
@@ -465,48 +517,71 @@ func (ix *Index) Rebuild() (SyncResult, error) {
 	}
 	tmpName := fmt.Sprintf("%s.build-%d", name, os.Getpid())
 	if err := ix.checkFiles(tmpName); err != nil {
-		return res, err
+		return SyncResult{}, err
 	}
 	root := ix.store.Root()
 	root.Remove(tmpName)
 	defer root.Remove(tmpName)
-	db, err := sql.Open("sqlite", dsn(root.Path(tmpName), buildPragmas))
+	res, err := ix.build(root.Path(tmpName))
 	if err != nil {
-		return res, fmt.Errorf("create cache: %w", err)
-	}
-	db.SetMaxOpenConns(1)
-	fail := func(err error) (SyncResult, error) {
-		db.Close()
 		return res, err
 	}
-	if _, err := db.Exec(schema); err != nil {
-		return fail(fmt.Errorf("create cache schema: %w", err))
+	// Installing the file waits until no process has the cache open.
+	if err := ix.lock.Exclusive(lockWait); err != nil {
+		return res, err
 	}
-	now := state{}
+	if err := root.Rename(tmpName, name); err != nil {
+		return res, dbErr("install cache", err)
+	}
+	res.Rebuilt = true
+	ix.stale = false
+	if err := ix.open(); err != nil {
+		return res, err
+	}
+	return res, ix.refreshVerdicts()
+}
+
+// build writes a cache of the source files, complete, into a new database
+// at path.
+func (ix *Index) build(path string) (res SyncResult, err error) {
+	db, err := sql.Open("sqlite", dsn(path, buildPragmas))
+	if err != nil {
+		return res, dbErr("create cache", err)
+	}
+	db.SetMaxOpenConns(1)
+	defer func() {
+		if cerr := db.Close(); err == nil {
+			err = dbErr("close cache", cerr)
+		}
+	}()
+	if _, err := db.Exec(schema); err != nil {
+		return res, dbErr("create cache schema", err)
+	}
+	now, err := ix.statSources()
+	if err != nil {
+		return res, err
+	}
+	datas, err := ix.readSources(now)
+	if err != nil {
+		return res, err
+	}
 	rows := map[string]*lineRow{}
 	var order []string
 	for _, src := range ix.sources() {
-		id, err := ix.store.Root().StatID(src.name)
-		if err != nil {
-			return fail(err)
-		}
-		data, err := ix.read(src)
-		if err != nil {
-			return fail(err)
-		}
-		now[src.path] = fileState{ID: id, Sum: knowledge.Sum(data)}
-		scanLines(data, src.archived, rows, &order)
+		scanLines(datas[src.path], src.archived, rows, &order)
 	}
 	tx, err := db.Begin()
 	if err != nil {
-		return fail(fmt.Errorf("begin: %w", err))
+		return res, dbErr("begin", err)
 	}
+	defer tx.Rollback() // after Commit, a no-op
 	w, err := newWriter(tx)
 	if err != nil {
-		tx.Rollback()
-		return fail(err)
+		return res, err
 	}
-	// Insert in key order: B-tree appends instead of random inserts.
+	defer w.close()
+	// Lines go in in hash order, the lines table's primary key: B-tree
+	// appends instead of random inserts.
 	var all []*lineRow
 	for _, h := range order {
 		parsed, rep := parseRowReport(rows[h])
@@ -519,14 +594,13 @@ func (ix *Index) Rebuild() (SyncResult, error) {
 	best := map[string]*lineRow{}
 	for _, r := range all {
 		if err := w.putLine(r); err != nil {
-			tx.Rollback()
-			return fail(err)
+			return res, err
 		}
 		res.Added++
 		if r.key == "" {
 			continue
 		}
-		if b, ok := best[r.key]; !ok || newer(r, b) {
+		if b, ok := best[r.key]; !ok || r.version().Newer(b.version()) {
 			best[r.key] = r
 		}
 	}
@@ -537,45 +611,26 @@ func (ix *Index) Rebuild() (SyncResult, error) {
 	sort.Slice(winners, func(a, b int) bool { return winners[a].key < winners[b].key })
 	for _, r := range winners {
 		if err := w.putEntry(r); err != nil {
-			tx.Rollback()
-			return fail(err)
+			return res, err
 		}
 	}
 	// Indexes for newest-first listings (must-check at session start),
 	// built once over the sorted data rather than row by row.
 	if _, err := tx.Exec(indexes); err != nil {
-		tx.Rollback()
-		return fail(fmt.Errorf("index cache: %w", err))
+		return res, dbErr("index cache", err)
 	}
 	res.Entries = len(best)
 	w.close()
 	if err := ix.setFiles(tx, now); err != nil {
-		tx.Rollback()
-		return fail(err)
+		return res, err
 	}
 	if _, err := tx.Exec(`INSERT INTO meta(k,v) VALUES('schema',?)`, schemaVersion); err != nil {
-		tx.Rollback()
-		return fail(err)
+		return res, dbErr("save cache state", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fail(fmt.Errorf("commit cache: %w", err))
+		return res, dbErr("commit cache", err)
 	}
-	if err := db.Close(); err != nil {
-		return res, fmt.Errorf("close cache: %w", err)
-	}
-	// Installing the file waits until no process has the cache open.
-	if err := ix.lock.Exclusive(lockWait); err != nil {
-		return res, err
-	}
-	if err := root.Rename(tmpName, name); err != nil {
-		return res, fmt.Errorf("install cache: %w", err)
-	}
-	res.Rebuilt = true
-	ix.stale = false
-	if err := ix.open(); err != nil {
-		return res, err
-	}
-	return res, ix.syncVerdicts(true)
+	return res, nil
 }
 
 // retracts reports whether the row's line retracts its entry.
@@ -594,48 +649,29 @@ func (r *lineRow) retracts() bool {
 	return e.Status == knowledge.StatusRetracted
 }
 
-// newer reports whether line row a supersedes b for the same key: a later
-// ts; on a tie the log over the archive, then the greater bytes, so every
-// reader picks the same winner whatever the file order.
-func newer(a, b *lineRow) bool {
-	// A retraction is final (see knowledge.Latest).
-	if ra, rb := a.retracts(), b.retracts(); ra != rb {
-		return ra
-	}
-	if fa, fb := knowledge.Future(a.ts), knowledge.Future(b.ts); fa != fb {
-		return fb // a line from the present over one from the future
-	}
-	if a.ts != b.ts {
-		return a.ts > b.ts
-	}
-	if a.archived != b.archived {
-		return !a.archived
-	}
-	return string(a.json) > string(b.json)
+// version is the row's line as the latest-line rule sees it (see
+// [knowledge.Version.Newer]).
+func (r *lineRow) version() knowledge.Version {
+	return knowledge.Version{TS: r.ts, Retracted: r.retracts(), Archived: r.archived, JSON: r.json}
 }
 
-// catchUp applies the difference between the files and the cache.
+// catchUp applies the difference between the files, whose data and state
+// are given, and the cache: a rebuild when about half of the lines
+// changed, else the lines that went are dropped, those that appeared added,
+// and the keys of both refolded, in one transaction.
 func (ix *Index) catchUp(datas map[string][]byte, now state) (SyncResult, error) {
-	var res SyncResult
-	// Serialised with rebuilds, which replace the file.
-	// Another process may have rebuilt (replaced) the file while we waited:
-	// reopen, and stop if it already holds these files.
+	// Serialised with rebuilds, which replace the file: another process
+	// may have replaced it while this one waited for the lock, so it is
+	// reopened under the lock and, if it already holds these files, left
+	// as it is.
 	back, err := ix.exclusive()
 	if err != nil {
-		return res, err
+		return SyncResult{}, err
 	}
 	defer back()
-	var saved state
-	if v, err := ix.meta("files"); err == nil && json.Unmarshal([]byte(v), &saved) == nil {
-		same := true
-		for p, fs := range now {
-			if saved[p].Sum != fs.Sum {
-				same = false
-			}
-		}
-		if same {
-			res.Current = true
-			return res, ix.setFiles(ix.db, now)
+	if saved, err := ix.savedFiles(); err == nil {
+		if saved.sameSums(now) {
+			return SyncResult{Current: true}, ix.setFiles(ix.db, now)
 		}
 	} else if v, err := ix.meta("schema"); err != nil || v != schemaVersion {
 		return ix.Rebuild()
@@ -645,113 +681,138 @@ func (ix *Index) catchUp(datas map[string][]byte, now state) (SyncResult, error)
 	for _, src := range ix.sources() {
 		scanLines(datas[src.path], src.archived, rows, &order)
 	}
-	conn, err := ix.db.Conn(context.Background())
+	d, err := ix.diff(rows, order)
 	if err != nil {
-		return res, fmt.Errorf("cache connection: %w", err)
+		return SyncResult{}, err
 	}
-	defer conn.Close()
-	ctx := context.Background()
-	if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
-		return res, fmt.Errorf("lock cache: %w", err)
+	if len(d.added)+len(d.removed) > len(rows)/2+64 {
+		return ix.Rebuild()
 	}
-	committed := false
-	defer func() {
-		if !committed {
-			conn.ExecContext(ctx, `ROLLBACK`)
-		}
-	}()
+	if err := ix.immediate(func(tx connExec) error { return ix.apply(tx, d, now) }); err != nil {
+		return SyncResult{}, err
+	}
+	res := SyncResult{Added: len(d.added), Removed: len(d.removed)}
+	err = ix.db.QueryRow(`SELECT count(*) FROM entries`).Scan(&res.Entries)
+	return res, dbErr("count entries", err)
+}
+
+// lineDiff is what separates the cache's lines from the files'.
+type lineDiff struct {
+	added   []*lineRow        // lines of the files the cache lacks, in file order
+	removed [][]byte          // hashes of the cache's lines the files lack, with the further entries of a glued line
+	recount map[string]int    // lines whose count changed: hash -> count in the files
+	keyOf   map[string]string // every cache line's key, by hash
+}
+
+// diff compares the files' distinct lines, rows (by hash) in order, with
+// the lines the cache holds. The caller holds the lock exclusively, so the
+// cache cannot change before the difference is applied.
+func (ix *Index) diff(rows map[string]*lineRow, order []string) (lineDiff, error) {
+	d := lineDiff{recount: map[string]int{}, keyOf: map[string]string{}}
 	known := map[string]int{}
-	keyOf := map[string]string{}
 	derived := map[string][][]byte{}
-	q, err := conn.QueryContext(ctx, `SELECT hash, n, key, parent FROM lines`)
+	q, err := ix.db.Query(`SELECT hash, n, key, parent FROM lines`)
 	if err != nil {
-		return res, fmt.Errorf("read cache: %w", err)
+		return d, dbErr("read cache", err)
 	}
+	defer q.Close()
 	for q.Next() {
 		var h, parent []byte
 		var n int
 		var k string
 		if err := q.Scan(&h, &n, &k, &parent); err != nil {
-			q.Close()
-			return res, fmt.Errorf("read cache: %w", err)
+			return d, dbErr("read cache", err)
 		}
-		keyOf[string(h)] = k
+		d.keyOf[string(h)] = k
 		if parent != nil {
 			derived[string(parent)] = append(derived[string(parent)], h)
 			continue
 		}
 		known[string(h)] = n
 	}
-	q.Close()
-	var added []*lineRow
-	var removed [][]byte
+	if err := q.Err(); err != nil {
+		return d, dbErr("read cache", err)
+	}
 	for _, h := range order {
 		if _, ok := known[h]; !ok {
-			added = append(added, rows[h])
+			d.added = append(d.added, rows[h])
 		}
 	}
-	for h := range known {
-		if rows[h] == nil {
-			removed = append(removed, []byte(h))
-			// The further entries of a glued line go with it.
-			removed = append(removed, derived[h]...)
+	for h, n := range known {
+		switch r := rows[h]; {
+		case r == nil:
+			d.removed = append(d.removed, []byte(h))
+			d.removed = append(d.removed, derived[h]...)
+		case r.n != n:
+			d.recount[h] = r.n
 		}
 	}
-	if len(added)+len(removed) > len(rows)/2+64 {
-		conn.ExecContext(ctx, `ROLLBACK`)
-		committed = true
-		conn.Close()
-		return ix.Rebuild()
-	}
-	tx := connExec{ctx: ctx, conn: conn}
+	return d, nil
+}
+
+// apply writes d into the cache within transaction tx: drops the lines
+// that went, adds those that appeared, updates counts, refolds the keys
+// touched, and records the files' state now.
+func (ix *Index) apply(tx connExec, d lineDiff, now state) error {
 	w, err := newWriter(tx)
 	if err != nil {
-		return res, err
+		return err
 	}
 	defer w.close()
 	touched := map[string]bool{}
-	for _, h := range removed {
-		if k := keyOf[string(h)]; k != "" {
+	for _, h := range d.removed {
+		if k := d.keyOf[string(h)]; k != "" {
 			touched[k] = true
 		}
 		if _, err := tx.Exec(`DELETE FROM lines WHERE hash=?`, h); err != nil {
-			return res, fmt.Errorf("drop line: %w", err)
+			return dbErr("drop line", err)
 		}
 	}
-	for _, r := range added {
+	for _, r := range d.added {
 		for _, pr := range parseRow(r) {
 			if err := w.putLine(pr); err != nil {
-				return res, err
+				return err
 			}
 			if pr.key != "" {
 				touched[pr.key] = true
 			}
 		}
 	}
-	for h, n := range known {
-		if r := rows[h]; r != nil && r.n != n {
-			if _, err := tx.Exec(`UPDATE lines SET n=? WHERE hash=?`, r.n, []byte(h)); err != nil {
-				return res, fmt.Errorf("count line: %w", err)
-			}
+	for h, n := range d.recount {
+		if _, err := tx.Exec(`UPDATE lines SET n=? WHERE hash=?`, n, []byte(h)); err != nil {
+			return dbErr("count line", err)
 		}
 	}
 	for k := range touched {
 		if err := w.refold(k); err != nil {
-			return res, err
+			return err
 		}
 	}
-	if err := ix.setFiles(tx, now); err != nil {
-		return res, err
+	return ix.setFiles(tx, now)
+}
+
+// immediate runs fn in a write transaction taken at once (BEGIN
+// IMMEDIATE, which database/sql cannot begin) on one connection: committed
+// when fn succeeds, rolled back otherwise.
+func (ix *Index) immediate(fn func(tx connExec) error) error {
+	ctx := context.Background()
+	conn, err := ix.db.Conn(ctx)
+	if err != nil {
+		return dbErr("cache connection", err)
 	}
-	w.close()
-	if _, err := conn.ExecContext(ctx, `COMMIT`); err != nil {
-		return res, fmt.Errorf("commit cache: %w", err)
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+		return dbErr("lock cache", err)
 	}
-	committed = true
-	res.Added = len(added)
-	res.Removed = len(removed)
-	err = tx.QueryRow(`SELECT count(*) FROM entries`).Scan(&res.Entries)
-	return res, err
+	err = fn(connExec{ctx: ctx, conn: conn})
+	if err == nil {
+		_, err = conn.ExecContext(ctx, `COMMIT`)
+		err = dbErr("commit cache", err)
+	}
+	if err != nil {
+		conn.ExecContext(ctx, `ROLLBACK`)
+	}
+	return err
 }
 
 type connExec struct {

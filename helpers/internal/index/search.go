@@ -2,19 +2,16 @@ package index
 
 import (
 	"database/sql"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
 
+	"github.com/cairn-dev/cairn/helpers/internal/audit"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
-	"github.com/cairn-dev/cairn/helpers/internal/sanitize"
+	"github.com/cairn-dev/cairn/helpers/internal/relevance"
 )
-
-// MaxTerms caps how many terms of a query reach FTS5, so a pasted page of
-// text cannot make a query slow.
-const MaxTerms = 16
 
 // Column weights for bm25: content matters most, then tags, then the type.
 // SQLite's bm25 is better when more negative, so positive weights rank
@@ -26,71 +23,29 @@ const (
 	weightIdents  = 4.0
 )
 
-// stopWords are dropped from queries: they match nearly every entry and
-// add cost, not meaning.
-var stopWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`a about above after again against all am an and any are as at be because been
-before being below between both but by can could did do does doing down during each few for from further had has
-have having he her here hers herself him himself his how i if in into is it its itself just let me more most my
-myself no nor not now of off on once only or other our ours ourselves out over own same she should so some such
-than that the their theirs them themselves then there these they this those through to too under until up very
-was we were what when where which while who whom why will with would you your yours yourself yourselves also
-get got use used using via per vs etc ie eg`) {
-		m[w] = true
-	}
-	return m
-}()
-
-// Terms splits text into the lower-case search terms a query uses: runs of
-// letters and digits, stop words and one-letter words dropped, duplicates
-// removed, at most MaxTerms.
-func Terms(text string) []string {
-	var terms []string
-	seen := map[string]bool{}
-	add := func(f string) bool {
-		if len([]rune(f)) < 2 || stopWords[f] || seen[f] {
-			return len(terms) < MaxTerms
-		}
-		seen[f] = true
-		terms = append(terms, f)
-		return len(terms) < MaxTerms
-	}
-	for _, f := range strings.FieldsFunc(text, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}) {
-		if !add(strings.ToLower(f)) {
-			break
-		}
-		// parseConfig also searches for parse and config.
-		for _, p := range SplitIdent(f) {
-			if !add(p) {
-				return terms
-			}
-		}
-	}
-	return terms
-}
-
-// MatchExpr builds an FTS5 MATCH expression from any user text: every term
-// quoted as a string and joined with OR, so no input can be read as FTS5
-// syntax. It returns "" when the text has no usable term.
+// MatchExpr builds an FTS5 MATCH expression from any user text: its terms
+// (see [relevance.Terms]) quoted and joined with OR, as a search on a small log
+// sends them, so no input can be read as FTS5 syntax. It returns "" when
+// the text has no usable term.
 func MatchExpr(text string) string {
-	terms := Terms(text)
-	for i, t := range terms {
-		terms[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+	terms := relevance.Terms(text)
+	if len(terms) == 0 {
+		return ""
 	}
-	return strings.Join(terms, " OR ")
+	return quoteTerms(terms, "OR")
 }
+
+// DefaultLimit is how many hits a query without a Limit returns.
+const DefaultLimit = 10
 
 // Query selects entries from the cache.
 type Query struct {
 	Text        string // free text; empty lists entries newest first
 	Type        string // only this type
 	All         bool   // include the archive
-	Inactive    bool   // include retracted and superseded entries
-	Limit       int    // at most this many (default 10)
-	Floor       bool   // leave out weak matches (see MinMatched)
+	Inactive    bool   // include retracted and superseded entries, and those sanitize removed
+	Limit       int    // at most this many (DefaultLimit when 0)
+	Floor       bool   // answer only if a match is confident (see [relevance.Confident])
 	NewestFirst bool   // order by ts instead of relevance
 }
 
@@ -103,38 +58,63 @@ type Hit struct {
 }
 
 // Search runs a query against the cache. Text with no usable term finds
-// nothing rather than everything.
+// nothing rather than everything. A cache SQLite finds damaged is rebuilt
+// from the log, once, and asked again; any other failure returns no hits.
 func (ix *Index) Search(q Query) ([]Hit, error) {
 	if q.Limit <= 0 {
-		q.Limit = 10
+		q.Limit = DefaultLimit
 	}
-	if q.Floor && strings.TrimSpace(q.Text) != "" && !q.NewestFirst {
-		return ix.searchFloor(q)
+	hits, err := ix.search(q)
+	if errors.Is(err, ErrCorrupt) {
+		// The cache is disposable.
+		if _, rerr := ix.Rebuild(); rerr != nil {
+			return nil, err
+		}
+		hits, err = ix.search(q)
 	}
-	hits, err := ix.searchRepaired(q)
-	if err != nil || q.NewestFirst || strings.TrimSpace(q.Text) == "" || len(hits) >= q.Limit {
-		return hits, err
-	}
-	// Too few matches for the words as written: fill up with what the
-	// abbreviations and their spellings out find (parse -> pkg, db ->
-	// database), ranked after every direct match.
-	terms := Terms(q.Text)
-	expanded := Expand(terms)
-	if len(expanded) == len(terms) {
-		return hits, nil
-	}
-	eq := q
-	eq.Text = strings.Join(expanded[len(terms):], " ")
-	more, err := ix.searchRepaired(eq)
 	if err != nil {
+		return nil, err
+	}
+	return hits, nil
+}
+
+// search answers q, whose Limit is set, from the cache as it is: a listing
+// without text; with text, the matches of its terms, filled up from their
+// synonyms when too few, and gated by the confidence floor.
+func (ix *Index) search(q Query) ([]Hit, error) {
+	if strings.TrimSpace(q.Text) == "" {
+		return ix.list(q)
+	}
+	terms := relevance.Terms(q.Text)
+	hits, err := ix.matches(q, terms)
+	if err != nil || q.NewestFirst {
 		return hits, err
 	}
+	expanded := relevance.Expand(terms)
+	if len(hits) < q.Limit && len(expanded) > len(terms) {
+		// Too few matches for the words as written: fill up with what
+		// the abbreviations and their spellings out find (parse -> pkg,
+		// db -> database), ranked after every direct match.
+		more, err := ix.matches(q, relevance.Terms(strings.Join(expanded[len(terms):], " ")))
+		if err != nil {
+			return nil, err
+		}
+		hits = fill(hits, more, q.Limit)
+	}
+	if q.Floor && !confident(hits, terms, expanded) {
+		return nil, nil
+	}
+	return hits, nil
+}
+
+// fill appends to hits those of more it does not hold, up to limit.
+func fill(hits, more []Hit, limit int) []Hit {
 	seen := map[string]bool{}
 	for _, h := range hits {
 		seen[h.Entry.Key] = true
 	}
 	for _, h := range more {
-		if len(hits) == q.Limit {
+		if len(hits) == limit {
 			break
 		}
 		if !seen[h.Entry.Key] {
@@ -142,38 +122,27 @@ func (ix *Index) Search(q Query) ([]Hit, error) {
 			hits = append(hits, h)
 		}
 	}
-	return hits, nil
+	return hits
 }
 
-// searchRepaired runs a search, rebuilding a damaged cache once.
-func (ix *Index) searchRepaired(q Query) ([]Hit, error) {
-	if q.Limit <= 0 {
-		q.Limit = 10
-	}
-	hits, err := ix.search(q)
-	if err != nil && isCorrupt(err) {
-		// The cache is disposable: a damaged one is rebuilt, once.
-		if _, rerr := ix.Rebuild(); rerr != nil {
-			return nil, err
+// confident is the confidence floor: a query answers only if at least one
+// of its best matches is confident (see [relevance.Confident]) for its
+// terms or, when it has synonyms, for them too. Gating the whole answer,
+// rather than filtering each match, keeps the entries that share one rare
+// word with a real question while a question about something the log does
+// not cover gets no answer.
+func confident(hits []Hit, terms, expanded []string) bool {
+	for _, h := range hits {
+		if relevance.Confident(h.Entry, terms) || (len(expanded) > len(terms) && relevance.Confident(h.Entry, expanded)) {
+			return true
 		}
-		return ix.search(q)
 	}
-	return hits, err
+	return false
 }
 
-// isCorrupt reports SQLite's "database disk image is malformed" and "file
-// is not a database".
-func isCorrupt(err error) bool {
-	msg := err.Error()
-	return strings.Contains(msg, "malformed") || strings.Contains(msg, "not a database")
-}
-
-func (ix *Index) search(q Query) ([]Hit, error) {
-	if q.Limit <= 0 {
-		q.Limit = 10
-	}
-	var where []string
-	var args []any
+// filters are the conditions on entries (alias e, verdict v) of q's
+// Type, All and Inactive, with their arguments.
+func filters(q Query) (where []string, args []any) {
 	if !q.All {
 		where = append(where, "e.archived=0")
 	}
@@ -184,43 +153,54 @@ func (ix *Index) search(q Query) ([]Hit, error) {
 		where = append(where, "e.type=?")
 		args = append(args, q.Type)
 	}
-	order := "score DESC" // the column, so bm25 runs once a row
-	if q.NewestFirst {
-		order = "e.ts DESC, e.key"
+	return where, args
+}
+
+// list lists the entries q selects, newest first.
+func (ix *Index) list(q Query) ([]Hit, error) {
+	where, args := filters(q)
+	cond := "1"
+	if len(where) > 0 {
+		cond = strings.Join(where, " AND ")
 	}
-	var query string
-	if strings.TrimSpace(q.Text) != "" {
-		expr, err := ix.plan(Terms(q.Text))
-		if err != nil || expr == "" {
-			return nil, err
+	stmt := `SELECT e.json, e.archived, 0, e.status, coalesce(v.effect,''), coalesce(v.note,'') FROM entries e ` + verdictJoin +
+		` WHERE ` + cond + ` ORDER BY e.ts DESC, e.key LIMIT ?`
+	return ix.readHits(q.Limit, false, stmt, append(args, q.Limit)...)
+}
+
+// matches finds the entries q selects that match terms: ranked by bm25
+// scaled by the priors, or newest first.
+func (ix *Index) matches(q Query, terms []string) ([]Hit, error) {
+	expr, err := ix.plan(terms)
+	if err != nil || expr == "" {
+		return nil, err
+	}
+	if q.Type == "" && !q.NewestFirst {
+		if hits, ok, err := ix.rankFirst(expr, q); err != nil || ok {
+			return hits, err
 		}
-		if q.Type == "" && !q.NewestFirst {
-			if hits, ok, err := ix.rankFirst(expr, q); err != nil || ok {
-				return hits, err
-			}
-		}
-		where = append([]string{"fts MATCH ?"}, where...)
-		args = append([]any{expr}, args...)
-		query = fmt.Sprintf(`SELECT e.json, e.archived, -%s AS score, e.status, coalesce(v.effect,''), coalesce(v.note,'')
+	}
+	where, args := filters(q)
+	where = append([]string{"fts MATCH ?"}, where...)
+	args = append([]any{expr}, args...)
+	order := "score DESC"        // the column, so bm25 runs once a row
+	limit := candidates(q.Limit) // priors may reorder the best few
+	if q.NewestFirst {
+		order, limit = "e.ts DESC, e.key", q.Limit
+	}
+	stmt := fmt.Sprintf(`SELECT e.json, e.archived, -%s AS score, e.status, coalesce(v.effect,''), coalesce(v.note,'')
 FROM fts JOIN entries e ON e.id = fts.rowid `+verdictJoin+`
 WHERE %s ORDER BY %s LIMIT ?`, bm25Expr, strings.Join(where, " AND "), order)
-	} else {
-		cond := "1"
-		if len(where) > 0 {
-			cond = strings.Join(where, " AND ")
-		}
-		query = `SELECT e.json, e.archived, 0, e.status, coalesce(v.effect,''), coalesce(v.note,'') FROM entries e ` + verdictJoin +
-			` WHERE ` + cond + ` ORDER BY e.ts DESC, e.key LIMIT ?`
-	}
-	ranked := strings.TrimSpace(q.Text) != "" && !q.NewestFirst
-	limit := q.Limit
-	if ranked {
-		limit = candidates(q.Limit) // priors may reorder the best few
-	}
-	args = append(args, limit)
-	rows, err := ix.db.Query(query, args...)
+	return ix.readHits(q.Limit, !q.NewestFirst, stmt, append(args, limit)...)
+}
+
+// readHits runs stmt, which selects an entry's json, archived, score,
+// status, effect and note, and returns the first limit hits; ranked
+// scales the scores by the priors and orders by them.
+func (ix *Index) readHits(limit int, ranked bool, stmt string, args ...any) ([]Hit, error) {
+	rows, err := ix.db.Query(stmt, args...)
 	if err != nil {
-		return nil, fmt.Errorf("search cache: %w", err)
+		return nil, dbErr("search cache", err)
 	}
 	defer rows.Close()
 	var hits []Hit
@@ -229,7 +209,7 @@ WHERE %s ORDER BY %s LIMIT ?`, bm25Expr, strings.Join(where, " AND "), order)
 		var arch int
 		var score float64
 		if err := rows.Scan(&js, &arch, &score, &status, &effect, &note); err != nil {
-			return nil, fmt.Errorf("search cache: %w", err)
+			return nil, dbErr("search cache", err)
 		}
 		e, err := knowledge.DecodeEntry([]byte(js))
 		if err != nil {
@@ -237,16 +217,16 @@ WHERE %s ORDER BY %s LIMIT ?`, bm25Expr, strings.Join(where, " AND "), order)
 		}
 		e.Note = note
 		if ranked {
-			score *= prior(e, effect)
+			score *= relevance.Prior(e, effect)
 		}
 		hits = append(hits, Hit{Entry: e, Score: score, Archived: arch == 1})
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("search cache: %w", err)
+		return nil, dbErr("search cache", err)
 	}
 	if ranked {
 		sortHits(hits)
-		hits = hits[:min(len(hits), q.Limit)]
+		hits = hits[:min(len(hits), limit)]
 	}
 	return hits, nil
 }
@@ -294,7 +274,7 @@ func (ix *Index) Count() (int, error) {
 		}
 	}
 	if err := ix.db.QueryRow(`SELECT count(*) FROM entries WHERE archived=0`).Scan(&n); err != nil {
-		return 0, fmt.Errorf("count entries: %w", err)
+		return 0, dbErr("count entries", err)
 	}
 	return n, nil
 }
@@ -309,7 +289,7 @@ func (ix *Index) Stats(all bool) (Stats, error) {
 		cond = "1"
 	}
 	if err := ix.db.QueryRow(`SELECT count(*) FROM entries WHERE archived=1`).Scan(&st.Archived); err != nil {
-		return st, fmt.Errorf("count entries: %w", err)
+		return st, dbErr("count entries", err)
 	}
 	for _, g := range []struct {
 		expr string
@@ -336,14 +316,14 @@ func (ix *Index) Stats(all bool) (Stats, error) {
 func (ix *Index) group(q string, dst map[string]int) error {
 	rows, err := ix.db.Query(q)
 	if err != nil {
-		return fmt.Errorf("count entries: %w", err)
+		return dbErr("count entries", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var name sql.NullString
 		var n int
 		if err := rows.Scan(&name, &n); err != nil {
-			return fmt.Errorf("count entries: %w", err)
+			return dbErr("count entries", err)
 		}
 		dst[name.String] = n
 	}
@@ -363,7 +343,7 @@ func quoteTerms(terms []string, op string) string {
 	q := make([]string, len(terms))
 	for i, t := range terms {
 		q[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
-		if prefixed(t) {
+		if relevance.Prefixed(t) {
 			q[i] += "*"
 		}
 	}
@@ -383,7 +363,7 @@ func (ix *Index) plan(terms []string) (string, error) {
 	}
 	var size int
 	if err := ix.db.QueryRow(`SELECT coalesce(max(id), 0) FROM entries`).Scan(&size); err != nil {
-		return "", fmt.Errorf("search cache: %w", err)
+		return "", dbErr("search cache", err)
 	}
 	if size <= maxScored || len(terms) == 1 {
 		return quoteTerms(terms, "OR"), nil
@@ -434,7 +414,7 @@ func (ix *Index) countUpTo(expr string, max int) (int, error) {
 	var n int
 	err := ix.db.QueryRow(`SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?)`, expr, max).Scan(&n)
 	if err != nil {
-		return 0, fmt.Errorf("search cache: %w", err)
+		return 0, dbErr("search cache", err)
 	}
 	return n, nil
 }
@@ -447,7 +427,7 @@ func (ix *Index) rankFirst(expr string, q Query) (hits []Hit, ok bool, err error
 	// Ordered by the selected column, so bm25 runs once a row, not twice.
 	rows, err := ix.db.Query(`SELECT rowid, -`+bm25Expr+` AS score FROM fts WHERE fts MATCH ? ORDER BY score DESC LIMIT ?`, expr, want)
 	if err != nil {
-		return nil, false, fmt.Errorf("search cache: %w", err)
+		return nil, false, dbErr("search cache", err)
 	}
 	type ranked struct {
 		id    int64
@@ -458,13 +438,13 @@ func (ix *Index) rankFirst(expr string, q Query) (hits []Hit, ok bool, err error
 		var r ranked
 		if err := rows.Scan(&r.id, &r.score); err != nil {
 			rows.Close()
-			return nil, false, fmt.Errorf("search cache: %w", err)
+			return nil, false, dbErr("search cache", err)
 		}
 		top = append(top, r)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, false, fmt.Errorf("search cache: %w", err)
+		return nil, false, dbErr("search cache", err)
 	}
 	// Entries are read in batches of the best candidates, one statement
 	// each (every statement costs a lock round trip of its own).
@@ -487,14 +467,14 @@ func (ix *Index) rankFirst(expr string, q Query) (hits []Hit, ok bool, err error
 		rows, err := ix.db.Query(`SELECT e.id, e.json, e.archived, e.status, coalesce(v.effect,''), coalesce(v.note,'') FROM entries e ` +
 			verdictJoin + ` WHERE e.id IN (` + strings.Join(ids, ",") + `)`)
 		if err != nil {
-			return fmt.Errorf("search cache: %w", err)
+			return dbErr("search cache", err)
 		}
 		defer rows.Close()
 		for rows.Next() {
 			var id int64
 			var r row
 			if err := rows.Scan(&id, &r.js, &r.arch, &r.status, &r.effect, &r.note); err != nil {
-				return fmt.Errorf("search cache: %w", err)
+				return dbErr("search cache", err)
 			}
 			batch[id] = r
 		}
@@ -505,7 +485,7 @@ func (ix *Index) rankFirst(expr string, q Query) (hits []Hit, ok bool, err error
 		// cannot lift the next one into the top Limit, stop reading.
 		if len(hits) >= q.Limit {
 			sortHits(hits)
-			if r.score*maxPrior < hits[q.Limit-1].Score {
+			if r.score*relevance.MaxPrior < hits[q.Limit-1].Score {
 				break
 			}
 		}
@@ -519,7 +499,7 @@ func (ix *Index) rankFirst(expr string, q Query) (hits []Hit, ok bool, err error
 			continue
 		}
 		js, arch, status, effect, note := e0.js, e0.arch, e0.status, e0.effect, e0.note
-		if (!q.All && arch == 1) || (!q.Inactive && (status == knowledge.StatusRetracted || status == knowledge.StatusSuperseded || effect == sanitize.EffectRemoved)) {
+		if (!q.All && arch == 1) || (!q.Inactive && (status == knowledge.StatusRetracted || status == knowledge.StatusSuperseded || effect == audit.EffectRemoved)) {
 			continue
 		}
 		e, err := knowledge.DecodeEntry([]byte(js))
@@ -527,43 +507,10 @@ func (ix *Index) rankFirst(expr string, q Query) (hits []Hit, ok bool, err error
 			continue
 		}
 		e.Note = note
-		hits = append(hits, Hit{Entry: e, Score: r.score * prior(e, effect), Archived: arch == 1})
+		hits = append(hits, Hit{Entry: e, Score: r.score * relevance.Prior(e, effect), Archived: arch == 1})
 	}
 	sortHits(hits)
 	// Every match was seen, or enough survived the filters.
 	ok = len(top) < want || len(hits) >= q.Limit
 	return hits[:min(len(hits), q.Limit)], ok, nil
-}
-
-// Confident reports whether an entry matches enough of a query to be shown
-// when nothing better exists: a one-term query needs its term, a longer
-// one at least two of its terms. Matching a single common word of a
-// longer query is what a query about something the log does not cover
-// looks like.
-func Confident(e knowledge.Entry, terms []string) bool {
-	matched, _ := Coverage(e, terms)
-	return matched >= min(2, len(terms))
-}
-
-// searchFloor is Search with the confidence floor: a query answers only
-// if at least one of its best matches is confident (see Confident); then
-// its matches are returned as ranked, else nothing is. Gating the whole
-// answer, rather than filtering each match, keeps the entries that share
-// one rare word with a real question while a question about something the
-// log does not cover gets no answer.
-func (ix *Index) searchFloor(q Query) ([]Hit, error) {
-	terms := Terms(q.Text)
-	open := q
-	open.Floor = false
-	hits, err := ix.Search(open)
-	if err != nil {
-		return nil, err
-	}
-	expanded := Expand(terms)
-	for _, h := range hits {
-		if Confident(h.Entry, terms) || (len(expanded) > len(terms) && Confident(h.Entry, expanded)) {
-			return hits, nil
-		}
-	}
-	return nil, nil
 }

@@ -2,10 +2,9 @@ package index
 
 import (
 	"encoding/json"
-	"fmt"
 
+	"github.com/cairn-dev/cairn/helpers/internal/audit"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
-	"github.com/cairn-dev/cairn/helpers/internal/sanitize"
 )
 
 // auditState is what the cache remembers of the audit it loaded.
@@ -21,23 +20,29 @@ type auditState struct {
 // SanitizeNeeded asks for a run that rewrites it.
 //
 // Loading writes to the cache, so it happens under the cache's lock, on a
-// connection opened under it (see [Index.writeLocked]); locked says the
-// caller already holds the lock and opened the connection under it.
-func (ix *Index) syncVerdicts(locked bool) error {
-	id, err := ix.store.Root().StatID(sanitize.AuditFile)
-	unreadable := err != nil // a link or special file in its place: none
-	if ix.verdictsCurrent(id, unreadable) {
+// connection opened under it (see [Index.writeLocked]).
+func (ix *Index) syncVerdicts() error {
+	if ix.verdictsCurrent(ix.auditID()) {
 		return nil
 	}
-	if !locked {
-		return ix.writeLocked(func() error {
-			if ix.verdictsCurrent(id, unreadable) { // loaded meanwhile
-				return nil
-			}
-			return ix.loadVerdicts(id, unreadable)
-		})
+	return ix.writeLocked(ix.refreshVerdicts)
+}
+
+// refreshVerdicts is syncVerdicts for a caller that holds the cache's lock
+// exclusively on a connection opened under it.
+func (ix *Index) refreshVerdicts() error {
+	id, unreadable := ix.auditID()
+	if ix.verdictsCurrent(id, unreadable) { // loaded meanwhile
+		return nil
 	}
 	return ix.loadVerdicts(id, unreadable)
+}
+
+// auditID is the audit file's identity; unreadable when a link or special
+// file stands in its place (which counts as no audit).
+func (ix *Index) auditID() (id fsx.FileID, unreadable bool) {
+	id, err := ix.store.Root().StatID(audit.File)
+	return id, err != nil
 }
 
 // verdictsCurrent reports whether the cache holds the verdicts of the
@@ -56,34 +61,34 @@ func (ix *Index) verdictsCurrent(id fsx.FileID, unreadable bool) bool {
 
 // loadVerdicts replaces the cache's verdicts with the audit's.
 func (ix *Index) loadVerdicts(id fsx.FileID, unreadable bool) error {
-	verdicts, logSum, err := sanitize.ReadVerdicts(ix.store)
+	verdicts, logSum, err := audit.ReadVerdicts(ix.store)
 	if err != nil || unreadable {
 		verdicts, logSum = nil, ""
 	}
 	tx, err := ix.db.Begin()
 	if err != nil {
-		return fmt.Errorf("load audit: %w", err)
+		return dbErr("load audit", err)
 	}
 	defer tx.Rollback()
 	if _, err := tx.Exec(`DELETE FROM verdicts`); err != nil {
-		return fmt.Errorf("load audit: %w", err)
+		return dbErr("load audit", err)
 	}
 	st, err := tx.Prepare(`INSERT OR REPLACE INTO verdicts(key,ts,effect,note) VALUES(?,?,?,?)`)
 	if err != nil {
-		return fmt.Errorf("load audit: %w", err)
+		return dbErr("load audit", err)
 	}
 	defer st.Close()
 	for _, v := range verdicts {
 		if _, err := st.Exec(v.Key, v.TS, v.Effect, v.Note); err != nil {
-			return fmt.Errorf("load audit: %w", err)
+			return dbErr("load audit", err)
 		}
 	}
 	b, _ := json.Marshal(auditState{ID: id, LogSum: logSum})
 	if _, err := tx.Exec(`INSERT OR REPLACE INTO meta(k,v) VALUES('audit',?)`, string(b)); err != nil {
-		return fmt.Errorf("load audit: %w", err)
+		return dbErr("load audit", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("load audit: %w", err)
+		return dbErr("load audit", err)
 	}
 	ix.auditLogSum = logSum
 	return nil

@@ -7,27 +7,27 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn/helpers/internal/audit"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
-	"github.com/cairn-dev/cairn/helpers/internal/sanitize"
 )
 
 // writeAudit writes an audit of actions with a summary for the log as it
 // is now.
-func writeAudit(t *testing.T, s *knowledge.Store, acts ...sanitize.Action) {
+func writeAudit(t *testing.T, s *knowledge.Store, acts ...audit.Action) {
 	t.Helper()
 	log, err := s.ReadLog()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	for _, a := range append(acts, sanitize.Action{Action: sanitize.ActSummary, Summary: &sanitize.Summary{LogSHA256: knowledge.Sum(log)}}) {
+	for _, a := range append(acts, audit.Action{Action: audit.ActSummary, Summary: &audit.Summary{LogSHA256: knowledge.Sum(log)}}) {
 		line, _ := json.Marshal(a)
 		b.Write(append(line, '\n'))
 	}
 	if err := os.MkdirAll(s.CachePath(), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(sanitize.AuditPath(s.CachePath()), b.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(audit.Path(s.CachePath()), b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -53,10 +53,10 @@ func TestVerdictsShapeRecall(t *testing.T) {
 	}
 
 	writeAudit(t, s,
-		sanitize.Action{Action: sanitize.ActNoise, Key: "fact-kiwi-noise-aaaaaa", TS: 100, Effect: sanitize.EffectRemoved, Reason: "pasted command"},
-		sanitize.Action{Action: sanitize.ActAnchor, Key: "fact-kiwi-doubt-bbbbbb", TS: 100, Effect: sanitize.EffectFlagged, Reason: "needs review: not found in the repository: internal/deploy/kiwi.go"},
+		audit.Action{Action: audit.ActNoise, Key: "fact-kiwi-noise-aaaaaa", TS: 100, Effect: audit.EffectRemoved, Reason: "pasted command"},
+		audit.Action{Action: audit.ActAnchor, Key: "fact-kiwi-doubt-bbbbbb", TS: 100, Effect: audit.EffectFlagged, Reason: "needs review: not found in the repository: internal/deploy/kiwi.go"},
 		// A verdict on an older line of a key does not apply to its newer one.
-		sanitize.Action{Action: sanitize.ActNoise, Key: "fact-kiwi-plain-cccccc", TS: 50, Effect: sanitize.EffectRemoved, Reason: "old line"},
+		audit.Action{Action: audit.ActNoise, Key: "fact-kiwi-plain-cccccc", TS: 50, Effect: audit.EffectRemoved, Reason: "old line"},
 	)
 	mustSync(t, ix)
 	if ix.SanitizeNeeded() {
@@ -106,7 +106,7 @@ func TestUnreadableAuditIsNoAudit(t *testing.T) {
 	if _, err := s.Insert([]knowledge.Entry{{Key: "fact-lime-aaaaaa", Type: "fact", Content: "lime builds need the cache warmed", TS: 100}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(sanitize.AuditPath(s.CachePath()), 0o755); err != nil { // a directory: reading it fails
+	if err := os.MkdirAll(audit.Path(s.CachePath()), 0o755); err != nil { // a directory: reading it fails
 		t.Fatal(err)
 	}
 	ix := openIndex(t, s)

@@ -2,10 +2,10 @@ package index
 
 import (
 	"database/sql"
-	"fmt"
 	"strings"
 
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/relevance"
 )
 
 // writer holds the prepared statements of one write transaction.
@@ -37,7 +37,7 @@ func newWriter(ex preparer) (*writer, error) {
 		st, err := ex.Prepare(p.q)
 		if err != nil {
 			w.close()
-			return nil, fmt.Errorf("prepare cache statement: %w", err)
+			return nil, dbErr("prepare cache statement", err)
 		}
 		*p.dst = st
 	}
@@ -56,7 +56,7 @@ func (w *writer) close() {
 func (w *writer) putLine(r *lineRow) error {
 	_, err := w.line.Exec(r.hash, r.n, boolInt(r.archived), r.key, r.ts, r.problem, r.parent, string(r.json))
 	if err != nil {
-		return fmt.Errorf("index line: %w", err)
+		return dbErr("index line", err)
 	}
 	return nil
 }
@@ -69,26 +69,26 @@ func (w *writer) putEntry(r *lineRow) error {
 	} else {
 		var err error
 		if e, err = knowledge.DecodeEntry(r.json); err != nil {
-			return fmt.Errorf("index entry %s: %w", r.key, err)
+			return dbErr("index entry "+r.key, err)
 		}
 	}
 	tags := strings.Join(e.Tags, " ")
-	idents := Idents(e.Content)
+	idents := relevance.Idents(e.Content)
 	res, err := w.entry.Exec(e.Key, e.Type, e.Content, tags, e.TS, e.Status, e.Author, boolInt(r.archived), idents, string(r.json))
 	if err != nil {
-		return fmt.Errorf("index entry %s: %w", e.Key, err)
+		return dbErr("index entry "+e.Key, err)
 	}
 	id, err := res.LastInsertId()
 	if err != nil {
-		return fmt.Errorf("index entry %s: %w", e.Key, err)
+		return dbErr("index entry "+e.Key, err)
 	}
 	if _, err := w.ftsAdd.Exec(id, e.Content, tags, e.Type, idents); err != nil {
-		return fmt.Errorf("index text of %s: %w", e.Key, err)
+		return dbErr("index text of "+e.Key, err)
 	}
 	return nil
 }
 
-// refold replaces a key's entry by the newest of its remaining lines.
+// refold replaces a key's entry by the latest of its remaining lines.
 func (w *writer) refold(key string) error {
 	var id int64
 	var content, tags, typ, idents string
@@ -96,36 +96,37 @@ func (w *writer) refold(key string) error {
 	switch {
 	case err == sql.ErrNoRows:
 	case err != nil:
-		return fmt.Errorf("find entry %s: %w", key, err)
+		return dbErr("find entry "+key, err)
 	default:
 		if _, err := w.ftsDel.Exec(id, content, tags, typ, idents); err != nil {
-			return fmt.Errorf("unindex %s: %w", key, err)
+			return dbErr("unindex "+key, err)
 		}
 		if _, err := w.entryDel.Exec(id); err != nil {
-			return fmt.Errorf("drop entry %s: %w", key, err)
+			return dbErr("drop entry "+key, err)
 		}
 	}
 	rows, err := w.bestLine.Query(key)
 	if err != nil {
-		return fmt.Errorf("lines of %s: %w", key, err)
+		return dbErr("lines of "+key, err)
 	}
 	defer rows.Close()
 	var best *lineRow
+	var bestV knowledge.Version
 	for rows.Next() {
 		r := &lineRow{key: key}
 		var arch int
 		var js string
 		if err := rows.Scan(&arch, &r.ts, &js); err != nil {
-			return fmt.Errorf("lines of %s: %w", key, err)
+			return dbErr("lines of "+key, err)
 		}
 		r.archived = arch == 1
 		r.json = []byte(js)
-		if best == nil || newer(r, best) {
-			best = r
+		if v := r.version(); best == nil || v.Newer(bestV) {
+			best, bestV = r, v
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("lines of %s: %w", key, err)
+		return dbErr("lines of "+key, err)
 	}
 	rows.Close()
 	if best == nil {

@@ -45,6 +45,9 @@ type Record struct {
 	Raw   []byte // the physical line, without line ending
 	JSON  []byte // the entry's JSON object (differs from Raw for repaired lines)
 	Entry Entry
+	// Archived is set for a line of the archive by whoever read it (Parse
+	// does not know which file it reads; Store.ReadAll does).
+	Archived bool
 }
 
 // Report counts what a read found.
@@ -414,18 +417,13 @@ func decodeList(v gjson.Result) []string {
 	return nil
 }
 
-// Latest folds records to the newest line per key (the one with the highest
-// ts; on a tie, the later line in the file), sorted by key.
-//
-// A retraction is final: once any line retracts a key, that line wins over
-// every other line of the key, so a merge that brings back an older or a
-// newer line of a retracted entry cannot revive it.
+// Latest folds records to the latest line per key (see [Version.Newer]),
+// sorted by key. Which line wins does not depend on the records' order.
 func Latest(recs []Record) []Record {
 	best := make(map[string]int, len(recs))
 	for i := range recs {
 		k := recs[i].Entry.Key
-		j, ok := best[k]
-		if !ok || Supersedes(&recs[i].Entry, &recs[j].Entry) || (recs[i].Entry.TS == recs[j].Entry.TS && !Supersedes(&recs[j].Entry, &recs[i].Entry)) {
+		if j, ok := best[k]; !ok || recs[i].Version().Newer(recs[j].Version()) {
 			best[k] = i
 		}
 	}
@@ -437,18 +435,50 @@ func Latest(recs []Record) []Record {
 	return out
 }
 
-// Supersedes reports whether line a of a key wins over line b of the same
-// key: a retraction over anything else; then a line from the present over
-// one from the future (see [Future]); otherwise the later ts.
-func Supersedes(a, b *Entry) bool {
-	ra, rb := a.Status == StatusRetracted, b.Status == StatusRetracted
-	if ra != rb {
-		return ra
+// Version is one line of a key as the rule for the latest line of a key
+// sees it (see [Version.Newer]).
+type Version struct {
+	TS        int64
+	Retracted bool   // the line retracts its entry
+	Archived  bool   // the line is the archive's, not the log's
+	JSON      []byte // the entry's JSON object, as read (Record.JSON)
+}
+
+// Version is the record's line as the latest-line rule sees it.
+func (r *Record) Version() Version {
+	return Version{TS: r.Entry.TS, Retracted: r.Entry.Status == StatusRetracted, Archived: r.Archived, JSON: r.JSON}
+}
+
+// Newer reports whether line v of a key wins over line o of the same key.
+// It is the one rule for "the latest line of a key", which recall, the
+// search cache, sanitize and curation all apply:
+//
+//  1. a retraction wins over anything else: a retraction is final, so a
+//     merge that brings back an older or a newer line of a retracted
+//     entry cannot revive it;
+//  2. a line from the present wins over one from the future (see [Future]);
+//  3. the later ts wins;
+//  4. on the same ts, the log's line wins over the archive's;
+//  5. then the greater bytes of the entry's JSON.
+//
+// Every step looks at the two lines alone, never at where they sit in a
+// file: the log is kept in key-hash order and merged by git (a union merge
+// may put either side first), and every reader, on every machine, must
+// pick the same line.
+func (v Version) Newer(o Version) bool {
+	if v.Retracted != o.Retracted {
+		return v.Retracted
 	}
-	if fa, fb := Future(a.TS), Future(b.TS); fa != fb {
-		return fb
+	if fv, fo := Future(v.TS), Future(o.TS); fv != fo {
+		return fo
 	}
-	return a.TS > b.TS
+	if v.TS != o.TS {
+		return v.TS > o.TS
+	}
+	if v.Archived != o.Archived {
+		return !v.Archived
+	}
+	return bytes.Compare(v.JSON, o.JSON) > 0
 }
 
 // MaxClockSkew is how far ahead of this machine's clock a line's ts may be

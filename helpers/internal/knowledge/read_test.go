@@ -382,22 +382,77 @@ func TestLatest(t *testing.T) {
 	}
 }
 
-func TestSupersedes(t *testing.T) {
+func TestVersionNewer(t *testing.T) {
+	v := func(ts int64, retracted, archived bool, json string) Version {
+		return Version{TS: ts, Retracted: retracted, Archived: archived, JSON: []byte(json)}
+	}
 	for _, tc := range []struct {
-		a, b Entry
+		name string
+		a, b Version
 		want bool
 	}{
-		{Entry{TS: 2}, Entry{TS: 1}, true},
-		{Entry{TS: 1}, Entry{TS: 2}, false},
-		{Entry{TS: 1}, Entry{TS: 1}, false},
-		{Entry{TS: 1, Status: StatusRetracted}, Entry{TS: 5}, true},
-		{Entry{TS: 5, Status: StatusCanonical}, Entry{TS: 1, Status: StatusRetracted}, false},
-		{Entry{TS: 3, Status: StatusRetracted}, Entry{TS: 2, Status: StatusRetracted}, true},
+		{"later ts", v(2, false, false, "a"), v(1, false, false, "b"), true},
+		{"earlier ts", v(1, false, false, "b"), v(2, false, false, "a"), false},
+		{"retraction over a later line", v(1, true, false, "a"), v(5, false, false, "b"), true},
+		{"later line not over a retraction", v(5, false, false, "b"), v(1, true, false, "a"), false},
+		{"later retraction over retraction", v(3, true, false, "a"), v(2, true, false, "b"), true},
+		{"tie: log over archive", v(1, false, false, "a"), v(1, false, true, "b"), true},
+		{"tie: archive not over log", v(1, false, true, "b"), v(1, false, false, "a"), false},
+		{"tie: greater bytes", v(1, false, false, "b"), v(1, false, false, "a"), true},
+		{"tie: smaller bytes", v(1, false, false, "a"), v(1, false, false, "b"), false},
+		{"tie in the archive: greater bytes", v(1, false, true, "b"), v(1, false, true, "a"), true},
+		{"tie of retractions: greater bytes", v(1, true, false, "b"), v(1, true, false, "a"), true},
+		{"identical", v(1, false, false, "a"), v(1, false, false, "a"), false},
 	} {
-		if got := Supersedes(&tc.a, &tc.b); got != tc.want {
-			t.Errorf("Supersedes(%+v, %+v) = %v, want %v", tc.a, tc.b, got, tc.want)
+		if got := tc.a.Newer(tc.b); got != tc.want {
+			t.Errorf("%s: Newer = %v, want %v", tc.name, got, tc.want)
 		}
 	}
+}
+
+// TestLatestIgnoresOrder: whichever order the lines of a key come in (a
+// union merge may put either side first, and the log and the archive may
+// be read in either order), Latest picks the same line.
+func TestLatestIgnoresOrder(t *testing.T) {
+	mk := func(content string, ts int64, archived bool) Record {
+		recs, _ := parseAll(mkLine("k", "fact", content, ts) + "\n")
+		recs[0].Archived = archived
+		return recs[0]
+	}
+	for _, tc := range []struct {
+		name string
+		recs []Record
+		want string
+	}{
+		{"same ts in the log", []Record{mk("apple", 5, false), mk("banana", 5, false), mk("cherry", 4, false)}, "banana"},
+		{"same ts, log and archive", []Record{mk("zebra", 5, true), mk("apple", 5, false)}, "apple"},
+		{"newer in the archive", []Record{mk("zebra", 6, true), mk("apple", 5, false)}, "zebra"},
+	} {
+		for _, perm := range permutations(len(tc.recs)) {
+			recs := make([]Record, len(perm))
+			for i, j := range perm {
+				recs[i] = tc.recs[j]
+			}
+			if got := Latest(recs); len(got) != 1 || got[0].Entry.Content != tc.want || got[0].Archived != (tc.want == "zebra") {
+				t.Errorf("%s, order %v: Latest = %+v, want %s", tc.name, perm, got, tc.want)
+			}
+		}
+	}
+}
+
+// permutations lists every order of 0..n-1.
+func permutations(n int) [][]int {
+	if n == 0 {
+		return [][]int{{}}
+	}
+	var out [][]int
+	for _, p := range permutations(n - 1) {
+		for i := 0; i <= len(p); i++ {
+			q := append(append(append([]int{}, p[:i]...), n-1), p[i:]...)
+			out = append(out, q)
+		}
+	}
+	return out
 }
 
 func TestParseEachSeesEveryProblem(t *testing.T) {

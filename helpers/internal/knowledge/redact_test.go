@@ -130,8 +130,9 @@ func TestFutureLineNeverWins(t *testing.T) {
 		{"small skew counts as now", skewed, present, true},
 		{"retraction over future", retracted, future, true},
 	} {
-		if got := Supersedes(&tc.a, &tc.b); got != tc.want {
-			t.Errorf("%s: Supersedes = %v; want %v", tc.name, got, tc.want)
+		a, b := Record{Entry: tc.a, JSON: []byte(tc.a.Content)}, Record{Entry: tc.b, JSON: []byte(tc.b.Content)}
+		if got := a.Version().Newer(b.Version()); got != tc.want {
+			t.Errorf("%s: Newer = %v; want %v", tc.name, got, tc.want)
 		}
 	}
 	latest := Latest([]Record{{Entry: future}, {Entry: present}})

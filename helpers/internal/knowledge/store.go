@@ -166,7 +166,8 @@ func (s *Store) ReadLog() ([]byte, error) { return s.ReadFile(LogName, MaxLogByt
 func (s *Store) ReadArchive() ([]byte, error) { return s.ReadFile(ArchiveName, MaxLogBytes) }
 
 // ReadAll reads the log, and the archive too when withArchive is set, and
-// returns every record with a report of what it skipped or repaired.
+// returns every record (the archive's marked Archived) with a report of
+// what it skipped or repaired.
 func (s *Store) ReadAll(withArchive bool) ([]Record, Report, error) {
 	var recs []Record
 	var rep Report
@@ -179,7 +180,10 @@ func (s *Store) ReadAll(withArchive bool) ([]Record, Report, error) {
 		if err != nil {
 			return nil, rep, err
 		}
-		r := Parse(data, func(rec Record) { recs = append(recs, rec) })
+		r := Parse(data, func(rec Record) {
+			rec.Archived = n == ArchiveName
+			recs = append(recs, rec)
+		})
 		rep.Merge(r)
 	}
 	return recs, rep, nil

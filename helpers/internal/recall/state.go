@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/relevance"
 )
 
 // PerPromptBudget caps the block injected for one prompt, in UTF-16 code
@@ -112,6 +112,6 @@ func PruneShown(s *knowledge.Store, now time.Time) error {
 // prompt is prose, so most of its words are about the request, not the
 // topic; two shared topic words is what sets a real match apart.
 func StronglyRelevant(e knowledge.Entry, terms []string) bool {
-	matched, share := index.Coverage(e, terms)
+	matched, share := relevance.Coverage(e, terms)
 	return matched >= 2 && share >= 0.25
 }

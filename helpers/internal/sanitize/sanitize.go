@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/cairn-dev/cairn/helpers/internal/audit"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/gitx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
@@ -36,8 +37,8 @@ type Options struct {
 // and its summary (also the audit's last line).
 type Result struct {
 	Active  []ActiveEntry
-	Audit   []Action
-	Summary Summary
+	Audit   []audit.Action
+	Summary audit.Summary
 	// Latest is the latest line of every key read, working set or not.
 	Latest map[string]knowledge.Entry
 }
@@ -58,12 +59,11 @@ const (
 )
 
 type member struct {
-	rec      knowledge.Record
-	archived bool
-	anchors  Anchors
-	out      bool
-	flags    []string
-	status   string
+	rec     knowledge.Record
+	anchors Anchors
+	out     bool
+	flags   []string
+	status  string
 }
 
 // Build computes the working set and the audit from the log and archive
@@ -85,20 +85,17 @@ func Build(logData, archiveData []byte, opts Options) Result {
 	res.Summary.SymbolsComplete = true
 
 	var recs []knowledge.Record
-	inLog := map[string]bool{} // key + ts of the lines read from the log
 	for _, src := range []struct {
 		name string
 		data []byte
 	}{{"archive", archiveData}, {"log", logData}} {
 		rep := knowledge.ParseEach(src.data, func(r knowledge.Record) {
-			if src.name == "log" {
-				inLog[lineID(r.Entry)] = true
-			}
+			r.Archived = src.name == "archive"
 			recs = append(recs, r)
 		}, func(p knowledge.Problem) {
-			act := Action{Action: ActSkipInvalid, Source: src.name, Line: p.Line, Reason: p.Kind}
+			act := audit.Action{Action: audit.ActSkipInvalid, Source: src.name, Line: p.Line, Reason: p.Kind}
 			if p.Repaired() {
-				act.Action = ActRepair
+				act.Action = audit.ActRepair
 				res.Summary.Repaired++
 			} else {
 				res.Summary.Invalid++
@@ -117,24 +114,24 @@ func Build(logData, archiveData []byte, opts Options) Result {
 	// Status: what curation already decided.
 	var live []*member
 	for _, r := range latest {
-		m := &member{rec: r, archived: !inLog[lineID(r.Entry)]}
+		m := &member{rec: r}
 		e := r.Entry
 		switch {
-		case m.archived:
+		case r.Archived:
 			res.Summary.Archived++
 			continue
 		case e.Status == knowledge.StatusRetracted:
 			res.Summary.Retracted++
-			res.Audit = append(res.Audit, keyAction(ActRetracted, e, EffectRemoved, "retracted: "+orDash(e.ReviewReason)))
+			res.Audit = append(res.Audit, keyAction(audit.ActRetracted, e, audit.EffectRemoved, "retracted: "+orDash(e.ReviewReason)))
 			continue
 		case e.Status == knowledge.StatusSuperseded:
 			res.Summary.Superseded++
-			act := keyAction(ActSuperseded, e, EffectRemoved, "superseded by "+orDash(e.SupersededBy))
+			act := keyAction(audit.ActSuperseded, e, audit.EffectRemoved, "superseded by "+orDash(e.SupersededBy))
 			act.KeptKey = e.SupersededBy
 			res.Audit = append(res.Audit, act)
 			continue
 		case e.Status != "":
-			act := keyAction(ActStatus, e, "", orDash(e.ReviewReason))
+			act := keyAction(audit.ActStatus, e, "", orDash(e.ReviewReason))
 			act.Result = e.Status
 			res.Audit = append(res.Audit, act)
 		}
@@ -146,7 +143,7 @@ func Build(logData, archiveData []byte, opts Options) Result {
 	for _, m := range live {
 		if why := Noise(m.rec.Entry.Content); why != "" && m.rec.Entry.Status != knowledge.StatusCanonical {
 			res.Summary.Noise++
-			res.Audit = append(res.Audit, keyAction(ActNoise, m.rec.Entry, EffectRemoved, why))
+			res.Audit = append(res.Audit, keyAction(audit.ActNoise, m.rec.Entry, audit.EffectRemoved, why))
 			continue
 		}
 		kept = append(kept, m)
@@ -183,7 +180,7 @@ func Build(logData, archiveData []byte, opts Options) Result {
 			if knowledge.NormalizeContent(e.Content) != knowledge.NormalizeContent(keep.Content) {
 				why = "same content as " + keep.Key + " up to case, punctuation or filler words"
 			}
-			act := keyAction(ActDuplicate, e, EffectRemoved, why)
+			act := keyAction(audit.ActDuplicate, e, audit.EffectRemoved, why)
 			act.KeptKey = keep.Key
 			act.Keys = cluster
 			res.Audit = append(res.Audit, act)
@@ -293,7 +290,7 @@ func (res *Result) checkAnchors(live []*member, opts Options, start time.Time) {
 		}
 		e := m.rec.Entry
 		r := resolvedOf[m]
-		act := keyAction(ActAnchor, e, "", "")
+		act := keyAction(audit.ActAnchor, e, "", "")
 		act.Files, act.Symbols = append(append([]string{}, a.Files...), a.Names...), a.Symbols
 		act.MissingFiles = r.missing
 		if view.git && res.Summary.SymbolsComplete {
@@ -311,12 +308,12 @@ func (res *Result) checkAnchors(live []*member, opts Options, start time.Time) {
 		}
 		switch {
 		case len(a.Files) > 0 && len(act.MissingFiles) == len(a.Files):
-			act.Result, act.Effect = AnchorStale, EffectRemoved
+			act.Result, act.Effect = audit.AnchorStale, audit.EffectRemoved
 			act.Reason = "stale: every file it names is gone (" + strings.Join(act.MissingFiles, ", ") + ")"
 			m.out = true
 			res.Summary.Stale++
 		case len(act.MissingFiles) > 0 || len(act.MissingSymbols) > 0:
-			act.Result, act.Effect = AnchorReview, EffectFlagged
+			act.Result, act.Effect = audit.AnchorReview, audit.EffectFlagged
 			var gone []string
 			gone = append(gone, act.MissingFiles...)
 			for _, s := range act.MissingSymbols {
@@ -327,13 +324,13 @@ func (res *Result) checkAnchors(live []*member, opts Options, start time.Time) {
 			m.flags = append(m.flags, act.Reason)
 			res.Summary.Review++
 		case len(act.ChangedFiles) > 0:
-			act.Result, act.Effect = AnchorOutdated, EffectFlagged
+			act.Result, act.Effect = audit.AnchorOutdated, audit.EffectFlagged
 			act.Reason = "possibly outdated: " + strings.Join(act.ChangedFiles, ", ") + " changed since " + shortHash(e.Commit)
 			m.status = LocalOutdated
 			m.flags = append(m.flags, act.Reason)
 			res.Summary.Outdated++
 		default:
-			act.Result = AnchorOK
+			act.Result = audit.AnchorOK
 			act.Reason = "no named file or symbol is missing"
 		}
 		res.Audit = append(res.Audit, act)
@@ -375,11 +372,9 @@ func CanonicalText(s string) string {
 	return strings.Join(out, " ")
 }
 
-func keyAction(action string, e knowledge.Entry, effect, reason string) Action {
-	return Action{Action: action, Key: e.Key, TS: e.TS, Type: e.Type, Effect: effect, Reason: reason}
+func keyAction(action string, e knowledge.Entry, effect, reason string) audit.Action {
+	return audit.Action{Action: action, Key: e.Key, TS: e.TS, Type: e.Type, Effect: effect, Reason: reason}
 }
-
-func lineID(e knowledge.Entry) string { return fmt.Sprintf("%s\x00%d", e.Key, e.TS) }
 
 func orDash(s string) string {
 	if s == "" {
@@ -398,7 +393,7 @@ func shortHash(h string) string {
 // Encode renders the working set (one JSON line per entry: its log line
 // with local_status and local_reasons added) and the audit (one JSON line
 // per action, the summary last).
-func (res *Result) Encode() (active, audit []byte) {
+func (res *Result) Encode() (active, auditLog []byte) {
 	var a bytes.Buffer
 	for _, e := range res.Active {
 		obj := bytes.TrimSpace(e.JSON)
@@ -421,7 +416,7 @@ func (res *Result) Encode() (active, audit []byte) {
 		_ = enc.Encode(act)
 	}
 	s := res.Summary
-	_ = enc.Encode(Action{Action: ActSummary, Summary: &s})
+	_ = enc.Encode(audit.Action{Action: audit.ActSummary, Summary: &s})
 	return a.Bytes(), b.Bytes()
 }
 
@@ -456,11 +451,11 @@ func RunLocked(s *knowledge.Store, opts Options) (Result, bool, error) {
 		return Result{}, false, err
 	}
 	res := Build(logData, archData, opts)
-	active, audit := res.Encode()
+	active, auditLog := res.Encode()
 	if err := s.Root().ReplaceFile(ActiveFile, active, 0o644); err != nil {
 		return res, false, fmt.Errorf("write working set: %w", err)
 	}
-	if err := s.Root().ReplaceFile(AuditFile, audit, 0o644); err != nil {
+	if err := s.Root().ReplaceFile(audit.File, auditLog, 0o644); err != nil {
 		return res, false, fmt.Errorf("write audit: %w", err)
 	}
 	return res, true, nil

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn/helpers/internal/audit"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 )
@@ -122,7 +123,7 @@ func checkInvariants(tb testing.TB, log []byte, res Result) {
 	}
 	removed := map[string]int{}
 	for _, a := range res.Audit {
-		if a.Effect == EffectRemoved {
+		if a.Effect == audit.EffectRemoved {
 			removed[a.Key]++
 			if a.Reason == "" {
 				tb.Errorf("%s: removed by %s without a reason", a.Key, a.Action)
@@ -155,8 +156,8 @@ func activeOf(res Result) map[string]ActiveEntry {
 	return m
 }
 
-func auditOf(res Result, key string) []Action {
-	var out []Action
+func auditOf(res Result, key string) []audit.Action {
+	var out []audit.Action
 	for _, a := range res.Audit {
 		if a.Key == key {
 			out = append(out, a)
@@ -166,11 +167,11 @@ func auditOf(res Result, key string) []Action {
 }
 
 // anchorOf returns the single anchor line of key.
-func anchorOf(tb testing.TB, res Result, key string) Action {
+func anchorOf(tb testing.TB, res Result, key string) audit.Action {
 	tb.Helper()
-	var found []Action
+	var found []audit.Action
 	for _, a := range auditOf(res, key) {
-		if a.Action == ActAnchor {
+		if a.Action == audit.ActAnchor {
 			found = append(found, a)
 		}
 	}
@@ -194,13 +195,13 @@ func TestBuildAnchorsKeepCase(t *testing.T) {
 	if a, ok := act["fact-exact"]; !ok || a.Status != LocalActive {
 		t.Errorf("exact case: %+v, in working set %v; want active", a, ok)
 	}
-	if a := anchorOf(t, res, "fact-exact"); a.Result != AnchorOK || !slices.Equal(a.Files, []string{"src/Components/Foo.tsx"}) {
+	if a := anchorOf(t, res, "fact-exact"); a.Result != audit.AnchorOK || !slices.Equal(a.Files, []string{"src/Components/Foo.tsx"}) {
 		t.Errorf("exact case anchor: %+v", a)
 	}
 	if _, ok := act["fact-lower"]; ok {
 		t.Error("wrong case: in the working set, want stale")
 	}
-	if a := anchorOf(t, res, "fact-lower"); a.Result != AnchorStale || a.Effect != EffectRemoved || !slices.Equal(a.MissingFiles, []string{"src/components/foo.tsx"}) {
+	if a := anchorOf(t, res, "fact-lower"); a.Result != audit.AnchorStale || a.Effect != audit.EffectRemoved || !slices.Equal(a.MissingFiles, []string{"src/components/foo.tsx"}) {
 		t.Errorf("wrong case anchor: %+v", a)
 	}
 	if a, ok := act["fact-tail"]; !ok || a.Status != LocalActive {
@@ -230,16 +231,16 @@ func TestBuildAnchorResults(t *testing.T) {
 	act := activeOf(res)
 
 	a := anchorOf(t, res, "learned-all-gone")
-	if a.Result != AnchorStale || a.Effect != EffectRemoved || !slices.Equal(a.MissingFiles, []string{"old/retry.go", "old/backoff.go"}) || !strings.HasPrefix(a.Reason, "stale:") {
+	if a.Result != audit.AnchorStale || a.Effect != audit.EffectRemoved || !slices.Equal(a.MissingFiles, []string{"old/retry.go", "old/backoff.go"}) || !strings.HasPrefix(a.Reason, "stale:") {
 		t.Errorf("all gone: %+v", a)
 	}
 	a = anchorOf(t, res, "learned-files-field")
-	if a.Result != AnchorStale || a.Effect != EffectRemoved || !slices.Equal(a.MissingFiles, []string{"tools/lint/config"}) {
+	if a.Result != audit.AnchorStale || a.Effect != audit.EffectRemoved || !slices.Equal(a.MissingFiles, []string{"tools/lint/config"}) {
 		t.Errorf("files field gone: %+v", a)
 	}
 
 	a = anchorOf(t, res, "learned-some-gone")
-	if a.Result != AnchorReview || a.Effect != EffectFlagged || !slices.Equal(a.MissingFiles, []string{"old/session.go"}) {
+	if a.Result != audit.AnchorReview || a.Effect != audit.EffectFlagged || !slices.Equal(a.MissingFiles, []string{"old/session.go"}) {
 		t.Errorf("some gone: %+v", a)
 	}
 	if e := act["learned-some-gone"]; e.Status != LocalNeedsReview || len(e.Reasons) != 1 || !strings.Contains(e.Reasons[0], "old/session.go") {
@@ -247,7 +248,7 @@ func TestBuildAnchorResults(t *testing.T) {
 	}
 
 	a = anchorOf(t, res, "learned-symbol-missing")
-	if a.Result != AnchorReview || a.Effect != EffectFlagged || len(a.MissingFiles) != 0 || !slices.Equal(a.MissingSymbols, []string{"parseRedirect"}) || !strings.Contains(a.Reason, "parseRedirect (symbol)") {
+	if a.Result != audit.AnchorReview || a.Effect != audit.EffectFlagged || len(a.MissingFiles) != 0 || !slices.Equal(a.MissingSymbols, []string{"parseRedirect"}) || !strings.Contains(a.Reason, "parseRedirect (symbol)") {
 		t.Errorf("symbol missing: %+v", a)
 	}
 	if e := act["learned-symbol-missing"]; e.Status != LocalNeedsReview {
@@ -255,7 +256,7 @@ func TestBuildAnchorResults(t *testing.T) {
 	}
 
 	for _, k := range []string{"learned-symbols-found", "learned-bare-name-missing", "learned-bare-name-found"} {
-		if a := anchorOf(t, res, k); a.Result != AnchorOK || a.Effect != "" || len(a.MissingFiles)+len(a.MissingSymbols) != 0 {
+		if a := anchorOf(t, res, k); a.Result != audit.AnchorOK || a.Effect != "" || len(a.MissingFiles)+len(a.MissingSymbols) != 0 {
 			t.Errorf("%s: %+v, want ok", k, a)
 		}
 		if e, ok := act[k]; !ok || e.Status != LocalActive {
@@ -298,7 +299,7 @@ func TestBuildOutdated(t *testing.T) {
 	act := activeOf(res)
 	for _, k := range []string{"learned-changed", "learned-changed-by-name"} {
 		a := anchorOf(t, res, k)
-		if a.Result != AnchorOutdated || a.Effect != EffectFlagged || !slices.Equal(a.ChangedFiles, []string{"internal/auth/redirect.go"}) || !strings.Contains(a.Reason, first) {
+		if a.Result != audit.AnchorOutdated || a.Effect != audit.EffectFlagged || !slices.Equal(a.ChangedFiles, []string{"internal/auth/redirect.go"}) || !strings.Contains(a.Reason, first) {
 			t.Errorf("%s: %+v, want outdated since %s", k, a, first)
 		}
 		if e := act[k]; e.Status != LocalOutdated || len(e.Reasons) != 1 {
@@ -306,7 +307,7 @@ func TestBuildOutdated(t *testing.T) {
 		}
 	}
 	for _, k := range []string{"learned-unchanged", "learned-current", "learned-unknown-commit"} {
-		if a := anchorOf(t, res, k); a.Result != AnchorOK || len(a.ChangedFiles) != 0 {
+		if a := anchorOf(t, res, k); a.Result != audit.AnchorOK || len(a.ChangedFiles) != 0 {
 			t.Errorf("%s: %+v, want ok", k, a)
 		}
 		if e := act[k]; e.Status != LocalActive {
@@ -329,7 +330,7 @@ func TestBuildReviewBeforeOutdated(t *testing.T) {
 	e := ent("learned-both", "learned", "a/x.go and a/gone.go share a mutex.", 100)
 	e.Commit = first
 	res := build(t, repo.dir, logOf(t, e))
-	if a := anchorOf(t, res, "learned-both"); a.Result != AnchorReview || !slices.Equal(a.ChangedFiles, []string{"a/x.go"}) {
+	if a := anchorOf(t, res, "learned-both"); a.Result != audit.AnchorReview || !slices.Equal(a.ChangedFiles, []string{"a/x.go"}) {
 		t.Errorf("%+v", a)
 	}
 }
@@ -345,7 +346,7 @@ func TestBuildWithoutGit(t *testing.T) {
 	if e, ok := activeOf(res)["fact-exact"]; !ok || e.Status != LocalActive {
 		t.Errorf("on disk, symbols unchecked outside git: %+v %v", e, ok)
 	}
-	if a := anchorOf(t, res, "fact-lower"); a.Result != AnchorStale {
+	if a := anchorOf(t, res, "fact-lower"); a.Result != audit.AnchorStale {
 		t.Errorf("wrong case on disk: %+v", a)
 	}
 	if res.Summary.TrackedFiles != 0 {
@@ -360,7 +361,7 @@ func TestBuildWithoutRootChecksNoAnchors(t *testing.T) {
 		t.Errorf("working set %+v", res.Active)
 	}
 	for _, a := range res.Audit {
-		if a.Action == ActAnchor {
+		if a.Action == audit.ActAnchor {
 			t.Errorf("anchor line without a root: %+v", a)
 		}
 	}
@@ -389,17 +390,17 @@ func TestBuildStatuses(t *testing.T) {
 	res := build(t, "", log)
 	act := activeOf(res)
 	want := map[string]struct{ action, kept, reason string }{
-		"fact-retracted": {ActRetracted, "", "retracted: moved to db-3"},
-		"fact-old":       {ActSuperseded, "fact-new", "superseded by fact-new"},
-		"fact-final":     {ActRetracted, "", "retracted: we left LaunchDarkly"},
+		"fact-retracted": {audit.ActRetracted, "", "retracted: moved to db-3"},
+		"fact-old":       {audit.ActSuperseded, "fact-new", "superseded by fact-new"},
+		"fact-final":     {audit.ActRetracted, "", "retracted: we left LaunchDarkly"},
 	}
 	for k, w := range want {
 		got := auditOf(res, k)
-		if len(got) != 1 || got[0].Action != w.action || got[0].Effect != EffectRemoved || got[0].KeptKey != w.kept || got[0].Reason != w.reason {
+		if len(got) != 1 || got[0].Action != w.action || got[0].Effect != audit.EffectRemoved || got[0].KeptKey != w.kept || got[0].Reason != w.reason {
 			t.Errorf("%s: audit %+v, want %+v", k, got, w)
 		}
 	}
-	if got := auditOf(res, "fact-review"); len(got) != 1 || got[0].Action != ActStatus || got[0].Result != knowledge.StatusNeedsReview || got[0].Effect != "" || got[0].Reason != "check after the refactor" {
+	if got := auditOf(res, "fact-review"); len(got) != 1 || got[0].Action != audit.ActStatus || got[0].Result != knowledge.StatusNeedsReview || got[0].Effect != "" || got[0].Reason != "check after the refactor" {
 		t.Errorf("needs_review status line: %+v", got)
 	}
 	for _, k := range []string{"fact-new", "fact-review", "fact-canonical"} {
@@ -447,7 +448,7 @@ func TestBuildDuplicates(t *testing.T) {
 	}
 	for _, c := range cases {
 		got := auditOf(res, c.key)
-		if len(got) != 1 || got[0].Action != ActDuplicate || got[0].Effect != EffectRemoved || got[0].KeptKey != c.kept {
+		if len(got) != 1 || got[0].Action != audit.ActDuplicate || got[0].Effect != audit.EffectRemoved || got[0].KeptKey != c.kept {
 			t.Errorf("%s: %+v, want collapsed into %s", c.key, got, c.kept)
 			continue
 		}
@@ -478,7 +479,7 @@ func TestBuildNoise(t *testing.T) {
 	res := build(t, "", log)
 	want := map[string]string{"learned-cmd": NoiseCommand, "learned-log": NoiseLogLine, "learned-frag": NoiseFragment, "learned-trace": NoiseStackTrace}
 	for k, why := range want {
-		if got := auditOf(res, k); len(got) != 1 || got[0].Action != ActNoise || got[0].Reason != why || got[0].Type != "learned" || got[0].TS == 0 {
+		if got := auditOf(res, k); len(got) != 1 || got[0].Action != audit.ActNoise || got[0].Reason != why || got[0].Type != "learned" || got[0].TS == 0 {
 			t.Errorf("%s: %+v, want noise %q", k, got, why)
 		}
 	}
@@ -511,19 +512,19 @@ func TestBuildInvalidLines(t *testing.T) {
 	}
 	var got []lineAct
 	for _, a := range res.Audit {
-		if a.Action == ActSkipInvalid || a.Action == ActRepair {
+		if a.Action == audit.ActSkipInvalid || a.Action == audit.ActRepair {
 			got = append(got, lineAct{a.Action, a.Source, a.Line, a.Reason})
 		}
 	}
 	want := []lineAct{
-		{ActSkipInvalid, "archive", 1, knowledge.ProblemInvalidJSON},
-		{ActSkipInvalid, "log", 2, knowledge.ProblemInvalidJSON},
-		{ActSkipInvalid, "log", 4, knowledge.ProblemInvalidEntry},
-		{ActSkipInvalid, "log", 5, knowledge.ProblemConflictMarker},
-		{ActRepair, "log", 6, knowledge.ProblemDoubleEncoded},
-		{ActRepair, "log", 7, knowledge.ProblemGluedLines},
-		{ActSkipInvalid, "log", 8, knowledge.ProblemInvalidEntry},
-		{ActSkipInvalid, "log", 9, knowledge.ProblemTornLine},
+		{audit.ActSkipInvalid, "archive", 1, knowledge.ProblemInvalidJSON},
+		{audit.ActSkipInvalid, "log", 2, knowledge.ProblemInvalidJSON},
+		{audit.ActSkipInvalid, "log", 4, knowledge.ProblemInvalidEntry},
+		{audit.ActSkipInvalid, "log", 5, knowledge.ProblemConflictMarker},
+		{audit.ActRepair, "log", 6, knowledge.ProblemDoubleEncoded},
+		{audit.ActRepair, "log", 7, knowledge.ProblemGluedLines},
+		{audit.ActSkipInvalid, "log", 8, knowledge.ProblemInvalidEntry},
+		{audit.ActSkipInvalid, "log", 9, knowledge.ProblemTornLine},
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("line actions\n got  %+v\n want %+v", got, want)
@@ -581,7 +582,7 @@ func TestBuildAuditExplainsEveryRemoval(t *testing.T) {
 	for _, a := range res.Audit {
 		seen[a.Action] = true
 	}
-	for _, act := range []string{ActSkipInvalid, ActRetracted, ActSuperseded, ActNoise, ActDuplicate, ActAnchor} {
+	for _, act := range []string{audit.ActSkipInvalid, audit.ActRetracted, audit.ActSuperseded, audit.ActNoise, audit.ActDuplicate, audit.ActAnchor} {
 		if !seen[act] {
 			t.Errorf("no %s line", act)
 		}
@@ -601,7 +602,7 @@ func TestEncode(t *testing.T) {
 	double, _ := json.Marshal(marshal(t, ent("fact-double", "fact", "Double encoded, repaired.", 103)))
 	log = append(log, append(double, '\n')...)
 	res := build(t, repo.dir, log)
-	active, audit := res.Encode()
+	active, auditLog := res.Encode()
 
 	lines, _ := knowledge.Lines(active)
 	if len(lines) != len(res.Active) {
@@ -633,17 +634,17 @@ func TestEncode(t *testing.T) {
 		t.Error("active line re-escaped the log's content")
 	}
 
-	alines, _ := knowledge.Lines(audit)
+	alines, _ := knowledge.Lines(auditLog)
 	if len(alines) != len(res.Audit)+1 {
 		t.Fatalf("%d audit lines for %d actions + summary", len(alines), len(res.Audit))
 	}
 	for i, l := range alines {
-		var a Action
+		var a audit.Action
 		if err := json.Unmarshal(l, &a); err != nil {
 			t.Fatalf("audit line %d: %v", i+1, err)
 		}
 		last := i == len(alines)-1
-		if (a.Action == ActSummary) != last || (a.Summary != nil) != last {
+		if (a.Action == audit.ActSummary) != last || (a.Summary != nil) != last {
 			t.Errorf("audit line %d: %+v", i+1, a)
 		}
 		if last && *a.Summary != res.Summary {
@@ -689,11 +690,11 @@ func TestRun(t *testing.T) {
 	if err != nil || !bytes.Equal(gotActive, wantActive) {
 		t.Errorf("active file: %v\n%s\nwant\n%s", err, gotActive, wantActive)
 	}
-	gotAudit, err := os.ReadFile(AuditPath(store.CachePath()))
+	gotAudit, err := os.ReadFile(audit.Path(store.CachePath()))
 	if err != nil || !bytes.Equal(gotAudit, wantAudit) {
 		t.Errorf("audit file: %v\n%s\nwant\n%s", err, gotAudit, wantAudit)
 	}
-	verdicts, sum, err := ReadVerdicts(store)
+	verdicts, sum, err := audit.ReadVerdicts(store)
 	if err != nil || sum != res.Summary.LogSHA256 || sum != fmtSum(before) {
 		t.Errorf("ReadVerdicts: sum %q, err %v; want %q", sum, err, res.Summary.LogSHA256)
 	}
@@ -704,7 +705,7 @@ func TestRun(t *testing.T) {
 			t.Errorf("verdict without a note: %+v", v)
 		}
 	}
-	if effects["fact-stale"] != EffectRemoved || effects["fact-review"] != EffectFlagged || effects["fact-ok"] != "" {
+	if effects["fact-stale"] != audit.EffectRemoved || effects["fact-review"] != audit.EffectFlagged || effects["fact-ok"] != "" {
 		t.Errorf("verdicts %+v", verdicts)
 	}
 	if res.Summary.Invalid != 1 || len(res.Active) != 2 {
@@ -733,7 +734,7 @@ func TestRunBusyAndMissing(t *testing.T) {
 	if err != nil || !ran || len(res.Active) != 0 {
 		t.Fatalf("empty store: %+v %v %v", res.Summary, ran, err)
 	}
-	for _, p := range []string{ActivePath(store.CachePath()), AuditPath(store.CachePath())} {
+	for _, p := range []string{ActivePath(store.CachePath()), audit.Path(store.CachePath())} {
 		if _, err := os.Stat(p); err != nil {
 			t.Error(err)
 		}
@@ -747,21 +748,14 @@ func TestRunBusyAndMissing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lock.Release()
-	if err := os.Remove(AuditPath(store.CachePath())); err != nil {
+	if err := os.Remove(audit.Path(store.CachePath())); err != nil {
 		t.Fatal(err)
 	}
 	if _, ran, err := Run(store, Options{}, false); ran || err != nil {
 		t.Errorf("busy: ran %v, err %v", ran, err)
 	}
-	if _, err := os.Stat(AuditPath(store.CachePath())); !os.IsNotExist(err) {
+	if _, err := os.Stat(audit.Path(store.CachePath())); !os.IsNotExist(err) {
 		t.Error("a run that did not get the lock wrote the audit")
-	}
-}
-
-func TestReadVerdictsMissing(t *testing.T) {
-	v, sum, err := ReadVerdicts(knowledge.Open(t.TempDir()))
-	if v != nil || sum != "" || err != nil {
-		t.Errorf("missing audit: %v %q %v", v, sum, err)
 	}
 }
 
@@ -791,12 +785,12 @@ func TestLavra(t *testing.T) {
 	var repaired []int
 	for _, a := range res.Audit {
 		switch a.Action {
-		case ActRepair:
+		case audit.ActRepair:
 			if a.Reason != knowledge.ProblemDoubleEncoded || a.Source != "log" {
 				t.Errorf("repair %+v", a)
 			}
 			repaired = append(repaired, a.Line)
-		case ActSkipInvalid:
+		case audit.ActSkipInvalid:
 			t.Errorf("skipped %+v", a)
 		}
 	}
@@ -808,8 +802,8 @@ func TestLavra(t *testing.T) {
 	}
 
 	const (
-		cmd    = "removed " + ActNoise + ": " + NoiseCommand
-		stale  = "removed " + ActAnchor + ": " + AnchorStale
+		cmd    = "removed " + audit.ActNoise + ": " + NoiseCommand
+		stale  = "removed " + audit.ActAnchor + ": " + audit.AnchorStale
 		active = "active"
 		review = "needs_review"
 	)
@@ -899,12 +893,12 @@ func TestLavra(t *testing.T) {
 			}
 			for _, a := range auditOf(res, c.key) {
 				switch {
-				case a.Effect == EffectRemoved && a.Action == ActAnchor:
+				case a.Effect == audit.EffectRemoved && a.Action == audit.ActAnchor:
 					got = "removed " + a.Action + ": " + a.Result
-				case a.Effect == EffectRemoved:
+				case a.Effect == audit.EffectRemoved:
 					got = "removed " + a.Action + ": " + a.Reason
 				}
-				if a.Action == ActAnchor {
+				if a.Action == audit.ActAnchor {
 					missing = append(append(missing, a.MissingFiles...), a.MissingSymbols...)
 				}
 			}

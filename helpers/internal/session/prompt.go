@@ -5,6 +5,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
+	"github.com/cairn-dev/cairn/helpers/internal/relevance"
 )
 
 // maxPerPrompt caps how many entries one prompt brings in.
@@ -20,7 +21,7 @@ func (s *Session) prompt(e event.Event) (event.Answer, error) {
 	if !ok || cfg.Recall.PerPrompt != nil && !*cfg.Recall.PerPrompt {
 		return none, err
 	}
-	terms := index.Terms(e.Prompt)
+	terms := relevance.Terms(e.Prompt)
 	if len(terms) < 2 {
 		return none, nil
 	}

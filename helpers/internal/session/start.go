@@ -15,6 +15,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
+	"github.com/cairn-dev/cairn/helpers/internal/relevance"
 	"github.com/cairn-dev/cairn/helpers/internal/typed"
 	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
 )
@@ -62,7 +63,7 @@ func (s *Session) start(e event.Event) (event.Answer, error) {
 	}
 	block := recall.Block{
 		Relevant: relevant,
-		Query:    strings.Join(index.Terms(query), " "),
+		Query:    strings.Join(relevance.Terms(query), " "),
 		Budget:   cfg.Recall.Budget,
 		HowTo:    true,
 		Heading:  heading(ctx),

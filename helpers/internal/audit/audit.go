@@ -1,4 +1,9 @@
-package sanitize
+// Package audit owns the format of sanitize's audit, .cairn/cache/audit.jsonl:
+// one JSON line per decision sanitize took about the log (what left the
+// working set, what stays flagged, and why), the run's summary last; and
+// its reader. Sanitize writes it; the search cache, curation and doctor
+// read it. It imports nothing but the entry model.
+package audit
 
 import (
 	"bufio"
@@ -10,11 +15,14 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 )
 
-// File names of sanitize's artifacts inside .cairn/cache.
-const (
-	ActiveName = "active.jsonl"
-	AuditName  = "audit.jsonl"
-)
+// Name is the audit's file name inside .cairn/cache.
+const Name = "audit.jsonl"
+
+// File is the audit's name under .cairn.
+const File = knowledge.CacheDir + "/" + Name
+
+// Path is where the audit lives in a cache directory.
+func Path(cacheDir string) string { return filepath.Join(cacheDir, Name) }
 
 // Actions an audit line records.
 const (
@@ -100,27 +108,14 @@ type Verdict struct {
 	Note   string
 }
 
-// The sanitize files, by their names under .cairn.
-const (
-	AuditFile  = knowledge.CacheDir + "/" + AuditName
-	ActiveFile = knowledge.CacheDir + "/" + ActiveName
-	LockFile   = knowledge.CacheDir + "/" + LockName
-)
-
-// maxAuditBytes caps what is read of the audit: it is this machine's own
-// file, but it lives under .cairn, where anything may have been committed.
-const maxAuditBytes = 512 << 20
-
-// AuditPath is where the audit lives in a cache directory.
-func AuditPath(cacheDir string) string { return filepath.Join(cacheDir, AuditName) }
-
-// ActivePath is where the working set lives in a cache directory.
-func ActivePath(cacheDir string) string { return filepath.Join(cacheDir, ActiveName) }
+// maxBytes caps what is read of the audit: it is this machine's own file,
+// but it lives under .cairn, where anything may have been committed.
+const maxBytes = 512 << 20
 
 // ReadVerdicts reads the store's audit and returns the verdicts it holds
 // and the sha256 of the log it was made from. A missing audit has none.
 func ReadVerdicts(s *knowledge.Store) ([]Verdict, string, error) {
-	data, err := s.ReadFile(AuditFile, maxAuditBytes)
+	data, err := s.ReadFile(File, maxBytes)
 	if err != nil {
 		return nil, "", fmt.Errorf("read audit: %w", err)
 	}
@@ -142,4 +137,22 @@ func ReadVerdicts(s *knowledge.Store) ([]Verdict, string, error) {
 		out = append(out, Verdict{Key: a.Key, TS: a.TS, Effect: a.Effect, Note: a.Reason})
 	}
 	return out, logSum, nil
+}
+
+// ReadSummary reads the summary line that ends the store's audit.
+func ReadSummary(s *knowledge.Store) (Summary, error) {
+	data, err := s.ReadFile(File, maxBytes)
+	if err != nil {
+		return Summary{}, err
+	}
+	if data == nil {
+		return Summary{}, fmt.Errorf("no %s yet", File)
+	}
+	data = bytes.TrimSpace(data)
+	last := data[bytes.LastIndexByte(data, '\n')+1:]
+	var a Action
+	if err := json.Unmarshal(last, &a); err != nil || a.Summary == nil {
+		return Summary{}, fmt.Errorf("%s has no summary", File)
+	}
+	return *a.Summary, nil
 }

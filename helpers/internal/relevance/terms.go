@@ -1,4 +1,11 @@
-package index
+// Package relevance owns how cairn reads a question and weighs an answer,
+// apart from any storage: the terms of a text (stop words dropped,
+// identifiers split, at most MaxTerms), their synonyms, the crude stemming
+// that tells whether an entry covers a term, the confidence gate on an
+// answer, and the priors that scale a match's score by what is known of
+// the entry. The search cache (package index) applies them to its SQL;
+// recall and the hooks use them directly. It imports no SQLite.
+package relevance
 
 import (
 	"strings"
@@ -6,6 +13,56 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 )
+
+// MaxTerms caps how many terms of a query reach the search, so a pasted
+// page of text cannot make a query slow.
+const MaxTerms = 16
+
+// stopWords are dropped from queries: they match nearly every entry and
+// add cost, not meaning.
+var stopWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a about above after again against all am an and any are as at be because been
+before being below between both but by can could did do does doing down during each few for from further had has
+have having he her here hers herself him himself his how i if in into is it its itself just let me more most my
+myself no nor not now of off on once only or other our ours ourselves out over own same she should so some such
+than that the their theirs them themselves then there these they this those through to too under until up very
+was we were what when where which while who whom why will with would you your yours yourself yourselves also
+get got use used using via per vs etc ie eg`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// Terms splits text into the lower-case search terms a query uses: runs of
+// letters and digits, stop words and one-letter words dropped, duplicates
+// removed, at most MaxTerms.
+func Terms(text string) []string {
+	var terms []string
+	seen := map[string]bool{}
+	add := func(f string) bool {
+		if len([]rune(f)) < 2 || stopWords[f] || seen[f] {
+			return len(terms) < MaxTerms
+		}
+		seen[f] = true
+		terms = append(terms, f)
+		return len(terms) < MaxTerms
+	}
+	for _, f := range strings.FieldsFunc(text, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}) {
+		if !add(strings.ToLower(f)) {
+			break
+		}
+		// parseConfig also searches for parse and config.
+		for _, p := range SplitIdent(f) {
+			if !add(p) {
+				return terms
+			}
+		}
+	}
+	return terms
+}
 
 // SplitIdent splits an identifier at case changes and between letters and
 // digits: parseConfig -> parse config, HTTPServer -> http server,
@@ -196,16 +253,26 @@ func Coverage(e knowledge.Entry, terms []string) (matched int, share float64) {
 	return matched, float64(matched) / float64(len(terms))
 }
 
+// Confident reports whether an entry matches enough of a query to be shown
+// when nothing better exists: a one-term query needs its term, a longer
+// one at least two of its terms. Matching a single common word of a
+// longer query is what a query about something the log does not cover
+// looks like.
+func Confident(e knowledge.Entry, terms []string) bool {
+	matched, _ := Coverage(e, terms)
+	return matched >= min(2, len(terms))
+}
+
 // minPrefixStem is the shortest stem a query term searches as a prefix.
 const minPrefixStem = 6
 
-// prefixed reports whether a query term also finds the words it starts
+// Prefixed reports whether a query term also finds the words it starts
 // (health finds healthz, config finds configmap, service finds
 // serviceaccount): when its stem keeps six letters or more, the length at
 // which Coverage already takes a prefix for the same word (see sameStem).
 // FTS5 stems a prefix too (running* searches run*), so a term with a
 // shorter stem would match unrelated words.
-func prefixed(term string) bool { return len(stem(term)) >= minPrefixStem }
+func Prefixed(term string) bool { return len(stem(term)) >= minPrefixStem }
 
 // sameStem reports whether two stems are one word's: equal, or one a
 // prefix of the other when both have six letters or more

@@ -1,8 +1,8 @@
-package index
+package relevance
 
 import (
+	"github.com/cairn-dev/cairn/helpers/internal/audit"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
-	"github.com/cairn-dev/cairn/helpers/internal/sanitize"
 )
 
 // Priors scale a match's bm25 score by what is known of the entry beyond
@@ -18,11 +18,13 @@ const (
 	priorNeedsReview = 0.7  // every file it names is gone, or sanitize doubts it
 )
 
-// maxPrior is the greatest factor prior returns.
-const maxPrior = priorCanonical
+// MaxPrior is the greatest factor Prior returns: a match whose score times
+// MaxPrior is below another's cannot overtake it.
+const MaxPrior = priorCanonical
 
-// prior is the factor for entry e with sanitize's effect on it.
-func prior(e knowledge.Entry, effect string) float64 {
+// Prior is the factor for entry e's score, with effect the audit's verdict
+// on its line ("" when none; see [audit.EffectFlagged]).
+func Prior(e knowledge.Entry, effect string) float64 {
 	f := 1.0
 	switch e.Status {
 	case knowledge.StatusCanonical:
@@ -30,7 +32,7 @@ func prior(e knowledge.Entry, effect string) float64 {
 	case knowledge.StatusNeedsReview:
 		f *= priorNeedsReview
 	}
-	if effect == sanitize.EffectFlagged {
+	if effect == audit.EffectFlagged {
 		f *= priorNeedsReview
 	}
 	return f

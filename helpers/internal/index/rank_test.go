@@ -1,35 +1,11 @@
 package index
 
 import (
-	"math"
 	"slices"
 	"testing"
 
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
-	"github.com/cairn-dev/cairn/helpers/internal/sanitize"
 )
-
-func TestPrior(t *testing.T) {
-	for _, tc := range []struct {
-		status, effect, typ string
-		want                float64
-	}{
-		{"", "", "learned", 1},
-		{knowledge.StatusCanonical, "", "learned", priorCanonical},
-		{knowledge.StatusNeedsReview, "", "learned", priorNeedsReview},
-		{"", sanitize.EffectFlagged, "learned", priorNeedsReview},
-		{knowledge.StatusCanonical, sanitize.EffectFlagged, "learned", priorCanonical * priorNeedsReview},
-		{knowledge.StatusNeedsReview, sanitize.EffectFlagged, "learned", priorNeedsReview * priorNeedsReview},
-		// The type of an entry does not move it.
-		{"", "", "must-check", 1},
-		{"", "", "decision", 1},
-	} {
-		e := knowledge.Entry{Key: "k", Type: tc.typ, Status: tc.status, TS: 1}
-		if got := prior(e, tc.effect); math.Abs(got-tc.want) > 1e-12 {
-			t.Errorf("prior(status %q, effect %q, type %s) = %v, want %v", tc.status, tc.effect, tc.typ, got, tc.want)
-		}
-	}
-}
 
 // Three entries that match a query equally: curation's canonical one
 // first, the plain one next, the one under review last.
@@ -55,30 +31,6 @@ func TestStatusPriorsOrderEqualMatches(t *testing.T) {
 	want := []string{canon.Key, es[1].Key, review.Key}
 	if !slices.Equal(got, want) {
 		t.Errorf("order = %v, want %v", got, want)
-	}
-}
-
-func TestPrefixed(t *testing.T) {
-	for _, tc := range []struct {
-		term string
-		want bool
-	}{
-		{"health", true},      // finds healthz
-		{"service", true},     // stem servic: finds serviceaccount
-		{"webhook", true},     // finds webhooksecret
-		{"connections", true}, // stem connect
-		{"stripe", false},     // stem strip
-		{"running", false},    // stem runn; FTS5 would search run*
-		{"caching", false},    // stem cach
-		{"pgx", false},        // short
-		{"idempotency", true}, // long
-		{"deadlock", true},    // no suffix to strip
-		{"db", false},         // short
-		{"authentication", true},
-	} {
-		if got := prefixed(tc.term); got != tc.want {
-			t.Errorf("prefixed(%q) = %v, want %v", tc.term, got, tc.want)
-		}
 	}
 }
 
