@@ -44,6 +44,7 @@ func TestDirHook(t *testing.T) {
 		{"cairn hook Stop", "", "", false},
 		{"cairn --dir /p recall x", "", "", false},
 		{"cairn --dir /p hook", "", "", false},
+		{"cairn --dir /p hook claude Stop", "/p", "cairn hook claude Stop", true},
 	} {
 		dir, rest, ok := dirHook(strings.Fields(tc.in))
 		if dir != tc.dir || strings.Join(rest, " ") != tc.rest || ok != tc.ok {

@@ -3,6 +3,7 @@ package cli
 import (
 	"strings"
 
+	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
 	"github.com/cairn-dev/cairn/helpers/internal/session"
 	ucli "github.com/urfave/cli/v2"
@@ -19,20 +20,28 @@ func hookCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:      "hook",
 		Usage:     "Claude Code hook entry point: reads the event JSON on stdin (used by the plugin)",
-		ArgsUsage: "EVENT",
+		ArgsUsage: "[AGENT] EVENT",
 		Description: "EVENT is Claude Code's event name: " + strings.Join(names, ", ") + ".\n" +
+			"AGENT is an adapter's name (claude, the default).\n" +
 			"A hook always exits 0 and prints nothing but its protocol JSON; errors go to\n" +
 			".cairn/cache/cairn.log. The project is --dir (or CAIRN_DIR) when given, else\n" +
 			"Claude Code's project directory, else the event's working directory.",
 	}
 }
 
-// runHook runs `cairn hook EVENT` (args[2]) for Claude Code and always
-// returns 0: it never blocks the agent and never breaks the session.
+// runHook runs `cairn hook EVENT` for Claude Code, or `cairn hook AGENT
+// EVENT` for the adapter named AGENT, and always returns 0: it never
+// blocks the agent and never breaks the session.
 func runHook(args []string, env Env) int {
+	var a agent.Adapter = claude.Adapter{}
 	name := ""
 	if len(args) > 2 {
 		name = args[2]
+	}
+	if len(args) > 3 {
+		if named, ok := agent.Find(adapters, args[2]); ok {
+			a, name = named, args[3]
+		}
 	}
 	project := env.Project
 	if project == "" {
@@ -41,7 +50,7 @@ func runHook(args []string, env Env) int {
 	if project != "" {
 		project = abs(env, project)
 	}
-	out := session.Hook(claude.Adapter{}, name, env.Stdin, session.Env{
+	out := session.Hook(a, name, env.Stdin, session.Env{
 		Getenv:  env.Getenv,
 		Stderr:  env.Stderr,
 		Dir:     env.Dir,
@@ -57,10 +66,10 @@ func runHook(args []string, env Env) int {
 // P and the arguments without it.
 func dirHook(args []string) (dir string, rest []string, ok bool) {
 	switch {
-	case len(args) == 5 && args[1] == "--dir" && args[3] == "hook":
-		return args[2], []string{args[0], "hook", args[4]}, true
-	case len(args) == 4 && strings.HasPrefix(args[1], "--dir=") && args[2] == "hook":
-		return strings.TrimPrefix(args[1], "--dir="), []string{args[0], "hook", args[3]}, true
+	case len(args) >= 5 && args[1] == "--dir" && args[3] == "hook":
+		return args[2], append([]string{args[0]}, args[3:]...), true
+	case len(args) >= 4 && strings.HasPrefix(args[1], "--dir=") && args[2] == "hook":
+		return strings.TrimPrefix(args[1], "--dir="), append([]string{args[0]}, args[2:]...), true
 	}
 	return "", nil, false
 }
