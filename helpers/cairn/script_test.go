@@ -47,6 +47,19 @@ func TestScript(t *testing.T) {
 			e.Setenv("REPO_ROOT", root)
 			e.Setenv("CAIRN_DIR", "")
 			e.Setenv("CAIRN_NO_BACKGROUND", "1")
+			// Under -race, cairn here is the race-built test binary: a race
+			// it finds exits 66, which `! exec` would take for the failure
+			// expected. Its reports go to files instead, and any fails the
+			// script. (Without -race, GORACE is ignored.)
+			race := filepath.Join(e.WorkDir, ".gorace")
+			e.Setenv("GORACE", "log_path="+race)
+			e.Defer(func() {
+				reports, _ := filepath.Glob(race + ".*")
+				for _, r := range reports {
+					b, _ := os.ReadFile(r)
+					e.T().Fatal("data race in a cairn process:\n" + string(b))
+				}
+			})
 			gitconfig := "[user]\n\tname = Ana Tester\n\temail = ana@example.com\n[init]\n\tdefaultBranch = main\n"
 			return os.WriteFile(filepath.Join(e.WorkDir, ".gitconfig"), []byte(gitconfig), 0o644)
 		},
