@@ -1,8 +1,11 @@
 package main
 
 import (
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/cairn-dev/cairn/helpers/internal/cli"
@@ -34,6 +37,7 @@ func TestScript(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
+		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"exitcode": exitCode},
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("HOME", e.WorkDir)
 			e.Setenv("XDG_CONFIG_HOME", filepath.Join(e.WorkDir, ".config"))
@@ -43,8 +47,54 @@ func TestScript(t *testing.T) {
 			e.Setenv("REPO_ROOT", root)
 			e.Setenv("CAIRN_DIR", "")
 			e.Setenv("CAIRN_NO_BACKGROUND", "1")
+			// Under -race, cairn here is the race-built test binary: a race
+			// it finds exits 66, which `! exec` would take for the failure
+			// expected. Its reports go to files instead, and any fails the
+			// script. (Without -race, GORACE is ignored.)
+			race := filepath.Join(e.WorkDir, ".gorace")
+			e.Setenv("GORACE", "log_path="+race)
+			e.Defer(func() {
+				reports, _ := filepath.Glob(race + ".*")
+				for _, r := range reports {
+					b, _ := os.ReadFile(r)
+					e.T().Fatal("data race in a cairn process:\n" + string(b))
+				}
+			})
 			gitconfig := "[user]\n\tname = Ana Tester\n\temail = ana@example.com\n[init]\n\tdefaultBranch = main\n"
 			return os.WriteFile(filepath.Join(e.WorkDir, ".gitconfig"), []byte(gitconfig), 0o644)
 		},
 	})
+}
+
+// exitCode is the script command
+//
+//	exitcode N PROGRAM [ARGS...]
+//
+// which runs PROGRAM as exec does (stdout and stderr then match its
+// output) and fails unless it exits with status N: `! exec` only tells
+// zero from non-zero, and cairn's 64 (a wrong command line) must not be
+// confused with 1 (a failure).
+func exitCode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! exitcode (give the status expected)")
+	}
+	if len(args) < 2 {
+		ts.Fatalf("usage: exitcode N PROGRAM [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exitcode: status %q is not a number", args[0])
+	}
+	got := 0
+	var ee *exec.ExitError
+	switch err := ts.Exec(args[1], args[2:]...); {
+	case err == nil:
+	case errors.As(err, &ee):
+		got = ee.ExitCode()
+	default:
+		ts.Fatalf("exitcode: %v", err)
+	}
+	if got != want {
+		ts.Fatalf("%s exited with status %d; want %d", args[1], got, want)
+	}
 }

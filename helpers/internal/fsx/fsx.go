@@ -2,16 +2,20 @@
 // files intact and its users safe: confined access under .cairn ([Root]:
 // no link followed, no special file used, reads capped), atomic
 // whole-file replacement (temp, fsync, rename, fsync directory) and
-// advisory locks that the kernel releases when a process dies.
+// advisory locks that the system releases when a process dies.
+//
+// It builds on every Unix (flock, openat with O_NOFOLLOW) and on Windows
+// (LockFileEx, [os.Root] with checks of every component); the few
+// guarantees that differ on Windows are said where they differ.
 package fsx
 
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"os/exec"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // tempMarker is part of every temporary file name Root.WriteAtomic creates, so
@@ -23,9 +27,15 @@ const tempMarker = ".cairn-tmp-"
 // and synced and before it replaces the target.
 var beforeRename func(tmpPath string)
 
-// Lock is an exclusive advisory lock held on a lock file. The kernel drops
-// it when the process exits, however it exits, so a lock file left behind by
-// a killed process never blocks anyone: it is simply locked again.
+// Lock is an exclusive or shared advisory lock held on a lock file. The
+// system drops it when the process exits, however it exits, so a lock file
+// left behind by a killed process never blocks anyone: it is simply locked
+// again.
+//
+// On Unix it is a flock(2) lock: it belongs to the open file, so a second
+// open of the same lock file in one process is excluded too. On Windows it
+// is a LockFileEx lock of the whole file: it belongs to the handle and the
+// process, and it is mandatory, so a lock file must hold nothing else.
 type Lock struct {
 	f    *os.File
 	name string
@@ -42,30 +52,32 @@ func Acquire(path string, wait time.Duration) (*Lock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open lock %s: %w", path, err)
 	}
-	return lockFile(f, path, wait)
+	return lockFile(f, path, true, wait)
 }
 
-func lockFile(f *os.File, name string, wait time.Duration) (*Lock, error) {
+// lockFile takes the lock on the open file f, exclusive or shared, and
+// closes f when it cannot.
+func lockFile(f *os.File, name string, exclusive bool, wait time.Duration) (*Lock, error) {
 	l := &Lock{f: f, name: name}
-	if err := l.flock(unix.LOCK_EX, wait); err != nil {
+	if err := l.lock(exclusive, wait); err != nil {
 		f.Close()
 		return nil, err
 	}
 	return l, nil
 }
 
-// flock takes the lock in mode (LOCK_EX or LOCK_SH), polling without
-// blocking until wait has passed.
-func (l *Lock) flock(mode int, wait time.Duration) error {
+// lock takes the lock, exclusive or shared, polling without blocking until
+// wait has passed (at least one attempt is made).
+func (l *Lock) lock(exclusive bool, wait time.Duration) error {
 	deadline := time.Now().Add(wait)
 	delay := time.Millisecond
 	for {
-		err := unix.Flock(int(l.f.Fd()), mode|unix.LOCK_NB)
-		if err == nil {
-			return nil
-		}
-		if !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) {
+		ok, err := tryLock(l.f, exclusive)
+		if err != nil {
 			return fmt.Errorf("lock %s: %w", l.name, err)
+		}
+		if ok {
+			return nil
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("lock %s: %w", l.name, ErrLockTimeout)
@@ -81,12 +93,12 @@ func (l *Lock) flock(mode int, wait time.Duration) error {
 // for the other holders to let go. The change is not atomic: another
 // process may take the lock exclusively in between, so whatever the
 // caller read under the shared lock must be read again.
-func (l *Lock) Exclusive(wait time.Duration) error { return l.flock(unix.LOCK_EX, wait) }
+func (l *Lock) Exclusive(wait time.Duration) error { return l.lock(true, wait) }
 
 // Unlock lets go of the lock but keeps its file, to take it again with
 // [Lock.Shared] or [Lock.Exclusive].
 func (l *Lock) Unlock() error {
-	if err := unix.Flock(int(l.f.Fd()), unix.LOCK_UN); err != nil {
+	if err := unlock(l.f); err != nil {
 		return fmt.Errorf("unlock %s: %w", l.name, err)
 	}
 	return nil
@@ -95,19 +107,22 @@ func (l *Lock) Unlock() error {
 // Shared turns an exclusive lock back into a shared one (or takes it
 // shared after [Lock.Unlock]), waiting for an exclusive holder.
 func (l *Lock) Shared() error {
-	if err := unix.Flock(int(l.f.Fd()), unix.LOCK_SH); err != nil {
+	if err := waitLock(l.f, false); err != nil {
 		return fmt.Errorf("lock %s: %w", l.name, err)
 	}
 	return nil
 }
 
-func tryLockFile(f *os.File, name string) (*Lock, bool, error) {
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+// tryLockFile takes the exclusive lock on f if nobody holds it; ok is false
+// when someone does. f is closed unless the lock is taken.
+func tryLockFile(f *os.File, name string) (l *Lock, ok bool, err error) {
+	ok, err = tryLock(f, true)
+	if err != nil || !ok {
 		f.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, false, nil
+		if err != nil {
+			return nil, false, fmt.Errorf("lock %s: %w", name, err)
 		}
-		return nil, false, fmt.Errorf("lock %s: %w", name, err)
+		return nil, false, nil
 	}
 	return &Lock{f: f, name: name}, true, nil
 }
@@ -117,7 +132,7 @@ func (l *Lock) Release() error {
 	if l == nil || l.f == nil {
 		return nil
 	}
-	err := unix.Flock(int(l.f.Fd()), unix.LOCK_UN)
+	err := unlock(l.f)
 	cerr := l.f.Close()
 	l.f = nil
 	if err != nil {
@@ -127,8 +142,9 @@ func (l *Lock) Release() error {
 }
 
 // FileID identifies one version of a file without reading it: size,
-// modification and change times (nanoseconds) and inode. Any write, rename
-// over or touch of the file changes it; equal IDs mean the file is unchanged.
+// modification and change times (nanoseconds) and inode (on Windows, the
+// file index). Any write, rename over or touch of the file changes it;
+// equal IDs mean the file is unchanged.
 type FileID struct {
 	Size  int64  `json:"size"`
 	Mtime int64  `json:"mtime"`
@@ -136,34 +152,75 @@ type FileID struct {
 	Ino   uint64 `json:"ino"`
 }
 
-// File is the lock's open file, for a child process to inherit
-// (exec.Cmd.ExtraFiles); see [Lock.Handoff].
+// File is the lock's open file. Prefer [Lock.PassTo] to hand the lock to
+// a child: exec.Cmd.ExtraFiles, which this file was for, does not exist on
+// Windows.
 func (l *Lock) File() *os.File { return l.f }
 
-// Handoff closes this process's handle on the lock without unlocking it.
-// Once a child has inherited the file, the lock stays held until the child
-// releases it or exits, whatever this process does.
+// PassTo arranges for cmd, not started yet, to inherit the lock, and
+// returns the number the child gives to [Inherited] (through its
+// environment, say). Once cmd has started, call [Lock.Handoff]; if it
+// fails to start, [Lock.Release].
+//
+// On Unix the lock's file goes in cmd.ExtraFiles and the number is its
+// descriptor in the child; on Windows, where ExtraFiles does not exist,
+// the handle is made inheritable and listed in
+// cmd.SysProcAttr.AdditionalInheritedHandles, and the number is the
+// handle, which the child inherits with the same value.
+func (l *Lock) PassTo(cmd *exec.Cmd) (uintptr, error) { return l.pass(cmd) }
+
+// Handoff closes this process's handle on the lock after [Lock.PassTo]
+// gave it to a child that has started.
+//
+// On Unix it does not unlock: the lock stays held until the child
+// releases it or exits, whatever this process does, so no other process
+// can take it in between. On Windows a lock belongs to the process that
+// took it and a child cannot inherit it, only the handle; Handoff unlocks,
+// and the child takes the lock again through the handle in [Inherited].
+// There, another process may take the lock between the two; the child
+// then finds it held and must take it that someone else does the work.
 func (l *Lock) Handoff() error {
 	if l == nil || l.f == nil {
 		return nil
 	}
-	err := l.f.Close()
+	var err error
+	if handoffUnlocks {
+		err = unlock(l.f)
+	}
+	cerr := l.f.Close()
 	l.f = nil
-	return err
+	if err != nil {
+		return fmt.Errorf("unlock: %w", err)
+	}
+	return cerr
 }
 
-// Inherited takes over a lock whose file descriptor a parent process
-// passed down. It fails unless the descriptor holds the lock.
+// Inherited takes over a lock a parent process passed down with
+// [Lock.PassTo]; fd is the number PassTo returned. It fails unless this
+// process then holds the lock exclusively.
+//
+// On Unix the lock is already held through the inherited descriptor, and
+// asking again for it succeeds at once. On Windows the child locks the
+// inherited handle itself, waiting a little (two seconds at most) for the
+// parent's [Lock.Handoff].
 func Inherited(fd uintptr) (*Lock, error) {
 	f := os.NewFile(fd, "inherited-lock")
 	if f == nil {
 		return nil, fmt.Errorf("no inherited lock on fd %d", fd)
 	}
-	// Asking again for a lock this description already holds succeeds at
-	// once; it fails when someone else holds it.
-	if err := unix.Flock(int(fd), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	l := &Lock{f: f, name: fmt.Sprintf("inherited on fd %d", fd)}
+	if err := l.lock(true, inheritWait); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("inherited lock on fd %d: %w", fd, err)
+		return nil, err
 	}
-	return &Lock{f: f}, nil
+	return l, nil
 }
+
+// Owned reports whether the file at path, which os.Lstat described as fi,
+// belongs to the user running this process: a directory that someone else
+// made in a shared place (/tmp, C:\) is not one to trust. On Unix it
+// compares owner and user ids (true when fi carries none); on Windows the
+// owner's SID with the process user's, an owner that is the Administrators
+// group counting when this process is a member (what an elevated process
+// creates belongs to the group).
+func Owned(path string, fi fs.FileInfo) bool { return owned(path, fi) }

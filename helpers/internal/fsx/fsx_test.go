@@ -1,3 +1,5 @@
+//go:build unix
+
 package fsx
 
 import (
@@ -352,50 +354,6 @@ func TestAcquireErrors(t *testing.T) {
 	}
 }
 
-func TestStatID(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "f")
-	id, err := statID(path)
-	if err != nil || id != (FileID{}) {
-		t.Fatalf("statID(missing) = %+v, %v; want zero, nil", id, err)
-	}
-	if err := writeAtomic(path, []byte("version one\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	id1, err := statID(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if id1 == (FileID{}) || id1.Size != int64(len("version one\n")) || id1.Ino == 0 {
-		t.Fatalf("StatID = %+v", id1)
-	}
-	if again, _ := statID(path); again != id1 {
-		t.Errorf("StatID of an unchanged file changed: %+v then %+v", id1, again)
-	}
-	// Same size, other bytes: the rewrite must still show.
-	if err := writeAtomic(path, []byte("version two\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	id2, err := statID(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if id2 == id1 {
-		t.Errorf("StatID unchanged after a same-size rewrite: %+v", id2)
-	}
-	// A rewrite with the very same bytes is a new version as well.
-	if err := writeAtomic(path, []byte("version two\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if id3, _ := statID(path); id3 == id2 {
-		t.Errorf("StatID unchanged after rewriting the same bytes: %+v", id3)
-	}
-	// Not a permission problem: a path through a file is an error.
-	if _, err := statID(filepath.Join(path, "below")); err == nil {
-		t.Error("StatID through a regular file succeeded")
-	}
-}
-
 // TestCrashBeforeRename kills a writer between writing its temporary file
 // and renaming it: the target keeps its old content, and the leftover is
 // swept by RemoveStaleTemps.
@@ -528,17 +486,9 @@ func sweep(path string) (int, error) {
 	return NewRoot(filepath.Dir(path)).RemoveStaleTemps(filepath.Base(path), time.Now().Add(2*AbandonedAge))
 }
 
-// The path-based forms the tests use: the root is the file's directory.
-func writeAtomic(path string, data []byte, perm os.FileMode) error {
-	return NewRoot(filepath.Dir(path)).WriteAtomic(filepath.Base(path), data, perm)
-}
-
+// The path-based forms of the Unix tests: the root is the file's directory.
 func replaceFile(path string, data []byte, perm os.FileMode) error {
 	return NewRoot(filepath.Dir(path)).ReplaceFile(filepath.Base(path), data, perm)
-}
-
-func statID(path string) (FileID, error) {
-	return NewRoot(filepath.Dir(path)).StatID(filepath.Base(path))
 }
 
 func tryAcquire(path string) (*Lock, bool, error) {

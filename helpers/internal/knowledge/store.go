@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
@@ -123,12 +122,10 @@ var provisioned = []struct{ name, content string }{
 // user running cairn: a .cairn that someone else planted in a shared
 // parent such as /tmp is not a project of ours).
 func FindUp(dir string) (string, bool) {
-	uid := os.Getuid()
 	for d := dir; ; {
-		if fi, err := os.Lstat(filepath.Join(d, DirName)); err == nil && fi.IsDir() {
-			if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) == uid {
-				return d, true
-			}
+		p := filepath.Join(d, DirName)
+		if fi, err := os.Lstat(p); err == nil && fi.IsDir() && fsx.Owned(p, fi) {
+			return d, true
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
