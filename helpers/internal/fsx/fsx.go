@@ -152,11 +152,6 @@ type FileID struct {
 	Ino   uint64 `json:"ino"`
 }
 
-// File is the lock's open file. Prefer [Lock.PassTo] to hand the lock to
-// a child: exec.Cmd.ExtraFiles, which this file was for, does not exist on
-// Windows.
-func (l *Lock) File() *os.File { return l.f }
-
 // PassTo arranges for cmd, not started yet, to inherit the lock, and
 // returns the number the child gives to [Inherited] (through its
 // environment, say). Once cmd has started, call [Lock.Handoff]; if it

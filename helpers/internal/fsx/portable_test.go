@@ -209,7 +209,7 @@ func TestHandoff(t *testing.T) {
 		t.Fatalf("TryAcquire = %v, %v", ok, err)
 	}
 	cmd, stdin, stdout := startInheritor(t, l)
-	if l.File() != nil {
+	if l.f != nil {
 		t.Error("the lock still has its file after Handoff")
 	}
 	if !handoffUnlocks {

@@ -5,8 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
-	"syscall"
 
+	"github.com/cairn-dev/cairn/helpers/internal/detach"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
@@ -44,7 +44,9 @@ func (s *Session) sanitizeIfNeeded(ix *index.Index) {
 // StartSanitize starts a background sanitize of p unless one is running.
 // The lock is taken here and handed to the child, so a caller that
 // returns at once leaves no window in which a second run starts, and a
-// test can wait for the run by taking the lock.
+// test can wait for the run by taking the lock. (On Windows, where a lock
+// cannot be inherited, the child takes it again after the hand-off, and a
+// run that another took it from first just exits.)
 func StartSanitize(p *project.Project, getenv func(string) string) error {
 	if getenv(NoBackgroundEnv) == "1" {
 		return nil
@@ -58,22 +60,24 @@ func StartSanitize(p *project.Project, getenv func(string) string) error {
 		return err
 	}
 	cmd := exec.Command(self, "--dir", p.Root, "sanitize", "--background")
-	cmd.Env = append(os.Environ(), lockFDEnv+"=3", InHookEnv+"=1")
-	cmd.ExtraFiles = []*os.File{lock.File()}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	fd, err := lock.PassTo(cmd)
+	if err != nil {
+		lock.Release()
+		return fmt.Errorf("start sanitize: %w", err)
+	}
+	cmd.Env = append(os.Environ(), lockFDEnv+"="+strconv.FormatUint(uint64(fd), 10), InHookEnv+"=1")
 	// Whatever the run has to say lands in cairn.log.
 	logFile, err := p.OpenLog()
 	if err == nil {
 		defer logFile.Close()
 		cmd.Stdout, cmd.Stderr = logFile, logFile
 	}
-	if err := cmd.Start(); err != nil {
+	// Out of the session, below its own processes: it may take seconds on
+	// a big log.
+	if err := detach.Start(cmd); err != nil {
 		lock.Release()
 		return fmt.Errorf("start sanitize: %w", err)
 	}
-	// Below the session's own processes: it may take seconds on a big log.
-	_ = syscall.Setpriority(syscall.PRIO_PROCESS, cmd.Process.Pid, 10)
-	_ = cmd.Process.Release()
 	return lock.Handoff()
 }
 
@@ -83,7 +87,7 @@ func StartSanitize(p *project.Project, getenv func(string) string) error {
 func SanitizeInBackground(p *project.Project, getenv func(string) string) {
 	opts := sanitize.Options{Root: p.Root}
 	var err error
-	if fd, ferr := strconv.Atoi(getenv(lockFDEnv)); ferr == nil && fd > 2 {
+	if fd, ferr := strconv.ParseUint(getenv(lockFDEnv), 10, 64); ferr == nil && fd > 2 {
 		lock, lerr := fsx.Inherited(uintptr(fd))
 		if lerr != nil {
 			return // someone else runs it
