@@ -27,6 +27,26 @@ const tempMarker = ".cairn-tmp-"
 // and synced and before it replaces the target.
 var beforeRename func(tmpPath string)
 
+// fill writes data to f, the temporary file tmp that will become name,
+// syncs it when durable, and closes it; then a test's beforeRename runs.
+func (r Root) fill(f *os.File, tmp, name string, data []byte, durable bool) error {
+	if _, err := f.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", r.display(name), err)
+	}
+	if durable {
+		if err := f.Sync(); err != nil {
+			return fmt.Errorf("sync %s: %w", r.display(name), err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", r.display(name), err)
+	}
+	if beforeRename != nil {
+		beforeRename(r.Path(tmp))
+	}
+	return nil
+}
+
 // Lock is an exclusive or shared advisory lock held on a lock file. The
 // system drops it when the process exits, however it exits, so a lock file
 // left behind by a killed process never blocks anyone: it is simply locked

@@ -345,19 +345,8 @@ func (r Root) replace(name string, data []byte, perm os.FileMode, durable, exclu
 			root.Remove(tmp)
 		}
 	}()
-	if _, err := f.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", r.display(name), err)
-	}
-	if durable {
-		if err := f.Sync(); err != nil {
-			return fmt.Errorf("sync %s: %w", r.display(name), err)
-		}
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", r.display(name), err)
-	}
-	if beforeRename != nil {
-		beforeRename(r.Path(tmp))
+	if err := r.fill(f, tmp, name, data, durable); err != nil {
+		return err
 	}
 	if exclusive {
 		// A hard link fails if the name exists: create-if-absent with the
