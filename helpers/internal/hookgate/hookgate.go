@@ -4,10 +4,11 @@
 // package's init once the packages it imports are initialised, taking
 // ready packages in import-path order; this package imports only the
 // standard library's os, io, bytes and encoding/json and cairn's leaf
-// packages typed and event and the Claude Code adapter (for its event
-// table), so its init runs before most of the program's: measured with
-// GODEBUG=inittrace=1, after 96 small packages taking 0.7 ms together, and
-// before SQLite's, go-git's and the CLI framework's own. It answers `cairn
+// packages typed, event and the Claude Code event table (agent/claude/hooks,
+// not the adapter, whose imports would run first), so its init runs before
+// most of the program's: measured with GODEBUG=inittrace=1, after 69 small
+// packages taking about 0.6 ms together, and before SQLite's, go-git's and
+// the CLI framework's own. It answers `cairn
 // hook EVENT` for an event that may carry typed lines (a tool ran, a reply)
 // whose payload holds no typed prefix: exit 0, nothing written. Everything
 // else, including any payload it cannot judge (unreadable, too large, not
@@ -21,7 +22,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/claude/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/typed"
 )
@@ -45,7 +46,7 @@ func init() {
 	if len(os.Args) != 3 || os.Args[1] != "hook" {
 		return
 	}
-	switch claude.Kind(os.Args[2]) {
+	switch hooks.Kind(os.Args[2]) {
 	case event.ToolRan, event.Reply:
 		// A subagent's reply is rare, and may ask a subagent that
 		// recorded nothing to do so (see the session layer): it always
