@@ -1,0 +1,195 @@
+package claude
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// Transcript is what a Claude Code session transcript (the JSONL file a
+// hook's transcript_path names) says of the conversation: who said what,
+// without tool calls, tool results or the client's bookkeeping records.
+type Transcript struct {
+	Session string
+	Cwd     string
+	Branch  string // the git branch, from whichever record carries it
+	Version string // Claude Code's version, likewise
+	// Interactive is true for a session a person typed into (its first
+	// record is a "mode" record, or its entrypoint is "cli"); a headless
+	// `claude -p` run is not.
+	Interactive bool
+	Sidechain   bool // a subagent's own transcript
+	Messages    []Message
+	// Skipped counts lines that are not a JSON record (a torn last line,
+	// say); they are left out, never fatal.
+	Skipped int
+}
+
+// Message is one turn's text by one side.
+type Message struct {
+	Role string // "user" or "assistant"
+	Text string
+	Time time.Time
+}
+
+// UserChars counts the characters the person typed.
+func (t Transcript) UserChars() int {
+	n := 0
+	for _, m := range t.Messages {
+		if m.Role == "user" {
+			n += len([]rune(m.Text))
+		}
+	}
+	return n
+}
+
+// MaxTranscriptLine caps one record of a transcript; a longer one (a huge
+// tool result) is skipped, not held in memory.
+const MaxTranscriptLine = 16 << 20
+
+// record is the part of a transcript line the reader uses.
+type record struct {
+	Type        string `json:"type"`
+	SessionID   string `json:"sessionId"`
+	Cwd         string `json:"cwd"`
+	GitBranch   string `json:"gitBranch"`
+	Version     string `json:"version"`
+	Entrypoint  string `json:"entrypoint"`
+	IsSidechain bool   `json:"isSidechain"`
+	IsMeta      bool   `json:"isMeta"`
+	Timestamp   string `json:"timestamp"`
+	Message     struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	} `json:"message"`
+}
+
+// block is one element of a message's content array.
+type block struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// ReadTranscript reads a Claude Code transcript. Text of consecutive
+// records of one side (an assistant's text, then its tool call, then more
+// text) joins into one message; tool calls and results, thinking, meta
+// records and everything that is not a user or assistant message are left
+// out.
+func ReadTranscript(r io.Reader) (Transcript, error) {
+	var t Transcript
+	br := bufio.NewReaderSize(r, 64<<10)
+	first := true
+	for {
+		line, err := readLine(br)
+		if len(bytes.TrimSpace(line)) > 0 {
+			t.add(line, first)
+			first = false
+		}
+		if errors.Is(err, errLineTooLong) {
+			t.Skipped++
+			continue
+		}
+		if err == io.EOF {
+			return t, nil
+		}
+		if err != nil {
+			return t, fmt.Errorf("read transcript: %w", err)
+		}
+	}
+}
+
+var errLineTooLong = errors.New("transcript line too long")
+
+// readLine reads one line without its end, up to MaxTranscriptLine bytes;
+// past that it discards the rest of the line and reports errLineTooLong.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(line)+len(chunk) > MaxTranscriptLine {
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = br.ReadSlice('\n')
+			}
+			if err == io.EOF {
+				return nil, io.EOF
+			}
+			return nil, errLineTooLong
+		}
+		line = append(line, chunk...)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		return bytes.TrimRight(line, "\r\n"), err
+	}
+}
+
+// add folds one record into t.
+func (t *Transcript) add(line []byte, first bool) {
+	var rec record
+	if json.Unmarshal(line, &rec) != nil {
+		t.Skipped++
+		return
+	}
+	if first && rec.Type == "mode" {
+		t.Interactive = true
+	}
+	if rec.Entrypoint == "cli" {
+		t.Interactive = true
+	}
+	for _, f := range []struct {
+		dst *string
+		v   string
+	}{
+		{&t.Session, rec.SessionID}, {&t.Cwd, rec.Cwd}, {&t.Branch, rec.GitBranch}, {&t.Version, rec.Version},
+	} {
+		if *f.dst == "" && f.v != "" {
+			*f.dst = f.v
+		}
+	}
+	if rec.Type != "user" && rec.Type != "assistant" || rec.IsMeta {
+		return
+	}
+	t.Sidechain = t.Sidechain || rec.IsSidechain
+	text := contentText(rec.Message.Content)
+	if text == "" {
+		return
+	}
+	at, _ := time.Parse(time.RFC3339Nano, rec.Timestamp)
+	if n := len(t.Messages); n > 0 && t.Messages[n-1].Role == rec.Type {
+		t.Messages[n-1].Text += "\n\n" + text
+		return
+	}
+	t.Messages = append(t.Messages, Message{Role: rec.Type, Text: text, Time: at})
+}
+
+// contentText is a message's text: the string itself, or its text blocks
+// joined (tool_use, tool_result, thinking and images left out).
+func contentText(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return ""
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return ""
+		}
+		return strings.TrimSpace(s)
+	}
+	var blocks []block
+	if json.Unmarshal(raw, &blocks) != nil {
+		return ""
+	}
+	var parts []string
+	for _, b := range blocks {
+		if b.Type == "text" && strings.TrimSpace(b.Text) != "" {
+			parts = append(parts, strings.TrimSpace(b.Text))
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}

@@ -1,0 +1,136 @@
+package claude_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
+)
+
+func readFixture(t testing.TB, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "transcripts", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// The real transcripts of Claude Code 2.1.197 read as their conversations:
+// the person's prompts and the assistant's text, nothing of tool calls,
+// tool results or bookkeeping; branch and version from the records that
+// carry them; interactive only for a session typed into the UI.
+func TestReadTranscriptFixtures(t *testing.T) {
+	for _, tc := range []struct {
+		file        string
+		interactive bool
+		sidechain   bool
+		branch      string
+		roles       string
+		contains    []string
+		absent      []string
+	}{
+		{"interactive-two-turns.jsonl", true, false, "master", "user assistant user assistant",
+			[]string{"where is the retry loop?", "Hello from the fake model.", "and the backoff?", "Second answer."}, nil},
+		{"multi-turn.jsonl", false, false, "feat/oauth-redirect", "user assistant user assistant user assistant",
+			[]string{"the CI job times out in the retry test, why?", "LEARNED: exponential backoff must cap at", "Handoff: still need to add jitter"},
+			[]string{"Bash completed with no output", "tool_use"}},
+		{"tool-use-and-typed-lines.jsonl", false, false, "feat/oauth-redirect", "user assistant",
+			[]string{"Let me look at the code.", "DECISION: Keep redi"}, []string{"package main", "Exit code 127"}},
+		{"subagent-parent.jsonl", false, false, "feat/oauth-redirect", "user assistant",
+			[]string{"investigate the flaky test with a subagent", "The subagent found the cause."}, []string{"Root cause found"}},
+		{"subagent-child.jsonl", false, true, "feat/oauth-redirect", "user assistant",
+			[]string{"Find why TestRedirect is flaky", "INVESTIGATION: TestRedirect is flaky"}, nil},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			tr, err := claude.ReadTranscript(bytes.NewReader(readFixture(t, tc.file)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var roles []string
+			var all strings.Builder
+			for _, m := range tr.Messages {
+				roles = append(roles, m.Role)
+				all.WriteString(m.Text + "\n")
+				if m.Time.IsZero() {
+					t.Errorf("message without a time: %q", m.Text)
+				}
+			}
+			if got := strings.Join(roles, " "); got != tc.roles {
+				t.Errorf("roles = %s, want %s", got, tc.roles)
+			}
+			for _, s := range tc.contains {
+				if !strings.Contains(all.String(), s) {
+					t.Errorf("messages lack %q:\n%s", s, all.String())
+				}
+			}
+			for _, s := range tc.absent {
+				if strings.Contains(all.String(), s) {
+					t.Errorf("messages hold %q, which is not conversation:\n%s", s, all.String())
+				}
+			}
+			if tr.Interactive != tc.interactive || tr.Sidechain != tc.sidechain || tr.Branch != tc.branch ||
+				tr.Version != "2.1.197" || tr.Cwd != "/home/dev/src/shop" || tr.Skipped != 0 {
+				t.Errorf("got interactive %v sidechain %v branch %q version %q cwd %q skipped %d",
+					tr.Interactive, tr.Sidechain, tr.Branch, tr.Version, tr.Cwd, tr.Skipped)
+			}
+			if tc.file == "interactive-two-turns.jsonl" && (tr.Session == "" || tr.UserChars() != len("where is the retry loop?")+len("and the backoff?")) {
+				t.Errorf("session %q, user chars %d", tr.Session, tr.UserChars())
+			}
+		})
+	}
+}
+
+// A torn last line and garbage are counted and skipped; a record longer
+// than the cap is skipped without being held, and reading goes on.
+func TestReadTranscriptDamaged(t *testing.T) {
+	good := readFixture(t, "interactive-two-turns.jsonl")
+	huge := `{"type":"user","message":{"role":"user","content":"` + strings.Repeat("x", claude.MaxTranscriptLine) + `"}}` + "\n"
+	in := "not json\n" + huge + string(good) + `{"type":"user","message":{"role":"user","content":"torn`
+	tr, err := claude.ReadTranscript(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Skipped != 3 || len(tr.Messages) != 4 || !tr.Interactive {
+		t.Errorf("skipped %d, messages %d", tr.Skipped, len(tr.Messages))
+	}
+	for _, m := range tr.Messages {
+		if strings.Contains(m.Text, "xxxx") || strings.Contains(m.Text, "torn") {
+			t.Errorf("a skipped line became a message: %.40q", m.Text)
+		}
+	}
+}
+
+func FuzzReadTranscript(f *testing.F) {
+	for _, name := range []string{"interactive-two-turns.jsonl", "multi-turn.jsonl", "subagent-child.jsonl"} {
+		f.Add(readFixture(f, name))
+	}
+	f.Add([]byte(`{"type":"assistant","message":{"content":[{"type":"text","text":"a"},{"type":"tool_use"}]}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tr, err := claude.ReadTranscript(bytes.NewReader(data))
+		if err != nil {
+			t.Fatalf("an in-memory reader failed: %v", err)
+		}
+		for i, m := range tr.Messages {
+			if m.Role != "user" && m.Role != "assistant" || m.Text == "" {
+				t.Fatalf("message %d: %+v", i, m)
+			}
+			if i > 0 && tr.Messages[i-1].Role == m.Role {
+				t.Fatalf("two %s messages in a row", m.Role)
+			}
+		}
+	})
+}
+
+func BenchmarkReadTranscript(b *testing.B) {
+	data := bytes.Repeat(readFixture(b, "multi-turn.jsonl"), 200) // ~3 MB, 3,800 records
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := claude.ReadTranscript(bytes.NewReader(data)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
