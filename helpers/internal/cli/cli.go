@@ -99,6 +99,7 @@ func newApp(env Env) *ucli.App {
 			doctorCommand(env),
 			initCommand(env),
 			uninstallCommand(env),
+			pipelineCommand(env),
 			versionCommand(env),
 			hookCommand(),
 		},

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/cairn-dev/cairn/helpers/internal/doctor"
 	ucli "github.com/urfave/cli/v2"
@@ -20,8 +19,7 @@ func doctorCommand(env Env) *ucli.Command {
 			if err != nil {
 				return err
 			}
-			home, _ := os.UserHomeDir()
-			checks := doctor.Run(p, adapters, home)
+			checks := doctor.Run(p, adapters, env.Getenv)
 			for i := range checks {
 				checks[i].Detail, checks[i].Fix = clean(checks[i].Detail), clean(checks[i].Fix)
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/gitx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
 )
 
@@ -48,8 +49,9 @@ func Failed(checks []Check) int {
 }
 
 // Run checks project p; adapters are the agents whose wiring counts, and
-// home the user's home directory.
-func Run(p *project.Project, adapters []agent.Adapter, home string) []Check {
+// getenv reads the user's environment (HOME, the XDG directories).
+func Run(p *project.Project, adapters []agent.Adapter, getenv func(string) string) []Check {
+	home := getenv("HOME")
 	var out []Check
 	add := func(name, status, detail, fix string) {
 		out = append(out, Check{name, status, detail, fix})
@@ -78,6 +80,7 @@ func Run(p *project.Project, adapters []agent.Adapter, home string) []Check {
 	checkWiring(p, adapters, home, add)
 	checkHeartbeat(p, add)
 	checkMergeAttr(p, add)
+	checkPipeline(getenv, add)
 	ign, _ := p.Store.ReadFile(".gitignore", knowledge.MaxConfigBytes)
 	if strings.Contains(string(ign), "cache/") && strings.Contains(string(ign), "local/") {
 		add("ignore", OK, ".cairn/.gitignore keeps cache/ and local/ out of git", "")
@@ -199,6 +202,19 @@ func checkHeartbeat(p *project.Project, add addFunc) {
 		add("hooks", Warn, "the last hook's record is unreadable", "start a Claude Code session here")
 	default:
 		add("hooks", OK, fmt.Sprintf("last ran: %s, %s ago", hb.Event, time.Since(when).Round(time.Second)), "")
+	}
+}
+
+// checkPipeline reports the user's session pipeline: on or off, and where.
+func checkPipeline(getenv func(string) string, add addFunc) {
+	on, config, knowledge, err := pipeline.State(getenv)
+	switch {
+	case err != nil:
+		add("pipeline", Warn, err.Error(), "fix or remove "+config)
+	case on:
+		add("pipeline", OK, "on ("+config+"); sessions are exported to "+knowledge, "")
+	default:
+		add("pipeline", OK, "off (the default; it spends model calls): cairn pipeline on turns it on", "")
 	}
 }
 

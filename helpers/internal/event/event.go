@@ -1,10 +1,13 @@
 // Package event names the moments of a coding session in terms of no
 // agent, and what cairn may answer to each. An agent's adapter turns its
 // own hook protocol into an [Event] and cairn's [Answer] back into its
-// protocol; the session layer acts on events and knows no agent. The
-// package depends on nothing, so the capture hook's reject path can read
+// protocol, and its transcripts into a [Conversation]; the session layer
+// acts on events and knows no agent. The package depends on nothing but
+// the standard library's time, so the capture hook's reject path can read
 // it before the rest of the program starts.
 package event
+
+import "time"
 
 // Kind is a moment of a coding session.
 type Kind int
@@ -82,3 +85,40 @@ type Answer struct {
 
 // Empty reports whether a says nothing.
 func (a Answer) Empty() bool { return a == Answer{} }
+
+// Conversation is what a session's transcript says of it, as an adapter
+// read it: who said what, without tool calls, tool results or the
+// client's bookkeeping.
+type Conversation struct {
+	Session string
+	Cwd     string
+	Branch  string // the git branch, from whichever record carries it
+	Agent   string // the agent's name for people, e.g. "Claude Code"
+	Version string // the agent's version, likewise
+	// Interactive is true for a session a person typed into; a headless
+	// run (claude -p) is not.
+	Interactive bool
+	Sidechain   bool // a subagent's own transcript
+	Messages    []Message
+	// Skipped counts records that could not be read (a torn last line,
+	// say); they are left out, never fatal.
+	Skipped int
+}
+
+// Message is one turn's text by one side.
+type Message struct {
+	Role string // "user" or "assistant"
+	Text string
+	Time time.Time
+}
+
+// UserChars counts the characters the person typed.
+func (t Conversation) UserChars() int {
+	n := 0
+	for _, m := range t.Messages {
+		if m.Role == "user" {
+			n += len([]rune(m.Text))
+		}
+	}
+	return n
+}

@@ -9,44 +9,9 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/cairn-dev/cairn/helpers/internal/event"
 )
-
-// Transcript is what a Claude Code session transcript (the JSONL file a
-// hook's transcript_path names) says of the conversation: who said what,
-// without tool calls, tool results or the client's bookkeeping records.
-type Transcript struct {
-	Session string
-	Cwd     string
-	Branch  string // the git branch, from whichever record carries it
-	Version string // Claude Code's version, likewise
-	// Interactive is true for a session a person typed into (its first
-	// record is a "mode" record, or its entrypoint is "cli"); a headless
-	// `claude -p` run is not.
-	Interactive bool
-	Sidechain   bool // a subagent's own transcript
-	Messages    []Message
-	// Skipped counts lines that are not a JSON record (a torn last line,
-	// say); they are left out, never fatal.
-	Skipped int
-}
-
-// Message is one turn's text by one side.
-type Message struct {
-	Role string // "user" or "assistant"
-	Text string
-	Time time.Time
-}
-
-// UserChars counts the characters the person typed.
-func (t Transcript) UserChars() int {
-	n := 0
-	for _, m := range t.Messages {
-		if m.Role == "user" {
-			n += len([]rune(m.Text))
-		}
-	}
-	return n
-}
 
 // MaxTranscriptLine caps one record of a transcript; a longer one (a huge
 // tool result) is skipped, not held in memory.
@@ -75,19 +40,20 @@ type block struct {
 	Text string `json:"text"`
 }
 
-// ReadTranscript reads a Claude Code transcript. Text of consecutive
+// ReadTranscript reads a Claude Code session transcript (the JSONL file a
+// hook's transcript_path names) as its conversation. Text of consecutive
 // records of one side (an assistant's text, then its tool call, then more
 // text) joins into one message; tool calls and results, thinking, meta
 // records and everything that is not a user or assistant message are left
 // out.
-func ReadTranscript(r io.Reader) (Transcript, error) {
-	var t Transcript
+func ReadTranscript(r io.Reader) (event.Conversation, error) {
+	t := event.Conversation{Agent: "Claude Code"}
 	br := bufio.NewReaderSize(r, 64<<10)
 	first := true
 	for {
 		line, err := readLine(br)
 		if len(bytes.TrimSpace(line)) > 0 {
-			t.add(line, first)
+			add(&t, line, first)
 			first = false
 		}
 		if errors.Is(err, errLineTooLong) {
@@ -129,7 +95,7 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 }
 
 // add folds one record into t.
-func (t *Transcript) add(line []byte, first bool) {
+func add(t *event.Conversation, line []byte, first bool) {
 	var rec record
 	if json.Unmarshal(line, &rec) != nil {
 		t.Skipped++
@@ -164,7 +130,7 @@ func (t *Transcript) add(line []byte, first bool) {
 		t.Messages[n-1].Text += "\n\n" + text
 		return
 	}
-	t.Messages = append(t.Messages, Message{Role: rec.Type, Text: text, Time: at})
+	t.Messages = append(t.Messages, event.Message{Role: rec.Type, Text: text, Time: at})
 }
 
 // contentText is a message's text: the string itself, or its text blocks

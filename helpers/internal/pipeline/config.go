@@ -1,0 +1,182 @@
+// Package pipeline is cairn's personal session pipeline: the user's own
+// settings and knowledge directory (XDG base directories, outside every
+// repository) and the export of a session's conversation as markdown. The
+// queue, the worker and distillation build on it.
+package pipeline
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Dirs are the user's cairn directories.
+type Dirs struct {
+	Config string // $XDG_CONFIG_HOME/cairn: config.json
+	Data   string // $XDG_DATA_HOME/cairn: the default knowledge directory
+	State  string // $XDG_STATE_HOME/cairn: the queue, logs
+}
+
+// ErrNoHome: neither the XDG variable nor HOME says where the user's
+// directories are.
+var ErrNoHome = errors.New("no HOME and no XDG base directory set")
+
+// UserDirs resolves the user's cairn directories from the environment
+// (XDG_CONFIG_HOME, XDG_DATA_HOME, XDG_STATE_HOME, else under HOME), on
+// every OS alike.
+func UserDirs(getenv func(string) string) (Dirs, error) {
+	base := func(xdg, fallback string) (string, error) {
+		if d := getenv(xdg); filepath.IsAbs(d) {
+			return filepath.Join(d, "cairn"), nil
+		}
+		home := getenv("HOME")
+		if home == "" {
+			return "", fmt.Errorf("%w (%s)", ErrNoHome, xdg)
+		}
+		return filepath.Join(home, fallback, "cairn"), nil
+	}
+	var d Dirs
+	var err error
+	if d.Config, err = base("XDG_CONFIG_HOME", ".config"); err != nil {
+		return d, err
+	}
+	if d.Data, err = base("XDG_DATA_HOME", filepath.Join(".local", "share")); err != nil {
+		return d, err
+	}
+	d.State, err = base("XDG_STATE_HOME", filepath.Join(".local", "state"))
+	return d, err
+}
+
+// Config is the user's own config.json. The zero Config is the default:
+// the pipeline off (it spends model calls), headless runs not exported,
+// the knowledge directory under the XDG data directory.
+type Config struct {
+	// Pipeline turns the session pipeline on.
+	Pipeline bool `json:"pipeline"`
+	// Headless also exports headless (claude -p) sessions.
+	Headless bool `json:"headless,omitempty"`
+	// KnowledgeDir, when set, is the knowledge directory (a synced folder,
+	// an Obsidian vault) instead of the XDG data directory.
+	KnowledgeDir string `json:"knowledge_dir,omitempty"`
+	// ModelCommand, when set, replaces `claude -p`: a command that reads
+	// a prompt on stdin and prints the answer.
+	ModelCommand []string `json:"model_command,omitempty"`
+}
+
+// configName is the config file's name in Dirs.Config.
+const configName = "config.json"
+
+// maxConfig caps the config file read.
+const maxConfig = 1 << 20
+
+// LoadConfig reads the user's config; a missing file is the default.
+func LoadConfig(d Dirs) (Config, error) {
+	var c Config
+	path := filepath.Join(d.Config, configName)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return c, nil
+	}
+	if err != nil {
+		return c, err
+	}
+	if len(data) > maxConfig {
+		return c, fmt.Errorf("%s: over %d bytes", path, maxConfig)
+	}
+	if err := json.Unmarshal(data, &c); err != nil {
+		return c, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
+// SaveConfig writes the user's config atomically, keeping keys it does not
+// know (a newer cairn's).
+func SaveConfig(d Dirs, c Config) error {
+	path := filepath.Join(d.Config, configName)
+	fields := map[string]any{}
+	if data, err := os.ReadFile(path); err == nil {
+		_ = json.Unmarshal(data, &fields) // an unreadable file is replaced
+	}
+	own, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	var ownFields map[string]any
+	if err := json.Unmarshal(own, &ownFields); err != nil {
+		return err
+	}
+	for _, k := range []string{"pipeline", "headless", "knowledge_dir", "model_command"} {
+		delete(fields, k)
+	}
+	for k, v := range ownFields {
+		fields[k] = v
+	}
+	out, err := json.MarshalIndent(fields, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeAtomic(path, append(out, '\n'))
+}
+
+// Knowledge is the knowledge directory c names, else d's data directory.
+func (c Config) Knowledge(d Dirs) string {
+	if c.KnowledgeDir != "" {
+		return c.KnowledgeDir
+	}
+	return d.Data
+}
+
+// writeAtomic writes data to path through a temporary file in the same
+// directory and a rename, creating the directory if needed.
+func writeAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	serr := f.Sync()
+	cerr := f.Close()
+	if err := errors.Join(werr, serr, cerr); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// Turn sets the pipeline on or off in the user's config (found through
+// getenv) and returns the config file's path.
+func Turn(getenv func(string) string, on bool) (string, error) {
+	d, err := UserDirs(getenv)
+	if err != nil {
+		return "", err
+	}
+	c, err := LoadConfig(d)
+	if err != nil {
+		return "", err
+	}
+	c.Pipeline = on
+	return filepath.Join(d.Config, configName), SaveConfig(d, c)
+}
+
+// State says whether the pipeline is on, and where its config and the
+// knowledge directory are, for doctor and `cairn pipeline`.
+func State(getenv func(string) string) (on bool, config, knowledge string, err error) {
+	d, err := UserDirs(getenv)
+	if err != nil {
+		return false, "", "", err
+	}
+	c, err := LoadConfig(d)
+	return c.Pipeline, filepath.Join(d.Config, configName), c.Knowledge(d), err
+}
