@@ -1,0 +1,136 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Distillation is what the model returns for one session: one JSON object
+// with these fields (the prompt names each of them).
+type Distillation struct {
+	Decisions []Decision `json:"decisions"`
+	Failures  []Failure  `json:"failures"`
+	Handoff   []string   `json:"handoff"`
+	Learnings []Learning `json:"learnings"`
+}
+
+// Decision is a choice made in the session and why.
+type Decision struct {
+	Summary      string   `json:"summary"`
+	Context      string   `json:"context"`
+	Alternatives []string `json:"alternatives"`
+	Rationale    string   `json:"rationale"`
+	Tags         []string `json:"tags"`
+}
+
+// Failure is something that went wrong, why, and how not to again.
+type Failure struct {
+	Summary    string   `json:"summary"`
+	RootCause  string   `json:"root_cause"`
+	Resolution string   `json:"resolution"`
+	Prevention string   `json:"prevention"`
+	Tags       []string `json:"tags"`
+}
+
+// Learning is a lesson worth a page of its own.
+type Learning struct {
+	Title   string   `json:"title"`
+	Content string   `json:"content"`
+	Context string   `json:"context"`
+	Tags    []string `json:"tags"`
+}
+
+// ErrNoJSON: the model's answer holds no JSON object.
+var ErrNoJSON = errors.New("no JSON object in the model's answer")
+
+// ExtractJSON finds the JSON object in a model's answer, tolerantly: in a
+// ```json fence or a bare one, after prose, or as the first balanced
+// {...} that parses (braces inside strings do not count). It returns the
+// object's bytes.
+func ExtractJSON(answer string) ([]byte, error) {
+	if fenced, ok := fence(answer); ok {
+		if obj, err := firstObject(fenced); err == nil {
+			return obj, nil
+		}
+	}
+	return firstObject(answer)
+}
+
+// fence returns the body of the first ``` fence in s.
+func fence(s string) (string, bool) {
+	i := strings.Index(s, "```")
+	if i < 0 {
+		return "", false
+	}
+	rest := s[i+3:]
+	if nl := strings.IndexByte(rest, '\n'); nl >= 0 && !strings.ContainsAny(rest[:nl], "{}") {
+		rest = rest[nl+1:] // the info string: json, JSON, ...
+	}
+	j := strings.Index(rest, "```")
+	if j < 0 {
+		return rest, true
+	}
+	return rest[:j], true
+}
+
+// maxStarts bounds how many opening braces firstObject tries, so that an
+// answer of many unbalanced braces costs linear time, not quadratic.
+const maxStarts = 64
+
+// firstObject returns the first balanced {...} of s that is valid JSON,
+// among the first maxStarts opening braces.
+func firstObject(s string) ([]byte, error) {
+	tries := 0
+	for start := strings.IndexByte(s, '{'); start >= 0 && tries < maxStarts; tries++ {
+		if end, ok := balanced(s[start:]); ok && json.Valid([]byte(s[start:start+end])) {
+			return []byte(s[start : start+end]), nil
+		}
+		next := strings.IndexByte(s[start+1:], '{')
+		if next < 0 {
+			break
+		}
+		start += 1 + next
+	}
+	return nil, ErrNoJSON
+}
+
+// balanced returns the length of the object s starts with, counting braces
+// outside JSON strings.
+func balanced(s string) (int, bool) {
+	depth, inString, escaped := 0, false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '{':
+			depth++
+		case c == '}':
+			depth--
+			if depth == 0 {
+				return i + 1, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// ParseDistillation reads the model's answer as a Distillation.
+func ParseDistillation(answer string) (Distillation, error) {
+	var d Distillation
+	obj, err := ExtractJSON(answer)
+	if err != nil {
+		return d, err
+	}
+	if err := json.Unmarshal(obj, &d); err != nil {
+		return d, fmt.Errorf("the model's answer: %w", err)
+	}
+	return d, nil
+}
