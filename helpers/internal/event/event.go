@@ -34,12 +34,11 @@ func (k Kind) String() string {
 	return names[k]
 }
 
-// Kinds lists every moment, in session order.
-func Kinds() []Kind { return []Kind{Start, Prompt, ToolRan, Reply, SubagentReply, Compact, End} }
-
-// Captures reports whether an event of kind k can carry typed lines to
-// capture: only then is its payload worth reading past the reject path.
-func (k Kind) Captures() bool { return k == ToolRan || k == Reply || k == SubagentReply }
+// CaptureOnly reports whether an event of kind k does nothing but capture
+// typed lines (a tool ran, a reply): then a payload without a typed prefix
+// has nothing to do, and the reject path answers it. A subagent's reply is
+// not one: a subagent that recorded nothing may be asked to.
+func (k Kind) CaptureOnly() bool { return k == ToolRan || k == Reply }
 
 // MaxPayload caps how much of a hook's stdin is read. An agent's payload
 // can carry a tool's whole output; past this the payload is refused rather

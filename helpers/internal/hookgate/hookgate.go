@@ -46,12 +46,7 @@ func init() {
 	if len(os.Args) != 3 || os.Args[1] != "hook" {
 		return
 	}
-	switch hooks.Kind(os.Args[2]) {
-	case event.ToolRan, event.Reply:
-		// A subagent's reply is rare, and may ask a subagent that
-		// recorded nothing to do so (see the session layer): it always
-		// goes on, as every other event does.
-	default:
+	if !hooks.Kind(os.Args[2]).CaptureOnly() {
 		return
 	}
 	data, err := io.ReadAll(io.LimitReader(os.Stdin, event.MaxPayload+1))

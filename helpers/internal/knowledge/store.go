@@ -26,9 +26,6 @@ const (
 	CacheDir    = "cache"
 	LocalDir    = "local"
 	lockName    = "knowledge.lock"
-	// LauncherName is the committed launcher the project's agent wiring
-	// runs (see cairn init --claude).
-	LauncherName = "hook"
 )
 
 // GitAttributes is the content of .cairn/.gitattributes: union merges for

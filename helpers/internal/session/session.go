@@ -98,11 +98,10 @@ func (s *Session) hook(p Protocol, stdin io.Reader) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if kind == event.ToolRan || kind == event.Reply {
+	if kind.CaptureOnly() {
 		// The reject path: a payload without a typed prefix anywhere has
 		// nothing to capture. No decode, no git, no SQLite; a payload that
-		// is not a JSON object is reported. (A subagent's reply goes on:
-		// one that recorded nothing may be asked to.)
+		// is not a JSON object is reported.
 		if !capture.MightContain(string(data)) {
 			if b := bytes.TrimSpace(data); b[0] != '{' || !json.Valid(b) {
 				return nil, ErrNotObject
@@ -131,10 +130,6 @@ type Session struct {
 	cfgErr error
 	cfgOK  bool
 }
-
-// New is a session for env; name is the agent's name of the event, used
-// in log lines.
-func New(env Env, name string) *Session { return &Session{env: env, name: name} }
 
 // Handle acts on one event and returns cairn's answer.
 func (s *Session) Handle(e event.Event) (event.Answer, error) {

@@ -11,9 +11,6 @@ import (
 // sets to the project's root, so the file names nothing of one machine.
 const ProjectCommand = `"$CLAUDE_PROJECT_DIR"/` + ProjectMarker
 
-// LauncherName is the launcher's name under the project root.
-const LauncherName = ProjectMarker
-
 // NotInstalled is what a session is told when the project shares memory
 // through cairn and this machine has no cairn to read it.
 const NotInstalled = "This repository shares team memory through cairn (.cairn/knowledge.jsonl), " +
