@@ -53,6 +53,9 @@ func Main(args []string, env Env) (code int) {
 		if r := recover(); r != nil {
 			fmt.Fprintf(env.Stderr, "cairn: internal error: %v\n%s", r, debug.Stack())
 			code = exitError
+			if hook {
+				code = exitOK // a hook never fails the session (the session layer logs its own panics)
+			}
 		}
 	}()
 	if len(args) > 1 && (args[1] == "hook" || args[1] == "add") {

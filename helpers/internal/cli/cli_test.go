@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os/exec"
 	"reflect"
 	"strings"
 	"testing"
@@ -108,5 +109,29 @@ func TestAdapterFlags(t *testing.T) {
 	}
 	if !reflect.DeepEqual(names, []string{"claude"}) {
 		t.Errorf("adapter flags = %v", names)
+	}
+}
+
+// panicWriter panics on every write.
+type panicWriter struct{}
+
+func (panicWriter) Write([]byte) (int, error) { panic("stdout is gone") }
+
+// A panic anywhere in a hook, even outside the session layer (here in
+// writing its output), exits 0 with a line on stderr: a hook never fails
+// the session.
+func TestHookPanicExitsZero(t *testing.T) {
+	dir := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	var stderr strings.Builder
+	payload := `{"session_id":"s","cwd":"` + dir + `","hook_event_name":"Stop","last_assistant_message":"DECISION: keep the retry budget at three"}`
+	code := Main([]string{"cairn", "hook", "Stop"}, Env{
+		Stdin: strings.NewReader(payload), Stdout: panicWriter{}, Stderr: &stderr, Dir: dir,
+		Getenv: func(k string) string { return map[string]string{"CAIRN_NO_BACKGROUND": "1"}[k] },
+	})
+	if code != 0 || !strings.Contains(stderr.String(), "internal error: stdout is gone") {
+		t.Errorf("code %d, stderr %q", code, stderr.String())
 	}
 }
