@@ -5,6 +5,8 @@
 package agent
 
 import (
+	"io"
+
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
@@ -25,6 +27,9 @@ type Adapter interface {
 	// Encode writes cairn's answer to e as the hook's stdout (nothing for
 	// an empty answer).
 	Encode(e event.Event, a event.Answer) ([]byte, error)
+	// ReadTranscript reads the agent's transcript of a session as its
+	// conversation (the session pipeline's input).
+	ReadTranscript(r io.Reader) (event.Conversation, error)
 
 	// Wiring describes, for people, what Wire writes.
 	Wiring() string

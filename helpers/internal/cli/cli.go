@@ -103,6 +103,8 @@ func newApp(env Env) *ucli.App {
 			initCommand(env),
 			uninstallCommand(env),
 			pipelineCommand(env),
+			handoffNowCommand(env),
+			promoteCommand(env),
 			versionCommand(env),
 			hookCommand(),
 		},

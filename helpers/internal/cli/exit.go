@@ -12,6 +12,8 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/curate"
 	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
+	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
 )
 
@@ -58,6 +60,9 @@ var hints = []struct {
 	{curate.ErrNoEntry, "curate", "re-run cairn curate --dry-run"},
 	{curate.ErrNoEntry, "retract", "find keys with cairn recall WORDS --json"},
 	{claude.ErrSettings, "", "fix the file by hand, then run again"},
+	{pipeline.ErrOff, "", "turn it on with cairn pipeline on"},
+	{pipeline.ErrNoSession, "", "start a session in this project with the pipeline on, then run it from that session"},
+	{queue.ErrNoHome, "", "set HOME (or XDG_CONFIG_HOME, XDG_DATA_HOME and XDG_STATE_HOME)"},
 	{index.ErrCache, "", "delete " + filepath.Join(knowledge.DirName, knowledge.CacheDir) + " and run cairn sync --full"},
 }
 

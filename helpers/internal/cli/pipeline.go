@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
+	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -13,23 +14,37 @@ func pipelineCommand(env Env) *ucli.Command {
 		Usage:     "turn the personal session pipeline on or off (off by default: it spends model calls)",
 		ArgsUsage: "[on|off]",
 		Description: "A setting in your own config ($XDG_CONFIG_HOME/cairn/config.json), for every\n" +
-			"repository of yours. Without an argument, says whether it is on. The pipeline\n" +
-			"exports sessions as markdown into your knowledge directory ($XDG_DATA_HOME/cairn,\n" +
-			"or knowledge_dir in the config).",
+			"repository of yours. Without an argument, says whether it is on. When it is on,\n" +
+			"each session (Stop, SessionEnd, PreCompact) is queued and a background worker\n" +
+			"exports it as markdown into your knowledge directory ($XDG_DATA_HOME/cairn, or\n" +
+			"knowledge_dir in the config) and asks a model (claude -p by default; model_command\n" +
+			"in the config replaces it) for its decisions, failures, handoff and learnings.\n" +
+			"Those stay yours: the next session on the branch sees them; cairn promote shares them.",
+		Subcommands: []*ucli.Command{{
+			Name:  "work",
+			Usage: "run the worker now: drain the queue (the hooks start it in the background)",
+			Action: func(c *ucli.Context) error {
+				w, err := pipeline.NewWorker(env.Getenv, readers(), env.Stderr)
+				if err != nil {
+					return err
+				}
+				return w.Run()
+			},
+		}},
 		Action: func(c *ucli.Context) error {
 			switch c.Args().First() {
 			case "on", "off":
 				if c.NArg() > 1 {
 					return usagef("pipeline takes one argument: on or off")
 				}
-				path, err := pipeline.Turn(env.Getenv, c.Args().First() == "on")
+				path, err := queue.Turn(env.Getenv, c.Args().First() == "on")
 				if err != nil {
 					return err
 				}
 				fmt.Fprintf(env.Stdout, "session pipeline %s (%s)\n", c.Args().First(), path)
 				return nil
 			case "":
-				on, path, knowledge, err := pipeline.State(env.Getenv)
+				on, path, knowledge, err := queue.State(env.Getenv)
 				if err != nil {
 					return err
 				}
@@ -41,6 +56,87 @@ func pipelineCommand(env Env) *ucli.Command {
 				return nil
 			}
 			return usagef("unknown argument %q: pipeline on or pipeline off", c.Args().First())
+		},
+	}
+}
+
+// readers are the adapters' transcript readers, by adapter name.
+func readers() map[string]pipeline.Reader {
+	out := map[string]pipeline.Reader{}
+	for _, a := range adapters {
+		out[a.Name()] = a.ReadTranscript
+	}
+	return out
+}
+
+func handoffNowCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:  "handoff-now",
+		Usage: "queue this project's current session for distillation now, past the pipeline's gates",
+		Description: "What the end of a session does, by hand: the latest session started in this\n" +
+			"project is queued and the worker started (with --wait, run here until the queue is empty).",
+		Flags: []ucli.Flag{&ucli.BoolFlag{Name: "wait", Usage: "run the worker here and wait for it"}},
+		Action: func(c *ucli.Context) error {
+			p, err := findProject(c, env)
+			if err != nil {
+				return err
+			}
+			id, err := pipeline.HandoffNow(env.Getenv, p.Root, readers(), c.Bool("wait"), env.Stderr)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(env.Stdout, "queued session %s\n", id)
+			return nil
+		},
+	}
+}
+
+func promoteCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:      "promote",
+		Usage:     "add chosen personal entries (distilled decisions and failures) to the team log",
+		ArgsUsage: "[KEY...]",
+		Description: "Without keys, lists your personal entries of this project. With keys, adds\n" +
+			"those entries to .cairn/knowledge.jsonl through the normal insert (redacted,\n" +
+			"deduplicated, in order), keeping their fields; commit the log to share them.",
+		Flags: []ucli.Flag{&ucli.BoolFlag{Name: "json", Usage: "print JSON"}},
+		Action: func(c *ucli.Context) error {
+			p, err := findProject(c, env)
+			if err != nil {
+				return err
+			}
+			own, ok := pipeline.PersonalFor(env.Getenv, p.Root)
+			if !ok {
+				return fmt.Errorf("%w: cannot find your knowledge directory", pipeline.ErrNotPersonal)
+			}
+			if c.NArg() == 0 {
+				entries, err := own.Entries()
+				if err != nil {
+					return err
+				}
+				if c.Bool("json") {
+					return writeJSON(env.Stdout, entries)
+				}
+				for _, e := range entries {
+					fmt.Fprintf(env.Stdout, "%s\t%s\n", e.Key, e.Content)
+				}
+				return nil
+			}
+			done, err := pipeline.Promote(own, c.Args().Slice(), p.Add)
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return writeJSON(env.Stdout, done)
+			}
+			for _, d := range done {
+				state := "added"
+				if !d.Added {
+					state = "already in the team log"
+				}
+				fmt.Fprintf(env.Stdout, "%s\t%s\n", d.Key, state)
+			}
+			return nil
 		},
 	}
 }

@@ -9,6 +9,14 @@ import (
 	"os/exec"
 )
 
+// DisabledEnv, set to 1 in the environment, stops cairn from starting
+// background processes (tests run them by hand).
+const DisabledEnv = "CAIRN_NO_BACKGROUND"
+
+// Disabled reports whether getenv's environment turns background
+// processes off.
+func Disabled(getenv func(string) string) bool { return getenv(DisabledEnv) == "1" }
+
 // Nice is the niceness a detached process runs at on Unix (on Windows, the
 // below-normal priority class).
 const Nice = 10

@@ -18,7 +18,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/gitx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
-	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
+	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
 )
 
@@ -207,7 +207,7 @@ func checkHeartbeat(p *project.Project, add addFunc) {
 
 // checkPipeline reports the user's session pipeline: on or off, and where.
 func checkPipeline(getenv func(string) string, add addFunc) {
-	on, config, knowledge, err := pipeline.State(getenv)
+	on, config, knowledge, err := queue.State(getenv)
 	switch {
 	case err != nil:
 		add("pipeline", Warn, err.Error(), "fix or remove "+config)

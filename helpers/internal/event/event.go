@@ -66,6 +66,11 @@ type Event struct {
 	Failed  bool
 	// Text is the reply (Reply, SubagentReply).
 	Text string
+	// Transcript is the path of the session's transcript, when the agent
+	// keeps one (the session pipeline reads it; hooks only pass it on).
+	Transcript string
+	// Agent is the adapter's name ("claude"), which reads the transcript.
+	Agent string
 	// Continued is true when the agent already went on once because a
 	// hook asked it to (SubagentReply): never ask twice.
 	Continued bool
@@ -91,7 +96,7 @@ func (a Answer) Empty() bool { return a == Answer{} }
 type Conversation struct {
 	Session string
 	Cwd     string
-	Branch  string // the git branch, from whichever record carries it
+	Branch  string // the git branch, as the last record that names one says
 	Agent   string // the agent's name for people, e.g. "Claude Code"
 	Version string // the agent's version, likewise
 	// Interactive is true for a session a person typed into; a headless

@@ -16,6 +16,8 @@ type Quick struct {
 	Branch   string
 	Head     string
 	UserName string
+	// Origin is the URL of the remote named origin, as configured.
+	Origin string
 }
 
 // ReadQuick reads branch, HEAD and user.name for the work tree at root.
@@ -50,6 +52,7 @@ func ReadQuick(root string) Quick {
 		}
 	}
 	q.UserName = userName(common)
+	q.Origin = configValue(filepath.Join(common, "config"), `remote "origin"`, "url")
 	return q
 }
 

@@ -4,13 +4,17 @@
 // package's init once the packages it imports are initialised, taking
 // ready packages in import-path order; this package imports only the
 // standard library's os, io, bytes and encoding/json and cairn's leaf
-// packages typed, event and the Claude Code event table (agent/claude/hooks,
-// not the adapter, whose imports would run first), so its init runs before
+// packages typed, event, the Claude Code event table (agent/claude/hooks,
+// not the adapter, whose imports would run first) and the session
+// pipeline's producer (pipeline/queue, and detach), so its init runs before
 // most of the program's: measured with GODEBUG=inittrace=1, after 69 small
 // packages taking about 0.6 ms together, and before SQLite's, go-git's and
 // the CLI framework's own. It answers `cairn
 // hook EVENT` for an event that may carry typed lines (a tool ran, a reply)
-// whose payload holds no typed prefix: exit 0, nothing written. Everything
+// whose payload holds no typed prefix: exit 0, nothing written (but for a
+// reply, when the user turned the session pipeline on, the session is
+// queued: a few stats and one small file, the transcript never read).
+// Everything
 // else, including any payload it cannot judge (unreadable, too large, not
 // valid JSON), goes on to the full hook, which reads the payload from
 // [Stdin].
@@ -21,9 +25,11 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
+	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
 	"github.com/cairn-dev/cairn/helpers/internal/typed"
 )
 
@@ -58,6 +64,32 @@ func init() {
 		return // the full hook reports it
 	}
 	if !typed.MightContain(string(data)) {
+		if hooks.Kind(os.Args[2]) == event.Reply {
+			enqueue(data)
+		}
 		os.Exit(0)
 	}
+}
+
+// enqueue is the session pipeline's producer for a reply with nothing to
+// capture (the full hook's session layer does the same for the others):
+// the task names the session's transcript, which is not read here. It
+// fails silently: the reject path writes nothing, and the session's end
+// queues the session again.
+func enqueue(data []byte) {
+	var p struct {
+		Session    string `json:"session_id"`
+		Transcript string `json:"transcript_path"`
+		Cwd        string `json:"cwd"`
+	}
+	if json.Unmarshal(data, &p) != nil {
+		return
+	}
+	project := os.Getenv("CAIRN_DIR")
+	if project == "" {
+		project = os.Getenv("CLAUDE_PROJECT_DIR")
+	}
+	t := queue.Task{Session: p.Session, Transcript: p.Transcript, Cwd: p.Cwd, Project: project,
+		Agent: hooks.Agent, Reason: queue.ReasonStop}
+	_, _ = queue.Produce(os.Getenv, t, false, time.Now())
 }

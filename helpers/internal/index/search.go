@@ -514,3 +514,13 @@ func (ix *Index) rankFirst(expr string, q Query) (hits []Hit, ok bool, err error
 	ok = len(top) < want || len(hits) >= q.Limit
 	return hits[:min(len(hits), q.Limit)], ok, nil
 }
+
+// Has reports whether the cache holds an entry of key (in the log or the
+// archive, whatever its status).
+func (ix *Index) Has(key string) (bool, error) {
+	var n int
+	if err := ix.db.QueryRow(`SELECT count(*) FROM entries WHERE key = ?`, key).Scan(&n); err != nil {
+		return false, dbErr("look up a key", err)
+	}
+	return n > 0, nil
+}

@@ -60,11 +60,26 @@ type Entry struct {
 	MergedFrom   []string `json:"merged_from,omitempty"`
 	ReviewReason string   `json:"review_reason,omitempty"`
 	Redacted     []string `json:"redacted,omitempty"`
+	// Detail holds the fields of a distilled decision or failure (the
+	// session pipeline's); cairn binaries older than it ignore it.
+	Detail *Detail `json:"detail,omitempty"`
 
 	// Note is this machine's remark on the entry from its last sanitize
 	// run ("needs review: ...", "possibly outdated: ..."). It is shown by
 	// recall and never written to the log.
 	Note string `json:"-"`
+}
+
+// Detail is what the session pipeline's model said of a decision (context,
+// alternatives, rationale) or a failure (root cause, resolution,
+// prevention), beyond the entry's content.
+type Detail struct {
+	Context      string   `json:"context,omitempty"`
+	Alternatives []string `json:"alternatives,omitempty"`
+	Rationale    string   `json:"rationale,omitempty"`
+	RootCause    string   `json:"root_cause,omitempty"`
+	Resolution   string   `json:"resolution,omitempty"`
+	Prevention   string   `json:"prevention,omitempty"`
 }
 
 // NormalizeType maps user spellings (LEARNED, Learned:, Must_Check, must

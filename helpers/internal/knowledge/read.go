@@ -284,6 +284,40 @@ func splitGlued(line []byte) [][]byte {
 	return out
 }
 
+// decodeDetail reads a detail object; what is not an object, and fields
+// that are not strings (or a list, for alternatives), are left out.
+func decodeDetail(v gjson.Result) *Detail {
+	if !v.IsObject() {
+		return nil
+	}
+	var d Detail
+	v.ForEach(func(k, v gjson.Result) bool {
+		s := ""
+		if v.Type == gjson.String {
+			s = strings.ToValidUTF8(v.Str, "\uFFFD")
+		}
+		switch k.Str {
+		case "context":
+			d.Context = s
+		case "alternatives":
+			d.Alternatives = decodeList(v)
+		case "rationale":
+			d.Rationale = s
+		case "root_cause":
+			d.RootCause = s
+		case "resolution":
+			d.Resolution = s
+		case "prevention":
+			d.Prevention = s
+		}
+		return true
+	})
+	if d.Context == "" && len(d.Alternatives) == 0 && d.Rationale == "" && d.RootCause == "" && d.Resolution == "" && d.Prevention == "" {
+		return nil
+	}
+	return &d
+}
+
 // DecodeEntry decodes and validates one JSON object as an entry. It is
 // tolerant where logs differ (ts as a number, float or numeric string; tags,
 // files and merged_from as a list or one string) and strict where a wrong
@@ -352,6 +386,8 @@ func DecodeEntry(obj []byte) (Entry, error) {
 			e.ReviewReason = str(v, "review_reason")
 		case "redacted":
 			e.Redacted = decodeList(v)
+		case "detail":
+			e.Detail = decodeDetail(v)
 		}
 		return true
 	})

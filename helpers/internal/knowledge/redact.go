@@ -44,7 +44,14 @@ func redactEntry(e *Entry) {
 	for _, f := range fields {
 		*f = redactText(*f, kinds)
 	}
-	for _, list := range [][]string{e.Tags, e.Files, e.MergedFrom} {
+	lists := [][]string{e.Tags, e.Files, e.MergedFrom}
+	if d := e.Detail; d != nil {
+		for _, f := range []*string{&d.Context, &d.Rationale, &d.RootCause, &d.Resolution, &d.Prevention} {
+			*f = redactText(*f, kinds)
+		}
+		lists = append(lists, d.Alternatives)
+	}
+	for _, list := range lists {
 		for i := range list {
 			list[i] = redactText(list[i], kinds)
 		}

@@ -25,6 +25,8 @@ func TestInsertRedactsEveryField(t *testing.T) {
 		ReviewReason: "reviewed with token " + ghToken,
 		MergedFrom:   []string{ghToken},
 		TS:           1763770000,
+		Detail: &Detail{Context: ghToken, Alternatives: []string{ghToken}, Rationale: ghToken,
+			RootCause: ghToken, Resolution: ghToken, Prevention: ghToken},
 	}
 	e.Key = MakeKey(e.Type, e.Content)
 	res, err := s.Insert([]Entry{e})

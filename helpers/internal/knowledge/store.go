@@ -62,6 +62,10 @@ func Open(root string) *Store {
 	return &Store{Dir: dir, root: fsx.NewRoot(dir)}
 }
 
+// OpenDir returns the store whose files are directly in dir: a log kept
+// outside any project (the session pipeline's personal entries).
+func OpenDir(dir string) *Store { return &Store{Dir: dir, root: fsx.NewRoot(dir)} }
+
 // Root is the confined view of the .cairn directory, for the packages
 // that keep their own files in it (the cache, local state).
 func (s *Store) Root() fsx.Root { return s.root }

@@ -12,34 +12,62 @@ import (
 type Distillation struct {
 	Decisions []Decision `json:"decisions"`
 	Failures  []Failure  `json:"failures"`
-	Handoff   []string   `json:"handoff"`
+	Handoff   List       `json:"handoff"`
 	Learnings []Learning `json:"learnings"`
 }
 
 // Decision is a choice made in the session and why.
 type Decision struct {
-	Summary      string   `json:"summary"`
-	Context      string   `json:"context"`
-	Alternatives []string `json:"alternatives"`
-	Rationale    string   `json:"rationale"`
-	Tags         []string `json:"tags"`
+	Summary      string `json:"summary"`
+	Context      string `json:"context"`
+	Alternatives List   `json:"alternatives"`
+	Rationale    string `json:"rationale"`
+	Tags         List   `json:"tags"`
 }
 
 // Failure is something that went wrong, why, and how not to again.
 type Failure struct {
-	Summary    string   `json:"summary"`
-	RootCause  string   `json:"root_cause"`
-	Resolution string   `json:"resolution"`
-	Prevention string   `json:"prevention"`
-	Tags       []string `json:"tags"`
+	Summary    string `json:"summary"`
+	RootCause  string `json:"root_cause"`
+	Resolution string `json:"resolution"`
+	Prevention string `json:"prevention"`
+	Tags       List   `json:"tags"`
 }
 
 // Learning is a lesson worth a page of its own.
 type Learning struct {
-	Title   string   `json:"title"`
-	Content string   `json:"content"`
-	Context string   `json:"context"`
-	Tags    []string `json:"tags"`
+	Title   string `json:"title"`
+	Content string `json:"content"`
+	// Learning is read when a model names the content so.
+	Learning string `json:"learning"`
+	Context  string `json:"context"`
+	Scope    string `json:"scope"`
+	Tags     List   `json:"tags"`
+}
+
+// List is a list of strings as a model writes it: a list, or one string
+// (one item); items that are not strings are left out.
+type List []string
+
+// UnmarshalJSON reads a list or a string; anything else is no items.
+func (l *List) UnmarshalJSON(data []byte) error {
+	var one string
+	if json.Unmarshal(data, &one) == nil {
+		if one != "" {
+			*l = List{one}
+		}
+		return nil
+	}
+	var many []json.RawMessage
+	if json.Unmarshal(data, &many) != nil {
+		return nil
+	}
+	for _, raw := range many {
+		if json.Unmarshal(raw, &one) == nil && strings.TrimSpace(one) != "" {
+			*l = append(*l, one)
+		}
+	}
+	return nil
 }
 
 // ErrNoJSON: the model's answer holds no JSON object.

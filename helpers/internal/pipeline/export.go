@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/helpers/internal/event"
+	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
 	"github.com/cairn-dev/cairn/helpers/internal/redact"
 )
 
@@ -101,7 +102,7 @@ func Export(knowledge string, c event.Conversation) (string, bool, error) {
 	if n, ok := exportedMessages(path); ok && n >= len(c.Messages) {
 		return path, false, nil
 	}
-	if err := writeAtomic(path, Markdown(c)); err != nil {
+	if err := queue.WriteAtomic(path, Markdown(c)); err != nil {
 		return path, false, err
 	}
 	return path, true, nil

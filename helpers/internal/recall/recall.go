@@ -101,7 +101,20 @@ type Block struct {
 	HowTo     bool              // append how to record knowledge
 	Small     bool              // a per-prompt block: budgets down to 400 are honoured
 	Command   string            // how the agent runs cairn in this session; "" is "cairn"
+
+	// Handoff is what this developer's last session on the branch left
+	// open, shown after the must-checks under HandoffHeading (which says
+	// how old it is). It is the developer's own, never the team's.
+	Handoff        []string
+	HandoffHeading string
+	// Personal are this developer's own distilled entries (recent
+	// decisions, the prevention of relevant failures), best first, shown
+	// before the team's relevant entries and labelled as their own.
+	Personal []knowledge.Entry
 }
+
+// PersonalHeading heads a developer's own entries in a block.
+const PersonalHeading = "Your own notes from earlier sessions (personal, not shared with the team):"
 
 // OpenTag and CloseTag wrap the entries, in the hook's injection and in
 // `cairn recall`'s output. Content can never contain '<' or
@@ -153,7 +166,7 @@ func RenderShown(b Block) (string, []string) {
 		budget = DefaultBudget
 	}
 	budget = max(b.minBudget(), min(budget, MaxBudget))
-	if len(b.MustCheck) == 0 && len(b.Relevant) == 0 {
+	if len(b.MustCheck) == 0 && len(b.Relevant) == 0 && len(b.Handoff) == 0 && len(b.Personal) == 0 {
 		if b.HowTo {
 			return HowTo(b.Command), nil
 		}
@@ -193,6 +206,51 @@ func RenderShown(b Block) (string, []string) {
 			}
 			lines = append(lines, line)
 			used += units(line) + 1
+			shown = append(shown, e.Key)
+		}
+	}
+	if len(b.Handoff) > 0 {
+		heading := untrusted.ForAgent(b.HandoffHeading, 200)
+		if heading == "" {
+			heading = "Left open by your last session on this branch:"
+		}
+		hl := heading
+		for _, item := range b.Handoff {
+			line := "- " + untrusted.ForAgent(item, 400)
+			extra := units(line) + 1
+			if hl != "" {
+				extra += units(hl) + 1
+			}
+			if used+extra > budget-moreReserve {
+				more++
+				continue
+			}
+			if hl != "" {
+				lines = append(lines, hl)
+				hl = ""
+			}
+			lines = append(lines, line)
+			used += extra
+		}
+	}
+	if len(b.Personal) > 0 {
+		hl := PersonalHeading
+		for i, e := range b.Personal {
+			line := entryLine(e, untrusted.ForAgent(e.Content, 400))
+			extra := units(line) + 1
+			if hl != "" {
+				extra += units(hl) + 1
+			}
+			if used+extra > budget-moreReserve {
+				more += len(b.Personal) - i
+				break
+			}
+			if hl != "" {
+				lines = append(lines, hl)
+				hl = ""
+			}
+			lines = append(lines, line)
+			used += extra
 			shown = append(shown, e.Key)
 		}
 	}

@@ -115,3 +115,9 @@ func StronglyRelevant(e knowledge.Entry, terms []string) bool {
 	matched, share := relevance.Coverage(e, terms)
 	return matched >= 2 && share >= 0.25
 }
+
+// Mentions reports whether e covers at least one of the query's terms.
+func Mentions(e knowledge.Entry, terms []string) bool {
+	matched, _ := relevance.Coverage(e, terms)
+	return matched >= 1
+}

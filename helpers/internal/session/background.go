@@ -20,7 +20,7 @@ const (
 	// are a person's decision (curate --apply, resolve) refuse there.
 	InHookEnv = "CAIRN_IN_HOOK"
 	// NoBackgroundEnv, set to 1, stops hooks from starting background runs.
-	NoBackgroundEnv = "CAIRN_NO_BACKGROUND"
+	NoBackgroundEnv = detach.DisabledEnv
 	// lockFDEnv passes the sanitize lock to a background run.
 	lockFDEnv = "CAIRN_SANITIZE_LOCK_FD"
 )
@@ -48,7 +48,7 @@ func (s *Session) sanitizeIfNeeded(ix *index.Index) {
 // cannot be inherited, the child takes it again after the hand-off, and a
 // run that another took it from first just exits.)
 func StartSanitize(p *project.Project, getenv func(string) string) error {
-	if getenv(NoBackgroundEnv) == "1" {
+	if detach.Disabled(getenv) {
 		return nil
 	}
 	self, err := os.Executable()

@@ -4,9 +4,36 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
 	"github.com/cairn-dev/cairn/helpers/internal/relevance"
 )
+
+// ownForPrompt is up to n of the developer's own entries strongly
+// relevant to the prompt's terms and not shown yet in the session.
+func (s *Session) ownForPrompt(terms []string, shown map[string]bool, n int) []knowledge.Entry {
+	p, ok := pipeline.PersonalFor(s.env.Getenv, s.proj.Root)
+	if !ok {
+		return nil
+	}
+	entries, err := p.Entries()
+	if err != nil {
+		s.logf("personal knowledge: %v", err)
+	}
+	var out []knowledge.Entry
+	for _, e := range entries {
+		if len(out) == n {
+			break
+		}
+		if !shown[e.Key] && recall.StronglyRelevant(e, terms) {
+			if pipeline.IsFailure(e) {
+				e = prevention(e)
+			}
+			out = append(out, e)
+		}
+	}
+	return out
+}
 
 // maxPerPrompt caps how many entries one prompt brings in.
 const maxPerPrompt = 3
@@ -46,11 +73,16 @@ func (s *Session) prompt(e event.Event) (event.Answer, error) {
 			break
 		}
 	}
-	if len(fresh) == 0 {
+	var own []knowledge.Entry
+	if len(fresh) < maxPerPrompt {
+		own = s.ownForPrompt(terms, shown, maxPerPrompt-len(fresh))
+	}
+	if len(fresh) == 0 && len(own) == 0 {
 		return none, nil
 	}
 	text, keys := recall.RenderShown(recall.Block{
 		Relevant: fresh,
+		Personal: own,
 		Budget:   recall.PerPromptBudget,
 		Small:    true,
 		Heading:  "Relevant to this prompt:",

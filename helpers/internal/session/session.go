@@ -18,6 +18,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/capture"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
 )
 
@@ -39,6 +40,8 @@ type Protocol interface {
 	Decode(name string, payload []byte, getenv func(string) string) (event.Event, error)
 	// Encode writes cairn's answer to e as the hook's stdout.
 	Encode(e event.Event, a event.Answer) ([]byte, error)
+	// ReadTranscript reads the agent's transcript of a session.
+	ReadTranscript(r io.Reader) (event.Conversation, error)
 }
 
 // Errors of reading a payload.
@@ -90,6 +93,10 @@ func Hook(p Protocol, name string, stdin io.Reader, env Env) (out []byte) {
 }
 
 func (s *Session) hook(p Protocol, stdin io.Reader) ([]byte, error) {
+	if s.env.Getenv(queue.ChildEnv) != "" {
+		return nil, nil // the pipeline's own model call: no hook acts in it
+	}
+	s.transcripts = p.ReadTranscript
 	kind := p.Kind(s.name)
 	if kind == event.Unknown {
 		return nil, fmt.Errorf("%w %q", ErrUnknown, s.name)
@@ -126,6 +133,10 @@ type Session struct {
 	name string // the agent's name of the event, for the log
 	proj *project.Project
 
+	// transcripts reads the agent's transcripts (nil when the session was
+	// not started from an agent's hook).
+	transcripts func(io.Reader) (event.Conversation, error)
+
 	cfg    knowledge.Config // .cairn/config.json, read once (see config)
 	cfgErr error
 	cfgOK  bool
@@ -147,6 +158,7 @@ func (s *Session) Handle(e event.Event) (event.Answer, error) {
 		}
 		return s.capture(e, capture.FromCommand(e.Command), "agent")
 	case event.Reply:
+		defer s.enqueue(e, queue.ReasonStop, false)
 		return s.capture(e, capture.FromReply(e.Text), "agent")
 	case event.SubagentReply:
 		items := capture.FromReply(e.Text)
@@ -155,9 +167,14 @@ func (s *Session) Handle(e event.Event) (event.Answer, error) {
 		}
 		return s.capture(e, items, "subagent")
 	case event.Start:
+		s.remember(e)
 		return s.start(e)
 	case event.Prompt:
 		return s.prompt(e)
+	case event.Compact:
+		return s.compact(e)
+	case event.End:
+		s.enqueue(e, queue.ReasonEnd, true)
 	}
 	return event.Answer{}, nil
 }

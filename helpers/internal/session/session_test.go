@@ -51,6 +51,22 @@ func (lineProtocol) Decode(name string, payload []byte, getenv func(string) stri
 	return e, nil
 }
 
+// ReadTranscript reads a transcript of {"role": "...", "text": "..."}
+// lines.
+func (lineProtocol) ReadTranscript(r io.Reader) (event.Conversation, error) {
+	var c event.Conversation
+	dec := json.NewDecoder(r)
+	for {
+		var m event.Message
+		if err := dec.Decode(&m); err == io.EOF {
+			return c, nil
+		} else if err != nil {
+			return c, err
+		}
+		c.Messages = append(c.Messages, m)
+	}
+}
+
 func (lineProtocol) Encode(_ event.Event, a event.Answer) ([]byte, error) {
 	if a.Empty() {
 		return nil, nil

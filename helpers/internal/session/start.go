@@ -31,10 +31,16 @@ func (s *Session) start(e event.Event) (event.Answer, error) {
 	p := s.proj
 	cfg, ok, err := s.recallable()
 	if !ok {
-		if err == nil {
-			s.logf("no %s in %s: nothing to recall (install.sh or cairn add provisions it)", knowledge.DirName, p.Root)
+		if err != nil {
+			return none, err
 		}
-		return none, err
+		// No team memory here; the developer's own may still have
+		// something for this branch.
+		if text := s.personalOnly(); text != "" {
+			return event.Answer{Context: text}, nil
+		}
+		s.logf("no %s in %s: nothing to recall (install.sh or cairn add provisions it)", knowledge.DirName, p.Root)
+		return none, nil
 	}
 	ix, _, err := p.OpenIndex()
 	if err != nil {
@@ -72,6 +78,10 @@ func (s *Session) start(e event.Event) (event.Answer, error) {
 	for _, hit := range must {
 		block.MustCheck = append(block.MustCheck, hit.Entry)
 	}
+	block.Handoff, block.HandoffHeading, block.Personal = s.personal(ctx.Branch, query, func(key string) bool {
+		has, err := ix.Has(key)
+		return err == nil && has
+	})
 	text, shown := recall.RenderShown(block)
 	if err := recall.PruneShown(p.Store, time.Now()); err != nil {
 		s.logf("prune session records: %v", err)
@@ -84,6 +94,20 @@ func (s *Session) start(e event.Event) (event.Answer, error) {
 		a.Status = startStatus(ix, len(shown))
 	}
 	return a, nil
+}
+
+// personalOnly is the block of the developer's own knowledge for a
+// project without team memory: the branch's handoff and own entries.
+func (s *Session) personalOnly() string {
+	branch := ""
+	if s.proj.IsGit {
+		branch = gitx.ReadQuick(s.proj.Root).Branch
+	}
+	handoff, heading, own := s.personal(branch, branch, func(string) bool { return false })
+	if len(handoff) == 0 && len(own) == 0 {
+		return ""
+	}
+	return recall.Render(recall.Block{Handoff: handoff, HandoffHeading: heading, Personal: own})
 }
 
 // startStatus is the person's line at session start.

@@ -93,6 +93,8 @@ func Decode(name string, data []byte, getenv func(string) string) (event.Event, 
 		Failed:     name == "PostToolUseFailure",
 		Text:       p.LastAssistantMessage,
 		Continued:  p.StopHookActive,
+		Transcript: p.TranscriptPath,
+		Agent:      Name,
 	}
 	return e, nil
 }

@@ -111,11 +111,14 @@ func add(t *event.Conversation, line []byte, first bool) {
 		dst *string
 		v   string
 	}{
-		{&t.Session, rec.SessionID}, {&t.Cwd, rec.Cwd}, {&t.Branch, rec.GitBranch}, {&t.Version, rec.Version},
+		{&t.Session, rec.SessionID}, {&t.Cwd, rec.Cwd}, {&t.Version, rec.Version},
 	} {
 		if *f.dst == "" && f.v != "" {
 			*f.dst = f.v
 		}
+	}
+	if rec.GitBranch != "" {
+		t.Branch = rec.GitBranch // the branch the session ended on
 	}
 	if rec.Type != "user" && rec.Type != "assistant" || rec.IsMeta {
 		return

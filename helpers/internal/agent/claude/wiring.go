@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/claude/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
@@ -44,7 +46,13 @@ type Adapter struct{}
 var _ agent.Adapter = Adapter{}
 
 // Name is "claude".
-func (Adapter) Name() string { return "claude" }
+func (Adapter) Name() string { return Name }
+
+// Name is the adapter's name.
+const Name = hooks.Agent
+
+// ReadTranscript reads a Claude Code transcript (see [ReadTranscript]).
+func (Adapter) ReadTranscript(r io.Reader) (event.Conversation, error) { return ReadTranscript(r) }
 
 // Title is "Claude Code".
 func (Adapter) Title() string { return "Claude Code" }

@@ -8,6 +8,9 @@ package hooks
 
 import "github.com/cairn-dev/cairn/helpers/internal/event"
 
+// Agent is the Claude Code adapter's name.
+const Agent = "claude"
+
 // Hook is one Claude Code hook event cairn handles.
 type Hook struct {
 	Event   string     // Claude Code's name
@@ -29,8 +32,8 @@ var Events = []Hook{
 	{"PostToolUseFailure", event.ToolRan, "Bash", 10, true},
 	{"Stop", event.Reply, "", 10, true},
 	{"SubagentStop", event.SubagentReply, "", 10, true},
-	{"PreCompact", event.Compact, "", 10, false},
-	{"SessionEnd", event.End, "", 10, false},
+	{"PreCompact", event.Compact, "", 10, true},
+	{"SessionEnd", event.End, "", 10, true},
 }
 
 // Registered are the events cairn registers, as hooks/hooks.json does.

@@ -1,8 +1,12 @@
-// Package pipeline is cairn's personal session pipeline: the user's own
-// settings and knowledge directory (XDG base directories, outside every
-// repository) and the export of a session's conversation as markdown. The
-// queue, the worker and distillation build on it.
-package pipeline
+// Package queue is the producer's side of cairn's personal session
+// pipeline: the user's own settings and directories (XDG base directories,
+// outside every repository) and the queue of sessions to distill, which
+// the hooks write and the worker drains. It imports nothing of cairn but
+// package event and the standard library's few packages, so that the Stop
+// hook's fast path can enqueue before the rest of cairn starts (see
+// hookgate): enqueueing reads no transcript and costs a few stats and one
+// small write.
+package queue
 
 import (
 	"encoding/json"
@@ -11,6 +15,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // Dirs are the user's cairn directories.
@@ -64,6 +69,39 @@ type Config struct {
 	// ModelCommand, when set, replaces `claude -p`: a command that reads
 	// a prompt on stdin and prints the answer.
 	ModelCommand []string `json:"model_command,omitempty"`
+	// Model is the model `claude -p` asks (DefaultModel when empty).
+	Model string `json:"model,omitempty"`
+	// TimeoutSeconds bounds one model call (DefaultTimeout when zero).
+	TimeoutSeconds int `json:"timeout_seconds,omitempty"`
+}
+
+// DefaultModel is the small model the default command asks.
+const DefaultModel = "haiku"
+
+// DefaultTimeout bounds a model call.
+const DefaultTimeout = 120 * time.Second
+
+// Timeout is how long a model call may take.
+func (c Config) Timeout() time.Duration {
+	if c.TimeoutSeconds > 0 {
+		return time.Duration(c.TimeoutSeconds) * time.Second
+	}
+	return DefaultTimeout
+}
+
+// Command is the model command: ModelCommand, else `claude -p` with the
+// model, plain text out, no tools, no hooks (disableAllHooks) and no
+// transcript of its own.
+func (c Config) Command() []string {
+	if len(c.ModelCommand) > 0 {
+		return c.ModelCommand
+	}
+	model := c.Model
+	if model == "" {
+		model = DefaultModel
+	}
+	return []string{"claude", "-p", "--model", model, "--output-format", "text", "--tools", "",
+		"--no-session-persistence", "--settings", `{"disableAllHooks":true}`}
 }
 
 // configName is the config file's name in Dirs.Config.
@@ -108,7 +146,7 @@ func SaveConfig(d Dirs, c Config) error {
 	if err := json.Unmarshal(own, &ownFields); err != nil {
 		return err
 	}
-	for _, k := range []string{"pipeline", "headless", "knowledge_dir", "model_command"} {
+	for _, k := range []string{"pipeline", "headless", "knowledge_dir", "model_command", "model", "timeout_seconds"} {
 		delete(fields, k)
 	}
 	for k, v := range ownFields {
@@ -118,7 +156,7 @@ func SaveConfig(d Dirs, c Config) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(path, append(out, '\n'))
+	return WriteAtomic(path, append(out, '\n'))
 }
 
 // Knowledge is the knowledge directory c names, else d's data directory.
@@ -129,9 +167,13 @@ func (c Config) Knowledge(d Dirs) string {
 	return d.Data
 }
 
-// writeAtomic writes data to path through a temporary file in the same
+// WriteAtomic writes data to path through a temporary file in the same
 // directory and a rename, creating the directory if needed.
-func writeAtomic(path string, data []byte) error {
+func WriteAtomic(path string, data []byte) error { return writeFile(path, data, true) }
+
+// writeFile writes data to path through a temporary file and a rename;
+// durable syncs it to disk first.
+func writeFile(path string, data []byte, durable bool) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -142,7 +184,10 @@ func writeAtomic(path string, data []byte) error {
 	}
 	tmp := f.Name()
 	_, werr := f.Write(data)
-	serr := f.Sync()
+	var serr error
+	if durable {
+		serr = f.Sync()
+	}
 	cerr := f.Close()
 	if err := errors.Join(werr, serr, cerr); err != nil {
 		os.Remove(tmp)

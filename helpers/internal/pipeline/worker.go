@@ -1,0 +1,491 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/helpers/internal/event"
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+	"github.com/cairn-dev/cairn/helpers/internal/gitx"
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
+)
+
+// MinUserChars is the fewest characters the person must have typed for a
+// session to be distilled (it is still exported).
+const MinUserChars = 200
+
+// MaxAttempts is how many workers may claim a task: one that two workers
+// died on is a poison task, recorded as done and never tried again.
+const MaxAttempts = 2
+
+// Reader reads an agent's transcript as a conversation.
+type Reader func(io.Reader) (event.Conversation, error)
+
+// Model asks the model one prompt and returns its answer.
+type Model func(ctx context.Context, prompt string) (string, error)
+
+// Worker drains the queue: for each session, export, distill, write.
+type Worker struct {
+	Dirs   queue.Dirs
+	Config queue.Config
+	// Readers reads transcripts by the task's agent name.
+	Readers map[string]Reader
+	// Model is the model; nil runs Config's command (see CommandModel).
+	Model Model
+	// Log receives one line per task.
+	Log io.Writer
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+// lockName is the worker's lock in the queue directory.
+const lockName = ".worker.lock"
+
+// Run drains the queue until it is empty, unless another worker holds the
+// lock (then that one will get to the new tasks). A task a worker dies on
+// is tried once more by the next; whatever happens to a task, it ends in
+// done/, so no task can block the queue.
+func (w *Worker) Run() error {
+	q := queue.Open(w.Dirs)
+	if err := os.MkdirAll(filepath.Join(q.Dir, queue.WorkDir), 0o755); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(q.Dir, queue.DoneDir), 0o755); err != nil {
+		return err
+	}
+	root := fsx.NewRoot(q.Dir)
+	for {
+		lock, ok, err := root.TryAcquire(lockName)
+		if err != nil || !ok {
+			return err
+		}
+		err = w.drain(q)
+		lock.Release()
+		if err != nil {
+			return err
+		}
+		// A task queued after the last look, whose worker found the lock
+		// still held, is this worker's to do.
+		if n, err := q.Count(); err != nil || n == 0 {
+			return err
+		}
+	}
+}
+
+// drain recovers tasks a dead worker left, then processes every pending
+// task, oldest first.
+func (w *Worker) drain(q queue.Queue) error {
+	if err := w.recoverWork(q); err != nil {
+		return err
+	}
+	for {
+		t, name, ok, err := w.claim(q)
+		if err != nil || !ok {
+			return err
+		}
+		d := w.safely(t)
+		w.logf("%s %s: %s", t.Reason, t.Session, d.Outcome)
+		if err := w.finish(q, name, d); err != nil {
+			return err
+		}
+	}
+}
+
+// recoverWork puts back the tasks a killed worker held, or, when one had
+// been tried MaxAttempts times, records it as done.
+func (w *Worker) recoverWork(q queue.Queue) error {
+	entries, err := os.ReadDir(filepath.Join(q.Dir, queue.WorkDir))
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		var t queue.Task
+		if err := queue.ReadTask(q.Work(name), &t); err != nil || t.Attempts >= MaxAttempts {
+			outcome := fmt.Sprintf("poison: a worker stopped on it %d times; not tried again", t.Attempts)
+			if err != nil {
+				outcome = "poison: unreadable task: " + err.Error()
+			}
+			w.logf("%s: %s", name, outcome)
+			if err := w.finish(q, name, queue.Done{Task: t, Outcome: outcome}); err != nil {
+				return err
+			}
+			continue
+		}
+		if _, err := os.Stat(q.Pending(name)); err == nil {
+			os.Remove(q.Work(name)) // a newer task of the session stands for it
+			continue
+		}
+		if err := os.Rename(q.Work(name), q.Pending(name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// claim takes the oldest pending task into work/, counting the attempt.
+// An unreadable task is recorded as done and skipped.
+func (w *Worker) claim(q queue.Queue) (queue.Task, string, bool, error) {
+	for {
+		entries, err := os.ReadDir(q.Dir)
+		if err != nil {
+			return queue.Task{}, "", false, err
+		}
+		type pending struct {
+			name string
+			t    queue.Task
+			err  error
+		}
+		var all []pending
+		for _, e := range entries {
+			if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".task") {
+				continue
+			}
+			p := pending{name: e.Name()}
+			p.err = queue.ReadTask(q.Pending(p.name), &p.t)
+			all = append(all, p)
+		}
+		if len(all) == 0 {
+			return queue.Task{}, "", false, nil
+		}
+		sort.Slice(all, func(i, j int) bool { return all[i].t.Enqueued < all[j].t.Enqueued })
+		first := all[0]
+		if err := os.Rename(q.Pending(first.name), q.Work(first.name)); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			return queue.Task{}, "", false, err
+		}
+		if first.err != nil {
+			outcome := "poison: unreadable task: " + first.err.Error()
+			w.logf("%s: %s", first.name, outcome)
+			if err := w.finish(q, first.name, queue.Done{Outcome: outcome}); err != nil {
+				return queue.Task{}, "", false, err
+			}
+			continue
+		}
+		first.t.Attempts++
+		if err := writeJSON(q.Work(first.name), first.t); err != nil {
+			return queue.Task{}, "", false, err
+		}
+		return first.t, first.name, true, nil
+	}
+}
+
+// finish records d as name's done record and drops the claimed task.
+func (w *Worker) finish(q queue.Queue, name string, d queue.Done) error {
+	d.Finished = w.now().UnixNano()
+	if err := writeJSON(q.DonePath(name), d); err != nil {
+		return err
+	}
+	if err := os.Remove(q.Work(name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// safely processes t; a panic is the task's outcome, not the worker's end.
+func (w *Worker) safely(t queue.Task) (d queue.Done) {
+	defer func() {
+		if r := recover(); r != nil {
+			d = queue.Done{Task: t, Outcome: fmt.Sprintf("failed: panic: %v", r)}
+		}
+	}()
+	return w.process(t)
+}
+
+// process exports, distills and writes one session.
+func (w *Worker) process(t queue.Task) queue.Done {
+	d := queue.Done{Task: t}
+	fi, err := os.Stat(t.Transcript)
+	if err != nil {
+		d.Outcome = "skipped: transcript: " + err.Error()
+		return d
+	}
+	d.TranscriptSize, d.TranscriptModified = fi.Size(), fi.ModTime().UnixNano()
+	q := queue.Open(w.Dirs)
+	if last, ok := q.LastDone(t.Session); ok && last.Distilled &&
+		last.TranscriptSize == d.TranscriptSize && last.TranscriptModified == d.TranscriptModified {
+		d.Distilled = true
+		d.Outcome = "skipped: already distilled, the transcript has not changed since"
+		return d
+	}
+	read, ok := w.Readers[t.Agent]
+	if !ok {
+		d.Outcome = fmt.Sprintf("skipped: no transcript reader for agent %q", t.Agent)
+		return d
+	}
+	f, err := os.Open(t.Transcript)
+	if err != nil {
+		d.Outcome = "skipped: transcript: " + err.Error()
+		return d
+	}
+	c, err := read(f)
+	f.Close()
+	if err != nil {
+		d.Outcome = "skipped: transcript: " + err.Error()
+		return d
+	}
+	if !Worth(c, w.Config.Headless) {
+		d.Outcome = fmt.Sprintf("skipped: not a session to keep (interactive %v, subagent %v, %d messages)", c.Interactive, c.Sidechain, len(c.Messages))
+		return d
+	}
+	know := w.Config.Knowledge(w.Dirs)
+	path, _, err := Export(know, c)
+	if err != nil {
+		d.Outcome = "failed: export: " + err.Error()
+		return d
+	}
+	if c.UserChars() < MinUserChars {
+		d.Outcome = fmt.Sprintf("exported to %s; too thin to distill (%d characters typed)", path, c.UserChars())
+		return d
+	}
+	root := projectRoot(t, c)
+	personal := OpenPersonal(know, root)
+	entries, err := personal.Entries()
+	if err != nil {
+		w.logf("personal log: %v", err)
+	}
+	prompt := Prompt(c, root, RecordedFrom(entries, LearningTitles(know)))
+	answer, err := w.ask(prompt)
+	if err != nil {
+		d.Outcome = fmt.Sprintf("exported to %s; model unreachable, not distilled: %v", path, err)
+		return d
+	}
+	dist, err := ParseDistillation(answer)
+	if err != nil {
+		d.Outcome = fmt.Sprintf("exported to %s; the model's answer was not read: %v (it began %q)", path, err, cut(answer, 200))
+		return d
+	}
+	written, err := w.write(dist, c, root, personal, know)
+	if err != nil {
+		d.Outcome = "failed: " + err.Error()
+		return d
+	}
+	d.Distilled = true
+	d.Outcome = fmt.Sprintf("exported to %s; distilled: %s", path, written)
+	if out, err := QMDUpdate(); out != "" {
+		w.logf("qmd update: %s", out)
+	} else if err != nil {
+		w.logf("qmd update: %v", err)
+	}
+	return d
+}
+
+// projectRoot is the task's project: the one the agent named, else the git
+// work tree of the session's directory, else that directory.
+func projectRoot(t queue.Task, c event.Conversation) string {
+	if t.Project != "" {
+		return t.Project
+	}
+	dir := t.Cwd
+	if dir == "" {
+		dir = c.Cwd
+	}
+	if root, err := gitx.FindRoot(dir); err == nil {
+		return root
+	}
+	return dir
+}
+
+// write records a distillation: decisions and failures in the personal
+// log, the branch's handoff, the learnings' files. It says what it wrote.
+func (w *Worker) write(dist Distillation, c event.Conversation, root string, p Personal, know string) (string, error) {
+	now := w.now()
+	entries := Entries(dist, c, gitx.ReadQuick(root).UserName, now)
+	if len(entries) > 0 {
+		if err := os.MkdirAll(p.Dir, 0o755); err != nil {
+			return "", err
+		}
+		if _, err := p.Store().Insert(entries); err != nil {
+			return "", fmt.Errorf("personal log: %w", err)
+		}
+	}
+	if err := os.MkdirAll(p.Dir, 0o755); err != nil {
+		return "", err
+	}
+	h := Handoff{Branch: c.Branch, Session: c.Session, Written: now, Items: dist.Handoff}
+	if err := p.WriteHandoff(h); err != nil {
+		return "", fmt.Errorf("handoff: %w", err)
+	}
+	learned := 0
+	for _, l := range dist.Learnings {
+		ok, err := WriteLearning(know, l, filepath.Base(root), c.Session, now)
+		if err != nil {
+			return "", fmt.Errorf("learning: %w", err)
+		}
+		if ok {
+			learned++
+		}
+	}
+	return fmt.Sprintf("%d decisions, %d failures, %d handoff items, %d learnings",
+		len(dist.Decisions), len(dist.Failures), len(dist.Handoff), learned), nil
+}
+
+// SourceDistilled is the source of the entries the pipeline writes.
+const SourceDistilled = "distilled"
+
+// Entries turns a distillation's decisions and failures into personal
+// entries (a failure is an investigation: what broke and why), their
+// fields kept in the entry's detail.
+func Entries(dist Distillation, c event.Conversation, author string, now time.Time) []knowledge.Entry {
+	var out []knowledge.Entry
+	add := func(typ, content string, tags []string, d *knowledge.Detail) {
+		content = knowledge.CleanContent(content)
+		if content == "" {
+			return
+		}
+		e := knowledge.Entry{Type: typ, Content: content, Source: SourceDistilled, Tags: tagList(tags),
+			TS: now.Unix(), Author: author, Branch: c.Branch, Session: shortID(c.Session), Detail: d}
+		e.Key = knowledge.MakeKey(e.Type, e.Content)
+		out = append(out, e)
+	}
+	for _, d := range dist.Decisions {
+		content := d.Summary
+		if d.Rationale != "" {
+			content += " Why: " + d.Rationale
+		}
+		if strings.TrimSpace(d.Summary) == "" {
+			continue
+		}
+		add("decision", content, d.Tags, &knowledge.Detail{Context: d.Context, Alternatives: d.Alternatives, Rationale: d.Rationale})
+	}
+	for _, f := range dist.Failures {
+		if strings.TrimSpace(f.Summary) == "" {
+			continue
+		}
+		content := f.Summary
+		if f.RootCause != "" {
+			content += " Root cause: " + f.RootCause
+		}
+		add("investigation", content, append(List{"failure"}, f.Tags...),
+			&knowledge.Detail{RootCause: f.RootCause, Resolution: f.Resolution, Prevention: f.Prevention})
+	}
+	return out
+}
+
+// tagList cleans tags: lower case, one word each, no duplicates.
+func tagList(tags []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range tags {
+		t = knowledge.Slug(t, 40)
+		if t != "" && !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// ask runs the model under the config's timeout.
+func (w *Worker) ask(prompt string) (string, error) {
+	model := w.Model
+	if model == nil {
+		model = CommandModel(w.Config, w.Dirs)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), w.Config.Timeout())
+	defer cancel()
+	return model(ctx, prompt)
+}
+
+func (w *Worker) now() time.Time {
+	if w.Now != nil {
+		return w.Now()
+	}
+	return time.Now()
+}
+
+func (w *Worker) logf(format string, args ...any) {
+	if w.Log != nil {
+		fmt.Fprintf(w.Log, "%s %s\n", w.now().UTC().Format(time.RFC3339), fmt.Sprintf(format, args...))
+	}
+}
+
+// maxAnswer caps what is read of the model's answer.
+const maxAnswer = 1 << 20
+
+// CommandModel runs the config's model command (`claude -p` with a small
+// model, no tools and no hooks by default) with the prompt on stdin, in a
+// scratch directory under the state directory (so a headless transcript
+// lands in no project), with the pipeline's child mark in its environment
+// so that none of cairn's hooks act in it.
+func CommandModel(c queue.Config, d queue.Dirs) Model {
+	return func(ctx context.Context, prompt string) (string, error) {
+		argv := c.Command()
+		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+		cmd.Stdin = strings.NewReader(prompt)
+		cmd.Env = append(os.Environ(), queue.ChildEnv+"=1")
+		scratch := filepath.Join(d.State, "model")
+		if err := os.MkdirAll(scratch, 0o755); err == nil {
+			cmd.Dir = scratch
+		}
+		var out, errOut capped
+		out.max, errOut.max = maxAnswer, 4<<10
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		cmd.WaitDelay = 5 * time.Second
+		if err := cmd.Run(); err != nil {
+			if ctx.Err() != nil {
+				return "", fmt.Errorf("%s: no answer within %s", argv[0], c.Timeout())
+			}
+			return "", fmt.Errorf("%s: %w: %s", argv[0], err, strings.TrimSpace(errOut.String()))
+		}
+		return out.String(), nil
+	}
+}
+
+// capped keeps the first max bytes written to it.
+type capped struct {
+	strings.Builder
+	max int
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if room := c.max - c.Len(); room > 0 {
+		if len(p) > room {
+			c.Builder.Write(p[:room])
+		} else {
+			c.Builder.Write(p)
+		}
+	}
+	return len(p), nil
+}
+
+// QMDUpdate runs `qmd update` when qmd is on PATH, so that QMD's index
+// sees the files just written; without qmd it does nothing.
+func QMDUpdate() (string, error) {
+	bin, err := exec.LookPath("qmd")
+	if err != nil {
+		return "", nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "update")
+	cmd.Env = append(os.Environ(), queue.ChildEnv+"=1")
+	var out capped
+	out.max = 4 << 10
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("%w: %s", err, strings.TrimSpace(out.String()))
+	}
+	return "ok", nil
+}
+
+// writeJSON writes v as JSON to path atomically.
+func writeJSON(path string, v any) error {
+	data, err := jsonMarshal(v)
+	if err != nil {
+		return err
+	}
+	return queue.WriteAtomic(path, data)
+}

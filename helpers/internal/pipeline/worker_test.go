@@ -1,0 +1,399 @@
+package pipeline_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cairn-dev/cairn/helpers/internal/event"
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
+	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
+)
+
+// lines is a transcript format for tests: a first line of conversation
+// metadata, then one {"Role","Text","Time"} message per line.
+func lines(r io.Reader) (event.Conversation, error) {
+	var c event.Conversation
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&c); err != nil {
+		return c, err
+	}
+	for {
+		var m event.Message
+		if err := dec.Decode(&m); err == io.EOF {
+			return c, nil
+		} else if err != nil {
+			return c, err
+		}
+		c.Messages = append(c.Messages, m)
+	}
+}
+
+// writeTranscript writes c in the lines format.
+func writeTranscript(t testing.TB, path string, c event.Conversation) {
+	t.Helper()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	msgs := c.Messages
+	c.Messages = nil
+	enc.Encode(c)
+	for _, m := range msgs {
+		enc.Encode(m)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// session is an interactive conversation of n messages with enough typed
+// by the person to be distilled.
+func session(id, cwd, branch string, n int) event.Conversation {
+	c := event.Conversation{Session: id, Cwd: cwd, Branch: branch, Agent: "Claude Code", Version: "2.1.197", Interactive: true}
+	at := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
+	for i := 0; i < n; i++ {
+		m := event.Message{Role: "user", Text: fmt.Sprintf("Please look at the retry loop in client.go, turn %d: it hangs when the server resets the connection and we need it fixed today.", i), Time: at}
+		if i%2 == 1 {
+			m = event.Message{Role: "assistant", Text: fmt.Sprintf("Answer %d: the loop never checks the context.", i), Time: at}
+		}
+		c.Messages = append(c.Messages, m)
+	}
+	return c
+}
+
+const answer = "Here is the distillation:\n```json\n" + `{
+ "decisions": [{"summary": "Retry with exponential backoff capped at 30 s", "context": "client.go retry loop", "alternatives": ["fixed delay"], "rationale": "the server rate-limits bursts", "tags": ["retry", "Client Go"]}],
+ "failures": [{"summary": "Retry loop hung on connection reset", "root_cause": "the loop ignored ctx.Done()", "resolution": "select on ctx.Done()", "prevention": "Every retry loop selects on ctx.Done()", "tags": ["retry"]}],
+ "handoff": ["Add a test for the reset case", "Remove the debug flag"],
+ "learnings": [{"title": "Retry loops must watch the context", "content": "A retry loop that never selects on ctx.Done() hangs forever once the peer resets.", "context": "found in client.go", "scope": "backend", "tags": ["go"]}]
+}` + "\n```\nThat's all."
+
+type harness struct {
+	t       *testing.T
+	w       *pipeline.Worker
+	q       queue.Queue
+	dir     string
+	mu      sync.Mutex
+	prompts []string
+}
+
+func newHarness(t *testing.T, model func(string) (string, error)) *harness {
+	t.Helper()
+	dir := t.TempDir()
+	h := &harness{t: t, dir: dir}
+	d := queue.Dirs{Config: filepath.Join(dir, "config"), Data: filepath.Join(dir, "data"), State: filepath.Join(dir, "state")}
+	h.q = queue.Open(d)
+	h.w = &pipeline.Worker{Dirs: d, Config: queue.Config{Pipeline: true}, Readers: map[string]pipeline.Reader{"lines": lines},
+		Log: io.Discard, Now: func() time.Time { return time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC) },
+		Model: func(_ context.Context, prompt string) (string, error) {
+			h.mu.Lock()
+			h.prompts = append(h.prompts, prompt)
+			h.mu.Unlock()
+			return model(prompt)
+		}}
+	return h
+}
+
+// add queues a session of n messages on branch.
+func (h *harness) add(id, branch string, n int) string {
+	h.t.Helper()
+	root := filepath.Join(h.dir, "shop")
+	os.MkdirAll(root, 0o755)
+	tr := filepath.Join(h.dir, id+".jsonl")
+	writeTranscript(h.t, tr, session(id, root, branch, n))
+	if _, err := h.q.Enqueue(queue.Task{Session: id, Transcript: tr, Cwd: root, Project: root, Agent: "lines", Reason: queue.ReasonEnd}, true, time.Now()); err != nil {
+		h.t.Fatal(err)
+	}
+	return root
+}
+
+func (h *harness) done(id string) queue.Done {
+	h.t.Helper()
+	d, ok := h.q.LastDone(id)
+	if !ok {
+		h.t.Fatalf("no done record for %s", id)
+	}
+	return d
+}
+
+func read(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// A session goes from the queue to every output: the export, decisions and
+// failures as personal entries with their fields, the branch's handoff,
+// the learning's file; the prompt names every field.
+func TestWorkerDistills(t *testing.T) {
+	h := newHarness(t, func(string) (string, error) { return answer, nil })
+	root := h.add("26e7e04b-aaaa", "feat/retry", 6)
+	if err := h.w.Run(); err != nil {
+		t.Fatal(err)
+	}
+	d := h.done("26e7e04b-aaaa")
+	if !d.Distilled || !strings.Contains(d.Outcome, "1 decisions, 1 failures, 2 handoff items, 1 learnings") {
+		t.Fatalf("outcome: %+v", d)
+	}
+	if n, _ := h.q.Count(); n != 0 {
+		t.Errorf("%d tasks left", n)
+	}
+	prompt := h.prompts[0]
+	for _, want := range []string{pipeline.PromptMarker, `"root_cause"`, `"prevention"`, `"alternatives"`, `"rationale"`, `"handoff"`, `"learnings"`, "Branch: feat/retry", "retry loop in client.go"} {
+		if !strings.Contains(prompt, want) {
+			t.Errorf("the prompt lacks %q", want)
+		}
+	}
+	know := filepath.Join(h.dir, "data")
+	export := read(t, filepath.Join(know, "sessions", "2026-11", "2026-11-24-26e7e04b.md"))
+	if !strings.Contains(export, `branch: "feat/retry"`) || !strings.Contains(export, "## Assistant") {
+		t.Errorf("export:\n%s", export)
+	}
+	own := pipeline.OpenPersonal(know, root)
+	entries, err := own.Entries()
+	if err != nil || len(entries) != 2 {
+		t.Fatalf("personal entries = %+v, %v", entries, err)
+	}
+	for _, e := range entries {
+		switch e.Type {
+		case "decision":
+			if e.Detail == nil || e.Detail.Rationale != "the server rate-limits bursts" || len(e.Detail.Alternatives) != 1 || e.Source != "distilled" {
+				t.Errorf("decision: %+v %+v", e, e.Detail)
+			}
+		case "investigation":
+			if !pipeline.IsFailure(e) || e.Detail.RootCause != "the loop ignored ctx.Done()" || e.Detail.Prevention == "" || e.Tags[0] != "failure" {
+				t.Errorf("failure: %+v %+v", e, e.Detail)
+			}
+		default:
+			t.Errorf("unexpected entry %+v", e)
+		}
+	}
+	hand, ok := own.ReadHandoff("feat/retry")
+	if !ok || len(hand.Items) != 2 || hand.Items[0] != "Add a test for the reset case" || hand.Written.IsZero() {
+		t.Errorf("handoff = %+v, %v", hand, ok)
+	}
+	if _, ok := own.ReadHandoff("main"); ok {
+		t.Error("another branch has the handoff")
+	}
+	learning := read(t, filepath.Join(know, "learnings", "2026-11", "2026-11-24-retry-loops-must-watch-the-context.md"))
+	for _, want := range []string{`title: "Retry loops must watch the context"`, `origin: "shop"`, `origin_session: "26e7e04b"`, `tags: ["go"]`, "scope: backend", "status: active", "deprecated_by: null", "## Learning\n\nA retry loop", "## Context\n\nfound in client.go"} {
+		if !strings.Contains(learning, want) {
+			t.Errorf("learning lacks %q:\n%s", want, learning)
+		}
+	}
+}
+
+// The next session's prompt shows what is recorded, so the model does not
+// repeat it; an unchanged transcript is not distilled twice; an empty
+// handoff deletes the branch's file; a learning's file is written once.
+func TestWorkerSecondSession(t *testing.T) {
+	answers := []string{answer, `{"decisions":[],"failures":[],"handoff":[],"learnings":[{"title":"Retry loops must watch the context","content":"changed"}]}`}
+	h := newHarness(t, func(string) (string, error) { a := answers[0]; answers = answers[1:]; return a, nil })
+	root := h.add("s-one", "feat/retry", 6)
+	h.w.Run()
+	// SessionEnd after the Stop, the transcript as it was.
+	if _, err := h.q.Enqueue(queue.Task{Session: "s-one", Transcript: filepath.Join(h.dir, "s-one.jsonl"), Cwd: root, Agent: "lines"}, true, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	h.w.Run()
+	if len(h.prompts) != 1 || !strings.Contains(h.done("s-one").Outcome, "already distilled") {
+		t.Fatalf("an unchanged transcript was distilled again: %d prompts, %s", len(h.prompts), h.done("s-one").Outcome)
+	}
+	h.add("s-two", "feat/retry", 8)
+	h.w.Run()
+	if len(h.prompts) != 2 {
+		t.Fatalf("%d prompts", len(h.prompts))
+	}
+	for _, want := range []string{"Decisions already recorded:\n- Retry with exponential backoff", "Failures already recorded:\n- Retry loop hung", "Learnings already recorded (titles):\n- Retry loops must watch the context"} {
+		if !strings.Contains(h.prompts[1], want) {
+			t.Errorf("second prompt lacks %q", want)
+		}
+	}
+	own := pipeline.OpenPersonal(filepath.Join(h.dir, "data"), root)
+	if _, ok := own.ReadHandoff("feat/retry"); ok {
+		t.Error("an empty handoff left the old one")
+	}
+	if l := read(t, filepath.Join(h.dir, "data", "learnings", "2026-11", "2026-11-24-retry-loops-must-watch-the-context.md")); strings.Contains(l, "changed") {
+		t.Error("a learning's file was overwritten")
+	}
+}
+
+// Sessions not worth a model call are still exported (or skipped) and
+// never reach the model; a model that fails or answers nonsense costs the
+// task, not the queue.
+func TestWorkerSkipsAndFailures(t *testing.T) {
+	calls := 0
+	h := newHarness(t, func(p string) (string, error) {
+		calls++
+		if strings.Contains(p, "Session: s-down") {
+			return "", errors.New("connection refused")
+		}
+		if strings.Contains(p, "Session: s-prose") {
+			return "I could not find anything { worth", nil
+		}
+		panic("the model broke")
+	})
+	h.add("s-short", "main", 3)
+	thin := h.add("s-thin", "main", 4)
+	tr := filepath.Join(h.dir, "s-thin.jsonl")
+	c := session("s-thin", thin, "main", 4)
+	for i := range c.Messages {
+		c.Messages[i].Text = "ok"
+	}
+	writeTranscript(t, tr, c)
+	h.add("s-down", "main", 6)
+	h.add("s-prose", "main", 6)
+	h.add("s-panic", "main", 6)
+	if err := h.w.Run(); err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]string{
+		"s-short": "skipped: not a session to keep",
+		"s-thin":  "too thin to distill",
+		"s-down":  "model unreachable, not distilled: connection refused",
+		"s-prose": "the model's answer was not read",
+		"s-panic": "failed: panic: the model broke",
+	} {
+		if d := h.done(id); !strings.Contains(d.Outcome, want) || d.Distilled {
+			t.Errorf("%s: %q, want %q", id, d.Outcome, want)
+		}
+	}
+	if calls != 3 {
+		t.Errorf("the model was called %d times, want 3", calls)
+	}
+	if _, err := os.Stat(filepath.Join(h.dir, "data", "sessions", "2026-11", "2026-11-24-s-down.md")); err != nil {
+		t.Errorf("a session the model missed was not exported: %v", err)
+	}
+}
+
+// A worker killed mid-task leaves its claimed task; the next worker does
+// it, and a task two workers died on is recorded as poison and skipped.
+// An unreadable task file is poison too, and the queue goes on.
+func TestWorkerRecovers(t *testing.T) {
+	h := newHarness(t, func(string) (string, error) { return answer, nil })
+	h.add("s-killed", "main", 6)
+	h.add("s-twice", "main", 6)
+	os.MkdirAll(filepath.Join(h.q.Dir, queue.WorkDir), 0o755)
+	for id, attempts := range map[string]int{"s-killed": 1, "s-twice": 2} {
+		var task queue.Task
+		queue.ReadTask(h.q.Pending(queue.Name(id)), &task)
+		task.Attempts = attempts
+		data, _ := json.Marshal(task)
+		os.WriteFile(h.q.Work(queue.Name(id)), data, 0o644)
+		os.Remove(h.q.Pending(queue.Name(id)))
+	}
+	os.WriteFile(h.q.Pending("garbage.task"), []byte("{not json"), 0o644)
+	h.add("s-after", "main", 6)
+	if err := h.w.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if d := h.done("s-killed"); !d.Distilled {
+		t.Errorf("the killed worker's task: %s", d.Outcome)
+	}
+	if d := h.done("s-twice"); d.Distilled || !strings.Contains(d.Outcome, "poison") {
+		t.Errorf("the twice-killed task: %s", d.Outcome)
+	}
+	var g queue.Done
+	if err := queue.ReadTask(h.q.DonePath("garbage.task"), &g); err != nil || !strings.Contains(g.Outcome, "poison: unreadable task") {
+		t.Errorf("garbage task: %+v, %v", g, err)
+	}
+	if d := h.done("s-after"); !d.Distilled {
+		t.Errorf("the task after the poison: %s", d.Outcome)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(h.q.Dir, queue.WorkDir)); len(entries) != 0 {
+		t.Errorf("claimed tasks left: %v", entries)
+	}
+}
+
+// One worker at a time: a second finds the lock and leaves the queue to
+// the first.
+func TestWorkerOneAtATime(t *testing.T) {
+	release := make(chan struct{})
+	started := make(chan struct{}, 1)
+	h := newHarness(t, func(string) (string, error) {
+		started <- struct{}{}
+		<-release
+		return answer, nil
+	})
+	h.add("s-a", "main", 6)
+	done := make(chan error)
+	go func() { done <- h.w.Run() }()
+	<-started
+	second := *h.w
+	second.Model = func(context.Context, string) (string, error) {
+		t.Error("a second worker ran while the first held the lock")
+		return "", nil
+	}
+	h.add("s-b", "main", 6)
+	if err := second.Run(); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	go func() {
+		for range started {
+		}
+	}()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !h.done("s-a").Distilled || !h.done("s-b").Distilled {
+		t.Error("the first worker did not drain the task queued while it ran")
+	}
+}
+
+// Entries keeps a distillation's fields in the entries' detail and
+// survives the log's writer (redaction, the decoder).
+func TestEntriesRoundTrip(t *testing.T) {
+	dist, err := pipeline.ParseDistillation(answer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := session("s1", "/src/shop", "main", 4)
+	entries := pipeline.Entries(dist, c, "Ada", time.Unix(1763770000, 0))
+	s := knowledge.OpenDir(t.TempDir())
+	if _, err := s.Insert(entries); err != nil {
+		t.Fatal(err)
+	}
+	recs, _, err := s.ReadAll(false)
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("%d records, %v", len(recs), err)
+	}
+	for _, r := range recs {
+		if r.Entry.Detail == nil || r.Entry.Author != "Ada" || r.Entry.Branch != "main" {
+			t.Errorf("round trip lost fields: %+v", r.Entry)
+		}
+	}
+}
+
+// The worker's cost without the model: read, export, prompt, parse, write.
+func BenchmarkWorker(b *testing.B) {
+	dir := b.TempDir()
+	d := queue.Dirs{Config: filepath.Join(dir, "config"), Data: filepath.Join(dir, "data"), State: filepath.Join(dir, "state")}
+	w := &pipeline.Worker{Dirs: d, Config: queue.Config{Pipeline: true}, Readers: map[string]pipeline.Reader{"lines": lines},
+		Log: io.Discard, Model: func(context.Context, string) (string, error) { return answer, nil }}
+	q := queue.Open(d)
+	root := filepath.Join(dir, "shop")
+	tr := filepath.Join(dir, "t.jsonl")
+	c := session("bench", root, "main", 40)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		c.Messages = append(c.Messages, event.Message{Role: "user", Text: "one more"})
+		writeTranscript(b, tr, c)
+		q.Enqueue(queue.Task{Session: "bench", Transcript: tr, Cwd: root, Agent: "lines"}, true, time.Now())
+		if err := w.Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,193 @@
+package session
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/helpers/internal/capture"
+	"github.com/cairn-dev/cairn/helpers/internal/event"
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
+	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
+	"github.com/cairn-dev/cairn/helpers/internal/recall"
+	"github.com/cairn-dev/cairn/helpers/internal/relevance"
+)
+
+// task is the pipeline's task for the session of e.
+func (s *Session) task(e event.Event, reason string) queue.Task {
+	return queue.Task{Session: e.Session, Transcript: e.Transcript, Cwd: e.Cwd, Project: s.proj.Root,
+		Agent: e.Agent, Reason: reason}
+}
+
+// enqueue hands the session to the personal session pipeline, when the
+// user turned it on: a reply passes the gates (debounce, growth), the
+// session's end forces past them. A failure is a line in the log; the
+// session goes on.
+func (s *Session) enqueue(e event.Event, reason string, force bool) {
+	if e.Transcript == "" {
+		return
+	}
+	if _, err := queue.Produce(s.env.Getenv, s.task(e, reason), force, time.Now()); err != nil {
+		s.logf("session pipeline: %v", err)
+	}
+}
+
+// remember notes the session at its start, when the pipeline is on, so
+// that `cairn handoff-now` in it knows its transcript.
+func (s *Session) remember(e event.Event) {
+	if e.Transcript == "" || s.env.Getenv(queue.ChildEnv) != "" {
+		return
+	}
+	d, err := queue.UserDirs(s.env.Getenv)
+	if err != nil {
+		return
+	}
+	if c, err := queue.LoadConfig(d); err != nil || !c.Pipeline {
+		return
+	}
+	if err := queue.Open(d).Remember(s.task(e, queue.ReasonManual)); err != nil {
+		s.logf("session pipeline: %v", err)
+	}
+}
+
+// compactDir keeps, per session, how far compaction captures read its
+// transcript (under .cairn/local).
+const compactDir = knowledge.LocalDir + "/compact"
+
+// maxCompactRead caps how much new transcript one compaction reads.
+const maxCompactRead = 32 << 20
+
+// compact captures the typed lines the agent wrote since the last
+// compaction (a reply's typed lines are captured when it ends; the text
+// between tool calls only here, before compaction summarises it away),
+// then queues the session for the pipeline.
+func (s *Session) compact(e event.Event) (event.Answer, error) {
+	defer s.enqueue(e, queue.ReasonCompact, false)
+	if s.transcripts == nil || e.Transcript == "" || !s.proj.Store.Exists() {
+		return event.Answer{}, nil
+	}
+	root := s.proj.Store.Root()
+	mark := compactDir + "/" + queue.Name(e.Session)
+	var from int64
+	if data, err := root.ReadFile(mark, 64); err == nil {
+		from, _ = strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+	}
+	f, err := os.Open(e.Transcript)
+	if err != nil {
+		return event.Answer{}, fmt.Errorf("compaction capture: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return event.Answer{}, err
+	}
+	if from < 0 || from > fi.Size() {
+		from = 0 // a new transcript in the old one's place
+	}
+	if _, err := f.Seek(from, io.SeekStart); err != nil {
+		return event.Answer{}, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxCompactRead))
+	if err != nil {
+		return event.Answer{}, err
+	}
+	end := bytes.LastIndexByte(data, '\n') + 1 // whole lines only
+	c, err := s.transcripts(bytes.NewReader(data[:end]))
+	if err != nil {
+		return event.Answer{}, fmt.Errorf("compaction capture: %w", err)
+	}
+	var items []capture.Item
+	for _, m := range c.Messages {
+		if m.Role == "assistant" {
+			items = append(items, capture.FromReply(m.Text)...)
+		}
+	}
+	a, err := s.capture(e, items, "agent")
+	if err != nil {
+		return a, err
+	}
+	if err := root.MkdirAll(compactDir); err != nil {
+		return a, err
+	}
+	return a, root.ReplaceFile(mark, []byte(strconv.FormatInt(from+int64(end), 10)), 0o644)
+}
+
+// personal is what this developer's own pipeline left for the session
+// starting on branch: the branch's handoff and, of the personal entries,
+// the prevention of failures relevant to the query (else the most
+// recent) and the most recent decisions, each as one entry to show.
+func (s *Session) personal(branch, query string, team func(key string) bool) (handoff []string, heading string, own []knowledge.Entry) {
+	p, ok := pipeline.PersonalFor(s.env.Getenv, s.proj.Root)
+	if !ok {
+		return nil, "", nil
+	}
+	if h, ok := p.ReadHandoff(branch); ok {
+		handoff, heading = h.Items, handoffHeading(h, time.Now())
+	}
+	entries, err := p.Entries()
+	if err != nil {
+		s.logf("personal knowledge: %v", err)
+	}
+	terms := relevance.Terms(query)
+	var failures, decisions []knowledge.Entry
+	for _, e := range entries {
+		if team(e.Key) {
+			continue // promoted: the team's entry is shown
+		}
+		switch {
+		case pipeline.IsFailure(e) && len(failures) < maxPersonalFailures:
+			if len(terms) == 0 || recall.Mentions(e, terms) || len(entries) <= maxPersonalFailures {
+				failures = append(failures, prevention(e))
+			}
+		case e.Type == "decision" && len(decisions) < maxPersonalDecisions:
+			decisions = append(decisions, e)
+		}
+	}
+	return handoff, heading, append(failures, decisions...)
+}
+
+// How many of the developer's own entries a session start shows.
+const (
+	maxPersonalFailures  = 3
+	maxPersonalDecisions = 3
+)
+
+// staleAfter is how old a handoff is before it is marked as possibly
+// stale; a fresher one never is.
+const staleAfter = 7 * 24 * time.Hour
+
+// handoffHeading says whose and how old a handoff is.
+func handoffHeading(h pipeline.Handoff, now time.Time) string {
+	age := now.Sub(h.Written)
+	heading := "Left open on this branch by your last session (" + ago(age) + "):"
+	if age > staleAfter {
+		heading = "Left open on this branch by your session " + ago(age) + " (it may be stale: check before acting on it):"
+	}
+	return heading
+}
+
+// ago says how long d is, for people: "just now", "3 hours ago".
+func ago(d time.Duration) string {
+	switch {
+	case d < 2*time.Minute:
+		return "just now"
+	case d < 2*time.Hour:
+		return fmt.Sprintf("%d minutes ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%d hours ago", int(d.Hours()))
+	}
+	return fmt.Sprintf("%d days ago", int(d.Hours()/24))
+}
+
+// prevention shows a failure by its prevention line.
+func prevention(e knowledge.Entry) knowledge.Entry {
+	if e.Detail != nil && e.Detail.Prevention != "" {
+		e.Content = "Prevention: " + e.Detail.Prevention + " (after: " + e.Content + ")"
+	}
+	return e
+}
