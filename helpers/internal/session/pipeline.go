@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -20,7 +21,11 @@ import (
 
 // task is the pipeline's task for the session of e.
 func (s *Session) task(e event.Event, reason string) queue.Task {
-	return queue.Task{Session: e.Session, Transcript: e.Transcript, Cwd: e.Cwd, Project: s.proj.Root,
+	transcript := e.Transcript
+	if !filepath.IsAbs(transcript) {
+		transcript = filepath.Join(s.env.Dir, transcript) // the worker runs elsewhere
+	}
+	return queue.Task{Session: e.Session, Transcript: transcript, Cwd: e.Cwd, Project: s.proj.Root,
 		Agent: e.Agent, Reason: reason}
 }
 

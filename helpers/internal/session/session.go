@@ -113,6 +113,17 @@ func (s *Session) hook(p Protocol, stdin io.Reader) ([]byte, error) {
 			if b := bytes.TrimSpace(data); b[0] != '{' || !json.Valid(b) {
 				return nil, ErrNotObject
 			}
+			if kind == event.Reply {
+				// Nothing to capture, but the session pipeline's
+				// producer runs at every reply (the Claude Code hook's
+				// gate does the same before the program starts).
+				e, err := p.Decode(s.name, data, s.env.Getenv)
+				if err != nil {
+					return nil, err
+				}
+				s.locate(e.ProjectDir, e.Cwd)
+				s.enqueue(e, queue.ReasonStop, false)
+			}
 			return nil, nil
 		}
 	}

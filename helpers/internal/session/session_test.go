@@ -33,13 +33,14 @@ func (lineProtocol) Kind(name string) event.Kind { return lineKinds[name] }
 
 func (lineProtocol) Decode(name string, payload []byte, getenv func(string) string) (event.Event, error) {
 	var p struct {
-		Text, Cwd, Session string
-		Continued          bool
+		Text, Cwd, Session, Transcript string
+		Continued                      bool
 	}
 	if err := json.Unmarshal(payload, &p); err != nil {
 		return event.Event{}, fmt.Errorf("decode: %w", err)
 	}
-	e := event.Event{Kind: lineKinds[name], Name: name, Session: p.Session, Cwd: p.Cwd, Continued: p.Continued}
+	e := event.Event{Kind: lineKinds[name], Name: name, Session: p.Session, Cwd: p.Cwd, Continued: p.Continued,
+		Transcript: p.Transcript, Agent: "line"}
 	switch e.Kind {
 	case event.Prompt:
 		e.Prompt = p.Text
