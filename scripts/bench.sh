@@ -296,6 +296,19 @@ bench_hook "capture hook, one entry captured" "$tmp/capture.csv" 10000 --warmup 
 	-- "@cairn@ hook PostToolUseFailure < '$tmp/capture.json'"
 cp "$tmp/fresh.jsonl" "$p/.cairn/knowledge.jsonl"
 row "capture hook, one entry captured" 10000 "$tmp/capture.csv" "" "<= 15 ms"
+# The session pipeline's producer at Stop: a reply with nothing to capture,
+# the pipeline on, a 50 MB transcript (it is stat'ed, never read). Each run
+# queues (the pending task is removed first); the detached worker's start
+# is left out (CAIRN_NO_BACKGROUND=1), as it runs after the hook returns.
+home="$tmp/pipeline-home"
+mkdir -p "$home/.config/cairn"
+echo '{"pipeline": true}' >"$home/.config/cairn/config.json"
+truncate -s 50M "$tmp/transcript.jsonl"
+printf '{"session_id":"bench-stop","transcript_path":"%s","cwd":"%s","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"Done: the retry loop now backs off."}\n' "$tmp/transcript.jsonl" "$p" >"$tmp/stop.json"
+bench_hook "Stop hook, pipeline on (enqueue)" "$tmp/stop.csv" 10000 --warmup 10 --min-runs 100 \
+	--prepare "rm -f '$home/.local/state/cairn/queue/bench-stop.task'" \
+	-- "HOME='$home' CAIRN_NO_BACKGROUND=1 @cairn@ hook Stop < '$tmp/stop.json'"
+row "Stop hook, pipeline on: enqueue, 50 MB transcript" 10000 "$tmp/stop.csv" "" "<= 5 ms"
 "$cairn" --dir "$p" sync >/dev/null
 # Steady state: the working set is current, so no hook starts a background
 # sanitize while it is measured (the run itself is measured below).

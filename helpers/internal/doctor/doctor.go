@@ -213,9 +213,39 @@ func checkPipeline(getenv func(string) string, add addFunc) {
 		add("pipeline", Warn, err.Error(), "fix or remove "+config)
 	case on:
 		add("pipeline", OK, "on ("+config+"); sessions are exported to "+knowledge, "")
+		checkQueue(getenv, add)
 	default:
 		add("pipeline", OK, "off (the default; it spends model calls): cairn pipeline on turns it on", "")
 	}
+}
+
+// checkQueue reports the pipeline's queue and whether its model command
+// can run.
+func checkQueue(getenv func(string) string, add addFunc) {
+	d, err := queue.UserDirs(getenv)
+	if err != nil {
+		return
+	}
+	c, err := queue.LoadConfig(d)
+	if err != nil {
+		return
+	}
+	n, err := queue.Open(d).Count()
+	switch {
+	case err != nil:
+		add("queue", Warn, err.Error(), "")
+	case n > 0:
+		add("queue", OK, fmt.Sprintf("%d sessions queued (the worker's account: %s)", n, queue.LogPath(d)), "")
+	default:
+		add("queue", OK, "empty (the worker's account: "+queue.LogPath(d)+")", "")
+	}
+	argv := c.Command()
+	if _, err := exec.LookPath(argv[0]); err != nil {
+		add("model", Warn, argv[0]+" is not on PATH: sessions are exported but not distilled",
+			"install Claude Code, or set model_command in "+filepath.Join(d.Config, "config.json"))
+		return
+	}
+	add("model", OK, strings.Join(argv[:min(len(argv), 4)], " ")+" (timeout "+c.Timeout().String()+")", "")
 }
 
 // checkMergeAttr reports the merge driver git itself resolves for the log

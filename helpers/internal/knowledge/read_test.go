@@ -471,3 +471,27 @@ func TestParseEachSeesEveryProblem(t *testing.T) {
 		t.Errorf("report lists %d, counts %d skipped", len(rep.Problems), rep.Skipped)
 	}
 }
+
+// A distilled entry's detail is read when it is an object and ignored
+// (the entry kept) when it is anything else: cairn's older readers ignore
+// the field altogether, and a hand-edited log must not lose the entry.
+func TestDecodeDetail(t *testing.T) {
+	base := `{"key":"decision-x-000000","type":"decision","content":"x","ts":1763770000,"detail":%s}`
+	for detail, want := range map[string]*Detail{
+		`{"context":"c","alternatives":["a","b"],"rationale":"r","root_cause":"rc","resolution":"res","prevention":"p","future":1}`: {Context: "c", Alternatives: []string{"a", "b"}, Rationale: "r", RootCause: "rc", Resolution: "res", Prevention: "p"},
+		`{"alternatives":"one"}`: {Alternatives: []string{"one"}},
+		`{"rationale":7}`:        nil,
+		`"a string"`:             nil,
+		`null`:                   nil,
+		`[1,2]`:                  nil,
+	} {
+		e, err := DecodeEntry([]byte(fmt.Sprintf(base, detail)))
+		if err != nil {
+			t.Errorf("detail %s: %v", detail, err)
+			continue
+		}
+		if !reflect.DeepEqual(e.Detail, want) {
+			t.Errorf("detail %s = %+v, want %+v", detail, e.Detail, want)
+		}
+	}
+}
