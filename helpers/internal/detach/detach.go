@@ -42,3 +42,9 @@ func Start(cmd *exec.Cmd) error {
 	}
 	return nil
 }
+
+// Group makes cmd, an exec.CommandContext, run in a process group of its
+// own on Unix, all of which is killed when its context ends, so that a
+// timed-out command leaves none of its children behind (on Windows, the
+// process alone is killed). Call it before cmd.Start.
+func Group(cmd *exec.Cmd) { group(cmd) }

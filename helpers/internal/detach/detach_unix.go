@@ -19,3 +19,14 @@ func prepare(cmd *exec.Cmd) {
 // already, and a process that runs at normal priority does no harm: a
 // failure is ignored.
 func lower(pid int) { _ = syscall.Setpriority(syscall.PRIO_PROCESS, pid, Nice) }
+
+// group makes cmd lead a process group of its own, and its cancellation
+// (its context's end) kill the whole group: a command that starts helpers
+// of its own (a node launcher, claude's subprocesses) leaves none behind.
+func group(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+}

@@ -27,3 +27,7 @@ func prepare(cmd *exec.Cmd) {
 
 // lower does nothing: the priority class is set at creation.
 func lower(int) {}
+
+// group: on Windows the process alone is killed when cmd's context ends
+// (exec's default).
+func group(*exec.Cmd) {}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/helpers/internal/detach"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/gitx"
@@ -274,7 +275,7 @@ func (w *Worker) process(t queue.Task) queue.Done {
 	}
 	d.Distilled = true
 	d.Outcome = fmt.Sprintf("exported to %s; distilled: %s", path, written)
-	if out, err := QMDUpdate(); out != "" {
+	if out, err := QMDUpdate(know); out != "" {
 		w.logf("qmd update: %s", out)
 	} else if err != nil {
 		w.logf("qmd update: %v", err)
@@ -434,6 +435,7 @@ func CommandModel(c queue.Config, d queue.Dirs) Model {
 		out.max, errOut.max = maxAnswer, 4<<10
 		cmd.Stdout, cmd.Stderr = &out, &errOut
 		cmd.WaitDelay = 5 * time.Second
+		detach.Group(cmd)
 		if err := cmd.Run(); err != nil {
 			if ctx.Err() != nil {
 				return "", fmt.Errorf("%s: no answer within %s", argv[0], c.Timeout())
@@ -462,8 +464,11 @@ func (c *capped) Write(p []byte) (int, error) {
 }
 
 // QMDUpdate runs `qmd update` when qmd is on PATH, so that QMD's index
-// sees the files just written; without qmd it does nothing.
-func QMDUpdate() (string, error) {
+// sees the files just written under the knowledge directory know (it runs
+// there, so a QMD project config the user keeps there is the one used);
+// without qmd it does nothing. qmd update re-indexes every collection and
+// never needs the network (embed, query and pull do; they are not run).
+func QMDUpdate(know string) (string, error) {
 	bin, err := exec.LookPath("qmd")
 	if err != nil {
 		return "", nil
@@ -471,7 +476,11 @@ func QMDUpdate() (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "update")
-	cmd.Env = append(os.Environ(), queue.ChildEnv+"=1")
+	cmd.Dir = know
+	cmd.WaitDelay = 5 * time.Second
+	detach.Group(cmd)
+	// qmd resolves paths against PWD, not the working directory.
+	cmd.Env = append(os.Environ(), queue.ChildEnv+"=1", "PWD="+know)
 	var out capped
 	out.max = 4 << 10
 	cmd.Stdout, cmd.Stderr = &out, &out
