@@ -1,0 +1,117 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// pipelineHome is a HOME whose config turns the session pipeline on with
+// model command argv, and the environment that uses it.
+func pipelineHome(t *testing.T, argv ...string) (home string, env []string) {
+	t.Helper()
+	home = t.TempDir()
+	writeModel(t, home, argv...)
+	env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME=", "XDG_DATA_HOME=", "XDG_STATE_HOME=",
+		"CAIRN_NO_BACKGROUND=1", "CLAUDE_PROJECT_DIR=", "CAIRN_PIPELINE_CHILD=")
+	return home, env
+}
+
+func writeModel(t *testing.T, home string, argv ...string) {
+	t.Helper()
+	cfg, _ := json.Marshal(map[string]any{"pipeline": true, "model_command": argv})
+	dir := filepath.Join(home, ".config", "cairn")
+	os.MkdirAll(dir, 0o755)
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A worker killed (SIGKILL) while the model answers leaves its task
+// claimed; the next worker finds it and distills the session. Producers
+// never wait on a worker.
+func TestPipelineWorkerKilled(t *testing.T) {
+	bin := cairnBinary(t)
+	mark := filepath.Join(t.TempDir(), "model.pid")
+	home, env := pipelineHome(t, "sh", "-c", `echo $$ > "$MODEL_MARK.tmp"; mv "$MODEL_MARK.tmp" "$MODEL_MARK"; cat >/dev/null; exec sleep 600`)
+	env = append(env, "MODEL_MARK="+mark)
+	repo := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	transcript := filepath.Join(repo, "transcript.jsonl")
+	data, err := os.ReadFile("testdata/script/pipeline_loop.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body, _ := strings.Cut(string(data), "-- transcript.jsonl --\n")
+	os.WriteFile(transcript, []byte(body), 0o644)
+	payload, _ := json.Marshal(map[string]any{"session_id": "26e7e04b-f769-409a-a007-3b9794e3bc9d", "transcript_path": transcript,
+		"cwd": repo, "hook_event_name": "SessionEnd", "reason": "prompt_input_exit"})
+
+	hook := exec.Command(bin, "hook", "SessionEnd")
+	hook.Dir, hook.Env, hook.Stdin = repo, env, bytes.NewReader(payload)
+	if out, err := hook.CombinedOutput(); err != nil || len(out) != 0 {
+		t.Fatalf("SessionEnd: %v %q", err, out)
+	}
+	queue := filepath.Join(home, ".local", "state", "cairn", "queue")
+	if _, err := os.Stat(filepath.Join(queue, "26e7e04b-f769-409a-a007-3b9794e3bc9d.task")); err != nil {
+		t.Fatalf("SessionEnd queued nothing: %v", err)
+	}
+
+	worker := exec.Command(bin, "pipeline", "work")
+	worker.Dir, worker.Env = repo, env
+	var werr bytes.Buffer
+	worker.Stderr = &werr
+	if err := worker.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	var modelPID int
+	for modelPID == 0 {
+		if time.Now().After(deadline) {
+			worker.Process.Kill()
+			t.Fatalf("the model never started; worker said: %s", werr.String())
+		}
+		if b, err := os.ReadFile(mark); err == nil {
+			modelPID, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		}
+		time.Sleep(20 * time.Millisecond) // polling for the model's start, not timing
+	}
+	worker.Process.Kill()
+	worker.Wait()
+	syscall.Kill(-modelPID, syscall.SIGKILL)
+	syscall.Kill(modelPID, syscall.SIGKILL)
+	if _, err := os.Stat(filepath.Join(queue, "work", "26e7e04b-f769-409a-a007-3b9794e3bc9d.task")); err != nil {
+		t.Fatalf("the killed worker's claim is gone: %v", err)
+	}
+
+	answer := filepath.Join(t.TempDir(), "answer.txt")
+	_, rest, _ := strings.Cut(string(data), "-- answer.txt --\n")
+	ans, _, _ := strings.Cut(rest, "-- transcript.jsonl --")
+	os.WriteFile(answer, []byte(ans), 0o644)
+	writeModel(t, home, "sh", "-c", `cat >/dev/null; cat "$MODEL_ANSWER"`)
+	again := exec.Command(bin, "pipeline", "work")
+	again.Dir, again.Env = repo, append(env, "MODEL_ANSWER="+answer)
+	out, err := again.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "distilled: 1 decisions, 1 failures, 1 handoff items, 1 learnings") {
+		t.Fatalf("the next worker: %v\n%s", err, out)
+	}
+	var done struct {
+		Attempts  int  `json:"attempts"`
+		Distilled bool `json:"distilled"`
+	}
+	b, _ := os.ReadFile(filepath.Join(queue, "done", "26e7e04b-f769-409a-a007-3b9794e3bc9d.task"))
+	if json.Unmarshal(b, &done) != nil || !done.Distilled || done.Attempts != 2 {
+		t.Errorf("done record: %s", b)
+	}
+}
