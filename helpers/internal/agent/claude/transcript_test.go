@@ -105,10 +105,22 @@ func TestReadTranscriptDamaged(t *testing.T) {
 }
 
 func FuzzReadTranscript(f *testing.F) {
+	// Seeds are the short records of each real transcript (the fuzzer's
+	// instrumented run slows to a few inputs a second on records of
+	// kilobytes), and a compact user and assistant turn in their shape.
 	for _, name := range []string{"interactive-two-turns.jsonl", "multi-turn.jsonl", "subagent-child.jsonl"} {
-		f.Add(readFixture(f, name))
+		var seed []byte
+		for _, line := range bytes.SplitAfter(readFixture(f, name), []byte("\n")) {
+			if len(line) < 512 && len(seed) < 1024 {
+				seed = append(seed, line...)
+			}
+		}
+		f.Add(seed)
 	}
 	f.Add([]byte(`{"type":"assistant","message":{"content":[{"type":"text","text":"a"},{"type":"tool_use"}]}}`))
+	f.Add([]byte(`{"type":"mode","mode":"normal","sessionId":"s"}` + "\n" +
+		`{"type":"user","message":{"role":"user","content":"where?"},"timestamp":"2026-11-24T01:04:10.555Z","entrypoint":"cli","cwd":"/w","sessionId":"s","version":"2.1.197","gitBranch":"main"}` + "\n" +
+		`{"type":"assistant","isSidechain":false,"isMeta":false,"message":{"role":"assistant","content":[{"type":"text","text":"here"}]},"gitBranch":"fix"}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr, err := claude.ReadTranscript(bytes.NewReader(data))
 		if err != nil {
