@@ -16,6 +16,27 @@ type Distillation struct {
 	Learnings []Learning `json:"learnings"`
 }
 
+// MaxItems caps each list of a distillation: a model that answers
+// hundreds of items is cut, not obeyed.
+const MaxItems = 20
+
+// Capped is d with each list cut to MaxItems.
+func (d Distillation) Capped() Distillation {
+	if len(d.Decisions) > MaxItems {
+		d.Decisions = d.Decisions[:MaxItems]
+	}
+	if len(d.Failures) > MaxItems {
+		d.Failures = d.Failures[:MaxItems]
+	}
+	if len(d.Handoff) > MaxItems {
+		d.Handoff = d.Handoff[:MaxItems]
+	}
+	if len(d.Learnings) > MaxItems {
+		d.Learnings = d.Learnings[:MaxItems]
+	}
+	return d
+}
+
 // Decision is a choice made in the session and why.
 type Decision struct {
 	Summary      string `json:"summary"`

@@ -209,6 +209,9 @@ func (w *Worker) safely(t queue.Task) (d queue.Done) {
 func (w *Worker) process(t queue.Task) queue.Done {
 	d := queue.Done{Task: t}
 	fi, err := os.Stat(t.Transcript)
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%s is not a regular file", t.Transcript)
+	}
 	if err != nil {
 		d.Outcome = "skipped: transcript: " + err.Error()
 		return d
@@ -268,6 +271,7 @@ func (w *Worker) process(t queue.Task) queue.Done {
 		d.Outcome = fmt.Sprintf("exported to %s; the model's answer was not read: %v (it began %q)", path, err, cut(answer, 200))
 		return d
 	}
+	dist = dist.Capped()
 	written, err := w.write(dist, c, root, personal, know)
 	if err != nil {
 		d.Outcome = "failed: " + err.Error()

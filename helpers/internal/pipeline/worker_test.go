@@ -397,3 +397,52 @@ func BenchmarkWorker(b *testing.B) {
 		}
 	}
 }
+
+// A hostile answer: hundreds of items are cut to MaxItems, a transcript
+// path that is a FIFO is refused without blocking, and what the model
+// wrote is redacted and cannot steer a path.
+func TestWorkerHostile(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"handoff":[`)
+	for i := 0; i < 500; i++ {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `"item %d"`, i)
+	}
+	b.WriteString(`],"learnings":[{"title":"../../../etc/passwd ghp_0123456789abcdefghijklmnopqrstuvwxyzAB","content":"token ghp_0123456789abcdefghijklmnopqrstuvwxyzAB leaked"}],
+		"decisions":[{"summary":"use key sk-ant-api03-Xk9fQ2Lm7Rt4Zp8Wv1Ny6Bq3Hs5Jd0Gc-Ue2Ia7Ko9Tl4Mx8Rb_AA for the bot"}]}`)
+	h := newHarness(t, func(string) (string, error) { return b.String(), nil })
+	root := h.add("s-hostile", "main", 6)
+	fifo := filepath.Join(h.dir, "fifo.jsonl")
+	if err := mkfifo(fifo); err == nil {
+		h.q.Enqueue(queue.Task{Session: "s-fifo", Transcript: fifo, Agent: "lines"}, true, time.Now())
+	}
+	if err := h.w.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if d, ok := h.q.LastDone("s-fifo"); ok && !strings.Contains(d.Outcome, "not a regular file") {
+		t.Errorf("fifo: %s", d.Outcome)
+	}
+	know := filepath.Join(h.dir, "data")
+	hand, _ := pipeline.OpenPersonal(know, root).ReadHandoff("main")
+	if len(hand.Items) != pipeline.MaxItems {
+		t.Errorf("%d handoff items, want %d", len(hand.Items), pipeline.MaxItems)
+	}
+	var all strings.Builder
+	filepath.Walk(h.dir, func(path string, info os.FileInfo, err error) error {
+		if err == nil && info.Mode().IsRegular() && !strings.HasSuffix(path, ".jsonl") || strings.HasSuffix(path, "knowledge.jsonl") {
+			data, _ := os.ReadFile(path)
+			all.Write(data)
+		}
+		return nil
+	})
+	for _, secret := range []string{"ghp_0123456789abcdefghijklmnopqrstuvwxyzAB", "Xk9fQ2Lm7Rt4Zp8Wv1Ny6Bq3Hs5Jd0Gc"} {
+		if strings.Contains(all.String(), secret) {
+			t.Errorf("a secret from the model's answer reached a file: %s", secret)
+		}
+	}
+	if learnings, _ := filepath.Glob(filepath.Join(know, "learnings", "*", "*.md")); len(learnings) != 1 || !strings.HasPrefix(filepath.Base(learnings[0]), "2026-11-24-etc-passwd") {
+		t.Errorf("learning files: %v", learnings)
+	}
+}

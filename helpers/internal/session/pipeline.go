@@ -82,6 +82,9 @@ func (s *Session) compact(e event.Event) (event.Answer, error) {
 	if data, err := root.ReadFile(mark, 64); err == nil {
 		from, _ = strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
 	}
+	if fi, err := os.Stat(e.Transcript); err != nil || !fi.Mode().IsRegular() {
+		return event.Answer{}, fmt.Errorf("compaction capture: %s is not a regular file (%v)", e.Transcript, err)
+	}
 	f, err := os.Open(e.Transcript)
 	if err != nil {
 		return event.Answer{}, fmt.Errorf("compaction capture: %w", err)
