@@ -3,8 +3,10 @@
 // A test starts a FakeAPI (a scripted fake of the Anthropic Messages API on
 // loopback), points the CLI at it with Run, and then inspects what the CLI
 // did (files, hook side effects, transcripts) and what it sent to the
-// "model" (FakeAPI.Requests). FindCLI locates the pinned CLI binary and skips
-// the test when it is not installed (or fails it when CI=true).
+// "model" (FakeAPI.Requests). StartInteractive runs the interactive UI
+// instead, in tmux, and types into it as a person would. FindCLI locates the
+// pinned CLI binary and skips the test when it is not installed (or fails it
+// when CI=true).
 package claudetest
 
 import (
