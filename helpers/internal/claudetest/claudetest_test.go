@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -374,5 +375,167 @@ func TestCLIStreamJSONTurns(t *testing.T) {
 	if len(texts) != 2 || !strings.Contains(texts[1], "turn one") || !strings.Contains(texts[1], "FIRST-REPLY") ||
 		!strings.Contains(texts[1], "turn two") {
 		t.Errorf("second turn does not carry the conversation: %q", texts)
+	}
+}
+
+// errTB records Errorf instead of failing the real test.
+type errTB struct {
+	testing.TB
+	mu   sync.Mutex
+	errs []string
+}
+
+func (e *errTB) Errorf(format string, args ...any) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.errs = append(e.errs, fmt.Sprintf(format, args...))
+}
+
+// TestFakeAPIRespond exercises the responder over HTTP: it answers main and
+// side requests by content, streamed or not, without consuming scripted
+// turns, every request is still recorded, and an invalid answer fails the
+// test with HTTP 500.
+func TestFakeAPIRespond(t *testing.T) {
+	et := &errTB{TB: t}
+	f := StartFakeAPI(et, [][]Block{{Text("one")}, {Text("two")}})
+	const distilled = `{"decisions":[{"what":"use retries"}]}`
+	f.Respond(func(r Request) ([]Block, bool) {
+		txt := r.Text()
+		switch {
+		case strings.Contains(txt, "DISTILL"):
+			return []Block{Text(distilled)}, true
+		case strings.Contains(txt, "TOOLME"):
+			return []Block{ToolUse("toolu_r1", "Bash", map[string]any{"command": "true"})}, true
+		case strings.Contains(txt, "BROKEN"):
+			return nil, true
+		}
+		return nil, false
+	})
+	post := func(body string) (int, []Block, string) {
+		t.Helper()
+		resp, err := http.Post(f.URL()+"/v1/messages?beta=true", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			return resp.StatusCode, nil, ""
+		}
+		blocks, stop := reassemble(t, parseSSE(t, bytes.NewReader(b)))
+		return resp.StatusCode, blocks, stop
+	}
+	msg := func(stream bool, tools bool, text string) string {
+		m := map[string]any{"model": "x", "messages": []any{map[string]any{"role": "user", "content": text}}}
+		if stream {
+			m["stream"] = true
+		}
+		if tools {
+			m["tools"] = []any{map[string]any{"name": "Bash"}}
+		}
+		b, _ := json.Marshal(m)
+		return string(b)
+	}
+
+	for _, tc := range []struct {
+		name          string
+		stream, tools bool
+		text          string
+		want          string // text of the only block, or "tool_use"
+	}{
+		{"side distill streamed", true, false, "please DISTILL this", distilled},
+		{"side distill not streamed", false, false, "DISTILL again", distilled},
+		{"side other", true, false, "a title please", SideReplyText},
+		{"main distill", true, true, "DISTILL in a main request", distilled},
+		{"main scripted", true, true, "hello", "one"},
+		{"main tool", true, true, "TOOLME", "tool_use"},
+		{"main scripted next", false, true, "hello again", "two"},
+	} {
+		code, blocks, stop := post(msg(tc.stream, tc.tools, tc.text))
+		got := ""
+		if len(blocks) == 1 {
+			got = blocks[0].Text
+			if blocks[0].Type == "tool_use" {
+				got = "tool_use"
+			}
+		}
+		if code != 200 || got != tc.want {
+			t.Errorf("%s: HTTP %d, blocks %+v, want %q", tc.name, code, blocks, tc.want)
+		}
+		if wantStop := map[bool]string{true: "tool_use", false: "end_turn"}[got == "tool_use"]; stop != wantStop {
+			t.Errorf("%s: stop_reason %q, want %q", tc.name, stop, wantStop)
+		}
+	}
+
+	reqs := f.Requests()
+	type summary struct {
+		Side, Responded bool
+		Turn            int
+	}
+	want := []summary{{true, true, -1}, {true, true, -1}, {true, false, -1}, {false, true, -1}, {false, false, 0}, {false, true, -1}, {false, false, 1}}
+	if len(reqs) != len(want) {
+		t.Fatalf("%d requests recorded, want %d", len(reqs), len(want))
+	}
+	for i, r := range reqs {
+		if got := (summary{r.Side, r.Responded, r.Turn}); got != want[i] {
+			t.Errorf("request %d: %+v, want %+v", i, got, want[i])
+		}
+	}
+	if n := len(f.MainRequests()); n != 4 {
+		t.Errorf("%d main requests, want 4", n)
+	}
+
+	if code, _, _ := post(msg(true, false, "BROKEN")); code != http.StatusInternalServerError {
+		t.Errorf("invalid answer: HTTP %d, want 500", code)
+	}
+	et.mu.Lock()
+	errs := et.errs
+	et.mu.Unlock()
+	if len(errs) != 1 || !strings.Contains(errs[0], "no blocks") {
+		t.Errorf("invalid answer reported as %q", errs)
+	}
+
+	f.Respond(nil)
+	if _, blocks, _ := post(msg(true, false, "DISTILL without a responder")); len(blocks) != 1 || blocks[0].Text != SideReplyText {
+		t.Errorf("after Respond(nil): %+v", blocks)
+	}
+}
+
+// TestCLIRespondHeadless answers a headless "claude -p" by the prompt's
+// content, with tools and without (a side request), and leaves the scripted
+// turn to the run the responder does not answer.
+func TestCLIRespondHeadless(t *testing.T) {
+	bin := FindCLI(t)
+	t.Parallel()
+	repo := NewGitRepo(t)
+	api := StartFakeAPI(t, [][]Block{{Text("SCRIPTED-REPLY")}})
+	const answer = `{"learnings":["retries need jitter"]}`
+	api.Respond(func(r Request) ([]Block, bool) {
+		if strings.Contains(r.Text(), "Distill this session") {
+			return []Block{Text(answer)}, true
+		}
+		return nil, false
+	})
+	for _, args := range [][]string{nil, {"--tools", ""}} {
+		res := Run(t, RunOptions{CLI: bin, API: api, Dir: repo, Prompt: "Distill this session into JSON", Args: args})
+		if res.ExitCode != 0 || strings.TrimSpace(res.Stdout) != answer {
+			t.Fatalf("args %q: unexpected run:\n%s", args, res)
+		}
+	}
+	res := Run(t, RunOptions{CLI: bin, API: api, Dir: repo, Prompt: "hello"})
+	if res.ExitCode != 0 || strings.TrimSpace(res.Stdout) != "SCRIPTED-REPLY" {
+		t.Fatalf("scripted turn: unexpected run:\n%s", res)
+	}
+	var responded, side int
+	for _, r := range api.Requests() {
+		if r.Responded {
+			responded++
+			if r.Side {
+				side++
+			}
+		}
+	}
+	if responded != 2 || side != 1 {
+		t.Errorf("%d requests answered by the responder (%d side), want 2 (1 side)", responded, side)
 	}
 }

@@ -245,9 +245,13 @@ type Result struct {
 
 // TranscriptPaths returns the session transcripts the run left under
 // Home/.claude/projects (main sessions and subagents), sorted.
-func (r Result) TranscriptPaths() []string {
+func (r Result) TranscriptPaths() []string { return transcriptPaths(r.Home) }
+
+// transcriptPaths returns the session transcripts under
+// home/.claude/projects, sorted.
+func transcriptPaths(home string) []string {
 	var out []string
-	root := filepath.Join(r.Home, ".claude", "projects")
+	root := filepath.Join(home, ".claude", "projects")
 	_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
 			out = append(out, p)

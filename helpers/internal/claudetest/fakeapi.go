@@ -3,8 +3,10 @@
 // A test starts a FakeAPI (a scripted fake of the Anthropic Messages API on
 // loopback), points the CLI at it with Run, and then inspects what the CLI
 // did (files, hook side effects, transcripts) and what it sent to the
-// "model" (FakeAPI.Requests). FindCLI locates the pinned CLI binary and skips
-// the test when it is not installed (or fails it when CI=true).
+// "model" (FakeAPI.Requests). StartInteractive runs the interactive UI
+// instead, in tmux, and types into it as a person would. FindCLI locates the
+// pinned CLI binary and skips the test when it is not installed (or fails it
+// when CI=true).
 package claudetest
 
 import (
@@ -54,10 +56,15 @@ const SideReplyText = "side reply"
 // Request is one POST /v1/messages request received by the fake.
 type Request struct {
 	// Side is true for requests without tools (side calls such as title
-	// generation); they get SideReplyText and consume no scripted turn.
+	// generation); unless the responder answers them they get SideReplyText.
+	// Side requests consume no scripted turn.
 	Side bool
-	// Turn is the index of the scripted turn answered, -1 for side requests,
-	// len(turns) or more once the script was exhausted (answered DoneText).
+	// Responded is true when the responder set with FakeAPI.Respond chose
+	// the answer; such a request consumes no scripted turn.
+	Responded bool
+	// Turn is the index of the scripted turn answered, -1 for side requests
+	// and requests the responder answered, len(turns) or more once the
+	// script was exhausted (answered DoneText).
 	Turn int
 	// Path is the request path including the query, e.g. "/v1/messages?beta=true".
 	Path string
@@ -128,7 +135,10 @@ type FakeAPI struct {
 	srv   *httptest.Server
 	turns [][]Block
 
+	t testing.TB // for errors in the responder's answers
+
 	mu       sync.Mutex
+	respond  func(Request) ([]Block, bool)
 	next     int // next scripted turn for a main request
 	msgCount int
 	requests []Request
@@ -136,33 +146,70 @@ type FakeAPI struct {
 }
 
 // StartFakeAPI starts a fake Messages API that answers main requests (those
-// with tools) with the scripted turns in order, then with DoneText. The
+// with tools) with the scripted turns in order, then with DoneText, and side
+// requests with SideReplyText; a responder set with Respond comes first. The
 // server is closed when the test ends.
 func StartFakeAPI(t testing.TB, turns [][]Block) *FakeAPI {
 	t.Helper()
 	for i, turn := range turns {
-		if len(turn) == 0 {
-			t.Fatalf("claudetest: scripted turn %d is empty", i)
-		}
-		for j, b := range turn {
-			switch b.Type {
-			case "text":
-			case "tool_use":
-				if b.ID == "" || b.Name == "" {
-					t.Fatalf("claudetest: turn %d block %d: tool_use needs an id and a name", i, j)
-				}
-				if _, err := json.Marshal(b.Input); err != nil {
-					t.Fatalf("claudetest: turn %d block %d: tool input: %v", i, j, err)
-				}
-			default:
-				t.Fatalf("claudetest: turn %d block %d: unknown block type %q", i, j, b.Type)
-			}
+		if err := checkBlocks(turn); err != nil {
+			t.Fatalf("claudetest: scripted turn %d: %v", i, err)
 		}
 	}
-	f := &FakeAPI{turns: turns}
+	f := &FakeAPI{turns: turns, t: t}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serveHTTP))
 	t.Cleanup(f.srv.Close)
 	return f
+}
+
+// checkBlocks reports what is wrong with the blocks of one reply, if
+// anything: a reply needs at least one block, tool_use blocks an id, a name
+// and an input that marshals to JSON.
+func checkBlocks(blocks []Block) error {
+	if len(blocks) == 0 {
+		return fmt.Errorf("no blocks")
+	}
+	for j, b := range blocks {
+		switch b.Type {
+		case "text":
+		case "tool_use":
+			if b.ID == "" || b.Name == "" {
+				return fmt.Errorf("block %d: tool_use needs an id and a name", j)
+			}
+			if _, err := json.Marshal(b.Input); err != nil {
+				return fmt.Errorf("block %d: tool input: %v", j, err)
+			}
+		default:
+			return fmt.Errorf("block %d: unknown block type %q", j, b.Type)
+		}
+	}
+	return nil
+}
+
+// Respond sets a responder, consulted first for every POST /v1/messages
+// request, main or side (nil removes it). When it returns ok, the fake
+// streams its blocks as the answer and the request consumes no scripted
+// turn; otherwise the request is answered as without a responder. The
+// request is recorded in Requests either way (Responded tells which).
+//
+// fn may be called from several goroutines at once, and must not block for
+// long: the CLI waits for the answer. Typical use is answering a headless
+// side call (say a distillation prompt a hook sends with "claude -p") by
+// what the request contains:
+//
+//	api.Respond(func(r claudetest.Request) ([]claudetest.Block, bool) {
+//		if strings.Contains(r.Text(), "distill") {
+//			return []claudetest.Block{claudetest.Text(`{"decisions": []}`)}, true
+//		}
+//		return nil, false
+//	})
+//
+// An answer that is not valid (no blocks, a tool_use without id or name)
+// fails the test and is answered with HTTP 500.
+func (f *FakeAPI) Respond(fn func(Request) ([]Block, bool)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.respond = fn
 }
 
 // URL returns the base URL of the fake, e.g. "http://127.0.0.1:41234", for
@@ -170,15 +217,16 @@ func StartFakeAPI(t testing.TB, turns [][]Block) *FakeAPI {
 func (f *FakeAPI) URL() string { return f.srv.URL }
 
 // Requests returns every POST /v1/messages request received so far, main and
-// side, in arrival order.
+// side, in arrival order (a request is recorded once the responder, if any,
+// has returned).
 func (f *FakeAPI) Requests() []Request {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]Request(nil), f.requests...)
 }
 
-// MainRequests returns the requests that carried tools (the ones that
-// consumed scripted turns), in arrival order.
+// MainRequests returns the requests that carried tools, in arrival order,
+// whether a scripted turn or the responder answered them.
 func (f *FakeAPI) MainRequests() []Request {
 	var out []Request
 	for _, r := range f.Requests() {
@@ -243,20 +291,45 @@ func (f *FakeAPI) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	_ = json.Unmarshal(body, &req)
 	side := len(req.Tools) == 0
+	rec := Request{Side: side, Turn: -1, Path: r.URL.RequestURI(), Body: body}
+
+	// The responder runs outside the lock: it may be slow or call Requests.
+	f.mu.Lock()
+	respond := f.respond
+	f.mu.Unlock()
+	var blocks []Block
+	if respond != nil {
+		var ok bool
+		if blocks, ok = respond(rec); ok {
+			rec.Responded = true
+		}
+	}
+	var bad error
+	if rec.Responded {
+		bad = checkBlocks(blocks)
+	}
 
 	f.mu.Lock()
-	turn := -1
-	if !side {
-		turn = f.next
+	if !side && !rec.Responded {
+		rec.Turn = f.next
 		f.next++
 	}
+	turn := rec.Turn
 	f.msgCount++
 	msgID := fmt.Sprintf("msg_fake_%03d", f.msgCount)
-	f.requests = append(f.requests, Request{Side: side, Turn: turn, Path: r.URL.RequestURI(), Body: body})
+	f.requests = append(f.requests, rec)
 	f.mu.Unlock()
 
-	var blocks []Block
+	if bad != nil {
+		f.t.Errorf("claudetest: the responder's answer to %s: %v", rec.Path, bad)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusInternalServerError)
+		io.WriteString(w, `{"type":"error","error":{"type":"api_error","message":"claudetest: invalid responder answer"}}`)
+		return
+	}
+
 	switch {
+	case rec.Responded:
 	case side:
 		blocks = []Block{Text(SideReplyText)}
 	case turn < len(f.turns):
