@@ -103,6 +103,11 @@ func TestPipelineInteractiveSession(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond) // polling for a detached process, not timing
 	}
+	account, _ := os.ReadFile(filepath.Join(state, "pipeline.log"))
+	t.Logf("pipeline.log:\n%s", account)
+	if !strings.Contains(string(account), "stop ") {
+		t.Errorf("no Stop hook queued the session during it:\n%s", account)
+	}
 	for _, want := range []string{`"root_cause"`, "TestReset times out after 30 seconds", "Branch: fix/retry"} {
 		if !strings.Contains(distillPrompt, want) {
 			t.Errorf("the distillation request lacks %q", want)

@@ -23,7 +23,7 @@ const (
 	// not queued again (the pending task already stands for it: the worker
 	// reads the transcript when it gets there).
 	Debounce = 60 * time.Second
-	// Growth: a session already processed is queued again only once its
+	// Growth: a session already distilled is queued again only once its
 	// transcript was written to at least this long after that task was
 	// queued.
 	Growth = 120 * time.Second
@@ -159,7 +159,7 @@ const (
 
 // Enqueue queues t unless a gate stops it (force skips the gates): no
 // task when one was queued under [Debounce] ago, nor when the session was
-// processed and its transcript was not written to [Growth] after. It
+// distilled and its transcript was not written to [Growth] after. It
 // stats the transcript and never reads it; the write is atomic, so the
 // worker never sees half a task, and a pending task of the session is
 // replaced.
@@ -172,7 +172,10 @@ func (q Queue) Enqueue(t Task, force bool, now time.Time) (Skip, error) {
 		if fi, err := os.Stat(q.Pending(name)); err == nil && now.Sub(fi.ModTime()) < Debounce {
 			return Debounced, nil
 		}
-		if d, ok := q.LastDone(t.Session); ok {
+		// Only a distillation counts: a task the worker skipped cost no
+		// model call (the transcript not written yet, too short so far)
+		// or failed to get an answer, and the next Stop tries again.
+		if d, ok := q.LastDone(t.Session); ok && d.Distilled {
 			fi, err := os.Stat(t.Transcript)
 			if err != nil || fi.ModTime().UnixNano()-d.Enqueued < int64(Growth) {
 				return NotGrown, nil

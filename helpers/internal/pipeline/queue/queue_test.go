@@ -26,13 +26,15 @@ func transcript(t testing.TB, dir string, mod time.Time) string {
 }
 
 // The gates: a Stop is debounced for a minute after the session was
-// queued, and a processed session comes back only once its transcript
-// grew two minutes past; forcing (SessionEnd, handoff-now) skips both.
+// queued, and a distilled session comes back only once its transcript
+// grew two minutes past (one the worker skipped comes back at once);
+// forcing (SessionEnd, handoff-now) skips both.
 func TestEnqueueGates(t *testing.T) {
 	now := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
 	type state struct {
 		pendingAge time.Duration // 0: none
 		done       bool
+		skipped    bool          // the done task was not distilled
 		grewAfter  time.Duration // transcript mtime minus the done task's enqueue time
 	}
 	cases := []struct {
@@ -47,6 +49,7 @@ func TestEnqueueGates(t *testing.T) {
 		{"processed, grew 60 s", state{done: true, grewAfter: 60 * time.Second}, false, queue.NotGrown},
 		{"processed, grew 119 s", state{done: true, grewAfter: 119 * time.Second}, false, queue.NotGrown},
 		{"processed, grew 120 s", state{done: true, grewAfter: 120 * time.Second}, false, queue.Queued},
+		{"done, not distilled", state{done: true, skipped: true, grewAfter: time.Second}, false, queue.Queued},
 		{"end, debounced", state{pendingAge: time.Second}, true, queue.Queued},
 		{"end, not grown", state{done: true}, true, queue.Queued},
 	}
@@ -65,6 +68,7 @@ func TestEnqueueGates(t *testing.T) {
 			if c.st.done {
 				d := queue.Done{Task: task}
 				d.Enqueued = enq.UnixNano()
+				d.Distilled = !c.st.skipped
 				data, _ := json.Marshal(d)
 				os.MkdirAll(filepath.Join(q.Dir, queue.DoneDir), 0o755)
 				os.WriteFile(q.DonePath(queue.Name("s1")), data, 0o644)
