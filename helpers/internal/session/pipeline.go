@@ -127,8 +127,9 @@ func (s *Session) compact(e event.Event) (event.Answer, error) {
 
 // personal is what this developer's own pipeline left for the session
 // starting on branch: the branch's handoff and, of the personal entries,
-// the prevention of failures relevant to the query (else the most
-// recent) and the most recent decisions, each as one entry to show.
+// the prevention of recent failures relevant to the work (met on this
+// branch, or matching the query; without a query, the most recent) and
+// the most recent decisions, each as one entry to show.
 func (s *Session) personal(branch, query string, team func(key string) bool) (handoff []string, heading string, own []knowledge.Entry) {
 	p, ok := pipeline.PersonalFor(s.env.Getenv, s.proj.Root)
 	if !ok {
@@ -149,7 +150,7 @@ func (s *Session) personal(branch, query string, team func(key string) bool) (ha
 		}
 		switch {
 		case pipeline.IsFailure(e) && len(failures) < maxPersonalFailures:
-			if len(terms) == 0 || recall.Mentions(e, terms) || len(entries) <= maxPersonalFailures {
+			if len(terms) == 0 || e.Branch == branch && branch != "" || recall.Mentions(e, terms) {
 				failures = append(failures, prevention(e))
 			}
 		case e.Type == "decision" && len(decisions) < maxPersonalDecisions:

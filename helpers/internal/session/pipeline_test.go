@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -166,6 +167,29 @@ func TestStartPersonalWithoutTeamMemory(t *testing.T) {
 	e.Stderr = io.Discard
 	start := call(t, e, "start", map[string]string{"cwd": dir, "session": "s1"}).Context
 	if !strings.Contains(start, "finish the migration") || !strings.Contains(start, "(just now)") {
+		t.Errorf("start:\n%s", start)
+	}
+}
+
+// Failures are shown when they matter here: met on this branch or about
+// the work's words; another branch's unrelated failure is not.
+func TestStartShowsRelevantFailures(t *testing.T) {
+	dir, e, _, _ := withPipeline(t)
+	call(t, e, "reply", map[string]string{"text": "FACT: the billing cron runs at 02:00 UTC", "cwd": dir})
+	os.WriteFile(filepath.Join(dir, "billing.go"), []byte("package billing\n"), 0o644)
+	for _, args := range [][]string{{"add", "billing.go"}, {"commit", "-q", "-m", "billing cron schedule"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	own := pipeline.OpenPersonal(filepath.Join(e.Getenv("HOME"), ".local", "share", "cairn"), dir)
+	os.MkdirAll(own.Dir, 0o755)
+	here, _ := pipeline.ParseDistillation(`{"failures":[{"summary":"Flaky TestReset","root_cause":"open sockets","prevention":"Close sockets in cleanup"}]}`)
+	there, _ := pipeline.ParseDistillation(`{"failures":[{"summary":"Font rendering broke","root_cause":"kerning","prevention":"Pin the font version"}]}`)
+	own.Store().Insert(append(pipeline.Entries(here, event.Conversation{Branch: "main"}, "Ada", time.Now()),
+		pipeline.Entries(there, event.Conversation{Branch: "feat/fonts"}, "Ada", time.Now())...))
+	start := call(t, e, "start", map[string]string{"cwd": dir, "session": "s1"}).Context
+	if !strings.Contains(start, "Close sockets in cleanup") || strings.Contains(start, "Pin the font version") {
 		t.Errorf("start:\n%s", start)
 	}
 }
