@@ -83,12 +83,17 @@ func (w *Worker) Run() error {
 	}
 }
 
+// keepDone is how long a session's done record is kept: past it, the
+// session counts as new if it is ever resumed.
+const keepDone = 30 * 24 * time.Hour
+
 // drain recovers tasks a dead worker left, then processes every pending
 // task, oldest first.
 func (w *Worker) drain(q queue.Queue) error {
 	if err := w.recoverWork(q); err != nil {
 		return err
 	}
+	w.pruneDone(q)
 	for {
 		t, name, ok, err := w.claim(q)
 		if err != nil || !ok {
@@ -98,6 +103,19 @@ func (w *Worker) drain(q queue.Queue) error {
 		w.logf("%s %s: %s", t.Reason, t.Session, d.Outcome)
 		if err := w.finish(q, name, d); err != nil {
 			return err
+		}
+	}
+}
+
+// pruneDone removes done records older than keepDone.
+func (w *Worker) pruneDone(q queue.Queue) {
+	entries, err := os.ReadDir(filepath.Join(q.Dir, queue.DoneDir))
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && w.now().Sub(info.ModTime()) > keepDone {
+			os.Remove(q.DonePath(e.Name()))
 		}
 	}
 }

@@ -446,3 +446,25 @@ func TestWorkerHostile(t *testing.T) {
 		t.Errorf("learning files: %v", learnings)
 	}
 }
+
+// Done records older than a month are pruned when a worker runs.
+func TestWorkerPrunesDone(t *testing.T) {
+	h := newHarness(t, func(string) (string, error) { return answer, nil })
+	os.MkdirAll(filepath.Join(h.q.Dir, queue.DoneDir), 0o755)
+	old, fresh := h.q.DonePath("old.task"), h.q.DonePath("fresh.task")
+	os.WriteFile(old, []byte(`{}`), 0o644)
+	os.WriteFile(fresh, []byte(`{}`), 0o644)
+	month := h.w.Now().Add(-31 * 24 * time.Hour)
+	os.Chtimes(old, month, month)
+	os.Chtimes(fresh, h.w.Now(), h.w.Now())
+	h.add("s-a", "main", 6)
+	if err := h.w.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(old); err == nil {
+		t.Error("a done record of a month ago was kept")
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Error("a fresh done record was pruned")
+	}
+}

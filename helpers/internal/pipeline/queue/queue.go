@@ -217,6 +217,9 @@ var WorkerArgs = []string{"pipeline", "work"}
 // that a model call never distills itself.
 const ChildEnv = "CAIRN_PIPELINE_CHILD"
 
+// maxLog is the size past which the pipeline's log is set aside.
+const maxLog = 1 << 20
+
 // LogPath is the pipeline's log under the state directory: the worker's
 // account of each task.
 func LogPath(d Dirs) string { return filepath.Join(d.State, "pipeline.log") }
@@ -230,6 +233,9 @@ func Spawn(self string, d Dirs) error {
 	cmd.Env = append(os.Environ(), ChildEnv+"=1")
 	if err := os.MkdirAll(d.State, 0o755); err != nil {
 		return err
+	}
+	if fi, err := os.Stat(LogPath(d)); err == nil && fi.Size() > maxLog {
+		os.Rename(LogPath(d), LogPath(d)+".1") // one old log kept
 	}
 	log, err := os.OpenFile(LogPath(d), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
