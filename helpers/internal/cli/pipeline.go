@@ -117,6 +117,9 @@ func promoteCommand(env Env) *ucli.Command {
 				if c.Bool("json") {
 					return writeJSON(env.Stdout, entries)
 				}
+				if len(entries) == 0 {
+					fmt.Fprintln(env.Stderr, "cairn: no personal entries for this project yet (the session pipeline writes them: cairn pipeline on)")
+				}
 				for _, e := range entries {
 					fmt.Fprintf(env.Stdout, "%s\t%s\n", e.Key, e.Content)
 				}
