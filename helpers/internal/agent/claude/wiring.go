@@ -265,9 +265,26 @@ func CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
 		if len(missing) > 0 && wired {
 			detail += " for " + strings.Join(missing, ", ")
 		}
+		if wired && pipelineOnly(missing) {
+			// Wired by a cairn before the session pipeline: capture and
+			// recall work; only the pipeline misses the end of sessions.
+			return wiring("warn", detail+" (the session pipeline's events; capture and recall work)",
+				"cairn init --claude, then commit .claude/settings.json")
+		}
 		return wiring("fail", detail, "cairn init --claude, then commit .claude/settings.json")
 	}
 	return wiring("ok", ".claude/settings.json runs .cairn/hook for every event", "")
+}
+
+// pipelineOnly reports whether the events are all ones only the session
+// pipeline needs (compaction, the end of a session).
+func pipelineOnly(events []string) bool {
+	for _, name := range events {
+		if k := hooks.Kind(name); k != event.Compact && k != event.End {
+			return false
+		}
+	}
+	return true
 }
 
 // isExecutable reports whether the file name under r has an execute bit
