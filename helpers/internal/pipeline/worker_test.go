@@ -468,3 +468,26 @@ func TestWorkerPrunesDone(t *testing.T) {
 		t.Error("a fresh done record was pruned")
 	}
 }
+
+// A headless run (claude -p) is kept only when the config says so.
+func TestWorkerHeadless(t *testing.T) {
+	h := newHarness(t, func(string) (string, error) { return answer, nil })
+	root := filepath.Join(h.dir, "shop")
+	os.MkdirAll(root, 0o755)
+	tr := filepath.Join(h.dir, "headless.jsonl")
+	c := session("s-headless", root, "main", 6)
+	c.Interactive = false
+	writeTranscript(t, tr, c)
+	task := queue.Task{Session: "s-headless", Transcript: tr, Cwd: root, Agent: "lines"}
+	h.q.Enqueue(task, true, time.Now())
+	h.w.Run()
+	if d := h.done("s-headless"); d.Distilled || !strings.Contains(d.Outcome, "not a session to keep (interactive false") {
+		t.Fatalf("a headless run was kept by default: %s", d.Outcome)
+	}
+	h.w.Config.Headless = true
+	h.q.Enqueue(task, true, time.Now())
+	h.w.Run()
+	if d := h.done("s-headless"); !d.Distilled {
+		t.Errorf("with headless on: %s", d.Outcome)
+	}
+}
