@@ -168,3 +168,52 @@ func TestPipelineInteractiveSession(t *testing.T) {
 	}
 	next.Exit()
 }
+
+// /compact in the real interactive UI runs PreCompact, which captures a
+// typed line the agent wrote between tool calls (no Stop sees it: it is
+// not the turn's last message) and queues the session.
+func TestPipelineCompactCaptures(t *testing.T) {
+	cli := claudetest.FindCLI(t)
+	api := claudetest.StartFakeAPI(t, [][]claudetest.Block{
+		{claudetest.Text("LEARNED: the session cookie is scoped to /app, not /"), claudetest.ToolUse("toolu_1", "Read", map[string]any{"file_path": "README.md"})},
+		{claudetest.Text("Read it; nothing else to do.")},
+	})
+	repo := t.TempDir()
+	git(t, repo, "init", "-q", "-b", "main")
+	os.WriteFile(filepath.Join(repo, "README.md"), []byte("# app\n"), 0o644)
+	git(t, repo, "add", ".")
+	git(t, repo, "commit", "-q", "-m", "init")
+	cairnIn(t, repo, "init", "--claude")
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, ".config", "cairn"), 0o755)
+	os.WriteFile(filepath.Join(home, ".config", "cairn", "config.json"), []byte(`{"pipeline": true, "model_command": ["false"]}`), 0o644)
+	env := []string{"CAIRN_BIN=" + cairnBinary(t), "CAIRN_NO_BACKGROUND=1", "CAIRN_PIPELINE_CHILD=",
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_STATE_HOME=" + filepath.Join(home, ".local", "state")}
+	s := claudetest.StartInteractive(t, claudetest.InteractiveOptions{CLI: cli, API: api, Dir: repo, Home: home, Env: env})
+	s.Type("Read the README and tell me what you learn.")
+	s.WaitRequests(2)
+	s.WaitScreen("nothing else to do")
+	s.WaitIdle()
+	if findEntry(logEntries(t, repo), "learned", "session cookie") != nil {
+		t.Fatal("the typed line between tool calls was captured before compaction; the test shows nothing")
+	}
+	s.Type("/compact")
+	deadline := time.Now().Add(90 * time.Second)
+	for findEntry(logEntries(t, repo), "learned", "session cookie") == nil {
+		if time.Now().After(deadline) {
+			log, _ := os.ReadFile(filepath.Join(repo, ".cairn", "cache", "cairn.log"))
+			t.Fatalf("PreCompact did not capture the typed line; screen:\n%s\ncairn.log:\n%s", s.Screen(), log)
+		}
+		time.Sleep(100 * time.Millisecond) // polling for the hook's effect, not timing
+	}
+	tasks, _ := filepath.Glob(filepath.Join(home, ".local", "state", "cairn", "queue", "*.task"))
+	var compact bool
+	for _, p := range tasks {
+		b, _ := os.ReadFile(p)
+		compact = compact || strings.Contains(string(b), `"reason":"compact"`) || strings.Contains(string(b), `"reason":"stop"`)
+	}
+	if !compact {
+		t.Errorf("the session was not queued: %v", tasks)
+	}
+	s.Exit()
+}

@@ -72,9 +72,13 @@ func TestPipelineMoments(t *testing.T) {
 		t.Errorf("the end did not force past the debounce: %+v", task)
 	}
 
+	os.Remove(q.Pending(queue.Name("s1")))
 	call(t, e, "compact", map[string]string{"cwd": dir, "session": "s1", "transcript": tr})
 	if got := entries(t, dir); len(got) != 1 || got[0].Content != "the cache key includes the locale" {
 		t.Fatalf("compaction captured %+v", got)
+	}
+	if task, _ = pending(t, q, "s1"); task.Reason != queue.ReasonCompact {
+		t.Errorf("compaction did not queue the session: %+v", task)
 	}
 	appendTranscript(t, tr, event.Message{Role: "assistant", Text: "FACT: the locale comes from Accept-Language"})
 	os.Remove(filepath.Join(dir, ".cairn", "knowledge.jsonl"))
