@@ -14,6 +14,16 @@ type Distillation struct {
 	Failures  []Failure  `json:"failures"`
 	Handoff   List       `json:"handoff"`
 	Learnings []Learning `json:"learnings"`
+	// Daily is the session's entry of the daily log.
+	Daily Daily `json:"daily"`
+}
+
+// Daily is what the model says of the session for the daily log; the
+// decisions, lessons and action items come from the rest of the answer.
+type Daily struct {
+	Title        string `json:"title"`
+	Context      string `json:"context"`
+	KeyExchanges List   `json:"key_exchanges"`
 }
 
 // MaxItems caps each list of a distillation: a model that answers
@@ -33,6 +43,9 @@ func (d Distillation) Capped() Distillation {
 	}
 	if len(d.Learnings) > MaxItems {
 		d.Learnings = d.Learnings[:MaxItems]
+	}
+	if len(d.Daily.KeyExchanges) > MaxItems {
+		d.Daily.KeyExchanges = d.Daily.KeyExchanges[:MaxItems]
 	}
 	return d
 }

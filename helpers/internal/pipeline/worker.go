@@ -341,6 +341,9 @@ func (w *Worker) write(dist Distillation, c event.Conversation, root string, p P
 	if err := p.WriteHandoff(h); err != nil {
 		return "", fmt.Errorf("handoff: %w", err)
 	}
+	if _, err := WriteDaily(know, c, dist); err != nil {
+		return "", fmt.Errorf("daily log: %w", err)
+	}
 	learned := 0
 	for _, l := range dist.Learnings {
 		ok, err := WriteLearning(know, l, filepath.Base(root), c.Session, now)

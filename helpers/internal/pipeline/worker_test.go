@@ -74,7 +74,8 @@ const answer = "Here is the distillation:\n```json\n" + `{
  "decisions": [{"summary": "Retry with exponential backoff capped at 30 s", "context": "client.go retry loop", "alternatives": ["fixed delay"], "rationale": "the server rate-limits bursts", "tags": ["retry", "Client Go"]}],
  "failures": [{"summary": "Retry loop hung on connection reset", "root_cause": "the loop ignored ctx.Done()", "resolution": "select on ctx.Done()", "prevention": "Every retry loop selects on ctx.Done()", "tags": ["retry"]}],
  "handoff": ["Add a test for the reset case", "Remove the debug flag"],
- "learnings": [{"title": "Retry loops must watch the context", "content": "A retry loop that never selects on ctx.Done() hangs forever once the peer resets.", "context": "found in client.go", "scope": "backend", "tags": ["go"]}]
+ "learnings": [{"title": "Retry loops must watch the context", "content": "A retry loop that never selects on ctx.Done() hangs forever once the peer resets.", "context": "found in client.go", "scope": "backend", "tags": ["go"]}],
+ "daily": {"title": "Fix the hanging retry loop", "context": "The retry loop in client.go hung on connection resets.", "key_exchanges": ["Why does it hang? It ignores ctx.Done()."]}
 }` + "\n```\nThat's all."
 
 type harness struct {
@@ -489,5 +490,34 @@ func TestWorkerHeadless(t *testing.T) {
 	h.w.Run()
 	if d := h.done("s-headless"); !d.Distilled {
 		t.Errorf("with headless on: %s", d.Outcome)
+	}
+}
+
+// The daily log gets one entry per session: distilled again, the session
+// replaces its entry (the same turns are never logged twice); another
+// session's entry is added.
+func TestWorkerDailyLog(t *testing.T) {
+	h := newHarness(t, func(string) (string, error) { return answer, nil })
+	h.add("s-one", "main", 6)
+	h.w.Run()
+	h.add("s-one", "main", 8) // grew: distilled again
+	h.w.Run()
+	h.add("s-two", "main", 6)
+	h.w.Run()
+	daily := read(t, pipeline.DailyPath(filepath.Join(h.dir, "data"), session("s-one", "", "", 1)))
+	for _, want := range []string{"# Daily Log: 2026-11-24\n", "### Session (", ") - Fix the hanging retry loop",
+		"**Context:** The retry loop in client.go hung", "**Key Exchanges:**\n- Why does it hang?",
+		"**Decisions Made:**\n- Retry with exponential backoff capped at 30 s (why: the server rate-limits bursts)",
+		"**Lessons Learned:**\n- Retry loop hung on connection reset: Every retry loop selects on ctx.Done()",
+		"**Action Items:**\n- Add a test for the reset case"} {
+		if !strings.Contains(daily, want) {
+			t.Errorf("daily log lacks %q:\n%s", want, daily)
+		}
+	}
+	if n := strings.Count(daily, "<!-- cairn:session s-one -->"); n != 1 {
+		t.Errorf("session s-one has %d entries:\n%s", n, daily)
+	}
+	if n := strings.Count(daily, "### Session ("); n != 2 {
+		t.Errorf("%d entries, want 2 (s-one once, s-two once):\n%s", n, daily)
 	}
 }
