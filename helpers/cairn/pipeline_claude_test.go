@@ -105,6 +105,9 @@ func TestPipelineInteractiveSession(t *testing.T) {
 	}
 	account, _ := os.ReadFile(filepath.Join(state, "pipeline.log"))
 	t.Logf("pipeline.log:\n%s", account)
+	if !strings.Contains(string(account), "(model cost $") {
+		t.Errorf("the worker did not record what claude -p reported the call cost:\n%s", account)
+	}
 	if !strings.Contains(string(account), "stop ") {
 		t.Errorf("no Stop hook queued the session during it:\n%s", account)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/gitx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/model"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
 )
 
@@ -32,17 +33,14 @@ const MaxAttempts = 2
 // Reader reads an agent's transcript as a conversation.
 type Reader func(io.Reader) (event.Conversation, error)
 
-// Model asks the model one prompt and returns its answer.
-type Model func(ctx context.Context, prompt string) (string, error)
-
 // Worker drains the queue: for each session, export, distill, write.
 type Worker struct {
 	Dirs   queue.Dirs
 	Config queue.Config
 	// Readers reads transcripts by the task's agent name.
 	Readers map[string]Reader
-	// Model is the model; nil runs Config's command (see CommandModel).
-	Model Model
+	// Model is the model; nil runs Config's command (see model.Command).
+	Model model.Func
 	// Log receives one line per task.
 	Log io.Writer
 	// Now is the clock (time.Now when nil).
@@ -279,7 +277,8 @@ func (w *Worker) process(t queue.Task) queue.Done {
 		w.logf("personal log: %v", err)
 	}
 	prompt := Prompt(c, root, RecordedFrom(entries, LearningTitles(know)))
-	answer, err := w.ask(prompt)
+	reply, err := w.ask(prompt)
+	answer := reply.Text
 	if err != nil {
 		d.Outcome = fmt.Sprintf("exported to %s; model unreachable, not distilled: %v", path, err)
 		return d
@@ -297,6 +296,9 @@ func (w *Worker) process(t queue.Task) queue.Done {
 	}
 	d.Distilled = true
 	d.Outcome = fmt.Sprintf("exported to %s; distilled: %s", path, written)
+	if reply.Costed {
+		d.Outcome += fmt.Sprintf(" (model cost $%.4f)", reply.CostUSD)
+	}
 	if out, err := QMDUpdate(know); out != "" {
 		w.logf("qmd update: %s", out)
 	} else if err != nil {
@@ -415,14 +417,14 @@ func tagList(tags []string) []string {
 }
 
 // ask runs the model under the config's timeout.
-func (w *Worker) ask(prompt string) (string, error) {
-	model := w.Model
-	if model == nil {
-		model = CommandModel(w.Config, w.Dirs)
+func (w *Worker) ask(prompt string) (model.Reply, error) {
+	ask := w.Model
+	if ask == nil {
+		ask = model.Command(w.Config.Command(), filepath.Join(w.Dirs.State, "model"), w.Config.Timeout())
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), w.Config.Timeout())
 	defer cancel()
-	return model(ctx, prompt)
+	return ask(ctx, prompt)
 }
 
 func (w *Worker) now() time.Time {
@@ -436,56 +438,6 @@ func (w *Worker) logf(format string, args ...any) {
 	if w.Log != nil {
 		fmt.Fprintf(w.Log, "%s %s\n", w.now().UTC().Format(time.RFC3339), fmt.Sprintf(format, args...))
 	}
-}
-
-// maxAnswer caps what is read of the model's answer.
-const maxAnswer = 1 << 20
-
-// CommandModel runs the config's model command (`claude -p` with a small
-// model, no tools and no hooks by default) with the prompt on stdin, in a
-// scratch directory under the state directory (so a headless transcript
-// lands in no project), with the pipeline's child mark in its environment
-// so that none of cairn's hooks act in it.
-func CommandModel(c queue.Config, d queue.Dirs) Model {
-	return func(ctx context.Context, prompt string) (string, error) {
-		argv := c.Command()
-		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-		cmd.Stdin = strings.NewReader(prompt)
-		cmd.Env = append(os.Environ(), queue.ChildEnv+"=1")
-		scratch := filepath.Join(d.State, "model")
-		if err := os.MkdirAll(scratch, 0o755); err == nil {
-			cmd.Dir = scratch
-		}
-		var out, errOut capped
-		out.max, errOut.max = maxAnswer, 4<<10
-		cmd.Stdout, cmd.Stderr = &out, &errOut
-		cmd.WaitDelay = 5 * time.Second
-		detach.Group(cmd)
-		if err := cmd.Run(); err != nil {
-			if ctx.Err() != nil {
-				return "", fmt.Errorf("%s: no answer within %s", argv[0], c.Timeout())
-			}
-			return "", fmt.Errorf("%s: %w: %s", argv[0], err, strings.TrimSpace(errOut.String()))
-		}
-		return out.String(), nil
-	}
-}
-
-// capped keeps the first max bytes written to it.
-type capped struct {
-	strings.Builder
-	max int
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	if room := c.max - c.Len(); room > 0 {
-		if len(p) > room {
-			c.Builder.Write(p[:room])
-		} else {
-			c.Builder.Write(p)
-		}
-	}
-	return len(p), nil
 }
 
 // QMDUpdate runs `qmd update` when qmd is on PATH, so that QMD's index
@@ -506,9 +458,8 @@ func QMDUpdate(know string) (string, error) {
 	detach.Group(cmd)
 	// qmd resolves paths against PWD, not the working directory.
 	cmd.Env = append(os.Environ(), queue.ChildEnv+"=1", "PWD="+know)
-	var out capped
-	out.max = 4 << 10
-	cmd.Stdout, cmd.Stderr = &out, &out
+	out := model.NewCapped(4 << 10)
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Run(); err != nil {
 		return "", fmt.Errorf("%w: %s", err, strings.TrimSpace(out.String()))
 	}

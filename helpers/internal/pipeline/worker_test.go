@@ -16,6 +16,7 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/model"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
 )
@@ -87,7 +88,7 @@ type harness struct {
 	prompts []string
 }
 
-func newHarness(t *testing.T, model func(string) (string, error)) *harness {
+func newHarness(t *testing.T, answerWith func(string) (string, error)) *harness {
 	t.Helper()
 	dir := t.TempDir()
 	h := &harness{t: t, dir: dir}
@@ -95,11 +96,12 @@ func newHarness(t *testing.T, model func(string) (string, error)) *harness {
 	h.q = queue.Open(d)
 	h.w = &pipeline.Worker{Dirs: d, Config: queue.Config{Pipeline: true}, Readers: map[string]pipeline.Reader{"lines": lines},
 		Log: io.Discard, Now: func() time.Time { return time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC) },
-		Model: func(_ context.Context, prompt string) (string, error) {
+		Model: func(_ context.Context, prompt string) (model.Reply, error) {
 			h.mu.Lock()
 			h.prompts = append(h.prompts, prompt)
 			h.mu.Unlock()
-			return model(prompt)
+			text, err := answerWith(prompt)
+			return model.Reply{Text: text}, err
 		}}
 	return h
 }
@@ -333,9 +335,9 @@ func TestWorkerOneAtATime(t *testing.T) {
 	go func() { done <- h.w.Run() }()
 	<-started
 	second := *h.w
-	second.Model = func(context.Context, string) (string, error) {
+	second.Model = func(context.Context, string) (model.Reply, error) {
 		t.Error("a second worker ran while the first held the lock")
-		return "", nil
+		return model.Reply{}, nil
 	}
 	h.add("s-b", "main", 6)
 	if err := second.Run(); err != nil {
@@ -383,7 +385,7 @@ func BenchmarkWorker(b *testing.B) {
 	dir := b.TempDir()
 	d := queue.Dirs{Config: filepath.Join(dir, "config"), Data: filepath.Join(dir, "data"), State: filepath.Join(dir, "state")}
 	w := &pipeline.Worker{Dirs: d, Config: queue.Config{Pipeline: true}, Readers: map[string]pipeline.Reader{"lines": lines},
-		Log: io.Discard, Model: func(context.Context, string) (string, error) { return answer, nil }}
+		Log: io.Discard, Model: func(context.Context, string) (model.Reply, error) { return model.Reply{Text: answer}, nil }}
 	q := queue.Open(d)
 	root := filepath.Join(dir, "shop")
 	tr := filepath.Join(dir, "t.jsonl")

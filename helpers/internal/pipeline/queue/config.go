@@ -90,7 +90,8 @@ func (c Config) Timeout() time.Duration {
 }
 
 // Command is the model command: ModelCommand, else `claude -p` with the
-// model, plain text out, no tools, no hooks (disableAllHooks) and no
+// model, its JSON result out (the answer and its cost), no tools, no hooks
+// (disableAllHooks) and no
 // transcript of its own.
 func (c Config) Command() []string {
 	if len(c.ModelCommand) > 0 {
@@ -100,7 +101,7 @@ func (c Config) Command() []string {
 	if model == "" {
 		model = DefaultModel
 	}
-	return []string{"claude", "-p", "--model", model, "--output-format", "text", "--tools", "",
+	return []string{"claude", "-p", "--model", model, "--output-format", "json", "--tools", "",
 		"--no-session-persistence", "--settings", `{"disableAllHooks":true}`}
 }
 
