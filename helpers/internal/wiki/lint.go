@@ -498,7 +498,10 @@ func (r *resolver) lookup(t string) resolution {
 // noSources is the Sources of a nil Sources: none.
 type noSources struct{}
 
-func (noSources) Has(string) bool                  { return false }
+// Has is false: there is no source.
+func (noSources) Has(string) bool { return false }
+
+// List is empty.
 func (noSources) List() (map[string]string, error) { return map[string]string{}, nil }
 
 // LintOptions choose what Lint does beyond the structural checks.
