@@ -105,6 +105,7 @@ func newApp(env Env) *ucli.App {
 			pipelineCommand(env),
 			handoffNowCommand(env),
 			promoteCommand(env),
+			wikiCommand(env),
 			versionCommand(env),
 			hookCommand(),
 		},

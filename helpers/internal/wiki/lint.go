@@ -84,7 +84,21 @@ type Sources interface {
 // daily/YYYY-MM-DD.md files (regular files only), named like
 // "daily/2026-11-24.md" and hashed as the first 16 hex digits of the SHA-256
 // of their bytes. A missing daily directory has no sources.
-func DailySources(dir string) Sources { return dailySources{dir: dir} }
+func DailySources(dir string) Readable { return dailySources{dir: dir} }
+
+// Read returns a daily log's content ("daily/YYYY-MM-DD.md"), capped at
+// MaxFileSize.
+func (d dailySources) Read(name string) ([]byte, error) {
+	day, ok := strings.CutPrefix(name, "daily/")
+	if !ok || !isDailyName(day) {
+		return nil, fmt.Errorf("no daily log %q", name)
+	}
+	data, _, err := readCapped(filepath.Join(d.dir, "daily", day), MaxFileSize)
+	return data, err
+}
+
+// Link is a daily log's wikilink target: "daily/YYYY-MM-DD".
+func (dailySources) Link(name string) string { return strings.TrimSuffix(name, ".md") }
 
 // dailySources implements DailySources.
 type dailySources struct{ dir string }

@@ -1,0 +1,87 @@
+package wiki
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/helpers/internal/model"
+	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
+)
+
+// Personal is the user's own wiki: <knowledge>/wiki, compiled from the
+// daily logs <knowledge>/daily/*.md that the session pipeline writes.
+type Personal struct {
+	Dir     string // the wiki
+	Sources Readable
+	Model   model.Func // the configured model command
+}
+
+// OpenPersonal finds the user's wiki through their config (getenv reads
+// the environment).
+func OpenPersonal(getenv func(string) string) (Personal, error) {
+	d, err := queue.UserDirs(getenv)
+	if err != nil {
+		return Personal{}, err
+	}
+	c, err := queue.LoadConfig(d)
+	if err != nil {
+		return Personal{}, err
+	}
+	know := c.Knowledge(d)
+	return Personal{
+		Dir:     filepath.Join(know, "wiki"),
+		Sources: DailySources(know),
+		Model:   model.Command(c.Command(), filepath.Join(d.State, "model"), c.Timeout()),
+	}, nil
+}
+
+// ContradictionMarker starts lint's request to the model.
+const ContradictionMarker = "You check a wiki's articles for contradictions."
+
+// Contradictions is lint's model check: the articles (each cut, the whole
+// bounded) go to the model, which names the pairs that contradict each
+// other.
+func Contradictions(ask model.Func) func(pages []Page) ([]Finding, error) {
+	return func(pages []Page) ([]Finding, error) {
+		var b strings.Builder
+		b.WriteString(ContradictionMarker + "\nAnswer with ONE JSON object: {\"contradictions\": [{\"files\": [\"concepts/a\", \"concepts/b\"], \"detail\": \"what contradicts what\"}]}, [] when there are none.\n\n")
+		for _, p := range pages {
+			if b.Len() > 60000 {
+				break
+			}
+			fmt.Fprintf(&b, "### %s (%s)\n\n%s\n\n", p.Path, p.Front.Title, cutText(p.Body, 1500))
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		r, err := ask(ctx, b.String())
+		if err != nil {
+			return nil, err
+		}
+		obj, err := model.ExtractJSON(r.Text)
+		if err != nil {
+			return nil, err
+		}
+		var answer struct {
+			Contradictions []struct {
+				Files  []string `json:"files"`
+				Detail string   `json:"detail"`
+			} `json:"contradictions"`
+		}
+		if err := json.Unmarshal(obj, &answer); err != nil {
+			return nil, err
+		}
+		var out []Finding
+		for _, c := range answer.Contradictions {
+			if len(c.Files) == 0 {
+				continue
+			}
+			out = append(out, Finding{Check: "contradiction", Severity: "warning", File: c.Files[0] + ".md",
+				Detail: oneLine(c.Detail) + " (with " + strings.Join(c.Files[1:], ", ") + ")"})
+		}
+		return out, nil
+	}
+}
