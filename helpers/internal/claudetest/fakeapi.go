@@ -15,6 +15,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -418,4 +419,13 @@ func writeSSE(w io.Writer, fl http.Flusher, msgID, model string, blocks []Block)
 		return err
 	}
 	return ev("message_stop", m{"type": "message_stop"})
+}
+
+// Env is an environment for a process that runs the CLI against the fake
+// (cairn's worker, say, which starts `claude -p`): this process's
+// environment without the variables that could reach a real account or an
+// outer session, kept offline, with the fake's URL and a test key, and
+// extra last (later entries win).
+func (f *FakeAPI) Env(extra ...string) []string {
+	return childEnv(os.Environ(), append([]string{"ANTHROPIC_API_KEY=" + InteractiveAPIKey, "ANTHROPIC_BASE_URL=" + f.URL()}, extra...))
 }

@@ -153,6 +153,11 @@ func intersperse(app *ucli.App, args []string) []string {
 	if cmd == nil {
 		return args
 	}
+	// A subcommand's own (cairn wiki query ...): its flags, after it.
+	for i+1 < len(args) && cmd.Command(args[i+1]) != nil {
+		i++
+		cmd = cmd.Command(args[i])
+	}
 	isBool := map[string]bool{}
 	known := map[string]bool{}
 	for _, f := range cmd.Flags {

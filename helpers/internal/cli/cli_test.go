@@ -25,6 +25,9 @@ func TestIntersperse(t *testing.T) {
 		{"cairn --dir /p recall oauth", "cairn --dir /p recall -- oauth"},
 		{"cairn add learned -- --not-a-flag", "cairn add -- learned --not-a-flag"},
 		{"cairn version", "cairn version"},
+		{"cairn wiki query why --file-back", "cairn wiki query --file-back -- why"},
+		{"cairn wiki query --file-back why", "cairn wiki query --file-back -- why"},
+		{"cairn wiki lint --json", "cairn wiki lint --json"},
 		{"cairn nosuch x --y", "cairn nosuch x --y"},
 	} {
 		if got := strings.Join(intersperse(app, strings.Fields(tc.in)), " "); got != tc.want {

@@ -505,11 +505,13 @@ func appendLog(w string, now time.Time, what string, sr SourceResult, reply mode
 	for _, p := range sr.Updated {
 		fmt.Fprintf(&b, "- updated [[%s]]\n", p)
 	}
+	// Refusals and repairs quote what the model wrote, links to nothing
+	// included: in code spans, so that no reader takes them for links.
 	for _, r := range sr.Refused {
-		fmt.Fprintf(&b, "- refused %s\n", oneLine(r))
+		fmt.Fprintf(&b, "- refused `%s`\n", strings.ReplaceAll(oneLine(r), "`", "'"))
 	}
 	for _, r := range sr.Repaired {
-		fmt.Fprintf(&b, "- repaired %s\n", oneLine(r))
+		fmt.Fprintf(&b, "- repaired `%s`\n", strings.ReplaceAll(oneLine(r), "`", "'"))
 	}
 	if reply.Costed {
 		fmt.Fprintf(&b, "- cost $%.4f\n", reply.CostUSD)
