@@ -20,6 +20,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/model"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
+	"github.com/cairn-dev/cairn/helpers/internal/wiki"
 )
 
 // MinUserChars is the fewest characters the person must have typed for a
@@ -69,6 +70,9 @@ func (w *Worker) Run() error {
 			return err
 		}
 		err = w.drain(q)
+		if err == nil {
+			w.compileDaily()
+		}
 		lock.Release()
 		if err != nil {
 			return err
@@ -78,6 +82,41 @@ func (w *Worker) Run() error {
 		if n, err := q.Count(); err != nil || n == 0 {
 			return err
 		}
+	}
+}
+
+// compileMark's time is when the worker last compiled the wiki by itself.
+const compileMark = "wiki-compiled"
+
+// compileDaily compiles the wiki's new and changed sources when the config
+// asks for it and the worker has not done so for a day. Its account goes
+// to the log; a failure stops nothing.
+func (w *Worker) compileDaily() {
+	if !w.Config.WikiDaily {
+		return
+	}
+	mark := filepath.Join(w.Dirs.State, compileMark)
+	if fi, err := os.Stat(mark); err == nil && w.now().Sub(fi.ModTime()) < 24*time.Hour {
+		return
+	}
+	if err := os.WriteFile(mark, nil, 0o644); err != nil {
+		w.logf("wiki compile: %v", err)
+		return
+	}
+	now := w.now()
+	os.Chtimes(mark, now, now)
+	know := w.Config.Knowledge(w.Dirs)
+	ask := w.Model
+	if ask == nil {
+		ask = model.Command(w.Config.Command(), filepath.Join(w.Dirs.State, "model"), w.Config.Timeout())
+	}
+	res, err := wiki.Compile(filepath.Join(know, "wiki"), wiki.DailySources(know), wiki.CompileOptions{Model: ask, Now: w.now})
+	if err != nil {
+		w.logf("wiki compile: %v", err)
+		return
+	}
+	for _, s := range res.Sources {
+		w.logf("wiki compile %s: %d created, %d updated, %d refused, %d repaired %s", s.Source, len(s.Created), len(s.Updated), len(s.Refused), len(s.Repaired), s.Skipped)
 	}
 }
 

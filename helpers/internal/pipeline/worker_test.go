@@ -19,6 +19,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/model"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
+	"github.com/cairn-dev/cairn/helpers/internal/wiki"
 )
 
 // lines is a transcript format for tests: a first line of conversation
@@ -521,5 +522,34 @@ func TestWorkerDailyLog(t *testing.T) {
 	}
 	if n := strings.Count(daily, "### Session ("); n != 2 {
 		t.Errorf("%d entries, want 2 (s-one once, s-two once):\n%s", n, daily)
+	}
+}
+
+// With wiki_daily, the worker compiles the day's log into the wiki by
+// itself, once a day at most.
+func TestWorkerCompilesWikiDaily(t *testing.T) {
+	compiles := 0
+	h := newHarness(t, func(p string) (string, error) {
+		if strings.Contains(p, wiki.CompileMarker) {
+			compiles++
+			return `{"articles":[{"path":"concepts/retry-backoff","title":"Retry backoff","summary":"s","body":"Retries back off."}]}`, nil
+		}
+		return answer, nil
+	})
+	h.w.Config.WikiDaily = true
+	h.add("s-a", "main", 6)
+	if err := h.w.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if compiles != 1 {
+		t.Fatalf("%d compiles", compiles)
+	}
+	if _, err := os.Stat(filepath.Join(h.dir, "data", "wiki", "concepts", "retry-backoff.md")); err != nil {
+		t.Error(err)
+	}
+	h.add("s-b", "main", 6)
+	h.w.Run()
+	if compiles != 1 {
+		t.Errorf("compiled again within the day: %d", compiles)
 	}
 }

@@ -73,6 +73,9 @@ type Config struct {
 	Model string `json:"model,omitempty"`
 	// TimeoutSeconds bounds one model call (DefaultTimeout when zero).
 	TimeoutSeconds int `json:"timeout_seconds,omitempty"`
+	// WikiDaily lets the worker compile the wiki by itself, at most once a
+	// day.
+	WikiDaily bool `json:"wiki_daily,omitempty"`
 }
 
 // DefaultModel is the small model the default command asks.
@@ -147,7 +150,7 @@ func SaveConfig(d Dirs, c Config) error {
 	if err := json.Unmarshal(own, &ownFields); err != nil {
 		return err
 	}
-	for _, k := range []string{"pipeline", "headless", "knowledge_dir", "model_command", "model", "timeout_seconds"} {
+	for _, k := range []string{"pipeline", "headless", "knowledge_dir", "model_command", "model", "timeout_seconds", "wiki_daily"} {
 		delete(fields, k)
 	}
 	for k, v := range ownFields {
