@@ -111,7 +111,13 @@ type Block struct {
 	// decisions, the prevention of relevant failures), best first, shown
 	// before the team's relevant entries and labelled as their own.
 	Personal []knowledge.Entry
+	// Wiki are lines naming the developer's wiki pages relevant here
+	// (each with where to open it), shown last, under WikiHeading.
+	Wiki []string
 }
+
+// WikiHeading heads the wiki pages in a block.
+const WikiHeading = "Pages of your wiki relevant here (open the file to read one):"
 
 // PersonalHeading heads a developer's own entries in a block.
 const PersonalHeading = "Your own notes from earlier sessions (personal, not shared with the team):"
@@ -166,7 +172,7 @@ func RenderShown(b Block) (string, []string) {
 		budget = DefaultBudget
 	}
 	budget = max(b.minBudget(), min(budget, MaxBudget))
-	if len(b.MustCheck) == 0 && len(b.Relevant) == 0 && len(b.Handoff) == 0 && len(b.Personal) == 0 {
+	if len(b.MustCheck) == 0 && len(b.Relevant) == 0 && len(b.Handoff) == 0 && len(b.Personal) == 0 && len(b.Wiki) == 0 {
 		if b.HowTo {
 			return HowTo(b.Command), nil
 		}
@@ -279,6 +285,23 @@ func RenderShown(b Block) (string, []string) {
 			used += extra
 			shown = append(shown, e.Key)
 		}
+	}
+	hl := WikiHeading
+	for _, item := range b.Wiki {
+		line := "- " + untrusted.ForAgent(item, 400)
+		extra := units(line) + 1
+		if hl != "" {
+			extra += units(hl) + 1
+		}
+		if used+extra > budget-moreReserve {
+			break
+		}
+		if hl != "" {
+			lines = append(lines, hl)
+			hl = ""
+		}
+		lines = append(lines, line)
+		used += extra
 	}
 	if more > 0 {
 		q := untrusted.ForAgent(b.Query, 80)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
 	"github.com/cairn-dev/cairn/helpers/internal/relevance"
+	"github.com/cairn-dev/cairn/helpers/internal/wiki"
 )
 
 // task is the pipeline's task for the session of e.
@@ -158,6 +160,64 @@ func (s *Session) personal(branch, query string, team func(key string) bool) (ha
 		}
 	}
 	return handoff, heading, append(failures, decisions...)
+}
+
+// maxWikiLines caps the wiki pages a session start names.
+const maxWikiLines = 3
+
+// wikiLines names the developer's wiki pages relevant to the query (their
+// index rows sharing its terms, best first), each with its file, never
+// the whole index.
+func (s *Session) wikiLines(query string) []string {
+	terms := relevance.Terms(query)
+	if len(terms) == 0 {
+		return nil
+	}
+	d, err := queue.UserDirs(s.env.Getenv)
+	if err != nil {
+		return nil
+	}
+	c, err := queue.LoadConfig(d)
+	if err != nil {
+		return nil
+	}
+	w := filepath.Join(c.Knowledge(d), "wiki")
+	rows, err := wiki.ReadIndex(w)
+	if err != nil {
+		s.logf("wiki index: %v", err)
+		return nil
+	}
+	want := map[string]bool{}
+	for _, t := range terms {
+		want[t] = true
+	}
+	type scored struct {
+		row   wiki.IndexRow
+		score int
+	}
+	var best []scored
+	for _, r := range rows {
+		n := 0
+		seen := map[string]bool{}
+		for _, t := range relevance.Terms(strings.ReplaceAll(r.Path, "-", " ") + " " + r.Summary) {
+			if want[t] && !seen[t] {
+				seen[t] = true
+				n++
+			}
+		}
+		if n > 0 {
+			best = append(best, scored{r, n})
+		}
+	}
+	sort.SliceStable(best, func(i, j int) bool { return best[i].score > best[j].score })
+	var out []string
+	for i, b := range best {
+		if i == maxWikiLines {
+			break
+		}
+		out = append(out, fmt.Sprintf("[[%s]] %s (%s)", b.row.Path, b.row.Summary, filepath.Join(w, filepath.FromSlash(b.row.Path)+".md")))
+	}
+	return out
 }
 
 // How many of the developer's own entries a session start shows.

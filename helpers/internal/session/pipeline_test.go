@@ -197,3 +197,27 @@ func TestStartShowsRelevantFailures(t *testing.T) {
 		t.Errorf("start:\n%s", start)
 	}
 }
+
+// SessionStart names the wiki pages whose index rows share the work's
+// words, with their files, never the whole index.
+func TestStartShowsWikiPages(t *testing.T) {
+	dir, e, _, _ := withPipeline(t)
+	call(t, e, "reply", map[string]string{"text": "FACT: the billing cron runs at 02:00 UTC", "cwd": dir})
+	os.WriteFile(filepath.Join(dir, "billing.go"), []byte("package billing\n"), 0o644)
+	for _, args := range [][]string{{"add", "billing.go"}, {"commit", "-q", "-m", "billing cron schedule"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	w := filepath.Join(e.Getenv("HOME"), ".local", "share", "cairn", "wiki")
+	os.MkdirAll(w, 0o755)
+	index := "# Index\n\n| Article | Summary | Compiled from | Updated |\n| --- | --- | --- | --- |\n" +
+		"| [[concepts/billing-cron]] | When and how the billing cron runs. | [[daily/2026-11-24]] | 2026-11-24 |\n" +
+		"| [[concepts/font-kerning]] | Kerning in the PDF renderer. | [[daily/2026-11-23]] | 2026-11-23 |\n"
+	os.WriteFile(filepath.Join(w, "index.md"), []byte(index), 0o644)
+	start := call(t, e, "start", map[string]string{"cwd": dir, "session": "s1"}).Context
+	if !strings.Contains(start, recall.WikiHeading) || !strings.Contains(start, "[[concepts/billing-cron]] When and how the billing cron runs. ("+filepath.Join(w, "concepts", "billing-cron.md")+")") ||
+		strings.Contains(start, "font-kerning") {
+		t.Errorf("start:\n%s", start)
+	}
+}

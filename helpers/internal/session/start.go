@@ -82,6 +82,7 @@ func (s *Session) start(e event.Event) (event.Answer, error) {
 		has, err := ix.Has(key)
 		return err == nil && has
 	})
+	block.Wiki = s.wikiLines(query)
 	text, shown := recall.RenderShown(block)
 	if err := recall.PruneShown(p.Store, time.Now()); err != nil {
 		s.logf("prune session records: %v", err)
@@ -104,10 +105,11 @@ func (s *Session) personalOnly() string {
 		branch = gitx.ReadQuick(s.proj.Root).Branch
 	}
 	handoff, heading, own := s.personal(branch, branch, func(string) bool { return false })
-	if len(handoff) == 0 && len(own) == 0 {
+	pages := s.wikiLines(branch)
+	if len(handoff) == 0 && len(own) == 0 && len(pages) == 0 {
 		return ""
 	}
-	return recall.Render(recall.Block{Handoff: handoff, HandoffHeading: heading, Personal: own})
+	return recall.Render(recall.Block{Handoff: handoff, HandoffHeading: heading, Personal: own, Wiki: pages})
 }
 
 // startStatus is the person's line at session start.

@@ -593,3 +593,35 @@ func writeFile(path string, data []byte) error {
 	}
 	return writeAtomic(path, data, 0o644)
 }
+
+// IndexRow is one row of a wiki's index.md.
+type IndexRow struct {
+	Path    string // concepts/x
+	Summary string
+}
+
+// ReadIndex reads the rows of a wiki's index.md (capped at MaxFileSize);
+// a wiki without one has none.
+func ReadIndex(w string) ([]IndexRow, error) {
+	data, _, err := readCapped(filepath.Join(w, "index.md"), MaxFileSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var rows []IndexRow
+	for _, line := range strings.Split(string(data), "\n") {
+		rest, ok := strings.CutPrefix(line, "| [[")
+		if !ok {
+			continue
+		}
+		path, rest, ok := strings.Cut(rest, "]] | ")
+		if !ok {
+			continue
+		}
+		summary, _, _ := strings.Cut(rest, " | ")
+		rows = append(rows, IndexRow{Path: path, Summary: strings.ReplaceAll(summary, "\\|", "|")})
+	}
+	return rows, nil
+}
