@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/helpers/internal/project"
 	"github.com/cairn-dev/cairn/helpers/internal/wiki"
 	ucli "github.com/urfave/cli/v2"
 )
@@ -12,23 +13,26 @@ import (
 func wikiCommand(env Env) *ucli.Command {
 	return &ucli.Command{
 		Name:  "wiki",
-		Usage: "your wiki, compiled by the model from your daily logs: compile, query, lint",
-		Description: "The wiki lives in your knowledge directory (wiki/: concepts/, connections/, qa/,\n" +
-			"index.md, log.md), an Obsidian vault as it is. Its sources are the daily logs the\n" +
-			"session pipeline writes (daily/YYYY-MM-DD.md). The model is the pipeline's\n" +
-			"(claude -p by default; model_command in your config).",
+		Usage: "a wiki the model compiles: yours from your daily logs, or the team's (--team) from the log",
+		Description: "Your wiki lives in your knowledge directory (wiki/: concepts/, connections/, qa/,\n" +
+			"index.md, log.md), an Obsidian vault as it is; its sources are the daily logs the\n" +
+			"session pipeline writes (daily/YYYY-MM-DD.md). With --team, the wiki is the\n" +
+			"project's .cairn/wiki/, committed, compiled from .cairn/knowledge.jsonl (one source\n" +
+			"per entry type). The model is the pipeline's (claude -p by default; model_command\n" +
+			"in your config).",
 		Subcommands: []*ucli.Command{
 			{
 				Name:  "compile",
 				Usage: "compile new or changed daily logs into articles, the index and the log",
 				Flags: []ucli.Flag{
 					&ucli.BoolFlag{Name: "all", Usage: "every source, changed or not"},
+					teamFlag,
 					&ucli.StringFlag{Name: "file", Usage: "only this source (daily/2026-11-24.md)"},
 					&ucli.BoolFlag{Name: "dry-run", Usage: "list what would be compiled"},
 					&ucli.BoolFlag{Name: "json", Usage: "print JSON"},
 				},
 				Action: func(c *ucli.Context) error {
-					w, err := wiki.OpenPersonal(env.Getenv)
+					w, err := openWiki(c, env)
 					if err != nil {
 						return err
 					}
@@ -70,6 +74,7 @@ func wikiCommand(env Env) *ucli.Command {
 				ArgsUsage: "QUESTION",
 				Flags: []ucli.Flag{
 					&ucli.BoolFlag{Name: "file-back", Usage: "file the answer under qa/ and update the index and the log"},
+					teamFlag,
 					&ucli.BoolFlag{Name: "json", Usage: "print JSON"},
 				},
 				Action: func(c *ucli.Context) error {
@@ -77,7 +82,7 @@ func wikiCommand(env Env) *ucli.Command {
 					if question == "" {
 						return usagef("wiki query needs a question, e.g. cairn wiki query \"how do retries back off?\"")
 					}
-					w, err := wiki.OpenPersonal(env.Getenv)
+					w, err := openWiki(c, env)
 					if err != nil {
 						return err
 					}
@@ -102,11 +107,12 @@ func wikiCommand(env Env) *ucli.Command {
 					"--structural-only skips the contradiction check (the only one that asks the model).",
 				Flags: []ucli.Flag{
 					&ucli.BoolFlag{Name: "structural-only", Usage: "no model call"},
+					teamFlag,
 					&ucli.BoolFlag{Name: "fix", Usage: "add the missing backlinks"},
 					&ucli.BoolFlag{Name: "json", Usage: "print JSON: {\"findings\": [{check, severity, file, detail}]}"},
 				},
 				Action: func(c *ucli.Context) error {
-					w, err := wiki.OpenPersonal(env.Getenv)
+					w, err := openWiki(c, env)
 					if err != nil {
 						return err
 					}
@@ -133,4 +139,22 @@ func wikiCommand(env Env) *ucli.Command {
 			},
 		},
 	}
+}
+
+var teamFlag = &ucli.BoolFlag{Name: "team", Usage: "the project's team wiki (.cairn/wiki, from .cairn/knowledge.jsonl)"}
+
+// openWiki is the wiki a command works on: the user's, or with --team
+// the project's.
+func openWiki(c *ucli.Context, env Env) (wiki.Wiki, error) {
+	if !c.Bool("team") {
+		return wiki.OpenPersonal(env.Getenv)
+	}
+	p, err := findProject(c, env)
+	if err != nil {
+		return wiki.Wiki{}, err
+	}
+	if !p.Store.Exists() {
+		return wiki.Wiki{}, project.ErrNotProvisioned
+	}
+	return wiki.OpenTeam(p.Store, env.Getenv)
 }

@@ -26,6 +26,9 @@ type Readable interface {
 	Read(name string) ([]byte, error)
 	// Link is the wikilink target of a source ("daily/2026-11-24").
 	Link(name string) string
+	// Cite is how an article cites the source: a wikilink to a daily log;
+	// for the team log's entries, which no vault holds, a plain reference.
+	Cite(name string) string
 }
 
 // CompileOptions say what to compile and how.
@@ -234,7 +237,7 @@ func compileOne(w string, src Readable, name, hash string, ask model.Func, now t
 		}
 		f.Extra = map[string]string{"summary": quoteJSON(summary)}
 		text := RenderFrontMatter(f) + "\n" + withSources(body, f.Sources, src) + "\n"
-		if err := writeFile(filepath.Join(w, filepath.FromSlash(e.Path)+".md"), []byte(text)); err != nil {
+		if err := writeFile(w, e.Path+".md", []byte(text)); err != nil {
 			return sr, reply, err
 		}
 		summaries[e.Path] = summary
@@ -344,7 +347,7 @@ func withSources(body string, sources []string, src Readable) string {
 	b.WriteString(strings.TrimRight(body, "\n"))
 	b.WriteString("\n\n## Sources\n\n")
 	for _, s := range sources {
-		fmt.Fprintf(&b, "- [[%s]]\n", src.Link(s))
+		fmt.Fprintf(&b, "- %s\n", src.Cite(s))
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -464,11 +467,11 @@ func WriteIndex(w string, src Readable) error {
 	for _, p := range pages {
 		var from []string
 		for _, s := range p.Front.Sources {
-			from = append(from, "[["+src.Link(s)+"]]")
+			from = append(from, src.Cite(s))
 		}
 		fmt.Fprintf(&b, "| [[%s]] | %s | %s | %s |\n", p.Path, cell(Summary(p)), strings.Join(from, ", "), p.Front.Updated)
 	}
-	return writeFile(filepath.Join(w, "index.md"), []byte(b.String()))
+	return writeFile(w, "index.md", []byte(b.String()))
 }
 
 // Summary is an article's one-line summary (its front matter's, else its
@@ -516,14 +519,13 @@ func appendLog(w string, now time.Time, what string, sr SourceResult, reply mode
 	if reply.Costed {
 		fmt.Fprintf(&b, "- cost $%.4f\n", reply.CostUSD)
 	}
-	path := filepath.Join(w, "log.md")
-	old, err := os.ReadFile(path)
+	old, _, err := readCapped(filepath.Join(w, "log.md"), maxLog)
 	if errors.Is(err, fs.ErrNotExist) {
 		old = []byte("# Log\n")
 	} else if err != nil {
 		return err
 	}
-	return writeFile(path, append(old, b.String()...))
+	return writeFile(w, "log.md", append(old, b.String()...))
 }
 
 func cell(s string) string { return strings.ReplaceAll(oneLine(s), "|", "\\|") }
@@ -586,10 +588,41 @@ func quoteJSON(s string) string {
 	return string(b)
 }
 
-// writeFile writes a wiki file atomically, creating its directory.
-func writeFile(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+// maxLog caps the log read before an entry is appended.
+const maxLog = 32 << 20
+
+// ErrLink: a directory of the wiki is a symbolic link, which cairn does
+// not write through (a committed team wiki could point it anywhere).
+var ErrLink = errors.New("a symbolic link in the wiki")
+
+// writeFile writes the file rel (slash-separated) under the wiki w
+// atomically, creating its directories, never through a symbolic link
+// below w and never over anything but a regular file.
+func writeFile(w, rel string, data []byte) error {
+	if err := os.MkdirAll(w, 0o755); err != nil {
 		return err
+	}
+	dir := w
+	parts := strings.Split(rel, "/")
+	for _, p := range parts[:len(parts)-1] {
+		dir = filepath.Join(dir, p)
+		fi, err := os.Lstat(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if !fi.IsDir() {
+			return fmt.Errorf("%w: %s", ErrLink, dir)
+		}
+	}
+	path := filepath.Join(dir, parts[len(parts)-1])
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("%w: %s is not a regular file", ErrLink, path)
 	}
 	return writeAtomic(path, data, 0o644)
 }

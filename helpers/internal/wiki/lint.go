@@ -100,6 +100,9 @@ func (d dailySources) Read(name string) ([]byte, error) {
 // Link is a daily log's wikilink target: "daily/YYYY-MM-DD".
 func (dailySources) Link(name string) string { return strings.TrimSuffix(name, ".md") }
 
+// Cite is a wikilink to the daily log.
+func (d dailySources) Cite(name string) string { return "[[" + d.Link(name) + "]]" }
+
 // dailySources implements DailySources.
 type dailySources struct{ dir string }
 

@@ -12,27 +12,27 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
 )
 
-// Personal is the user's own wiki: <knowledge>/wiki, compiled from the
-// daily logs <knowledge>/daily/*.md that the session pipeline writes.
-type Personal struct {
+// Wiki is one wiki with its sources and the model that compiles it.
+type Wiki struct {
 	Dir     string // the wiki
 	Sources Readable
 	Model   model.Func // the configured model command
 }
 
-// OpenPersonal finds the user's wiki through their config (getenv reads
-// the environment).
-func OpenPersonal(getenv func(string) string) (Personal, error) {
+// OpenPersonal finds the user's own wiki through their config (getenv
+// reads the environment): <knowledge>/wiki, compiled from the daily logs
+// <knowledge>/daily/*.md that the session pipeline writes.
+func OpenPersonal(getenv func(string) string) (Wiki, error) {
 	d, err := queue.UserDirs(getenv)
 	if err != nil {
-		return Personal{}, err
+		return Wiki{}, err
 	}
 	c, err := queue.LoadConfig(d)
 	if err != nil {
-		return Personal{}, err
+		return Wiki{}, err
 	}
 	know := c.Knowledge(d)
-	return Personal{
+	return Wiki{
 		Dir:     filepath.Join(know, "wiki"),
 		Sources: DailySources(know),
 		Model:   model.Command(c.Command(), filepath.Join(d.State, "model"), c.Timeout()),

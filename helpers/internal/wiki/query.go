@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -125,7 +124,7 @@ func Query(w string, src Readable, question string, fileBack bool, ask model.Fun
 		fmt.Fprintf(&links, "- [[%s]]\n", c)
 	}
 	text := RenderFrontMatter(f) + "\n# " + oneLine(question) + "\n\n" + body + strings.TrimRight(links.String(), "\n") + "\n\n" + withSources("", sources, src) + "\n"
-	if err := writeFile(filepath.Join(w, "qa", slug+".md"), []byte(text)); err != nil {
+	if err := writeFile(w, "qa/"+slug+".md", []byte(text)); err != nil {
 		return a, err
 	}
 	a.Filed = path
