@@ -215,94 +215,59 @@ func RenderShown(b Block) (string, []string) {
 			shown = append(shown, e.Key)
 		}
 	}
-	if len(b.Handoff) > 0 {
-		heading := untrusted.ForAgent(b.HandoffHeading, 200)
-		if heading == "" {
-			heading = "Left open by your last session on this branch:"
-		}
-		hl := heading
-		for _, item := range b.Handoff {
-			line := "- " + untrusted.ForAgent(item, 400)
+	// section adds a heading and then, best first, the lines that fit,
+	// keys[i] (when given) recording line i as shown; it returns how many
+	// lines it added.
+	section := func(heading string, items, keys []string) int {
+		n := 0
+		for i, line := range items {
 			extra := units(line) + 1
-			if hl != "" {
-				extra += units(hl) + 1
+			if n == 0 {
+				extra += units(heading) + 1
 			}
 			if used+extra > budget-moreReserve {
-				more++
-				continue
-			}
-			if hl != "" {
-				lines = append(lines, hl)
-				hl = ""
-			}
-			lines = append(lines, line)
-			used += extra
-		}
-	}
-	if len(b.Personal) > 0 {
-		hl := PersonalHeading
-		for i, e := range b.Personal {
-			line := entryLine(e, untrusted.ForAgent(e.Content, 400))
-			extra := units(line) + 1
-			if hl != "" {
-				extra += units(hl) + 1
-			}
-			if used+extra > budget-moreReserve {
-				more += len(b.Personal) - i
 				break
 			}
-			if hl != "" {
-				lines = append(lines, hl)
-				hl = ""
+			if n == 0 {
+				lines = append(lines, heading)
 			}
 			lines = append(lines, line)
 			used += extra
-			shown = append(shown, e.Key)
-		}
-	}
-	if len(b.Relevant) > 0 {
-		heading := untrusted.ForAgent(b.Heading, 200)
-		if heading == "" {
-			heading = "Relevant to this work, best first:"
-		}
-		hl := heading
-		added := false
-		for i, e := range b.Relevant {
-			line := entryLine(e, untrusted.ForAgent(e.Content, 600))
-			extra := units(line) + 1
-			if !added {
-				extra += units(hl) + 1
+			n++
+			if keys != nil {
+				shown = append(shown, keys[i])
 			}
-			if used+extra > budget-moreReserve {
-				more += len(b.Relevant) - i
-				break
-			}
-			if !added {
-				lines = append(lines, hl)
-				added = true
-			}
-			lines = append(lines, line)
-			used += extra
-			shown = append(shown, e.Key)
 		}
+		return n
 	}
-	hl := WikiHeading
-	for _, item := range b.Wiki {
-		line := "- " + untrusted.ForAgent(item, 400)
-		extra := units(line) + 1
-		if hl != "" {
-			extra += units(hl) + 1
+	entries := func(list []knowledge.Entry, max int) (items, keys []string) {
+		for _, e := range list {
+			items = append(items, entryLine(e, untrusted.ForAgent(e.Content, max)))
+			keys = append(keys, e.Key)
 		}
-		if used+extra > budget-moreReserve {
-			break
-		}
-		if hl != "" {
-			lines = append(lines, hl)
-			hl = ""
-		}
-		lines = append(lines, line)
-		used += extra
+		return items, keys
 	}
+	bullets := func(list []string) []string {
+		var items []string
+		for _, it := range list {
+			items = append(items, "- "+untrusted.ForAgent(it, 400))
+		}
+		return items
+	}
+	handoffHeading := untrusted.ForAgent(b.HandoffHeading, 200)
+	if handoffHeading == "" {
+		handoffHeading = "Left open by your last session on this branch:"
+	}
+	more += len(b.Handoff) - section(handoffHeading, bullets(b.Handoff), nil)
+	items, keys := entries(b.Personal, 400)
+	more += len(items) - section(PersonalHeading, items, keys)
+	heading := untrusted.ForAgent(b.Heading, 200)
+	if heading == "" {
+		heading = "Relevant to this work, best first:"
+	}
+	items, keys = entries(b.Relevant, 600)
+	more += len(items) - section(heading, items, keys)
+	section(WikiHeading, bullets(b.Wiki), nil)
 	if more > 0 {
 		q := untrusted.ForAgent(b.Query, 80)
 		if q == "" {

@@ -180,12 +180,7 @@ func TestStartPersonalWithoutTeamMemory(t *testing.T) {
 func TestStartShowsRelevantFailures(t *testing.T) {
 	dir, e, _, _ := withPipeline(t)
 	call(t, e, "reply", map[string]string{"text": "FACT: the billing cron runs at 02:00 UTC", "cwd": dir})
-	os.WriteFile(filepath.Join(dir, "billing.go"), []byte("package billing\n"), 0o644)
-	for _, args := range [][]string{{"add", "billing.go"}, {"commit", "-q", "-m", "billing cron schedule"}} {
-		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v %s", args, err, out)
-		}
-	}
+	commitBilling(t, dir)
 	own := pipeline.OpenPersonal(filepath.Join(e.Getenv("HOME"), ".local", "share", "cairn"), dir)
 	os.MkdirAll(own.Dir, 0o755)
 	here, _ := pipeline.ParseDistillation(`{"failures":[{"summary":"Flaky TestReset","root_cause":"open sockets","prevention":"Close sockets in cleanup"}]}`)
@@ -203,12 +198,7 @@ func TestStartShowsRelevantFailures(t *testing.T) {
 func TestStartShowsWikiPages(t *testing.T) {
 	dir, e, _, _ := withPipeline(t)
 	call(t, e, "reply", map[string]string{"text": "FACT: the billing cron runs at 02:00 UTC", "cwd": dir})
-	os.WriteFile(filepath.Join(dir, "billing.go"), []byte("package billing\n"), 0o644)
-	for _, args := range [][]string{{"add", "billing.go"}, {"commit", "-q", "-m", "billing cron schedule"}} {
-		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v %s", args, err, out)
-		}
-	}
+	commitBilling(t, dir)
 	w := filepath.Join(e.Getenv("HOME"), ".local", "share", "cairn", "wiki")
 	os.MkdirAll(w, 0o755)
 	index := "# Index\n\n| Article | Summary | Compiled from | Updated |\n| --- | --- | --- | --- |\n" +
@@ -219,5 +209,17 @@ func TestStartShowsWikiPages(t *testing.T) {
 	if !strings.Contains(start, recall.WikiHeading) || !strings.Contains(start, "[[concepts/billing-cron]] When and how the billing cron runs. ("+filepath.Join(w, "concepts", "billing-cron.md")+")") ||
 		strings.Contains(start, "font-kerning") {
 		t.Errorf("start:\n%s", start)
+	}
+}
+
+// commitBilling commits a file with the subject "billing cron schedule",
+// which the session's context query then holds.
+func commitBilling(t *testing.T, dir string) {
+	t.Helper()
+	os.WriteFile(filepath.Join(dir, "billing.go"), []byte("package billing\n"), 0o644)
+	for _, args := range [][]string{{"add", "billing.go"}, {"commit", "-q", "-m", "billing cron schedule"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
 	}
 }
