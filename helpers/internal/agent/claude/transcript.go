@@ -125,7 +125,7 @@ func add(t *event.Conversation, line []byte, first bool) {
 	}
 	t.Sidechain = t.Sidechain || rec.IsSidechain
 	text := contentText(rec.Message.Content)
-	if text == "" {
+	if text == "" || rec.Type == "user" && clientWrapper(text) {
 		return
 	}
 	at, _ := time.Parse(time.RFC3339Nano, rec.Timestamp)
@@ -161,4 +161,21 @@ func contentText(raw json.RawMessage) string {
 		}
 	}
 	return strings.Join(parts, "\n\n")
+}
+
+// wrappers begin the user records Claude Code writes for its own commands
+// and their output (/exit, /compact, a ! shell line), which nobody typed as
+// a message.
+var wrappers = []string{"<command-name>", "<command-message>", "<local-command-", "<bash-input>", "<bash-stdout>", "<bash-stderr>"}
+
+// clientWrapper reports whether a user record's text is one of Claude
+// Code's command wrappers.
+func clientWrapper(text string) bool {
+	t := strings.TrimSpace(text)
+	for _, w := range wrappers {
+		if strings.HasPrefix(t, w) {
+			return true
+		}
+	}
+	return false
 }

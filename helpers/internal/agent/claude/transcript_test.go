@@ -146,3 +146,20 @@ func BenchmarkReadTranscript(b *testing.B) {
 		}
 	}
 }
+
+// The records Claude Code writes for its own commands (/exit and its
+// output, as 2.1.197 wrote them under load in the interactive end-to-end
+// test) are not the person's messages.
+func TestReadTranscriptSkipsCommandWrappers(t *testing.T) {
+	good := readFixture(t, "interactive-two-turns.jsonl")
+	exit := `{"type":"user","message":{"role":"user","content":"<command-name>/exit</command-name>\n            <command-message>exit</command-message>\n            <command-args></command-args>"}}` + "\n" +
+		`{"type":"user","message":{"role":"user","content":"<local-command-stdout>See ya!</local-command-stdout>"}}` + "\n" +
+		`{"type":"user","message":{"role":"user","content":[{"type":"text","text":"<bash-input>ls</bash-input>"}]}}` + "\n"
+	tr, err := claude.ReadTranscript(strings.NewReader(string(good) + exit))
+	if err != nil || len(tr.Messages) != 4 {
+		t.Fatalf("%d messages, %v", len(tr.Messages), err)
+	}
+	if last := tr.Messages[len(tr.Messages)-1]; last.Role != "assistant" {
+		t.Errorf("a command wrapper became a message: %.60q", last.Text)
+	}
+}
