@@ -172,6 +172,21 @@ func Slug(s string, max int) string {
 	return out[:cut]
 }
 
+// CleanTags makes tags as the model or a person wrote them into tags:
+// lower-case hyphenated words (see [Slug]) of at most 40 bytes, empty and
+// repeated ones left out.
+func CleanTags(list []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range list {
+		if t = Slug(t, 40); t != "" && !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // SortKey is the position of a key in the log: the SHA-256 of the key.
 // Ordering the log by it scatters new lines uniformly, so two branches that
 // each add a few entries touch different places of the file.

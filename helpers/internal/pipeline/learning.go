@@ -44,7 +44,7 @@ func WriteLearning(know string, l Learning, origin, session string, now time.Tim
 	if scope == "" {
 		scope = "universal"
 	}
-	tags, _ := json.Marshal(tagList(l.Tags))
+	tags, _ := json.Marshal(knowledge.CleanTags(l.Tags))
 	if string(tags) == "null" {
 		tags = []byte("[]")
 	}

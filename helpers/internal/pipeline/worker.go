@@ -412,7 +412,7 @@ func Entries(dist Distillation, c event.Conversation, author string, now time.Ti
 		if content == "" {
 			return
 		}
-		e := knowledge.Entry{Type: typ, Content: content, Source: SourceDistilled, Tags: tagList(tags),
+		e := knowledge.Entry{Type: typ, Content: content, Source: SourceDistilled, Tags: knowledge.CleanTags(tags),
 			TS: now.Unix(), Author: author, Branch: c.Branch, Session: shortID(c.Session), Detail: d}
 		e.Key = knowledge.MakeKey(e.Type, e.Content)
 		out = append(out, e)
@@ -437,20 +437,6 @@ func Entries(dist Distillation, c event.Conversation, author string, now time.Ti
 		}
 		add("investigation", content, append(List{"failure"}, f.Tags...),
 			&knowledge.Detail{RootCause: f.RootCause, Resolution: f.Resolution, Prevention: f.Prevention})
-	}
-	return out
-}
-
-// tagList cleans tags: lower case, one word each, no duplicates.
-func tagList(tags []string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, t := range tags {
-		t = knowledge.Slug(t, 40)
-		if t != "" && !seen[t] {
-			seen[t] = true
-			out = append(out, t)
-		}
 	}
 	return out
 }

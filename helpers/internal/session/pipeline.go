@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -169,10 +168,6 @@ const maxWikiLines = 3
 // index rows sharing its terms, best first), each with its file, never
 // the whole index.
 func (s *Session) wikiLines(query string) []string {
-	terms := relevance.Terms(query)
-	if len(terms) == 0 {
-		return nil
-	}
 	d, err := queue.UserDirs(s.env.Getenv)
 	if err != nil {
 		return nil
@@ -182,40 +177,13 @@ func (s *Session) wikiLines(query string) []string {
 		return nil
 	}
 	w := filepath.Join(c.Knowledge(d), "wiki")
-	rows, err := wiki.ReadIndex(w)
+	rows, err := wiki.RelevantRows(w, query, maxWikiLines)
 	if err != nil {
 		s.logf("wiki index: %v", err)
-		return nil
 	}
-	want := map[string]bool{}
-	for _, t := range terms {
-		want[t] = true
-	}
-	type scored struct {
-		row   wiki.IndexRow
-		score int
-	}
-	var best []scored
-	for _, r := range rows {
-		n := 0
-		seen := map[string]bool{}
-		for _, t := range relevance.Terms(strings.ReplaceAll(r.Path, "-", " ") + " " + r.Summary) {
-			if want[t] && !seen[t] {
-				seen[t] = true
-				n++
-			}
-		}
-		if n > 0 {
-			best = append(best, scored{r, n})
-		}
-	}
-	sort.SliceStable(best, func(i, j int) bool { return best[i].score > best[j].score })
 	var out []string
-	for i, b := range best {
-		if i == maxWikiLines {
-			break
-		}
-		out = append(out, fmt.Sprintf("[[%s]] %s (%s)", b.row.Path, b.row.Summary, filepath.Join(w, filepath.FromSlash(b.row.Path)+".md")))
+	for _, r := range rows {
+		out = append(out, fmt.Sprintf("[[%s]] %s (%s)", r.Path, r.Summary, filepath.Join(w, filepath.FromSlash(r.Path)+".md")))
 	}
 	return out
 }

@@ -208,11 +208,11 @@ func compileOne(w string, src Readable, name, hash string, ask model.Func, now t
 	day := now.UTC().Format("2006-01-02")
 	for _, e := range edits {
 		old, exists := byPath[e.Path]
-		body, repairs := repairLinks(e.Body, e.Path, valid, link, src)
+		body, repairs := repairLinks(e.Body, valid, link, src)
 		for _, r := range repairs {
 			sr.Repaired = append(sr.Repaired, e.Path+": "+r)
 		}
-		f := FrontMatter{Title: oneLine(e.Title), Aliases: clean(e.Aliases), Tags: tags(e.Tags),
+		f := FrontMatter{Title: oneLine(e.Title), Aliases: clean(e.Aliases), Tags: knowledge.CleanTags(e.Tags),
 			Sources: []string{name}, Created: day, Updated: day}
 		if exists {
 			f.Created = old.Front.Created
@@ -295,7 +295,7 @@ func cleanPath(p string) (string, string) {
 // repairLinks unlinks every wikilink of body whose target is neither a
 // page (valid), nor the source (link), nor another source, and says what
 // it unlinked.
-func repairLinks(body, self string, valid map[string]bool, link string, src Sources) (string, []string) {
+func repairLinks(body string, valid map[string]bool, link string, src Sources) (string, []string) {
 	var repairs []string
 	out := wikilink.ReplaceAllStringFunc(body, func(m string) string {
 		inner := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(m, "!"), "[["), "]]")
@@ -401,29 +401,15 @@ const (
 // (title, aliases and tags count three times) and returns the best n that
 // share any; with n at least the number of pages, every page, best first.
 func relevantPages(text string, pages []Page, n int) []Page {
-	terms := relevance.Terms(text)
-	want := map[string]bool{}
-	for _, t := range terms {
-		want[t] = true
-	}
+	want := termSet(text)
 	type scored struct {
 		p     Page
 		score int
 	}
 	var all []scored
 	for _, p := range pages {
-		s := 0
 		head := strings.Join(append(append([]string{p.Front.Title}, p.Front.Aliases...), p.Front.Tags...), " ")
-		for _, t := range uniq(relevance.Terms(head)) {
-			if want[t] {
-				s += 3
-			}
-		}
-		for _, t := range uniq(relevance.Terms(p.Body)) {
-			if want[t] {
-				s++
-			}
-		}
+		s := 3*overlap(want, head) + overlap(want, p.Body)
 		if s > 0 || len(pages) <= n {
 			all = append(all, scored{p, s})
 		}
@@ -444,16 +430,54 @@ func relevantPages(text string, pages []Page, n int) []Page {
 	return out
 }
 
-func uniq(words []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, w := range words {
-		if !seen[w] {
-			seen[w] = true
-			out = append(out, w)
+// termSet is the set of text's search terms (cairn's query analysis).
+func termSet(text string) map[string]bool {
+	set := map[string]bool{}
+	for _, t := range relevance.Terms(text) {
+		set[t] = true
+	}
+	return set
+}
+
+// overlap counts the distinct terms of text that want holds.
+func overlap(want map[string]bool, text string) int {
+	n := 0
+	for t := range termSet(text) {
+		if want[t] {
+			n++
 		}
 	}
-	return out
+	return n
+}
+
+// RelevantRows are the rows of the wiki's index that share terms with
+// query, most first, at most n: what a session start names, never the
+// whole index.
+func RelevantRows(w, query string, n int) ([]IndexRow, error) {
+	want := termSet(query)
+	if len(want) == 0 {
+		return nil, nil
+	}
+	rows, err := ReadIndex(w)
+	if err != nil {
+		return nil, err
+	}
+	type scored struct {
+		row   IndexRow
+		score int
+	}
+	var best []scored
+	for _, r := range rows {
+		if s := overlap(want, strings.ReplaceAll(r.Path, "-", " ")+" "+r.Summary); s > 0 {
+			best = append(best, scored{r, s})
+		}
+	}
+	sort.SliceStable(best, func(i, j int) bool { return best[i].score > best[j].score })
+	var out []IndexRow
+	for i := 0; i < len(best) && i < n; i++ {
+		out = append(out, best[i].row)
+	}
+	return out, nil
 }
 
 // WriteIndex rewrites index.md from the articles: one row per article,
@@ -535,18 +559,6 @@ func clean(list []string) []string {
 	for _, s := range list {
 		if s = oneLine(s); s != "" {
 			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func tags(list []string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, t := range list {
-		if t = knowledge.Slug(t, 40); t != "" && !seen[t] {
-			seen[t] = true
-			out = append(out, t)
 		}
 	}
 	return out

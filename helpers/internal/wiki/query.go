@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -71,7 +72,7 @@ func Query(w string, src Readable, question string, fileBack bool, ask model.Fun
 	}
 	for _, p := range picked.Articles {
 		p = strings.TrimSuffix(strings.Trim(strings.TrimSpace(p), "[]"), ".md")
-		if _, ok := byPath[p]; ok && len(a.Consulted) < maxConsulted && !contains(a.Consulted, p) {
+		if _, ok := byPath[p]; ok && len(a.Consulted) < maxConsulted && !slices.Contains(a.Consulted, p) {
 			a.Consulted = append(a.Consulted, p)
 		}
 	}
@@ -99,7 +100,7 @@ func Query(w string, src Readable, question string, fileBack bool, ask model.Fun
 	for p := range byPath {
 		valid[p] = true
 	}
-	body, repairs := repairLinks(a.Text, "", valid, "", src)
+	body, repairs := repairLinks(a.Text, valid, "", src)
 	slug := knowledge.Slug(question, 60)
 	if slug == "" {
 		slug = "question"
@@ -136,13 +137,4 @@ func Query(w string, src Readable, question string, fileBack bool, ask model.Fun
 		sr.Repaired = append(sr.Repaired, path+": "+r)
 	}
 	return a, appendLog(w, now, "query | "+oneLine(question), sr, model.Reply{CostUSD: a.CostUSD, Costed: r1.Costed || r2.Costed})
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
