@@ -77,6 +77,9 @@ func init() {
 // fails silently: the reject path writes nothing, and the session's end
 // queues the session again.
 func enqueue(data []byte) {
+	// Nothing here may fail the hook: a panic in an init would exit 2,
+	// which Claude Code reads as "block".
+	defer func() { _ = recover() }()
 	var p struct {
 		Session    string `json:"session_id"`
 		Transcript string `json:"transcript_path"`

@@ -83,7 +83,8 @@ func (s *Session) compact(e event.Event) (event.Answer, error) {
 	if data, err := root.ReadFile(mark, 64); err == nil {
 		from, _ = strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
 	}
-	if fi, err := os.Stat(e.Transcript); err != nil || !fi.Mode().IsRegular() {
+	fi, err := os.Stat(e.Transcript)
+	if err != nil || !fi.Mode().IsRegular() {
 		return event.Answer{}, fmt.Errorf("compaction capture: %s is not a regular file (%v)", e.Transcript, err)
 	}
 	f, err := os.Open(e.Transcript)
@@ -91,10 +92,6 @@ func (s *Session) compact(e event.Event) (event.Answer, error) {
 		return event.Answer{}, fmt.Errorf("compaction capture: %w", err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return event.Answer{}, err
-	}
 	if from < 0 || from > fi.Size() {
 		from = 0 // a new transcript in the old one's place
 	}
@@ -116,14 +113,16 @@ func (s *Session) compact(e event.Event) (event.Answer, error) {
 			items = append(items, capture.FromReply(m.Text)...)
 		}
 	}
-	a, err := s.capture(e, items, "agent")
-	if err != nil {
-		return a, err
+	// Silent: what PreCompact prints may reach the compaction's
+	// instructions, so the capture's status line is not said here (the
+	// log has it).
+	if _, err := s.capture(e, items, "agent"); err != nil {
+		return event.Answer{}, err
 	}
 	if err := root.MkdirAll(compactDir); err != nil {
-		return a, err
+		return event.Answer{}, err
 	}
-	return a, root.ReplaceFile(mark, []byte(strconv.FormatInt(from+int64(end), 10)), 0o644)
+	return event.Answer{}, root.ReplaceFile(mark, []byte(strconv.FormatInt(from+int64(end), 10)), 0o644)
 }
 
 // personal is what this developer's own pipeline left for the session

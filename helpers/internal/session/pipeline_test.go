@@ -223,3 +223,17 @@ func commitBilling(t *testing.T, dir string) {
 		}
 	}
 }
+
+// Compaction captures without a word on stdout: what PreCompact prints can
+// become the compaction's instructions.
+func TestCompactIsSilent(t *testing.T) {
+	dir, e, _, _ := withPipeline(t)
+	tr := filepath.Join(t.TempDir(), "s.jsonl")
+	appendTranscript(t, tr, event.Message{Role: "assistant", Text: "LEARNED: compaction keeps quiet"})
+	if a := call(t, e, "compact", map[string]string{"cwd": dir, "session": "s9", "transcript": tr}); !a.Empty() {
+		t.Errorf("compaction answered %+v", a)
+	}
+	if got := entries(t, dir); len(got) != 1 {
+		t.Errorf("not captured: %+v", got)
+	}
+}
