@@ -15,6 +15,7 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/model"
+	"github.com/cairn-dev/cairn/helpers/internal/redact"
 	"github.com/cairn-dev/cairn/helpers/internal/relevance"
 )
 
@@ -50,6 +51,22 @@ type Edit struct {
 	Connects []string `json:"connects"`
 	Summary  string   `json:"summary"`
 	Body     string   `json:"body"`
+}
+
+// redacted is e with secrets redacted in every text the model wrote, as
+// everywhere else in cairn: a team wiki is committed.
+func (e Edit) redacted() Edit {
+	e.Title, e.Summary, e.Body = redactText(e.Title), redactText(e.Summary), redactText(e.Body)
+	for i := range e.Aliases {
+		e.Aliases[i] = redactText(e.Aliases[i])
+	}
+	return e
+}
+
+// redactText redacts secrets in s.
+func redactText(s string) string {
+	out, _ := redact.String(s)
+	return out
 }
 
 // Compiled is what one compile did: per source, the articles written and
@@ -184,6 +201,7 @@ func compileOne(w string, src Readable, name, hash string, ask model.Func, now t
 	}
 	var edits []Edit
 	for _, e := range answer.Articles {
+		e = e.redacted()
 		path, why := cleanPath(e.Path)
 		if why != "" {
 			sr.Refused = append(sr.Refused, fmt.Sprintf("%q: %s", e.Path, why))

@@ -220,3 +220,20 @@ func TestQueryFileBack(t *testing.T) {
 		t.Errorf("lint:\n%s", rep.Markdown())
 	}
 }
+
+// A secret the model echoes from a source never reaches a page: a team
+// wiki is committed.
+func TestCompileRedacts(t *testing.T) {
+	know, w := knowledgeDir(t)
+	const secret = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"
+	f := &fake{answers: []string{`{"articles":[{"path":"concepts/bot","title":"Bot token ` + secret + `","summary":"uses ` + secret + `","body":"The bot uses ` + secret + `."}]}`}}
+	if _, err := wiki.Compile(w, wiki.DailySources(know), wiki.CompileOptions{Model: f.model(), Now: day}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"concepts/bot.md", "index.md", "log.md"} {
+		data, _ := os.ReadFile(filepath.Join(w, name))
+		if strings.Contains(string(data), secret) {
+			t.Errorf("%s holds the secret:\n%s", name, data)
+		}
+	}
+}

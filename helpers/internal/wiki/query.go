@@ -92,7 +92,7 @@ func Query(w string, src Readable, question string, fileBack bool, ask model.Fun
 		return a, fmt.Errorf("model: %w", err)
 	}
 	a.CostUSD += r2.CostUSD
-	a.Text = strings.TrimSpace(r2.Text)
+	a.Text = redactText(strings.TrimSpace(r2.Text))
 	if !fileBack {
 		return a, nil
 	}
