@@ -144,16 +144,18 @@ func (s *Session) personal(branch, query string, team func(key string) bool) (ha
 	}
 	terms := relevance.Terms(query)
 	var failures, decisions []knowledge.Entry
+	// team (a lookup in the cache) is asked only of the few entries that
+	// would be shown: a promoted one is shown as the team's.
 	for _, e := range entries {
-		if team(e.Key) {
-			continue // promoted: the team's entry is shown
+		if len(failures) == maxPersonalFailures && len(decisions) == maxPersonalDecisions {
+			break
 		}
 		switch {
 		case pipeline.IsFailure(e) && len(failures) < maxPersonalFailures:
-			if len(terms) == 0 || e.Branch == branch && branch != "" || recall.Mentions(e, terms) {
+			if (len(terms) == 0 || e.Branch == branch && branch != "" || recall.Mentions(e, terms)) && !team(e.Key) {
 				failures = append(failures, prevention(e))
 			}
-		case e.Type == "decision" && len(decisions) < maxPersonalDecisions:
+		case e.Type == "decision" && len(decisions) < maxPersonalDecisions && !team(e.Key):
 			decisions = append(decisions, e)
 		}
 	}

@@ -9,9 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/model"
@@ -484,9 +486,21 @@ func RelevantRows(w, query string, n int) ([]IndexRow, error) {
 		row   IndexRow
 		score int
 	}
+	// A session start reads this, so a row is not put through the query
+	// analysis: a query term (a stem, "retri") counts when a word of the
+	// row starts with it ("retries", "retrieval").
 	var best []scored
 	for _, r := range rows {
-		if s := overlap(want, strings.ReplaceAll(r.Path, "-", " ")+" "+r.Summary); s > 0 {
+		words := strings.FieldsFunc(strings.ToLower(r.Path+" "+r.Summary), func(c rune) bool {
+			return !unicode.IsLetter(c) && !unicode.IsDigit(c)
+		})
+		s := 0
+		for t := range want {
+			if slices.ContainsFunc(words, func(w string) bool { return strings.HasPrefix(w, t) }) {
+				s++
+			}
+		}
+		if s > 0 {
 			best = append(best, scored{r, s})
 		}
 	}

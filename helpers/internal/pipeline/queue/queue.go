@@ -290,7 +290,9 @@ func (q Queue) Remember(t Task) error {
 	if err != nil {
 		return err
 	}
-	return WriteAtomic(q.lastPath(t.Project), data)
+	// Not synced: a note lost in a crash only makes handoff-now ask for
+	// a new session, and a session start's fsync costs milliseconds.
+	return writeFile(q.lastPath(t.Project), data, false)
 }
 
 // Last is the latest session started in the project at root.
