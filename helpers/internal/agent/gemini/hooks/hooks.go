@@ -1,0 +1,47 @@
+// Package hooks is Gemini CLI's table of hook events: each event's name,
+// the moment of a session it is, and how the project's settings register
+// it. The Gemini CLI adapter, its wiring and the capture hook's reject
+// path follow it. It depends on nothing but package event, so the reject
+// path can read it before the rest of the program starts.
+package hooks
+
+import "github.com/cairn-dev/cairn/helpers/internal/event"
+
+// Agent is the Gemini CLI adapter's name.
+const Agent = "gemini"
+
+// ShellTool is the name of Gemini CLI's shell tool, the one whose commands
+// cairn reads.
+const ShellTool = "run_shell_command"
+
+// Hook is one Gemini CLI hook event cairn handles.
+type Hook struct {
+	Event   string     // Gemini CLI's name
+	Kind    event.Kind // the moment it is
+	Matcher string     // the tool matcher it is registered with (a regular expression)
+	Timeout int        // milliseconds, as registered (Gemini CLI's unit)
+}
+
+// Events is the one table of Gemini CLI's events (0.61.0): the adapter
+// and the project's .gemini/settings.json follow it. Every one is
+// registered. PreCompress is not: Gemini CLI 0.61.0 fires it before every
+// model turn, before it checks whether the history needs compressing at
+// all, and waits for it; AfterAgent captures every turn's reply anyway.
+var Events = []Hook{
+	{"SessionStart", event.Start, "", 120000},
+	{"BeforeAgent", event.Prompt, "", 10000},
+	{"AfterTool", event.ToolRan, "^" + ShellTool + "$", 10000},
+	{"AfterAgent", event.Reply, "", 10000},
+	{"SessionEnd", event.End, "", 10000},
+}
+
+// Kind is the moment Gemini CLI's event name stands for; Unknown for a
+// name cairn does not handle.
+func Kind(name string) event.Kind {
+	for _, h := range Events {
+		if h.Event == name {
+			return h.Kind
+		}
+	}
+	return event.Unknown
+}

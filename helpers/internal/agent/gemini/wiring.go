@@ -1,0 +1,325 @@
+package gemini
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cairn-dev/cairn/helpers/internal/agent"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
+	"github.com/cairn-dev/cairn/helpers/internal/event"
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+)
+
+// maxSettings caps how much of a settings or launcher file is read.
+const maxSettings = 1 << 20
+
+// settingsFile is the project's Gemini CLI settings, from its root.
+const settingsFile = ".gemini/settings.json"
+
+// launcherFile is the launcher's name under .cairn.
+const launcherFile = "hook"
+
+// ErrSettings marks a .gemini/settings.json that cairn cannot edit (not
+// JSON with comments, or hooks that are not an object): the person fixes
+// it by hand.
+var ErrSettings = errors.New("cannot edit .gemini/settings.json")
+
+// readOptional reads name under r; a missing file is nil, no error.
+func readOptional(r fsx.Root, name string) ([]byte, error) {
+	data, err := r.ReadFile(name, maxSettings)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return data, err
+}
+
+// geminiDir is the project's .gemini directory.
+func geminiDir(project string) fsx.Root { return fsx.NewRoot(filepath.Join(project, ".gemini")) }
+
+// Adapter is Gemini CLI's [agent.Adapter].
+type Adapter struct{}
+
+var _ agent.Adapter = Adapter{}
+
+// Name is "gemini".
+func (Adapter) Name() string { return Name }
+
+// Title is "Gemini CLI".
+func (Adapter) Title() string { return "Gemini CLI" }
+
+// Kind is the moment Gemini CLI's event name stands for.
+func (Adapter) Kind(name string) event.Kind { return Kind(name) }
+
+// Decode is [Decode].
+func (Adapter) Decode(name string, payload []byte, getenv func(string) string) (event.Event, error) {
+	return Decode(name, payload, getenv)
+}
+
+// Encode is [Encode].
+func (Adapter) Encode(e event.Event, a event.Answer) ([]byte, error) { return Encode(e, a) }
+
+// ReadTranscript reads a Gemini CLI transcript (see [ReadTranscript]).
+func (Adapter) ReadTranscript(r io.Reader) (event.Conversation, error) { return ReadTranscript(r) }
+
+// Wiring describes what Wire writes.
+func (Adapter) Wiring() string {
+	return ".cairn/hook (the launcher) and its hooks in .gemini/settings.json"
+}
+
+// Paths are .cairn and .gemini.
+func (Adapter) Paths() []string { return []string{".cairn", ".gemini"} }
+
+// Wire is [Wire].
+func (Adapter) Wire(project string, cairnDir fsx.Root) (bool, error) { return Wire(project, cairnDir) }
+
+// Unwire is [Unwire].
+func (Adapter) Unwire(project string, cairnDir fsx.Root) ([]string, error) {
+	return Unwire(project, cairnDir)
+}
+
+// Uses reports whether the project's .gemini/settings.json runs the
+// launcher.
+func (Adapter) Uses(project string) bool {
+	data, err := readOptional(geminiDir(project), "settings.json")
+	return err == nil && data != nil && HasCairn(data)
+}
+
+// CheckWiring is [CheckWiring].
+func (Adapter) CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
+	return CheckWiring(project, cairnDir, home)
+}
+
+// Wire writes the committed launcher (.cairn/hook, in cairnDir) and the
+// project's hooks that run it (.gemini/settings.json), each only where it
+// differs, and reports whether it wrote. The user's other settings, and
+// the file's comments and formatting, are kept.
+func Wire(project string, cairnDir fsx.Root) (bool, error) {
+	changed, err := writeLauncher(cairnDir)
+	if err != nil {
+		return false, err
+	}
+	dir := geminiDir(project)
+	data, err := readOptional(dir, "settings.json")
+	if err != nil {
+		return false, err
+	}
+	out, wrote, err := Project(data)
+	if err != nil {
+		return false, fmt.Errorf("%w: %w", ErrSettings, err)
+	}
+	if wrote {
+		if err := dir.WriteAtomic("settings.json", out, 0o644); err != nil {
+			return false, err
+		}
+		changed = true
+	}
+	return changed, nil
+}
+
+// Unwire removes cairn's hooks from .gemini/settings.json, and only those,
+// and says what it removed; a settings file left with nothing else goes,
+// and .gemini with it when that leaves it empty. The launcher stays: the
+// CLI removes it once no agent's wiring runs it.
+func Unwire(project string, cairnDir fsx.Root) ([]string, error) {
+	dir := geminiDir(project)
+	data, err := readOptional(dir, "settings.json")
+	if err != nil || data == nil {
+		return nil, err
+	}
+	out, changed, err := Uninstall(data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrSettings, err)
+	}
+	if !changed {
+		return nil, nil
+	}
+	if _, root, err := parseSettings(out); err == nil && len(root.members) == 0 && !hasComment(out) {
+		// Nothing but cairn's hooks was there: no empty residue.
+		if err := dir.Remove("settings.json"); err != nil {
+			return nil, err
+		}
+		os.Remove(dir.Dir()) // only if empty
+	} else if err := dir.WriteAtomic("settings.json", out, 0o644); err != nil {
+		return nil, err
+	}
+	return []string{"cairn's hooks from " + settingsFile}, nil
+}
+
+// hasComment reports whether a settings file holds a comment.
+func hasComment(data []byte) bool { return !bytes.Equal(stripComments(data), data) }
+
+// CheckWiring reports the project's Gemini CLI wiring: the launcher, the
+// hooks in .gemini/settings.json that run it, whether Gemini CLI's hooks
+// are turned off, and whether this user's Gemini CLI trusts the project's
+// folder (it runs no project hook in a folder it does not trust).
+func CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
+	none := wiring("warn", "the project has no Gemini CLI wiring: no Gemini CLI hook runs cairn here",
+		"cairn init --gemini, then commit .cairn and .gemini")
+	data, serr := readOptional(geminiDir(project), "settings.json")
+	if serr == nil && data == nil {
+		return none
+	}
+	var missing []string
+	if serr == nil {
+		if missing, serr = Wired(data); serr == nil && !HasCairn(data) {
+			return none
+		}
+	}
+	launcher, lerr := readOptional(cairnDir, launcherFile)
+	switch {
+	case serr != nil:
+		return wiring("fail", settingsFile+": "+serr.Error(), "fix "+settingsFile+" by hand, then cairn init --gemini")
+	case lerr != nil:
+		return wiring("fail", lerr.Error(), "cairn init --gemini")
+	case launcher == nil:
+		return wiring("fail", settingsFile+" runs .cairn/hook, which is missing", "cairn init --gemini, then commit .cairn/hook")
+	case !isExecutable(cairnDir, launcherFile):
+		return wiring("fail", ".cairn/hook is not executable: every hook fails", "chmod +x .cairn/hook && git add --chmod=+x .cairn/hook")
+	case len(missing) > 0:
+		return wiring("fail", settingsFile+" does not run .cairn/hook for "+strings.Join(missing, ", "),
+			"cairn init --gemini, then commit "+settingsFile)
+	case Disabled(data):
+		return wiring("fail", settingsFile+" turns Gemini CLI's hooks off (hooksConfig.enabled false)",
+			"remove hooksConfig.enabled from "+settingsFile)
+	}
+	if home != "" {
+		user, _ := readOptional(fsx.NewRoot(filepath.Join(home, ".gemini")), "settings.json")
+		if user != nil && Disabled(user) {
+			return wiring("fail", "your ~/.gemini/settings.json turns Gemini CLI's hooks off (hooksConfig.enabled false)",
+				"remove hooksConfig.enabled from ~/.gemini/settings.json")
+		}
+		if !trusted(project, home, user) {
+			return wiring("warn", "Gemini CLI does not trust this folder yet, and runs a project's hooks only in a trusted folder",
+				"start gemini in the project and choose to trust the folder")
+		}
+	}
+	return wiring("ok", settingsFile+" runs .cairn/hook for every event", "")
+}
+
+// trusted reports whether this user's Gemini CLI trusts the project's
+// folder, as its trustedFolders.json says (the longest rule that covers
+// the folder wins; TRUST_PARENT covers the rule's parent), or has folder
+// trust off. An unreadable file counts as trusted: doctor then says
+// nothing it cannot back.
+func trusted(project, home string, user []byte) bool {
+	if user != nil {
+		if _, root, err := parseSettings(user); err == nil {
+			if v := root.get("security").get("folderTrust").get("enabled"); v != nil && v.lit == "false" {
+				return true
+			}
+		}
+	}
+	path := filepath.Join(home, ".gemini", "trustedFolders.json")
+	if p := os.Getenv("GEMINI_CLI_TRUSTED_FOLDERS_PATH"); p != "" {
+		path = p
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	var rules map[string]string
+	if err != nil || json.Unmarshal(stripComments(data), &rules) != nil {
+		return true
+	}
+	dir := realPath(project)
+	best, level := -1, ""
+	for rule, lvl := range rules {
+		covered := rule
+		if lvl == "TRUST_PARENT" {
+			covered = filepath.Dir(rule)
+		}
+		if within(realPath(covered), dir) && len(rule) > best {
+			best, level = len(rule), lvl
+		}
+	}
+	return level == "TRUST_FOLDER" || level == "TRUST_PARENT"
+}
+
+// realPath is path with its symbolic links resolved, or path.
+func realPath(path string) string {
+	if p, err := filepath.EvalSymlinks(path); err == nil {
+		return p
+	}
+	return filepath.Clean(path)
+}
+
+// within reports whether path is dir or under it.
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// isExecutable reports whether the file name under r has an execute bit
+// for its owner.
+func isExecutable(r fsx.Root, name string) bool {
+	f, err := r.OpenFile(name, os.O_RDONLY, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	return err == nil && fi.Mode().Perm()&0o100 != 0
+}
+
+func wiring(status, detail, fix string) agent.Wiring {
+	return agent.Wiring{Status: status, Detail: detail, Fix: fix}
+}
+
+// NotInstalledNotice is the launcher's answer to Gemini CLI's SessionStart
+// without cairn on the machine: a line for the person (systemMessage) and
+// the same text for the model, in printf's format with %s for the message.
+const NotInstalledNotice = `{"systemMessage":"cairn: %s","hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"%s"}}\n`
+
+// writeLauncher writes the committed launcher, with its agent mode, into
+// cairnDir, executable, only where it differs.
+//
+// TEMPORARY, until package launcher lands on main (launcher.Write): the
+// Claude Code launcher with the agent mode (.cairn/hook --agent gemini
+// EVENT) spliced in before it reads its own event.
+func writeLauncher(cairnDir fsx.Root) (bool, error) {
+	want := []byte(tempLauncher())
+	cur, err := readOptional(cairnDir, launcherFile)
+	if err != nil {
+		return false, err
+	}
+	changed := false
+	if !bytes.Equal(cur, want) {
+		if err := cairnDir.WriteAtomic(launcherFile, want, 0o755); err != nil {
+			return false, err
+		}
+		changed = true
+	}
+	return changed, cairnDir.Chmod(launcherFile, 0o755)
+}
+
+// tempLauncher is the TEMPORARY launcher of writeLauncher.
+func tempLauncher() string {
+	msg := strings.NewReplacer("'", "", "%", "").Replace(claude.NotInstalled)
+	agentMode := `if [ "$event" = --agent ]; then
+  agent=${2:-}
+  event=${3:-}
+  CAIRN_IN_HOOK=1
+  export CAIRN_IN_HOOK
+  if bin=$(find_cairn); then
+    CAIRN_LAUNCHED=1
+    export CAIRN_LAUNCHED
+    exec "$bin" hook "$agent" "$event"
+  fi
+  cat >/dev/null
+  if [ "$agent:$event" = ` + Name + `:SessionStart ]; then
+    msg='` + msg + `'
+    printf '` + NotInstalledNotice + `' "$msg" "$msg"
+  fi
+  exit 0
+fi
+`
+	const at = "case \"$event\" in\n"
+	return strings.Replace(claude.Launcher, at, agentMode+at, 1)
+}

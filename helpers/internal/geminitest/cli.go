@@ -1,0 +1,435 @@
+package geminitest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+)
+
+// Version is the Gemini CLI version these helpers are verified against.
+const Version = "0.61.0"
+
+// Package is the CLI's npm package.
+const Package = "@google/gemini-cli"
+
+// InstallCommand is the npm command that installs the pinned CLI into DIR;
+// the CLI is then found via CAIRN_GEMINI_PREFIX=DIR.
+const InstallCommand = "npm install --prefix DIR " + Package + "@" + Version
+
+// Model is the model the CLI is told to use (model.name in its user
+// settings): a fixed model, so the CLI's router asks no classifier first.
+const Model = "gemini-2.5-flash"
+
+// APIKey is the GEMINI_API_KEY of every run.
+const APIKey = "geminitest-key"
+
+// DefaultTimeout bounds one Run when RunOptions.Timeout is zero.
+const DefaultTimeout = 120 * time.Second
+
+// scriptInPrefix returns the CLI's entry script inside an npm prefix (a
+// Node script that runs with the node on PATH; the package needs Node 20
+// or newer).
+func scriptInPrefix(prefix string) string {
+	return filepath.Join(prefix, "node_modules", "@google", "gemini-cli", "bundle", "gemini.js")
+}
+
+var (
+	versionMu    sync.Mutex
+	versionCache = map[string]string{}
+)
+
+// cliVersion runs "CLI --version" once per path and returns the version
+// it prints ("" on failure).
+func cliVersion(cli string) string {
+	versionMu.Lock()
+	defer versionMu.Unlock()
+	if v, ok := versionCache[cli]; ok {
+		return v
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	home, err := os.MkdirTemp("", "geminitest-version-")
+	if err != nil {
+		return ""
+	}
+	defer os.RemoveAll(home)
+	cmd := exec.CommandContext(ctx, cli, "--version")
+	cmd.Env = childEnv(os.Environ(), []string{"HOME=" + home})
+	out, err := cmd.Output()
+	v := ""
+	if err == nil {
+		if f := strings.Fields(string(out)); len(f) > 0 {
+			v = f[len(f)-1]
+		}
+	}
+	versionCache[cli] = v
+	return v
+}
+
+func isFile(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// installCached installs the pinned CLI from the npm registry into the
+// user's cache (once, for every test process of the machine: the first
+// installs under a lock, the others wait and use it) and returns its
+// script, so plain `go test ./...` runs the real-client tests wherever npm
+// is. CAIRN_GEMINI_NO_INSTALL=1 turns it off.
+func installCached() (string, error) {
+	if os.Getenv("CAIRN_GEMINI_NO_INSTALL") == "1" {
+		return "", errors.New("the user cache (CAIRN_GEMINI_NO_INSTALL=1)")
+	}
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		return "", errors.New("npm install into the user cache (no npm on PATH)")
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("npm install into the user cache (%v)", err)
+	}
+	prefix := filepath.Join(cache, "cairn", "gemini-cli-"+Version)
+	if err := os.MkdirAll(prefix, 0o755); err != nil {
+		return "", fmt.Errorf("npm install into %s (%v)", prefix, err)
+	}
+	lock, err := fsx.Acquire(filepath.Join(prefix, ".install.lock"), 10*time.Minute)
+	if err != nil {
+		return "", fmt.Errorf("npm install into %s (%v)", prefix, err)
+	}
+	defer lock.Release()
+	cli := scriptInPrefix(prefix)
+	if isFile(cli) && cliVersion(cli) == Version {
+		return cli, nil
+	}
+	fmt.Fprintf(os.Stderr, "geminitest: installing Gemini CLI %s into %s (once; about 10 s)\n", Version, prefix)
+	cmd := exec.Command(npm, "install", "--prefix", prefix, "--no-audit", "--no-fund", "--loglevel=error", Package+"@"+Version)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("npm install into %s (%v: %s)", prefix, err, bytes.TrimSpace(out))
+	}
+	if !isFile(cli) || cliVersion(cli) != Version {
+		return "", fmt.Errorf("npm install into %s (no %s CLI after it)", prefix, Version)
+	}
+	return cli, nil
+}
+
+// FindCLI returns the path of the Gemini CLI's entry script (run it as a
+// program: its first line runs node):
+//
+//  1. $CAIRN_GEMINI_BIN if set (used as is; the test fails if it is not a
+//     file);
+//  2. the script inside the npm prefix $CAIRN_GEMINI_PREFIX, if it reports
+//     Version;
+//  3. "gemini" on PATH if "gemini --version" reports Version;
+//  4. an install from the npm registry into the user's cache, when npm is
+//     on PATH (see installCached).
+//
+// If none is found the test is skipped, naming InstallCommand; when the
+// environment variable CI is "true" it fails instead.
+func FindCLI(t testing.TB) string {
+	t.Helper()
+	if cli := os.Getenv("CAIRN_GEMINI_BIN"); cli != "" {
+		if !isFile(cli) {
+			t.Fatalf("geminitest: CAIRN_GEMINI_BIN=%s is not a file", cli)
+		}
+		return cli
+	}
+	var tried []string
+	if p := os.Getenv("CAIRN_GEMINI_PREFIX"); p != "" {
+		cli := scriptInPrefix(p)
+		if !isFile(cli) {
+			tried = append(tried, cli+" (missing)")
+		} else if v := cliVersion(cli); v != Version {
+			tried = append(tried, fmt.Sprintf("%s (version %q)", cli, v))
+		} else {
+			return cli
+		}
+	}
+	if cli, err := exec.LookPath("gemini"); err == nil {
+		v := cliVersion(cli)
+		if v == Version {
+			return cli
+		}
+		tried = append(tried, fmt.Sprintf("%s (version %q)", cli, v))
+	} else {
+		tried = append(tried, "gemini on PATH (missing)")
+	}
+	cli, err := installCached()
+	if err == nil {
+		return cli
+	}
+	tried = append(tried, err.Error())
+	msg := fmt.Sprintf("geminitest: Gemini CLI %s not found (tried: %s); install it with `%s` and set CAIRN_GEMINI_PREFIX=DIR (or CAIRN_GEMINI_BIN to bundle/gemini.js)",
+		Version, strings.Join(tried, "; "), InstallCommand)
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s; CI must install it as .ci/run does", msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// RunOptions configures one run of the CLI.
+type RunOptions struct {
+	// CLI is the CLI to run; empty means FindCLI(t).
+	CLI string
+	// API is the fake the CLI talks to. Required unless BaseURL is set.
+	API *FakeAPI
+	// BaseURL overrides API.URL() as GOOGLE_GEMINI_BASE_URL.
+	BaseURL string
+	// Dir is the working directory (the project repository); empty means a
+	// fresh t.TempDir().
+	Dir string
+	// Home is the HOME of the run; empty means a fresh t.TempDir(). Its
+	// .gemini/settings.json and trustedFolders.json are written by Run
+	// (see SeedHome).
+	Home string
+	// Prompt is the user prompt, passed as "--prompt PROMPT".
+	Prompt string
+	// Untrusted leaves Dir out of the trusted folders: Gemini CLI then
+	// ignores the project's .gemini/settings.json (and runs none of its
+	// hooks).
+	Untrusted bool
+	// Args are appended to the command line; "--approval-mode yolo" comes
+	// before them, so that the shell tool runs without asking.
+	Args []string
+	// Env holds extra "KEY=VALUE" entries for the child environment; they
+	// are applied last and override everything else.
+	Env []string
+	// Timeout bounds the run (DefaultTimeout when zero). A run that times
+	// out fails the test.
+	Timeout time.Duration
+}
+
+// Result is the outcome of one CLI run.
+type Result struct {
+	Stdout   string
+	Stderr   string
+	ExitCode int
+	Duration time.Duration
+	Home     string
+	Dir      string
+	// Args is the argument list the CLI was started with (without argv[0]).
+	Args []string
+}
+
+// String summarises the run for test failure messages.
+func (r Result) String() string {
+	return fmt.Sprintf("gemini %s\nexit code: %d (%v)\n--- stdout ---\n%s\n--- stderr ---\n%s",
+		strings.Join(r.Args, " "), r.ExitCode, r.Duration.Round(time.Millisecond), r.Stdout, r.Stderr)
+}
+
+// leakyEnv reports whether an environment variable must not reach the
+// child: anything that could tie it to a real account, project or outer
+// session, and proxies (the fake is on loopback).
+func leakyEnv(key string) bool {
+	up := strings.ToUpper(key)
+	switch {
+	case strings.HasPrefix(up, "GEMINI_"), // GEMINI_API_KEY, GEMINI_CLI_*, GEMINI_MODEL, ...
+		strings.HasPrefix(up, "GOOGLE_"), // GOOGLE_API_KEY, GOOGLE_CLOUD_PROJECT, GOOGLE_APPLICATION_CREDENTIALS, ...
+		strings.HasPrefix(up, "CAIRN_GEMINI_"),
+		strings.HasPrefix(up, "OTEL_"),
+		up == "CLOUD_SHELL", up == "SANDBOX", up == "SEATBELT_PROFILE",
+		up == "HTTP_PROXY", up == "HTTPS_PROXY", up == "ALL_PROXY", up == "NO_PROXY":
+		return true
+	}
+	return false
+}
+
+// quietEnv keeps the CLI offline apart from the fake, with the settings
+// SeedHome writes: no telemetry, no usage statistics, no update check.
+var quietEnv = []string{
+	"GEMINI_TELEMETRY_ENABLED=false",
+	"NO_PROXY=127.0.0.1,localhost",
+	"NO_BROWSER=true",
+}
+
+// childEnv returns base without leaky variables, plus quietEnv and extra
+// (later entries win).
+func childEnv(base, extra []string) []string {
+	var env []string
+	for _, kv := range base {
+		k, _, _ := strings.Cut(kv, "=")
+		if !leakyEnv(k) {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, quietEnv...)
+	env = append(env, extra...)
+	return dedupEnv(env)
+}
+
+// dedupEnv keeps the last value of each key, in first-seen order.
+func dedupEnv(env []string) []string {
+	idx := map[string]int{}
+	var out []string
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if i, ok := idx[k]; ok {
+			out[i] = kv
+			continue
+		}
+		idx[k] = len(out)
+		out = append(out, kv)
+	}
+	return out
+}
+
+// userSettings are the user settings ($HOME/.gemini/settings.json) of
+// every run: API-key auth (the key and the base URL come from the
+// environment), a fixed model, and everything that would reach the
+// network or ask a question off.
+var userSettings = map[string]any{
+	"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
+	"model":    map[string]any{"name": Model, "skipNextSpeakerCheck": true},
+	"privacy":  map[string]any{"usageStatisticsEnabled": false},
+	"telemetry": map[string]any{
+		"enabled": false,
+	},
+	"general": map[string]any{
+		"enableAutoUpdate":             false,
+		"enableAutoUpdateNotification": false,
+	},
+	"ide": map[string]any{"enabled": false, "hasSeenNudge": true},
+	"ui":  map[string]any{"hideTips": true, "hideBanner": true},
+}
+
+// SeedHome writes the CLI's user settings into home (API-key auth, Model,
+// telemetry, usage statistics and update checks off) and, unless dir is
+// empty, marks dir a trusted folder ($HOME/.gemini/trustedFolders.json):
+// Gemini CLI 0.61.0 has folder trust on by default and reads a project's
+// .gemini/settings.json, hooks included, only in a trusted folder.
+func SeedHome(home, dir string) error {
+	gdir := filepath.Join(home, ".gemini")
+	if err := os.MkdirAll(gdir, 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(userSettings, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(gdir, "settings.json"), b, 0o644); err != nil {
+		return err
+	}
+	trusted := map[string]string{}
+	path := filepath.Join(gdir, "trustedFolders.json")
+	if cur, err := os.ReadFile(path); err == nil {
+		_ = json.Unmarshal(cur, &trusted)
+	}
+	if dir != "" {
+		trusted[dir] = "TRUST_FOLDER"
+	}
+	b, err = json.MarshalIndent(trusted, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
+}
+
+// Run runs the CLI once, headless ("--prompt PROMPT --approval-mode
+// yolo"), isolated: a HOME seeded by SeedHome (a fresh one unless
+// opts.Home), the working directory opts.Dir, GEMINI_API_KEY=APIKey and
+// GOOGLE_GEMINI_BASE_URL pointing at the fake. The child environment is
+// the test's minus every GEMINI_*, GOOGLE_*, CAIRN_GEMINI_* and OTEL_*
+// variable and the proxy variables, plus GEMINI_TELEMETRY_ENABLED=false,
+// NO_BROWSER=true and NO_PROXY=127.0.0.1,localhost, then opts.Env. Stdin
+// is empty.
+//
+// Run fails the test if the CLI cannot be started or does not finish
+// within the timeout (the CLI and everything it spawned are killed); a
+// non-zero exit is only reported in Result.ExitCode.
+func Run(t testing.TB, opts RunOptions) Result {
+	t.Helper()
+	cli := opts.CLI
+	if cli == "" {
+		cli = FindCLI(t)
+	}
+	baseURL := opts.BaseURL
+	if baseURL == "" {
+		if opts.API == nil {
+			t.Fatalf("geminitest: RunOptions needs API or BaseURL")
+		}
+		baseURL = opts.API.URL()
+	}
+	res := Result{Home: opts.Home, Dir: opts.Dir}
+	if res.Home == "" {
+		res.Home = t.TempDir()
+	}
+	if res.Dir == "" {
+		res.Dir = t.TempDir()
+	}
+	trust := res.Dir
+	if opts.Untrusted {
+		trust = ""
+	}
+	if err := SeedHome(res.Home, trust); err != nil {
+		t.Fatalf("geminitest: %v", err)
+	}
+	timeout := opts.Timeout
+	if timeout == 0 {
+		timeout = DefaultTimeout
+	}
+	args := append([]string{"--prompt", opts.Prompt, "--approval-mode", "yolo"}, opts.Args...)
+	res.Args = args
+
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, cli, args...)
+	cmd.Dir = res.Dir
+	cmd.Env = childEnv(os.Environ(), append([]string{
+		"HOME=" + res.Home,
+		"GEMINI_API_KEY=" + APIKey,
+		"GOOGLE_GEMINI_BASE_URL=" + baseURL,
+	}, opts.Env...))
+	setProcessGroup(cmd)
+	cmd.WaitDelay = 5 * time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	res.Duration = time.Since(start)
+	res.Stdout, res.Stderr = stdout.String(), stderr.String()
+	if cmd.ProcessState != nil {
+		res.ExitCode = cmd.ProcessState.ExitCode()
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("geminitest: CLI did not finish within %v\n%s", timeout, res)
+	}
+	var exitErr *exec.ExitError
+	if err != nil && !errors.As(err, &exitErr) && !errors.Is(err, exec.ErrWaitDelay) {
+		t.Fatalf("geminitest: run %s: %v\n%s", cli, err, res)
+	}
+	return res
+}
+
+// NewGitRepo creates a git repository with one empty commit on branch
+// "main" in a fresh t.TempDir() and returns its path. Git's global and
+// system configuration are ignored.
+func NewGitRepo(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "main"},
+		{"config", "user.name", "geminitest"},
+		{"config", "user.email", "geminitest@example.invalid"},
+		{"config", "commit.gpgsign", "false"},
+		{"commit", "-q", "--allow-empty", "-m", "initial commit"},
+	} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("geminitest: git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	return dir
+}
