@@ -90,7 +90,7 @@ type Request struct {
 // as <hook_context>...</hook_context>, so it is included.
 func (r Request) Text() string {
 	var req struct {
-		SystemInstruction *content `json:"systemInstruction"`
+		SystemInstruction *content  `json:"systemInstruction"`
 		Contents          []content `json:"contents"`
 	}
 	if err := json.Unmarshal(r.Body, &req); err != nil {
