@@ -288,3 +288,54 @@ func TestGeminiInitUninstall(t *testing.T) {
 		t.Errorf(".gemini of cairn's own making is still there: %v", err)
 	}
 }
+
+// The interactive UI: SessionStart's context reaches the first request
+// (Gemini CLI adds it to the history before the first prompt); an entry
+// recorded after the session started comes in with the prompt about it,
+// once; a reply's typed line is captured; /quit ends the session.
+func TestGeminiInteractive(t *testing.T) {
+	cli := geminitest.FindCLI(t)
+	repo := geminiRepo(t)
+	git(t, repo, "checkout", "-q", "-b", "fix/oauth-trailing-slash")
+	cairnIn(t, repo, "add", "learned", "OAuth redirect URI must match exactly, including the trailing slash")
+	const later = "Kafka consumer lag alerts fire above ten thousand messages"
+	const captured = "the lag dashboard lives in grafana under streaming"
+	api := geminitest.StartFakeAPI(t, [][]geminitest.Part{
+		{geminitest.Text("first answer")},
+		{geminitest.Text("Noted.\nLEARNED: " + captured)},
+		{geminitest.Text("third answer")},
+	})
+	s := geminitest.StartInteractive(t, geminitest.InteractiveOptions{CLI: cli, API: api, Dir: repo,
+		Env: []string{"CAIRN_BIN=" + cairnBinary(t)}})
+	s.Type("fix the redirect bug")
+	s.WaitScreen("first answer")
+	s.WaitIdle()
+	cairnIn(t, repo, "add", "fact", later)
+	s.Type("why do the kafka consumer lag alerts fire")
+	s.WaitScreen("Noted.")
+	s.WaitIdle()
+	s.Type("and the kafka consumer lag alerts once more")
+	s.WaitScreen("third answer")
+	s.WaitIdle()
+	s.Exit()
+	if s.ExitCode() != 0 {
+		t.Errorf("exit code %d", s.ExitCode())
+	}
+
+	texts := api.MainRequestTexts()
+	if len(texts) != 3 {
+		t.Fatalf("%d main requests, want 3", len(texts))
+	}
+	if !strings.Contains(wrapped(t, texts[0]), "OAuth redirect URI must match exactly") || strings.Contains(texts[0], later) {
+		t.Errorf("the first request:\n%.3000s", texts[0])
+	}
+	if !strings.Contains(texts[1], later) || !strings.Contains(wrapped(t, texts[1][strings.Index(texts[1], "why do the kafka"):]), later) {
+		t.Errorf("the prompt about the new entry did not bring it in, wrapped:\n%.4000s", texts[1])
+	}
+	if n := strings.Count(texts[2], later); n != 1 {
+		t.Errorf("the entry is in the third request %d times, want once (injected once)", n)
+	}
+	if findEntry(logEntries(t, repo), "learned", captured) == nil {
+		t.Error("the reply's typed line is not in the log")
+	}
+}

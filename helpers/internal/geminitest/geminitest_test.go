@@ -132,3 +132,27 @@ func mustRead(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+// The interactive UI in tmux: two prompts, the second running the shell
+// tool, then /quit; the fake sees both turns.
+func TestInteractive(t *testing.T) {
+	api := StartFakeAPI(t, [][]Part{{Text("first answer")}, {Shell("echo from-the-shell > out.txt")}, {Text("second answer")}})
+	s := StartInteractive(t, InteractiveOptions{API: api, Dir: NewGitRepo(t)})
+	s.Type("hello there")
+	s.WaitScreen("first answer")
+	s.WaitIdle()
+	s.Type("run something")
+	s.WaitScreen("second answer")
+	s.WaitIdle()
+	if b, err := os.ReadFile(filepath.Join(s.Dir(), "out.txt")); err != nil || strings.TrimSpace(string(b)) != "from-the-shell" {
+		t.Errorf("the shell tool did not run: %q %v", b, err)
+	}
+	s.Exit()
+	if s.ExitCode() != 0 {
+		t.Errorf("exit code %d", s.ExitCode())
+	}
+	texts := api.MainRequestTexts()
+	if len(texts) != 3 || !strings.Contains(texts[0], "hello there") || !strings.Contains(texts[2], "from-the-shell") {
+		t.Errorf("requests: %q", texts)
+	}
+}

@@ -160,8 +160,8 @@ func hasComment(data []byte) bool { return !bytes.Equal(stripComments(data), dat
 // are turned off, and whether this user's Gemini CLI trusts the project's
 // folder (it runs no project hook in a folder it does not trust).
 func CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
-	none := wiring("warn", "the project has no Gemini CLI wiring: no Gemini CLI hook runs cairn here",
-		"cairn init --gemini, then commit .cairn and .gemini")
+	// Not every team uses Gemini CLI: no wiring is no problem.
+	none := wiring("ok", "Gemini CLI: not wired (cairn init --gemini wires the project for it)", "")
 	data, serr := readOptional(geminiDir(project), "settings.json")
 	if serr == nil && data == nil {
 		return none
@@ -175,7 +175,7 @@ func CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
 	launcher, lerr := readOptional(cairnDir, launcherFile)
 	switch {
 	case serr != nil:
-		return wiring("fail", settingsFile+": "+serr.Error(), "fix "+settingsFile+" by hand, then cairn init --gemini")
+		return wiring("fail", ".gemini/"+serr.Error(), "fix "+settingsFile+" by hand, then cairn init --gemini")
 	case lerr != nil:
 		return wiring("fail", lerr.Error(), "cairn init --gemini")
 	case launcher == nil:

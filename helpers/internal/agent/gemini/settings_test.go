@@ -1,0 +1,282 @@
+package gemini
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/cairn-dev/cairn/helpers/internal/agent/gemini/hooks"
+)
+
+// decoded is settings text as Gemini CLI reads it: comments stripped,
+// parsed.
+func decoded(t testing.TB, data []byte) map[string]any {
+	t.Helper()
+	var v map[string]any
+	if err := json.Unmarshal(stripComments(data), &v); err != nil {
+		t.Fatalf("%v:\n%s", err, data)
+	}
+	return v
+}
+
+// cairnGroups are cairn's hook definitions, by event, as Gemini CLI reads
+// them.
+func cairnGroups(t testing.TB, data []byte) map[string][]any {
+	out := map[string][]any{}
+	hs, _ := decoded(t, data)["hooks"].(map[string]any)
+	for ev, groups := range hs {
+		list, _ := groups.([]any)
+		for _, g := range list {
+			if strings.Contains(mustJSON(g), Marker) {
+				out[ev] = append(out[ev], g)
+			}
+		}
+	}
+	return out
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func TestProjectFresh(t *testing.T) {
+	for _, in := range []string{"", "  \n", "{}", "{}\n", "// team settings\n{}\n"} {
+		out, changed, err := Project([]byte(in))
+		if err != nil || !changed {
+			t.Fatalf("Project(%q): %v %v", in, changed, err)
+		}
+		groups := cairnGroups(t, out)
+		if len(groups) != len(hooks.Events) {
+			t.Errorf("Project(%q): %d events wired\n%s", in, len(groups), out)
+		}
+		for _, h := range hooks.Events {
+			want := `[{"hooks":[{"command":"$GEMINI_PROJECT_DIR/.cairn/hook --agent gemini ` + h.Event + `","timeout":` + itoa(h.Timeout) + `,"type":"command"}]`
+			if h.Matcher != "" {
+				want += `,"matcher":"` + h.Matcher + `"`
+			}
+			if got := mustJSON(groups[h.Event]); got != want+"}]" {
+				t.Errorf("%s: %s\nwant %s}]", h.Event, got, want)
+			}
+		}
+		if missing, err := Wired(out); err != nil || len(missing) > 0 {
+			t.Errorf("Wired: %v %v", missing, err)
+		}
+		again, changed, err := Project(out)
+		if err != nil || changed || string(again) != string(out) {
+			t.Errorf("Project is not idempotent: %v %v\n%s", changed, err, again)
+		}
+		if strings.Contains(in, "//") && !strings.Contains(string(out), "// team settings") {
+			t.Errorf("the comment went:\n%s", out)
+		}
+	}
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// The user's settings file: comments, tabs, other keys, the user's own
+// hooks on the same events and others. Project adds cairn's and touches
+// nothing else; Uninstall gives back the very same text.
+func TestProjectKeepsTheUsersFile(t *testing.T) {
+	const user = "{\n" +
+		"\t// the team's model\n" +
+		"\t\"model\": {\"name\": \"gemini-2.5-pro\"},\n" +
+		"\t\"hooks\": {\n" +
+		"\t\t\"AfterTool\": [\n" +
+		"\t\t\t/* lint what the agent writes */\n" +
+		"\t\t\t{\"matcher\": \"write_file\", \"hooks\": [{\"type\": \"command\", \"command\": \"./lint.sh\"}]}\n" +
+		"\t\t],\n" +
+		"\t\t\"Notification\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"notify-send hi\"}]}]\n" +
+		"\t},\n" +
+		"\t\"ui\": {\"theme\": \"GitHub\"} // trailing comment\n" +
+		"}\n"
+	out, changed, err := Project([]byte(user))
+	if err != nil || !changed {
+		t.Fatal(changed, err)
+	}
+	for _, keep := range []string{"// the team's model", "/* lint what the agent writes */", "// trailing comment", "./lint.sh", "notify-send hi", `"theme": "GitHub"`} {
+		if !strings.Contains(string(out), keep) {
+			t.Errorf("lost %q:\n%s", keep, out)
+		}
+	}
+	if !strings.Contains(string(out), "\n\t\t\"SessionStart\": [\n\t\t\t{\n\t\t\t\t\"hooks\": [") {
+		t.Errorf("not indented as the file is:\n%s", out)
+	}
+	if len(cairnGroups(t, out)) != len(hooks.Events) {
+		t.Errorf("not every event wired:\n%s", out)
+	}
+	d := decoded(t, out)
+	if got := mustJSON(d["hooks"].(map[string]any)["AfterTool"].([]any)[0]); !strings.Contains(got, "./lint.sh") {
+		t.Errorf("the user's AfterTool hook is not first: %s", got)
+	}
+	back, changed, err := Uninstall(out)
+	if err != nil || !changed || string(back) != user {
+		t.Errorf("Uninstall(Project(user)) = %v %v\n%s\nwant\n%s", changed, err, back, user)
+	}
+	if again, changed, _ := Uninstall([]byte(user)); changed || string(again) != user {
+		t.Errorf("Uninstall without cairn's hooks changed it")
+	}
+}
+
+// Stale wiring (an older command, another timeout, a handler twice, one in
+// a group of the user's) is replaced by exactly the current one.
+func TestProjectRepairs(t *testing.T) {
+	const stale = `{"hooks": {
+  "SessionStart": [{"hooks": [{"type": "command", "command": "$GEMINI_PROJECT_DIR/.cairn/hook --agent gemini SessionStart", "timeout": 5}]}],
+  "AfterAgent": [
+    {"hooks": [{"type": "command", "command": "./mine.sh"}, {"type": "command", "command": "$GEMINI_PROJECT_DIR/.cairn/hook --agent gemini AfterAgent"}]},
+    {"hooks": [{"type": "command", "command": "/old/place/.cairn/hook --agent gemini AfterAgent"}]}
+  ]
+}}`
+	out, changed, err := Project([]byte(stale))
+	if err != nil || !changed {
+		t.Fatal(changed, err)
+	}
+	groups := cairnGroups(t, out)
+	for _, h := range hooks.Events {
+		if n := len(groups[h.Event]); n != 1 {
+			t.Errorf("%s: %d definitions of cairn's\n%s", h.Event, n, out)
+		}
+	}
+	if !strings.Contains(string(out), `{"hooks": [{"type": "command", "command": "./mine.sh"}]}`) || strings.Contains(string(out), "/old/place") || strings.Contains(string(out), `"timeout": 5}`) {
+		t.Errorf("repaired:\n%s", out)
+	}
+	if _, changed, _ := Project(out); changed {
+		t.Error("not idempotent after a repair")
+	}
+}
+
+func TestSettingsErrors(t *testing.T) {
+	for _, bad := range []string{
+		`{"hooks": }`, `{"a": 1,}`, `[1]`, `{"hooks": []}`, `{"hooks": {"AfterAgent": {}}}`, "\ufeff{}", `{"a": 1} {}`, `{"a": tru}`, `{"a": "x` + "\n",
+	} {
+		if _, _, err := Project([]byte(bad)); err == nil {
+			t.Errorf("Project(%q) did not fail", bad)
+		}
+	}
+	for _, bad := range []string{`{"hooks": }`, `[]`} {
+		if _, _, err := Uninstall([]byte(bad)); err == nil {
+			t.Errorf("Uninstall(%q) did not fail", bad)
+		}
+		if _, err := Wired([]byte(bad)); err == nil {
+			t.Errorf("Wired(%q) did not fail", bad)
+		}
+	}
+}
+
+func TestDisabledAndHasCairn(t *testing.T) {
+	if !Disabled([]byte(`{"hooksConfig": {"enabled": false}}`)) || Disabled([]byte(`{"hooksConfig": {"enabled": true}}`)) || Disabled(nil) {
+		t.Error("Disabled")
+	}
+	out, _, _ := Project(nil)
+	if !HasCairn(out) || HasCairn([]byte(`{"hooks":{"AfterAgent":[{"hooks":[{"type":"command","command":".cairn/hook AfterAgent"}]}]}}`)) {
+		t.Error("HasCairn")
+	}
+}
+
+func TestParseJSONC(t *testing.T) {
+	v, err := parseJSONC([]byte(`// c
+{ /* a */ "a" /* b */ : [1, "x//y", {"b": null}] , "a": "last", "s": "/* not a comment */" } // end`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.get("a").str != "last" || v.get("s").str != "/* not a comment */" || len(v.members) != 3 || len(v.members[0].val.elems) != 3 {
+		t.Errorf("parsed %+v", v)
+	}
+	deep := strings.Repeat("[", maxDepth+2) + strings.Repeat("]", maxDepth+2)
+	if _, err := parseJSONC([]byte(deep)); err == nil {
+		t.Error("no depth limit")
+	}
+}
+
+// normalized is settings as Gemini CLI reads them, without hooks objects
+// or event lists that are empty (cairn's removal cannot tell one that was
+// there before from one it emptied).
+func normalized(t testing.TB, data []byte) map[string]any {
+	v := decoded(t, data)
+	if hs, ok := v["hooks"].(map[string]any); ok {
+		for ev, groups := range hs {
+			if list, ok := groups.([]any); ok && len(list) == 0 {
+				delete(hs, ev)
+			}
+		}
+		if len(hs) == 0 {
+			delete(v, "hooks")
+		}
+	}
+	return v
+}
+
+func FuzzSettings(f *testing.F) {
+	for _, s := range []string{
+		"", "{}", "// c\n{\"model\": {\"name\": \"x\"}}",
+		"{\n  \"hooks\": {\n    \"AfterAgent\": [\n      {\"hooks\": [{\"type\": \"command\", \"command\": \"./x\"}]}\n    ]\n  }\n}\n",
+		"{\"hooks\": {\"SessionStart\": [], \"BeforeAgent\": [/* x */]}, \"z\": [1, 2]}",
+		"{\"a\":1,\"hooks\":{\"AfterTool\":[{\"matcher\":\"x\",\"hooks\":[{\"type\":\"command\",\"command\":\"$GEMINI_PROJECT_DIR/.cairn/hook --agent gemini AfterTool\"},{\"type\":\"command\",\"command\":\"y\"}]}]}}",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		out, _, err := Project(data)
+		if err != nil {
+			return // not settings cairn can edit: refused
+		}
+		if missing, err := Wired(out); err != nil || len(missing) > 0 {
+			t.Fatalf("Project left %v unwired (%v):\n%s", missing, err, out)
+		}
+		if again, changed, err := Project(out); err != nil || changed || string(again) != string(out) {
+			t.Fatalf("Project is not idempotent (%v %v):\n%s\n---\n%s", changed, err, out, again)
+		}
+		back, _, err := Uninstall(out)
+		if err != nil || HasCairn(back) {
+			t.Fatalf("Uninstall (%v) left cairn's hooks:\n%s", err, back)
+		}
+		if _, _, err := parseSettings(back); err != nil {
+			t.Fatalf("Uninstall broke the file: %v\n%s", err, back)
+		}
+		if !HasCairn(data) {
+			if len(strings.TrimSpace(string(data))) == 0 {
+				data = []byte("{}")
+			}
+			if got, want := normalized(t, back), normalized(t, data); !reflect.DeepEqual(got, want) {
+				t.Fatalf("Uninstall(Project(x)) = %v, want %v\n%s", got, want, back)
+			}
+		}
+	})
+}
+
+// The parser accepts exactly what Gemini CLI reads: JSON once its
+// comments are stripped (within the nesting limit), and its spans cover
+// the values they say.
+func FuzzParseJSONC(f *testing.F) {
+	for _, s := range []string{`{"a": [1, "x"]}`, "// c\n{}", `{"a":/*x*/1}`, `"s"`, `[1,]`, `{"a" 1}`, "/* open"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := parseJSONC(data)
+		valid := json.Valid(stripComments(data))
+		if err != nil {
+			if valid && !strings.Contains(err.Error(), "nested too deeply") {
+				t.Fatalf("refused valid text: %v", err)
+			}
+			return
+		}
+		if !valid {
+			t.Fatal("accepted invalid text")
+		}
+		var walk func(v *value)
+		walk = func(v *value) {
+			if !json.Valid(stripComments(data[v.start:v.end])) {
+				t.Fatalf("span %d..%d is not a value: %q", v.start, v.end, data[v.start:v.end])
+			}
+			for _, m := range v.members {
+				walk(m.val)
+			}
+			for _, e := range v.elems {
+				walk(e)
+			}
+		}
+		walk(v)
+	})
+}
