@@ -55,6 +55,9 @@ type Payload struct {
 // not use may be anything.
 func DecodePayload(data []byte) (Payload, error) {
 	var p Payload
+	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' {
+		return p, errors.New("decode cursor hook payload: not a JSON object")
+	}
 	if err := json.Unmarshal(data, &p); err != nil {
 		return p, fmt.Errorf("decode cursor hook payload: %w", err)
 	}

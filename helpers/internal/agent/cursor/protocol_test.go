@@ -119,6 +119,8 @@ func TestDecodeRejects(t *testing.T) {
 		{"sessionStart", ``},
 		{"sessionStart", `not json`},
 		{"sessionStart", `[1,2]`},
+		{"sessionStart", `null`},
+		{"sessionStart", ` "x"`},
 		{"sessionStart", `{"workspace_roots":7}`},
 		{"afterShellExecution", `{"command":["ls"]}`},
 		{"afterAgentResponse", `{"text":5}`},
