@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent/cursor/hooks"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
 )
 
 // ErrHooksFile marks a .cursor/hooks.json that cairn cannot edit (not a
@@ -31,7 +32,7 @@ var ErrHooksFile = errors.New("cannot edit .cursor/hooks.json")
 
 // Marker is in the command of every hook cairn registers: any definition
 // whose command holds it is cairn's.
-const Marker = launcherPath + " --agent " + hooks.Agent + " "
+const Marker = launcher.Path + " --agent " + hooks.Agent + " "
 
 // Command is the command the project's hooks.json runs for Cursor's event
 // name: the committed launcher, by its path from the project's root (the

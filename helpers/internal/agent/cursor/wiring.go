@@ -10,12 +10,16 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/cursor/hooks"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
 // hooksFile is the project's Cursor hooks file, under .cursor.
 const hooksFile = "hooks.json"
+
+// maxFile caps how much of hooks.json is read.
+const maxFile = 1 << 20
 
 // cursorDir is the project's .cursor directory.
 func cursorDir(project string) fsx.Root { return fsx.NewRoot(filepath.Join(project, ".cursor")) }
@@ -84,7 +88,7 @@ func (Adapter) CheckWiring(project string, cairnDir fsx.Root, home string) agent
 // differs, and reports whether it wrote. The user's other hooks and keys
 // in hooks.json are kept.
 func Wire(project string, cairnDir fsx.Root) (bool, error) {
-	changed, err := writeLauncher(cairnDir)
+	changed, err := launcher.Write(cairnDir)
 	if err != nil {
 		return false, err
 	}
@@ -146,7 +150,7 @@ func Uses(project string) bool {
 // .cursor/hooks.json and the launcher they run. A project without either
 // is fine: not every team uses Cursor.
 func CheckWiring(project string, cairnDir fsx.Root) agent.Wiring {
-	state, lerr := checkLauncher(cairnDir)
+	state, lerr := launcher.Check(cairnDir)
 	data, ferr := readOptional(cursorDir(project), hooksFile)
 	missing, perr := Wired(data)
 	if ferr == nil && perr == nil && len(missing) == len(Events()) {
@@ -159,11 +163,11 @@ func CheckWiring(project string, cairnDir fsx.Root) agent.Wiring {
 		return wiring("fail", "Cursor: "+perr.Error(), "fix .cursor/hooks.json by hand (it must be one JSON object), then cairn init --cursor")
 	case lerr != nil:
 		return wiring("fail", "Cursor: "+lerr.Error(), "cairn init --cursor")
-	case state == launcherMissing:
+	case state == launcher.Missing:
 		return wiring("fail", "Cursor: .cursor/hooks.json runs .cairn/hook, which is missing", "cairn init --cursor, then commit .cairn/hook")
-	case state == launcherDiffers:
+	case state == launcher.Differs:
 		return wiring("warn", "Cursor: .cairn/hook differs from this cairn's launcher", "cairn init --cursor (rewrites it), then commit it")
-	case state == launcherNotExecutable:
+	case state == launcher.NotExecutable:
 		return wiring("fail", "Cursor: .cairn/hook is not executable: every hook fails", "chmod +x .cairn/hook && git add --chmod=+x .cairn/hook")
 	case len(missing) > 0:
 		return wiring("fail", "Cursor: .cursor/hooks.json does not run .cairn/hook for "+strings.Join(missing, ", "),
