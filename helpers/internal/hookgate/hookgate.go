@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude/hooks"
+	cursorhooks "github.com/cairn-dev/cairn/helpers/internal/agent/cursor/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
 	"github.com/cairn-dev/cairn/helpers/internal/typed"
@@ -52,7 +53,8 @@ func Stdin() io.Reader {
 // kinds are the event tables of the agents whose capture events the gate
 // judges, by adapter name (each a leaf package, see the package comment).
 var kinds = map[string]func(string) event.Kind{
-	hooks.Agent: hooks.Kind,
+	hooks.Agent:       hooks.Kind,
+	cursorhooks.Agent: cursorhooks.Kind,
 }
 
 func init() {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude/hooks"
+	cursorhooks "github.com/cairn-dev/cairn/helpers/internal/agent/cursor/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
@@ -49,6 +50,7 @@ const claudeNotice = `{"systemMessage":"cairn: %s","hookSpecificOutput":{"hookEv
 // notices are the agents the launcher knows, one row each.
 var notices = []notice{
 	{hooks.Agent, "SessionStart", claudeNotice},
+	{cursorhooks.Agent, cursorhooks.StartEvent, cursorhooks.NotInstalledFormat},
 }
 
 // script is the launcher's text, built once.
