@@ -1255,12 +1255,19 @@ func benchSyncIncremental(b *testing.B, n int) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		baseLines, err := os.ReadFile(Path(s) + ".lines")
+		if err != nil {
+			b.Fatal(err)
+		}
 		baseLog := synthLog(0, n, 1)
 		round := 0
 		for b.Loop() {
 			b.StopTimer()
 			// Back to the cache of the 10k log, then 50 new entries.
 			if err := os.WriteFile(Path(s), base, 0o644); err != nil {
+				b.Fatal(err)
+			}
+			if err := os.WriteFile(Path(s)+".lines", baseLines, 0o644); err != nil {
 				b.Fatal(err)
 			}
 			lines := append(slices.Clone(baseLog), synthLog(20_000+round*50, 20_000+round*50+50, 2)...)

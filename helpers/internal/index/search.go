@@ -316,6 +316,18 @@ func (ix *Index) Stats(all bool) (Stats, error) {
 	return st, nil
 }
 
+// Totals are what a sync reports: the entries the cache holds, archived
+// ones included, and the log's problem lines by kind. Unlike [Index.Stats]
+// it reads indexes only, not the tables.
+func (ix *Index) Totals() (total int, problems map[string]int, err error) {
+	problems = map[string]int{}
+	if err := ix.db.QueryRow(`SELECT count(*) FROM entries INDEXED BY entries_archived`).Scan(&total); err != nil {
+		return 0, nil, dbErr("count entries", err)
+	}
+	err = ix.group(`SELECT problem, sum(n) FROM lines INDEXED BY lines_problem WHERE problem != '' GROUP BY 1`, problems)
+	return total, problems, err
+}
+
 func (ix *Index) group(q string, dst map[string]int) error {
 	rows, err := ix.db.Query(q)
 	if err != nil {

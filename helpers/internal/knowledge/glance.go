@@ -234,3 +234,11 @@ func (h *newest) entries(keep func(Entry) bool) []Entry {
 	}
 	return kept
 }
+
+// LineKeyTS reads the key and ts of a raw log line without decoding it;
+// ok is false for a line with no key (the line's place in the log's
+// order is the key's [SortKey], then ts).
+func LineKeyTS(line []byte) (key string, ts int64, ok bool) {
+	f, ok := readFacts(line)
+	return f.key, f.ts, ok
+}

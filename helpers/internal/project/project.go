@@ -206,12 +206,12 @@ func (p *Project) Sync(full bool) (SyncReport, error) {
 	if err != nil {
 		return SyncReport{}, err
 	}
-	st, err := ix.Stats(true)
+	total, problems, err := ix.Totals()
 	if err != nil {
 		return SyncReport{}, err
 	}
-	res.Entries = st.Total
-	return SyncReport{SyncResult: res, Problems: st.Problems}, nil
+	res.Entries = total
+	return SyncReport{SyncResult: res, Problems: problems}, nil
 }
 
 // Search runs q against the cache, synced with the log first.
