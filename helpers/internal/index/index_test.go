@@ -1293,8 +1293,13 @@ func benchSyncIncremental(b *testing.B, n int) {
 }
 
 func BenchmarkRebuild(b *testing.B) {
-	b.Run("entries=10k", func(b *testing.B) {
-		const n = 10_000
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("entries=%dk", n/1000), func(b *testing.B) { benchRebuild(b, n) })
+	}
+}
+
+func benchRebuild(b *testing.B, n int) {
+	{
 		_, ix := benchStore(b, n)
 		iters := 0
 		for b.Loop() {
@@ -1304,7 +1309,7 @@ func BenchmarkRebuild(b *testing.B) {
 			iters++
 		}
 		b.ReportMetric(float64(n*iters)/b.Elapsed().Seconds(), "entries/s")
-	})
+	}
 }
 
 // TestCountFollowsEveryWrite: the count SessionStart shows is recorded by
