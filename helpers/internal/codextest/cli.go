@@ -207,9 +207,11 @@ const Model = "codextest-model"
 // WriteConfig writes codexHome/config.toml: the model provider "codextest"
 // at cfg.BaseURL (Responses API, key from KeyEnv, no retries), approvals
 // never and no sandbox (a shell command runs without asking), no update
-// check, no analytics, no plugin sync (it reaches GitHub), no background
+// check, no analytics, no plugin sync (it reaches GitHub), no start-up
+// tips (the interactive UI fetches them from GitHub), no background
 // daemon, then the trusted projects and cfg.Extra. Observed with strace on
-// 0.169.0: a `codex exec` so configured connects to nothing but the fake.
+// 0.169.0: `codex exec` and the interactive UI so configured resolve no
+// name and connect to nothing but the fake.
 func WriteConfig(codexHome string, cfg Config) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, `model = %q
@@ -224,6 +226,9 @@ daemon_auto_start = false
 
 [analytics]
 enabled = false
+
+[tui]
+show_tooltips = false
 
 [model_providers.codextest]
 name = "codextest"
@@ -378,7 +383,8 @@ func Env(home string, extra ...string) []string {
 // Run runs `codex exec PROMPT` once, isolated: HOME opts.Home (a fresh one
 // by default) with its config written by WriteConfig (unless
 // opts.KeepConfig), the working directory opts.Dir, stdin empty, and the
-// environment of Env plus opts.Env. Run fails the test if the CLI cannot
+// environment of Env, the fake as its proxy (FakeAPI.ProxyEnv) and
+// opts.Env. Run fails the test if the CLI cannot
 // be started or does not finish within the timeout (the CLI and
 // everything it spawned are killed); a non-zero exit is only reported in
 // Result.ExitCode.
@@ -417,7 +423,7 @@ func Run(t testing.TB, opts RunOptions) Result {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, res.Args...)
 	cmd.Dir = res.Dir
-	cmd.Env = append(Env(res.Home), opts.Env...)
+	cmd.Env = append(append(Env(res.Home), opts.API.ProxyEnv()...), opts.Env...)
 	cmd.Stdin = strings.NewReader("")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

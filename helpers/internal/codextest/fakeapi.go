@@ -242,7 +242,21 @@ func (f *FakeAPI) MainRequestTexts() []string {
 	return out
 }
 
-// Hits returns "METHOD PATH" for every HTTP request the fake received.
+// ProxyEnv is the environment that makes the fake the CLI's HTTP proxy
+// for everything but loopback: a request the CLI makes elsewhere (Codex
+// 0.169's interactive UI fetches a start-up tip from GitHub, whatever its
+// config says) reaches the fake, which refuses it and records it in Hits,
+// instead of the network.
+func (f *FakeAPI) ProxyEnv() []string {
+	var env []string
+	for _, k := range []string{"HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY"} {
+		env = append(env, k+"="+f.srv.URL, strings.ToLower(k)+"="+f.srv.URL)
+	}
+	return append(env, "NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost")
+}
+
+// Hits returns "METHOD PATH" for every HTTP request the fake received
+// ("CONNECT host:port" for one it refused as a proxy).
 func (f *FakeAPI) Hits() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -252,9 +266,20 @@ func (f *FakeAPI) Hits() []string {
 func (f *FakeAPI) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	f.mu.Lock()
-	f.hits = append(f.hits, r.Method+" "+r.URL.RequestURI())
+	target := r.URL.RequestURI()
+	if r.Method == http.MethodConnect {
+		target = r.Host
+	} else if r.URL.IsAbs() {
+		target = r.URL.String()
+	}
+	f.hits = append(f.hits, r.Method+" "+target)
 	f.mu.Unlock()
 	switch {
+	case r.Method == http.MethodConnect || r.URL.IsAbs():
+		// The CLI asked the fake, as its proxy, for somewhere else: the
+		// hit is recorded (as "CONNECT host:port") and refused.
+		http.Error(w, "codextest: no network beyond the fake", http.StatusForbidden)
+		return
 	case r.Method == http.MethodGet && r.URL.Path == "/v1/models":
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"object":"list","data":[]}`)

@@ -150,7 +150,7 @@ func StartInteractive(t testing.TB, opts InteractiveOptions) *Interactive {
 		command += " " + quote(a)
 	}
 	command += "; echo $? > " + quote(s.statusFile+".tmp") + " && mv " + quote(s.statusFile+".tmp") + " " + quote(s.statusFile)
-	env := append(Env(s.home, "TERM=xterm-256color"), opts.Env...)
+	env := append(append(Env(s.home, "TERM=xterm-256color"), opts.API.ProxyEnv()...), opts.Env...)
 	cmd := exec.Command(tmuxBin, "-S", s.sock, "-f", conf, "new-session", "-d", "-s", "codex",
 		"-x", strconv.Itoa(paneWidth), "-y", strconv.Itoa(paneHeight), command)
 	cmd.Env = withoutTmux(env)

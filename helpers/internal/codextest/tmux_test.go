@@ -29,6 +29,13 @@ func TestInteractiveTwoTurns(t *testing.T) {
 	if text := main[1].Text(); !strings.Contains(text, "first answer here") || !strings.Contains(text, "the second question") {
 		t.Errorf("second request:\n%.3000s", text)
 	}
+	// The start-up tip Codex fetches from GitHub went to the fake, as the
+	// proxy, and no further.
+	for _, h := range api.Hits() {
+		if h != "POST /v1/responses" && !strings.HasPrefix(h, "CONNECT raw.githubusercontent.com:") {
+			t.Errorf("unexpected request: %s", h)
+		}
+	}
 	if len(s.RolloutPaths()) != 1 {
 		t.Errorf("rollouts: %q", s.RolloutPaths())
 	}
