@@ -279,3 +279,38 @@ func TestCodexInteractiveFirstSession(t *testing.T) {
 		t.Errorf("the reply's FACT: was not captured: %+v", entries)
 	}
 }
+
+// `cairn init --codex` wires once and then changes nothing; with Claude
+// Code wired too, `cairn uninstall --codex` removes exactly cairn's Codex
+// hooks (the project's own stay) and leaves the launcher Claude Code runs;
+// `--claude` then takes the rest.
+func TestCodexInitUninstall(t *testing.T) {
+	repo := claudetest.NewGitRepo(t)
+	own := `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"./scripts/notify.sh"}]}]}}`
+	if err := os.MkdirAll(filepath.Join(repo, ".codex"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, ".codex", "hooks.json"), []byte(own), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := cairnIn(t, repo, "init", "--codex", "--claude"); !strings.Contains(out, "wired Codex") || !strings.Contains(out, "git add .cairn .claude .codex") {
+		t.Errorf("init:\n%s", out)
+	}
+	if out := cairnIn(t, repo, "init", "--codex"); !strings.Contains(out, "Codex wiring already in place") {
+		t.Errorf("second init:\n%s", out)
+	}
+	if out := cairnIn(t, repo, "uninstall", "--codex"); !strings.Contains(out, "cairn's hooks from .codex/hooks.json") || strings.Contains(out, ".cairn/hook") {
+		t.Errorf("uninstall --codex:\n%s", out)
+	}
+	data, err := os.ReadFile(filepath.Join(repo, ".codex", "hooks.json"))
+	if err != nil || strings.Contains(string(data), ".cairn/hook") || !strings.Contains(string(data), "./scripts/notify.sh") {
+		t.Errorf("hooks.json after uninstall: %s %v", data, err)
+	}
+	if _, err := os.Stat(filepath.Join(repo, ".cairn", "hook")); err != nil {
+		t.Errorf("the launcher Claude Code runs was removed: %v", err)
+	}
+	cairnIn(t, repo, "uninstall", "--claude")
+	if _, err := os.Stat(filepath.Join(repo, ".cairn", "hook")); err == nil {
+		t.Error("the launcher outlived both wirings")
+	}
+}
