@@ -11,6 +11,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/agent/codex"
 	"github.com/cairn-dev/cairn/helpers/internal/claudetest"
 	"github.com/cairn-dev/cairn/helpers/internal/codextest"
+	"github.com/cairn-dev/cairn/helpers/internal/project"
 )
 
 // These tests run the real Codex CLI (codextest.Version) against a fake
@@ -277,6 +278,9 @@ func TestCodexInteractiveFirstSession(t *testing.T) {
 	entries := logEntries(t, repo)
 	if findEntry(entries, "fact", "staging OAuth client has its own redirect list") == nil {
 		t.Errorf("the reply's FACT: was not captured: %+v", entries)
+	}
+	if hb, _, ok := project.New(repo, true).LastBeat(); !ok || hb.Event != "SessionEnd" {
+		t.Errorf("the last hook to run was %q, not SessionEnd at /quit", hb.Event)
 	}
 }
 

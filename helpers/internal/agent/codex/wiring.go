@@ -220,7 +220,7 @@ func CheckWiring(project string, cairnDir fsx.Root, codexHome string) agent.Wiri
 	case len(disabled) > 0:
 		return wiring("warn", "you turned off cairn's Codex hooks for "+strings.Join(disabled, ", ")+" (/hooks in Codex)", "codex, then /hooks: turn them on")
 	case len(untrusted) > 0:
-		return wiring("warn", "Codex skips cairn's hooks for "+strings.Join(untrusted, ", ")+" until you trust them (each teammate, once)", start)
+		return wiring("warn", "Codex skips cairn's hooks for "+strings.Join(untrusted, ", ")+" until you trust them (each teammate, once; codex exec skips them without a word)", start)
 	case len(changed) > 0:
 		return wiring("warn", "cairn's hooks for "+strings.Join(changed, ", ")+" changed since you trusted them: Codex skips them until you trust them again", start)
 	}
