@@ -7,12 +7,15 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/codex"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/cursor"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	ucli "github.com/urfave/cli/v2"
 )
 
 // adapters are the agents cairn can wire a project for: each is a flag of
 // init and uninstall (--claude), and doctor checks each one's wiring.
-var adapters = []agent.Adapter{claude.Adapter{}, codex.Adapter{}}
+var adapters = []agent.Adapter{claude.Adapter{}, cursor.Adapter{}, codex.Adapter{}}
 
 // adapterFlags are one boolean flag per adapter, usage from verb.
 func adapterFlags(verb string) []ucli.Flag {
@@ -114,7 +117,22 @@ func uninstallCommand(env Env) *ucli.Command {
 				}
 				fmt.Fprintf(env.Stdout, "removed %s; commit the change so teammates' sessions stop running it\n", strings.Join(removed, " and "))
 			}
-			return nil
+			return removeLauncher(env, p.Root, p.Store.Root())
 		},
 	}
+}
+
+// removeLauncher deletes the committed launcher once no agent's wiring in
+// the project runs it.
+func removeLauncher(env Env, project string, cairnDir fsx.Root) error {
+	for _, a := range adapters {
+		if a.Uses(project) {
+			return nil
+		}
+	}
+	removed, err := launcher.Remove(cairnDir)
+	if removed {
+		fmt.Fprintf(env.Stdout, "removed %s (no agent's wiring runs it now)\n", launcher.Path)
+	}
+	return err
 }

@@ -10,7 +10,8 @@
 // most of the program's: measured with GODEBUG=inittrace=1, after 69 small
 // packages taking about 0.6 ms together, and before SQLite's, go-git's and
 // the CLI framework's own. It answers `cairn
-// hook EVENT` for an event that may carry typed lines (a tool ran, a reply)
+// hook EVENT` (Claude Code) and `cairn hook AGENT EVENT` (an agent whose
+// leaf event table is in [kinds]) for an event that may carry typed lines (a tool ran, a reply)
 // whose payload holds no typed prefix: exit 0, nothing written (but for a
 // reply, when the user turned the session pipeline on, the session is
 // queued: a few stats and one small file, the transcript never read).
@@ -28,6 +29,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude/hooks"
+	cursorhooks "github.com/cairn-dev/cairn/helpers/internal/agent/cursor/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
 	"github.com/cairn-dev/cairn/helpers/internal/typed"
@@ -48,11 +50,20 @@ func Stdin() io.Reader {
 	return os.Stdin
 }
 
+// kinds are the event tables of the agents whose capture events the gate
+// judges, by adapter name (each a leaf package, see the package comment).
+var kinds = map[string]func(string) event.Kind{
+	hooks.Agent:       hooks.Kind,
+	cursorhooks.Agent: cursorhooks.Kind,
+}
+
 func init() {
-	if len(os.Args) != 3 || os.Args[1] != "hook" {
+	agent, name, ok := hookArgs(os.Args)
+	if !ok {
 		return
 	}
-	if !hooks.Kind(os.Args[2]).CaptureOnly() {
+	kind := kinds[agent]
+	if kind == nil || !kind(name).CaptureOnly() {
 		return
 	}
 	data, err := io.ReadAll(io.LimitReader(os.Stdin, event.MaxPayload+1))
@@ -64,11 +75,23 @@ func init() {
 		return // the full hook reports it
 	}
 	if !typed.MightContain(string(data)) {
-		if hooks.Kind(os.Args[2]) == event.Reply {
+		if agent == hooks.Agent && kind(name) == event.Reply {
 			enqueue(data)
 		}
 		os.Exit(0)
 	}
+}
+
+// hookArgs reads `cairn hook EVENT` (Claude Code's) and `cairn hook AGENT
+// EVENT` from args.
+func hookArgs(args []string) (agent, name string, ok bool) {
+	switch {
+	case len(args) == 3 && args[1] == "hook":
+		return hooks.Agent, args[2], true
+	case len(args) == 4 && args[1] == "hook":
+		return args[2], args[3], true
+	}
+	return "", "", false
 }
 
 // enqueue is the session pipeline's producer for a reply with nothing to

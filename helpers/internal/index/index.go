@@ -13,6 +13,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -87,6 +88,9 @@ type Index struct {
 	path  string
 	store *knowledge.Store
 	stale bool // missing, unreadable or of another schema: Sync rebuilds
+	// hook is an Index a hook opened (OpenForHook): it never rebuilds and
+	// applies at most hookMaxLines changed lines; past that, ErrNotReady.
+	hook bool
 
 	// What the last Sync saw, for SanitizeNeeded: the log's sum, and the
 	// sum of the log the loaded audit was made from.
@@ -133,12 +137,45 @@ func (ix *Index) checkFiles(db string) error {
 // It does not sync: a cache that is missing, unreadable or of another
 // schema version is rebuilt by the first [Index.Sync], which must come
 // before searching.
-func Open(s *knowledge.Store) (*Index, error) {
-	ix := &Index{path: Path(s), store: s}
+func Open(s *knowledge.Store) (*Index, error) { return open(s, false) }
+
+// ErrNotReady is what an Index opened by [OpenForHook] answers when the
+// cache cannot serve without a rebuild or a long catch-up: it is missing,
+// damaged or of another schema, a rebuild is being installed, or the log
+// changed by more than a hook's share of lines. The hook answers without
+// the cache and starts a sync in the background.
+var ErrNotReady = errors.New("the search cache is being built")
+
+// hookMaxLines is how many changed lines a hook's sync applies itself
+// (a pull of a day's work); more is left to the background sync.
+const hookMaxLines = 2000
+
+// hookLockWait is how long a hook waits for the cache's lock: a writer
+// holds it exclusively only to install a rebuilt file or to apply a
+// catch-up, which is short.
+const hookLockWait = 2 * time.Second
+
+// OpenForHook opens the cache for a hook, which must never wait on a
+// rebuild: it rebuilds nothing, and its Sync catches up at most a pull's
+// worth of lines, else returns [ErrNotReady].
+func OpenForHook(s *knowledge.Store) (*Index, error) {
+	ix, err := open(s, true)
+	if errors.Is(err, fsx.ErrLockTimeout) {
+		return nil, fmt.Errorf("%w: %w", ErrNotReady, err)
+	}
+	return ix, err
+}
+
+func open(s *knowledge.Store, hook bool) (*Index, error) {
+	ix := &Index{path: Path(s), store: s, hook: hook}
 	if err := ix.checkFiles(name); err != nil {
 		return nil, err
 	}
-	lock, err := s.Root().AcquireShared(lockName, lockWait)
+	wait := lockWait
+	if hook {
+		wait = hookLockWait
+	}
+	lock, err := s.Root().AcquireShared(lockName, wait)
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +303,11 @@ const (
 // exclusive turns the Index's lock exclusive and reopens the database on
 // it; the returned func turns it back to shared.
 func (ix *Index) exclusive() (func(), error) {
-	if err := ix.lock.Exclusive(lockWait); err != nil {
+	if ix.hook {
+		if err := ix.lock.Exclusive(hookLockWait); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrNotReady, err)
+		}
+	} else if err := ix.lock.Exclusive(lockWait); err != nil {
 		return nil, err
 	}
 	back := func() { ix.lock.Shared() }
@@ -294,7 +335,7 @@ func (ix *Index) writeLocked(fn func() error) error {
 
 func (ix *Index) syncLog() (SyncResult, error) {
 	if ix.stale || ix.db == nil {
-		return ix.Rebuild()
+		return ix.rebuild()
 	}
 	saved, _ := ix.savedFiles()
 	now, err := ix.statSources()
@@ -496,6 +537,54 @@ func parseRowReport(r *lineRow) ([]*lineRow, knowledge.Report) {
 	return out, rep
 }
 
+// rebuild is a rebuild a sync decided on: a hook's Index leaves it to the
+// background ([ErrNotReady]).
+func (ix *Index) rebuild() (SyncResult, error) {
+	if ix.hook && !ix.small() {
+		return SyncResult{}, ErrNotReady
+	}
+	return ix.Rebuild()
+}
+
+// hookInlineBytes is the size of the sources up to which a hook rebuilds
+// the cache itself (about 1,500 entries, some 50 ms): a fresh clone of a
+// small project gets its whole recall at its first session.
+const hookInlineBytes = 512 << 10
+
+// small reports whether the sources are small enough for a hook to
+// rebuild the cache itself.
+func (ix *Index) small() bool {
+	now, err := ix.statSources()
+	if err != nil {
+		return false
+	}
+	var size int64
+	for _, fs := range now {
+		size += fs.ID.Size
+	}
+	return size <= hookInlineBytes
+}
+
+// buildPrefix starts the name of a rebuild's temporary file, which ends
+// in the builder's process id.
+const buildPrefix = FileName + ".build-"
+
+// removeAbandoned deletes the temporary files of rebuilds that did not
+// finish (a process killed mid-build). The caller holds the build lock, so
+// no other rebuild is under way and every such file is abandoned.
+func (ix *Index) removeAbandoned() {
+	entries, err := os.ReadDir(ix.store.CachePath())
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		n := e.Name()
+		if strings.HasPrefix(n, buildPrefix) && e.Type().IsRegular() {
+			ix.store.Root().Remove(knowledge.CacheDir + "/" + n)
+		}
+	}
+}
+
 // Rebuild recreates the cache from scratch in a temporary file and renames
 // it into place, so readers never see a half-built cache.
 func (ix *Index) Rebuild() (SyncResult, error) {
@@ -511,11 +600,12 @@ func (ix *Index) Rebuild() (SyncResult, error) {
 		return SyncResult{}, err
 	}
 	defer build.Release()
+	ix.removeAbandoned()
 	if ix.db != nil {
 		ix.db.Close()
 		ix.db = nil
 	}
-	tmpName := fmt.Sprintf("%s.build-%d", name, os.Getpid())
+	tmpName := fmt.Sprintf("%s/%s%d", knowledge.CacheDir, buildPrefix, os.Getpid())
 	if err := ix.checkFiles(tmpName); err != nil {
 		return SyncResult{}, err
 	}
@@ -674,7 +764,7 @@ func (ix *Index) catchUp(datas map[string][]byte, now state) (SyncResult, error)
 			return SyncResult{Current: true}, ix.setFiles(ix.db, now)
 		}
 	} else if v, err := ix.meta("schema"); err != nil || v != schemaVersion {
-		return ix.Rebuild()
+		return ix.rebuild()
 	}
 	rows := map[string]*lineRow{}
 	var order []string
@@ -686,7 +776,10 @@ func (ix *Index) catchUp(datas map[string][]byte, now state) (SyncResult, error)
 		return SyncResult{}, err
 	}
 	if len(d.added)+len(d.removed) > len(rows)/2+64 {
-		return ix.Rebuild()
+		return ix.rebuild()
+	}
+	if ix.hook && len(d.added)+len(d.removed) > hookMaxLines && !ix.small() {
+		return SyncResult{}, ErrNotReady
 	}
 	if err := ix.immediate(func(tx connExec) error { return ix.apply(tx, d, now) }); err != nil {
 		return SyncResult{}, err

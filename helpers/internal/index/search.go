@@ -65,6 +65,9 @@ func (ix *Index) Search(q Query) ([]Hit, error) {
 		q.Limit = DefaultLimit
 	}
 	hits, err := ix.search(q)
+	if errors.Is(err, ErrCorrupt) && ix.hook && !ix.small() {
+		return nil, fmt.Errorf("%w: %w", ErrNotReady, err)
+	}
 	if errors.Is(err, ErrCorrupt) {
 		// The cache is disposable.
 		if _, rerr := ix.Rebuild(); rerr != nil {

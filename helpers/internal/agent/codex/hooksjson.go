@@ -15,11 +15,8 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent/codex/hooks"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
 )
-
-// LauncherPath is the committed launcher every hook runs, from the
-// project's root.
-const LauncherPath = ".cairn/hook"
 
 // Command is the command cairn registers for Codex's event: the committed
 // launcher at the root of the session's work tree. Codex runs hooks with
@@ -28,11 +25,11 @@ const LauncherPath = ".cairn/hook"
 // finds the root (git, else the working directory), so the file names
 // nothing of one machine and works from any shell.
 func Command(event string) string {
-	return `sh -c 'exec "$(git rev-parse --show-toplevel 2>/dev/null || pwd)/` + LauncherPath + `" --agent ` + Name + ` ` + event + `'`
+	return `sh -c 'exec "$(git rev-parse --show-toplevel 2>/dev/null || pwd)/` + launcher.Path + `" --agent ` + Name + ` ` + event + `'`
 }
 
 // isCairn reports whether a hook command is cairn's: it runs the launcher.
-func isCairn(command string) bool { return strings.Contains(command, LauncherPath) }
+func isCairn(command string) bool { return strings.Contains(command, launcher.Path) }
 
 // handler is one hook handler as hooks.json writes it.
 type handler struct {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent/codex"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/codex/hooks"
 )
 
@@ -179,7 +180,7 @@ func countHandlers(data []byte) (ours, theirs int) {
 			hs, _ := gm["hooks"].([]any)
 			for _, h := range hs {
 				hm, _ := h.(map[string]any)
-				if c, ok := hm["command"].(string); ok && strings.Contains(c, codex.LauncherPath) {
+				if c, ok := hm["command"].(string); ok && strings.Contains(c, launcher.Path) {
 					ours++
 				} else {
 					theirs++

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent/codex"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
@@ -217,7 +218,7 @@ func TestCheckWiring(t *testing.T) {
 	}
 	data := readTestdataAbs(t, filepath.Join(project, codex.HooksFile))
 	cut := strings.Replace(string(data), "--agent codex Stop", "--agent codex NotStop", 1)
-	cut = strings.Replace(cut, codex.LauncherPath+`\" --agent codex NotStop`, `elsewhere\" --agent codex NotStop`, 1)
+	cut = strings.Replace(cut, launcher.Path+`\" --agent codex NotStop`, `elsewhere\" --agent codex NotStop`, 1)
 	if err := os.WriteFile(filepath.Join(project, codex.HooksFile), []byte(cut), 0o644); err != nil {
 		t.Fatal(err)
 	}

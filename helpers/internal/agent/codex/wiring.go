@@ -1,7 +1,6 @@
 package codex
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -10,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
@@ -67,6 +66,9 @@ func (Adapter) Unwire(project string, cairnDir fsx.Root) ([]string, error) {
 	return Unwire(project, cairnDir)
 }
 
+// Uses is [Uses].
+func (Adapter) Uses(project string) bool { return Uses(project) }
+
 // CheckWiring is [CheckWiring], with the person's Codex home from
 // $CODEX_HOME (Codex's own variable) or home/.codex.
 func (Adapter) CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
@@ -100,7 +102,7 @@ func readOptional(r fsx.Root, name string) ([]byte, error) {
 // cairn's hooks in .codex/hooks.json (the project's other hooks and keys
 // kept), each only where it differs, and reports whether it wrote.
 func Wire(project string, cairnDir fsx.Root) (bool, error) {
-	changed, err := writeLauncher(cairnDir)
+	changed, err := launcher.Write(cairnDir)
 	if err != nil {
 		return false, err
 	}
@@ -123,8 +125,9 @@ func Wire(project string, cairnDir fsx.Root) (bool, error) {
 }
 
 // Unwire removes cairn's hooks from .codex/hooks.json (the file, and
-// .codex, when nothing else is left in them) and the launcher unless
-// Claude Code's project wiring still runs it, and says what it removed.
+// .codex, when nothing else is left in them), and says what it removed;
+// the launcher, which other agents' wiring may run, stays (the CLI
+// removes it once no agent's wiring uses it).
 func Unwire(project string, cairnDir fsx.Root) ([]string, error) {
 	var removed []string
 	dir := codexDir(project)
@@ -149,23 +152,17 @@ func Unwire(project string, cairnDir fsx.Root) ([]string, error) {
 			removed = append(removed, "cairn's hooks from "+HooksFile)
 		}
 	}
-	if launcherInUse(project) {
-		return removed, nil
-	}
-	if cur, err := readOptional(cairnDir, launcherFile); err == nil && cur != nil {
-		if err := cairnDir.Remove(launcherFile); err != nil {
-			return nil, err
-		}
-		removed = append(removed, LauncherPath)
-	}
 	return removed, nil
 }
 
-// launcherInUse reports whether another agent's committed wiring still
-// runs the launcher (Claude Code's .claude/settings.json).
-func launcherInUse(project string) bool {
-	data, err := readOptional(fsx.NewRoot(filepath.Join(project, ".claude")), "settings.json")
-	return err == nil && bytes.Contains(data, []byte(LauncherPath))
+// Uses reports whether the project's .codex/hooks.json runs the launcher.
+func Uses(project string) bool {
+	data, err := readOptional(codexDir(project), "hooks.json")
+	if err != nil || data == nil {
+		return false
+	}
+	regs, _, err := Registered(data)
+	return err == nil && len(regs) > 0
 }
 
 // CheckWiring reports the project's Codex wiring for doctor: the hooks in
@@ -185,7 +182,7 @@ func CheckWiring(project string, cairnDir fsx.Root, codexHome string) agent.Wiri
 		return wiring("ok", "not wired for Codex (cairn init --codex wires it for the team)", "")
 	}
 	if len(missing) > 0 {
-		return wiring("fail", HooksFile+" does not run "+LauncherPath+" for "+strings.Join(missing, ", "),
+		return wiring("fail", HooksFile+" does not run "+launcher.Path+" for "+strings.Join(missing, ", "),
 			"cairn init --codex, then commit "+HooksFile)
 	}
 	if w, bad := checkLauncher(cairnDir); bad {
@@ -224,22 +221,22 @@ func CheckWiring(project string, cairnDir fsx.Root, codexHome string) agent.Wiri
 	case len(changed) > 0:
 		return wiring("warn", "cairn's hooks for "+strings.Join(changed, ", ")+" changed since you trusted them: Codex skips them until you trust them again", start)
 	}
-	return wiring("ok", fmt.Sprintf("%s runs %s for %d events, and you trust the project and those hooks in Codex", HooksFile, LauncherPath, len(regs)), "")
+	return wiring("ok", fmt.Sprintf("%s runs %s for %d events, and you trust the project and those hooks in Codex", HooksFile, launcher.Path, len(regs)), "")
 }
 
 // checkLauncher reports a launcher that is missing, not executable or not
 // this cairn's.
 func checkLauncher(cairnDir fsx.Root) (agent.Wiring, bool) {
-	cur, err := readOptional(cairnDir, launcherFile)
-	switch {
-	case err != nil:
+	st, err := launcher.Check(cairnDir)
+	switch st {
+	case launcher.Unreadable:
 		return wiring("fail", err.Error(), "cairn init --codex"), true
-	case cur == nil:
-		return wiring("fail", HooksFile+" runs "+LauncherPath+", which is missing", "cairn init --codex, then commit "+LauncherPath), true
-	case string(cur) != Launcher:
-		return wiring("warn", LauncherPath+" differs from this cairn's launcher", "cairn init --codex (rewrites it), then commit it"), true
-	case !isExecutable(cairnDir, launcherFile):
-		return wiring("fail", LauncherPath+" is not executable: every hook fails", "chmod +x .cairn/hook && git add --chmod=+x .cairn/hook"), true
+	case launcher.Missing:
+		return wiring("fail", HooksFile+" runs "+launcher.Path+", which is missing", "cairn init --codex, then commit "+launcher.Path), true
+	case launcher.Differs:
+		return wiring("warn", launcher.Path+" differs from this cairn's launcher", "cairn init --codex (rewrites it), then commit it"), true
+	case launcher.NotExecutable:
+		return wiring("fail", launcher.Path+" is not executable: every hook fails", "chmod +x .cairn/hook && git add --chmod=+x .cairn/hook"), true
 	}
 	return agent.Wiring{}, false
 }
@@ -281,111 +278,6 @@ func hookState(cfg UserConfig, hooksJSON string, r Registration) state {
 	return state{}
 }
 
-// isExecutable reports whether the file name under r has an execute bit
-// for its owner.
-func isExecutable(r fsx.Root, name string) bool {
-	f, err := r.OpenFile(name, os.O_RDONLY, 0)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	return err == nil && fi.Mode().Perm()&0o100 != 0
-}
-
 func wiring(status, detail, fix string) agent.Wiring {
 	return agent.Wiring{Status: status, Detail: detail, Fix: fix}
 }
-
-// launcherFile is the launcher's name under .cairn.
-const launcherFile = "hook"
-
-// TEMPORARY (until the lead's launcher package lands on main; then Wire
-// calls launcher.Write and this goes): a launcher with the agent mode the
-// Codex hooks need, `.cairn/hook --agent codex EVENT`, running
-// `cairn hook codex EVENT`; Claude Code's `.cairn/hook EVENT` runs
-// `cairn hook EVENT` and anything else runs cairn with those arguments.
-// Without cairn, a session's start says how to install it (in Codex's
-// format, which is Claude Code's); other events are silent; a hook always
-// exits 0.
-func writeLauncher(cairnDir fsx.Root) (bool, error) {
-	cur, err := readOptional(cairnDir, launcherFile)
-	if err != nil {
-		return false, err
-	}
-	changed := false
-	if !bytes.Equal(cur, []byte(Launcher)) {
-		if err := cairnDir.WriteAtomic(launcherFile, []byte(Launcher), 0o755); err != nil {
-			return false, err
-		}
-		changed = true
-	}
-	return changed, cairnDir.Chmod(launcherFile, 0o755)
-}
-
-// notInstalled is what a session is told when the project shares memory
-// through cairn and this machine has no cairn (TEMPORARY, see
-// writeLauncher).
-const notInstalled = "This repository shares team memory through cairn (.cairn/knowledge.jsonl), " +
-	"but cairn is not installed on this machine, so none of it was loaded into this session. " +
-	"To install it: " + cairn.InstallCommand + " (then make sure $(go env GOPATH)/bin is on PATH)."
-
-// Launcher is the TEMPORARY launcher's text (see writeLauncher).
-var Launcher = `#!/bin/sh
-# cairn's launcher, committed with the project (TEMPORARY version with the
-# agent mode). Agent hooks run it; it names nothing of one machine. It finds
-# this machine's cairn and runs: cairn hook [AGENT] EVENT. It always exits 0.
-agent=
-if [ "${1:-}" = --agent ]; then
-  agent=${2:-}
-  shift 2 2>/dev/null || shift $#
-fi
-event=${1:-}
-find_cairn() {
-  if [ -n "${CAIRN_BIN:-}" ] && [ -x "$CAIRN_BIN" ]; then
-    printf '%s\n' "$CAIRN_BIN"
-    return 0
-  fi
-  if command -v cairn >/dev/null 2>&1; then
-    command -v cairn
-    return 0
-  fi
-  for c in "$HOME/.local/bin/cairn" "${GOBIN:-/nonexistent}/cairn" "${GOPATH:-$HOME/go}/bin/cairn"; do
-    if [ -x "$c" ]; then
-      printf '%s\n' "$c"
-      return 0
-    fi
-  done
-  return 1
-}
-case "${agent:-claude}:$event" in
-codex:* | claude:SessionStart | claude:UserPromptSubmit | claude:PostToolUse | claude:PostToolUseFailure | claude:Stop | claude:SubagentStop | claude:PreCompact | claude:SessionEnd) ;;
-*)
-  if [ -n "$agent" ]; then
-    cat >/dev/null
-    exit 0
-  fi
-  if bin=$(find_cairn); then
-    exec "$bin" "$@"
-  fi
-  echo 'cairn: ` + strings.ReplaceAll(notInstalled, "'", "") + `' >&2
-  exit 1
-  ;;
-esac
-CAIRN_IN_HOOK=1
-export CAIRN_IN_HOOK
-if bin=$(find_cairn); then
-  CAIRN_LAUNCHED=1
-  export CAIRN_LAUNCHED
-  if [ -n "$agent" ]; then
-    exec "$bin" hook "$agent" "$event"
-  fi
-  exec "$bin" hook "$event"
-fi
-cat >/dev/null
-if [ "$event" = SessionStart ]; then
-  msg='` + strings.ReplaceAll(notInstalled, "'", "") + `'
-  printf '{"systemMessage":"cairn: %s","hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"%s"}}\n' "$msg" "$msg"
-fi
-exit 0
-`

@@ -14,7 +14,8 @@ import (
 func exists(path string) bool { _, err := os.Stat(path); return err == nil }
 
 // Wire writes the launcher and hooks.json, names nothing of the machine,
-// and writes nothing a second time; Unwire removes exactly that.
+// and writes nothing a second time; Unwire removes cairn's hooks and
+// leaves the launcher (the CLI removes it once no agent's wiring Uses it).
 func TestWireUnwire(t *testing.T) {
 	project := t.TempDir()
 	cairnDir := fsx.NewRoot(filepath.Join(project, ".cairn"))
@@ -40,28 +41,32 @@ func TestWireUnwire(t *testing.T) {
 	if after, _ := os.Stat(hooksJSON); !after.ModTime().Equal(before.ModTime()) {
 		t.Error("second Wire rewrote hooks.json")
 	}
+	if !codex.Uses(project) {
+		t.Error("Uses = false for a wired project")
+	}
 	removed, err := codex.Unwire(project, cairnDir)
-	if err != nil || len(removed) != 2 {
+	if err != nil || len(removed) != 1 {
 		t.Fatalf("Unwire = %q, %v", removed, err)
 	}
-	if exists(hooksJSON) || exists(filepath.Join(project, ".codex")) || exists(filepath.Join(project, ".cairn", "hook")) {
-		t.Error("Unwire left cairn's files")
+	if exists(hooksJSON) || exists(filepath.Join(project, ".codex")) || !exists(filepath.Join(project, ".cairn", "hook")) {
+		t.Error("Unwire left cairn's hooks, or took the launcher")
+	}
+	if codex.Uses(project) {
+		t.Error("Uses = true once unwired")
 	}
 	if removed, err := codex.Unwire(project, cairnDir); err != nil || len(removed) != 0 {
 		t.Errorf("second Unwire = %q, %v", removed, err)
 	}
 }
 
-// A project's own .codex (hooks, a config.toml) stays; the launcher stays
-// while Claude Code's wiring runs it.
+// A project's own .codex (hooks, a config.toml) stays.
 func TestWireKeepsTheProjects(t *testing.T) {
 	project := t.TempDir()
 	user := readTestdata(t, "hooksjson/user.json")
 	if err := os.MkdirAll(filepath.Join(project, ".codex"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for name, data := range map[string][]byte{".codex/hooks.json": user, ".codex/config.toml": []byte("model = \"o3\"\n"),
-		".claude/settings.json": []byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"\"$CLAUDE_PROJECT_DIR\"/.cairn/hook Stop"}]}]}}`)} {
+	for name, data := range map[string][]byte{".codex/hooks.json": user, ".codex/config.toml": []byte("model = \"o3\"\n")} {
 		os.MkdirAll(filepath.Dir(filepath.Join(project, name)), 0o755)
 		if err := os.WriteFile(filepath.Join(project, name), data, 0o644); err != nil {
 			t.Fatal(err)
@@ -78,7 +83,7 @@ func TestWireKeepsTheProjects(t *testing.T) {
 	if !sameValue(t, readTestdataAbs(t, filepath.Join(project, ".codex", "hooks.json")), user) {
 		t.Error("the project's hooks.json changed")
 	}
-	if !exists(filepath.Join(project, ".codex", "config.toml")) || !exists(filepath.Join(project, ".cairn", "hook")) {
+	if !exists(filepath.Join(project, ".codex", "config.toml")) || codex.Uses(project) {
 		t.Error("Unwire removed what is not only cairn's")
 	}
 	if err := os.WriteFile(filepath.Join(project, ".codex", "hooks.json"), []byte("not json"), 0o644); err != nil {

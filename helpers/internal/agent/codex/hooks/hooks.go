@@ -35,6 +35,17 @@ var Events = []Hook{
 	{"SessionEnd", "session_end", event.End, "", 3, false},
 }
 
+// StartEvent is the session-start event: its answer reaches the model
+// (hookSpecificOutput.additionalContext), and the launcher answers it,
+// without cairn, with [NotInstalledFormat].
+const StartEvent = "SessionStart"
+
+// NotInstalledFormat is the launcher's answer to [StartEvent] on a machine
+// without cairn: Codex's SessionStart output (the same fields as Claude
+// Code's), with %s (printf) for the notice, once for the person
+// (systemMessage, shown as "Hook · cairn: ...") and once for the model.
+const NotInstalledFormat = `{"systemMessage":"cairn: %s","hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"%s"}}\n`
+
 // Kind is the moment Codex's event name stands for; Unknown for a name
 // cairn does not handle.
 func Kind(name string) event.Kind {
