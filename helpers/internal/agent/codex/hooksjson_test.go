@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent/codex"
-	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/codex/hooks"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
 )
 
 func readTestdata(t testing.TB, name string) []byte {
