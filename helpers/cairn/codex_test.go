@@ -66,8 +66,8 @@ func codexSession(t *testing.T, root, dir string, api *codextest.FakeAPI, prompt
 	return res
 }
 
-// codexContext returns the developer messages of Codex's first request
-// that carry cairn's recall block, joined.
+// codexContext returns the text of Codex's first request to the model
+// (cairn's context arrives in it as developer messages).
 func codexContext(t *testing.T, api *codextest.FakeAPI) string {
 	t.Helper()
 	texts := api.MainRequestTexts()

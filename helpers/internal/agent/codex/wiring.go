@@ -189,7 +189,10 @@ func CheckWiring(project string, cairnDir fsx.Root, codexHome string) agent.Wiri
 		return w
 	}
 	hooksJSON := filepath.Join(project, HooksFile)
-	cfgData, _ := os.ReadFile(filepath.Join(codexHome, "config.toml"))
+	var cfgData []byte
+	if codexHome != "" {
+		cfgData, _ = os.ReadFile(filepath.Join(codexHome, "config.toml"))
+	}
 	cfg := ParseUserConfig(string(cfgData))
 	start := "start codex in " + project + ", choose \"Trust and continue\", then \"Trust all and continue\" when it says hooks need review (or /hooks, then t)"
 	switch projectTrust(cfg, project) {
