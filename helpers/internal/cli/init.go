@@ -6,6 +6,7 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/codex"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/cursor"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
@@ -14,7 +15,7 @@ import (
 
 // adapters are the agents cairn can wire a project for: each is a flag of
 // init and uninstall (--claude), and doctor checks each one's wiring.
-var adapters = []agent.Adapter{claude.Adapter{}, cursor.Adapter{}}
+var adapters = []agent.Adapter{claude.Adapter{}, cursor.Adapter{}, codex.Adapter{}}
 
 // adapterFlags are one boolean flag per adapter, usage from verb.
 func adapterFlags(verb string) []ucli.Flag {

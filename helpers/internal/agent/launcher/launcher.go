@@ -16,6 +16,7 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude/hooks"
+	codexhooks "github.com/cairn-dev/cairn/helpers/internal/agent/codex/hooks"
 	cursorhooks "github.com/cairn-dev/cairn/helpers/internal/agent/cursor/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
@@ -51,6 +52,7 @@ const claudeNotice = `{"systemMessage":"cairn: %s","hookSpecificOutput":{"hookEv
 var notices = []notice{
 	{hooks.Agent, "SessionStart", claudeNotice},
 	{cursorhooks.Agent, cursorhooks.StartEvent, cursorhooks.NotInstalledFormat},
+	{codexhooks.Agent, codexhooks.StartEvent, codexhooks.NotInstalledFormat},
 }
 
 // script is the launcher's text, built once.
