@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude/hooks"
+	codexhooks "github.com/cairn-dev/cairn/helpers/internal/agent/codex/hooks"
 	cursorhooks "github.com/cairn-dev/cairn/helpers/internal/agent/cursor/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
@@ -55,7 +56,13 @@ func Stdin() io.Reader {
 var kinds = map[string]func(string) event.Kind{
 	hooks.Agent:       hooks.Kind,
 	cursorhooks.Agent: cursorhooks.Kind,
+	codexhooks.Agent:  codexhooks.Kind,
 }
+
+// queued are the agents whose replies the gate queues for the session
+// pipeline: their payloads name the session's transcript as Claude Code's
+// do (session_id, transcript_path, cwd), and cairn reads it.
+var queued = map[string]bool{hooks.Agent: true, codexhooks.Agent: true}
 
 func init() {
 	agent, name, ok := hookArgs(os.Args)
@@ -75,8 +82,8 @@ func init() {
 		return // the full hook reports it
 	}
 	if !typed.MightContain(string(data)) {
-		if agent == hooks.Agent && kind(name) == event.Reply {
-			enqueue(data)
+		if queued[agent] && kind(name) == event.Reply {
+			enqueue(agent, data)
 		}
 		os.Exit(0)
 	}
@@ -99,7 +106,7 @@ func hookArgs(args []string) (agent, name string, ok bool) {
 // the task names the session's transcript, which is not read here. It
 // fails silently: the reject path writes nothing, and the session's end
 // queues the session again.
-func enqueue(data []byte) {
+func enqueue(agent string, data []byte) {
 	// Nothing here may fail the hook: a panic in an init would exit 2,
 	// which Claude Code reads as "block".
 	defer func() { _ = recover() }()
@@ -116,6 +123,6 @@ func enqueue(data []byte) {
 		project = os.Getenv("CLAUDE_PROJECT_DIR")
 	}
 	t := queue.Task{Session: p.Session, Transcript: p.Transcript, Cwd: p.Cwd, Project: project,
-		Agent: hooks.Agent, Reason: queue.ReasonStop}
+		Agent: agent, Reason: queue.ReasonStop}
 	_, _ = queue.Produce(os.Getenv, t, false, time.Now())
 }

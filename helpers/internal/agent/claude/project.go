@@ -103,12 +103,3 @@ func ProjectFile(plugin []byte) []byte {
 func IsProjectFile(data []byte) bool {
 	return strings.HasSuffix(string(data), projectFileMark)
 }
-
-// eventNames joins the names of every event cairn handles with sep.
-func eventNames(sep string) string {
-	names := make([]string, len(Events))
-	for i, h := range Events {
-		names[i] = h.Event
-	}
-	return strings.Join(names, sep)
-}
