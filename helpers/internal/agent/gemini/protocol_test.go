@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	launcherpkg "github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 )
 
@@ -129,16 +130,16 @@ func TestEncode(t *testing.T) {
 	}
 }
 
-// Without cairn on the machine, the launcher answers Gemini CLI's
-// SessionStart with its notice, as JSON Gemini CLI reads; every other
-// event gets nothing; it exits 0.
+// Without cairn on the machine, the shared launcher answers Gemini CLI's
+// SessionStart with its notice (hooks.NotInstalledFormat), as JSON Gemini
+// CLI reads; every other event gets nothing; it exits 0.
 func TestLauncherWithoutCairn(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the launcher is POSIX sh")
 	}
 	dir := t.TempDir()
 	launcher := filepath.Join(dir, "hook")
-	if err := os.WriteFile(launcher, []byte(tempLauncher()), 0o755); err != nil {
+	if err := os.WriteFile(launcher, []byte(launcherpkg.Script()), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	run := func(args ...string) string {

@@ -265,8 +265,8 @@ func (t *transcript) conversation() event.Conversation {
 }
 
 // lastTurn is the text of the agent's messages after the last prompt, in
-// order, joined by newlines; ok is false when t has no prompt.
-func (t *transcript) lastTurn() (string, bool) {
+// order, joined by newlines; prompt is false when t has no prompt.
+func (t *transcript) lastTurn() (reply string, prompt bool) {
 	start := -1
 	for i := len(t.messages) - 1; i >= 0; i-- {
 		if t.messages[i].role == "user" && t.messages[i].prompt {
@@ -283,13 +283,19 @@ func (t *transcript) lastTurn() (string, bool) {
 			out = append(out, m.text)
 		}
 	}
-	return strings.Join(out, "\n"), len(out) > 0
+	return strings.Join(out, "\n"), true
 }
 
+// firstReplyRead is how much of a transcript's end LastReply reads first;
+// it reads four times more each time the last prompt is not in it, up to
+// maxReplyRead.
+const firstReplyRead = 256 << 10
+
 // LastReply reads the agent's reply of the last turn (every text it wrote
-// after the last prompt) from the transcript at path, reading no more than
-// its last 8 MiB; ok is false when there is no such file, or no prompt
-// followed by a reply in what it read.
+// after the last prompt) from the transcript at path. It reads the file's
+// end, more of it until the last prompt is in what it read, and no more
+// than its last 8 MiB; ok is false when there is no such file, or no
+// prompt followed by a reply in what it read.
 func LastReply(path string) (string, bool) {
 	if path == "" {
 		return "", false
@@ -303,25 +309,40 @@ func LastReply(path string) (string, bool) {
 	if err != nil || !fi.Mode().IsRegular() {
 		return "", false
 	}
-	from := max(fi.Size()-maxReplyRead, 0)
-	data, err := io.ReadAll(io.NewSectionReader(f, from, fi.Size()-from))
-	if err != nil {
-		return "", false
-	}
-	if from > 0 {
-		// The first line read may be a record's end: start at the next.
-		i := bytes.IndexByte(data, '\n')
-		if i < 0 {
+	size := fi.Size()
+	for n := int64(firstReplyRead); ; n *= 4 {
+		n = min(n, maxReplyRead, size)
+		data := make([]byte, n)
+		if _, err := f.ReadAt(data, size-n); err != nil && err != io.EOF {
 			return "", false
 		}
-		data = data[i+1:]
+		if n < size {
+			// The first line read may be a record's end: start at the
+			// next.
+			i := bytes.IndexByte(data, '\n')
+			if i < 0 {
+				data = nil
+			} else {
+				data = data[i+1:]
+			}
+		}
+		reply, prompt := replyOf(data)
+		if prompt || n == size || n == maxReplyRead {
+			return reply, reply != ""
+		}
 	}
-	return ReplyOf(data)
 }
 
 // ReplyOf is the agent's reply of the last turn in transcript data (see
-// LastReply).
+// LastReply); ok is false when there is none.
 func ReplyOf(data []byte) (string, bool) {
+	reply, _ := replyOf(data)
+	return reply, reply != ""
+}
+
+// replyOf is the agent's reply of the last turn in data, and whether data
+// holds a prompt at all.
+func replyOf(data []byte) (string, bool) {
 	var t transcript
 	for line := range bytes.SplitSeq(data, []byte("\n")) {
 		if len(bytes.TrimSpace(line)) > 0 && len(line) <= MaxTranscriptLine {

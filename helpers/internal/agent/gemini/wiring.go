@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
-	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
@@ -22,9 +22,6 @@ const maxSettings = 1 << 20
 
 // settingsFile is the project's Gemini CLI settings, from its root.
 const settingsFile = ".gemini/settings.json"
-
-// launcherFile is the launcher's name under .cairn.
-const launcherFile = "hook"
 
 // ErrSettings marks a .gemini/settings.json that cairn cannot edit (not
 // JSON with comments, or hooks that are not an object): the person fixes
@@ -101,7 +98,7 @@ func (Adapter) CheckWiring(project string, cairnDir fsx.Root, home string) agent
 // differs, and reports whether it wrote. The user's other settings, and
 // the file's comments and formatting, are kept.
 func Wire(project string, cairnDir fsx.Root) (bool, error) {
-	changed, err := writeLauncher(cairnDir)
+	changed, err := launcher.Write(cairnDir)
 	if err != nil {
 		return false, err
 	}
@@ -160,30 +157,29 @@ func hasComment(data []byte) bool { return !bytes.Equal(stripComments(data), dat
 // are turned off, and whether this user's Gemini CLI trusts the project's
 // folder (it runs no project hook in a folder it does not trust).
 func CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
-	// Not every team uses Gemini CLI: no wiring is no problem.
-	none := wiring("ok", "Gemini CLI: not wired (cairn init --gemini wires the project for it)", "")
 	data, serr := readOptional(geminiDir(project), "settings.json")
-	if serr == nil && data == nil {
-		return none
-	}
 	var missing []string
 	if serr == nil {
-		if missing, serr = Wired(data); serr == nil && !HasCairn(data) {
-			return none
-		}
+		missing, serr = Wired(data)
 	}
-	launcher, lerr := readOptional(cairnDir, launcherFile)
+	if serr == nil && !HasCairn(data) {
+		// Not every team uses Gemini CLI: no wiring is no problem.
+		return wiring("ok", "not wired (cairn init --gemini wires the project for it)", "")
+	}
+	state, lerr := launcher.Check(cairnDir)
 	switch {
 	case serr != nil:
 		return wiring("fail", ".gemini/"+serr.Error(), "fix "+settingsFile+" by hand, then cairn init --gemini")
 	case lerr != nil:
 		return wiring("fail", lerr.Error(), "cairn init --gemini")
-	case launcher == nil:
-		return wiring("fail", settingsFile+" runs .cairn/hook, which is missing", "cairn init --gemini, then commit .cairn/hook")
-	case !isExecutable(cairnDir, launcherFile):
-		return wiring("fail", ".cairn/hook is not executable: every hook fails", "chmod +x .cairn/hook && git add --chmod=+x .cairn/hook")
+	case state == launcher.Missing:
+		return wiring("fail", settingsFile+" runs "+launcher.Path+", which is missing", "cairn init --gemini, then commit "+launcher.Path)
+	case state == launcher.Differs:
+		return wiring("warn", launcher.Path+" differs from this cairn's launcher", "cairn init --gemini (rewrites it), then commit it")
+	case state == launcher.NotExecutable:
+		return wiring("fail", launcher.Path+" is not executable: every hook fails", "chmod +x .cairn/hook && git add --chmod=+x .cairn/hook")
 	case len(missing) > 0:
-		return wiring("fail", settingsFile+" does not run .cairn/hook for "+strings.Join(missing, ", "),
+		return wiring("fail", settingsFile+" does not run "+launcher.Path+" for "+strings.Join(missing, ", "),
 			"cairn init --gemini, then commit "+settingsFile)
 	case Disabled(data):
 		return wiring("fail", settingsFile+" turns Gemini CLI's hooks off (hooksConfig.enabled false)",
@@ -196,11 +192,11 @@ func CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
 				"remove hooksConfig.enabled from ~/.gemini/settings.json")
 		}
 		if !trusted(project, home, user) {
-			return wiring("warn", "Gemini CLI does not trust this folder yet, and runs a project's hooks only in a trusted folder",
+			return wiring("warn", "does not trust this folder yet, and runs a project's hooks only in a trusted folder",
 				"start gemini in the project and choose to trust the folder")
 		}
 	}
-	return wiring("ok", settingsFile+" runs .cairn/hook for every event", "")
+	return wiring("ok", settingsFile+" runs "+launcher.Path+" for every event", "")
 }
 
 // trusted reports whether this user's Gemini CLI trusts the project's
@@ -256,70 +252,7 @@ func within(dir, path string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
-// isExecutable reports whether the file name under r has an execute bit
-// for its owner.
-func isExecutable(r fsx.Root, name string) bool {
-	f, err := r.OpenFile(name, os.O_RDONLY, 0)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	return err == nil && fi.Mode().Perm()&0o100 != 0
-}
-
+// wiring is a doctor line, its detail naming Gemini CLI.
 func wiring(status, detail, fix string) agent.Wiring {
-	return agent.Wiring{Status: status, Detail: detail, Fix: fix}
-}
-
-// NotInstalledNotice is the launcher's answer to Gemini CLI's SessionStart
-// without cairn on the machine: a line for the person (systemMessage) and
-// the same text for the model, in printf's format with %s for the message.
-const NotInstalledNotice = `{"systemMessage":"cairn: %s","hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"%s"}}\n`
-
-// writeLauncher writes the committed launcher, with its agent mode, into
-// cairnDir, executable, only where it differs.
-//
-// TEMPORARY, until package launcher lands on main (launcher.Write): the
-// Claude Code launcher with the agent mode (.cairn/hook --agent gemini
-// EVENT) spliced in before it reads its own event.
-func writeLauncher(cairnDir fsx.Root) (bool, error) {
-	want := []byte(tempLauncher())
-	cur, err := readOptional(cairnDir, launcherFile)
-	if err != nil {
-		return false, err
-	}
-	changed := false
-	if !bytes.Equal(cur, want) {
-		if err := cairnDir.WriteAtomic(launcherFile, want, 0o755); err != nil {
-			return false, err
-		}
-		changed = true
-	}
-	return changed, cairnDir.Chmod(launcherFile, 0o755)
-}
-
-// tempLauncher is the TEMPORARY launcher of writeLauncher.
-func tempLauncher() string {
-	msg := strings.NewReplacer("'", "", "%", "").Replace(claude.NotInstalled)
-	agentMode := `if [ "$event" = --agent ]; then
-  agent=${2:-}
-  event=${3:-}
-  CAIRN_IN_HOOK=1
-  export CAIRN_IN_HOOK
-  if bin=$(find_cairn); then
-    CAIRN_LAUNCHED=1
-    export CAIRN_LAUNCHED
-    exec "$bin" hook "$agent" "$event"
-  fi
-  cat >/dev/null
-  if [ "$agent:$event" = ` + Name + `:SessionStart ]; then
-    msg='` + msg + `'
-    printf '` + NotInstalledNotice + `' "$msg" "$msg"
-  fi
-  exit 0
-fi
-`
-	const at = "case \"$event\" in\n"
-	return strings.Replace(claude.Launcher, at, agentMode+at, 1)
+	return agent.Wiring{Status: status, Detail: "Gemini CLI: " + detail, Fix: fix}
 }

@@ -117,7 +117,7 @@ func TestCheckWiring(t *testing.T) {
 	if _, err := Wire(dir, cairnDir); err != nil {
 		t.Fatal(err)
 	}
-	if got := check(); !strings.HasPrefix(got, "warn: Gemini CLI does not trust this folder") {
+	if got := check(); !strings.HasPrefix(got, "warn: Gemini CLI: does not trust this folder") {
 		t.Errorf("untrusted: %s", got)
 	}
 	trust := func(rules string) {
@@ -130,29 +130,29 @@ func TestCheckWiring(t *testing.T) {
 		}
 	}
 	trust(`{"` + filepath.Join(dir, "sub") + `": "TRUST_PARENT"}`)
-	if got := check(); got != "ok: .gemini/settings.json runs .cairn/hook for every event" {
+	if got := check(); got != "ok: Gemini CLI: .gemini/settings.json runs .cairn/hook for every event" {
 		t.Errorf("trusted through a child's TRUST_PARENT: %s", got)
 	}
 	trust(`{"/": "TRUST_FOLDER", "` + dir + `": "DO_NOT_TRUST"}`)
-	if got := check(); !strings.HasPrefix(got, "warn: Gemini CLI does not trust") {
+	if got := check(); !strings.HasPrefix(got, "warn: Gemini CLI: does not trust") {
 		t.Errorf("distrusted: %s", got)
 	}
 	trust(`{"` + dir + `": "TRUST_FOLDER"}`)
 	if err := os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(`{"hooksConfig": {"enabled": false}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got := check(); !strings.HasPrefix(got, "fail: your ~/.gemini/settings.json turns Gemini CLI's hooks off") {
+	if got := check(); !strings.HasPrefix(got, "fail: Gemini CLI: your ~/.gemini/settings.json turns Gemini CLI's hooks off") {
 		t.Errorf("hooks off: %s", got)
 	}
 	os.Remove(filepath.Join(home, ".gemini", "settings.json"))
 	if err := os.Chmod(filepath.Join(dir, ".cairn", "hook"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got := check(); !strings.HasPrefix(got, "fail: .cairn/hook is not executable") {
+	if got := check(); !strings.HasPrefix(got, "fail: Gemini CLI: .cairn/hook is not executable") {
 		t.Errorf("not executable: %s", got)
 	}
 	os.Remove(filepath.Join(dir, ".cairn", "hook"))
-	if got := check(); !strings.HasPrefix(got, "fail: .gemini/settings.json runs .cairn/hook, which is missing") {
+	if got := check(); !strings.HasPrefix(got, "fail: Gemini CLI: .gemini/settings.json runs .cairn/hook, which is missing") {
 		t.Errorf("no launcher: %s", got)
 	}
 	if _, err := Wire(dir, cairnDir); err != nil {
@@ -163,13 +163,13 @@ func TestCheckWiring(t *testing.T) {
 	if err := os.WriteFile(settings, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got := check(); got != "fail: .gemini/settings.json does not run .cairn/hook for AfterTool" {
+	if got := check(); got != "fail: Gemini CLI: .gemini/settings.json does not run .cairn/hook for AfterTool" {
 		t.Errorf("an event missing: %s", got)
 	}
 	if err := os.WriteFile(settings, []byte("{"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got := check(); !strings.HasPrefix(got, "fail: .gemini/settings.json: not valid JSON") {
+	if got := check(); !strings.HasPrefix(got, "fail: Gemini CLI: .gemini/settings.json: not valid JSON") {
 		t.Errorf("broken settings: %s", got)
 	}
 }

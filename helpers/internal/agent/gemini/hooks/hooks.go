@@ -35,6 +35,18 @@ var Events = []Hook{
 	{"SessionEnd", event.End, "", 10000},
 }
 
+// StartEvent is the session-start event: its answer reaches the model
+// (hookSpecificOutput.additionalContext), and the launcher answers it,
+// without cairn, with [NotInstalledFormat].
+const StartEvent = "SessionStart"
+
+// NotInstalledFormat is the launcher's answer to [StartEvent] on a machine
+// without cairn: Gemini CLI's SessionStart output (the same fields as
+// Claude Code's), with %s (printf) for the notice, once for the person
+// (systemMessage) and once for the model (additionalContext, which Gemini
+// CLI adds to the history, or to a headless run's prompt).
+const NotInstalledFormat = `{"systemMessage":"cairn: %s","hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"%s"}}\n`
+
 // Kind is the moment Gemini CLI's event name stands for; Unknown for a
 // name cairn does not handle.
 func Kind(name string) event.Kind {
