@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/claudetest"
 	"github.com/cairn-dev/cairn/helpers/internal/geminitest"
@@ -254,7 +256,7 @@ func nodePath(t *testing.T) string {
 
 // `cairn uninstall --gemini` removes exactly cairn's hooks: the user's own
 // hooks and settings (and their comments) stay; a settings file of cairn's
-// own making goes.
+// own making goes, and the launcher once no agent's wiring runs it.
 func TestGeminiInitUninstall(t *testing.T) {
 	repo := geminitest.NewGitRepo(t)
 	own := "{\n  // the team's model\n  \"model\": {\"name\": \"gemini-2.5-pro\"},\n  \"hooks\": {\n    \"AfterTool\": [\n      {\"matcher\": \"write_file\", \"hooks\": [{\"type\": \"command\", \"command\": \"./lint.sh\"}]}\n    ]\n  }\n}\n"
@@ -284,8 +286,21 @@ func TestGeminiInitUninstall(t *testing.T) {
 	fresh := geminitest.NewGitRepo(t)
 	cairnIn(t, fresh, "init", "--gemini")
 	cairnIn(t, fresh, "uninstall", "--gemini")
-	if _, err := os.Stat(filepath.Join(fresh, ".gemini")); !os.IsNotExist(err) {
-		t.Errorf(".gemini of cairn's own making is still there: %v", err)
+	for _, gone := range []string{".gemini", ".cairn/hook"} {
+		if _, err := os.Stat(filepath.Join(fresh, gone)); !os.IsNotExist(err) {
+			t.Errorf("%s of cairn's own making is still there: %v", gone, err)
+		}
+	}
+
+	// Claude Code's wiring runs the launcher too: it stays.
+	both := geminitest.NewGitRepo(t)
+	cairnIn(t, both, "init", "--claude", "--gemini")
+	cairnIn(t, both, "uninstall", "--gemini")
+	if _, err := os.Stat(filepath.Join(both, ".cairn", "hook")); err != nil {
+		t.Errorf("the launcher went while Claude Code's wiring runs it: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(both, ".gemini")); !os.IsNotExist(err) {
+		t.Errorf(".gemini is still there: %v", err)
 	}
 }
 
@@ -337,5 +352,86 @@ func TestGeminiInteractive(t *testing.T) {
 	}
 	if findEntry(logEntries(t, repo), "learned", captured) == nil {
 		t.Error("the reply's typed line is not in the log")
+	}
+}
+
+// The session pipeline reads Gemini CLI's transcript: with the pipeline
+// on, a session of two prompts, ended with /quit, is queued by its hooks
+// and the detached worker exports it (the person's prompts and the
+// agent's replies, Gemini CLI's own context left out) and distills it
+// (model_command: a script that answers the distillation). Gemini CLI's
+// transcript names no branch: the export has none.
+func TestGeminiPipeline(t *testing.T) {
+	cli := geminitest.FindCLI(t)
+	repo := geminiRepo(t)
+	git(t, repo, "checkout", "-q", "-b", "fix/retry")
+	api := geminitest.StartFakeAPI(t, [][]geminitest.Part{
+		{geminitest.Text("Found it: the retry loop never selects on ctx.Done(), so a reset leaves it spinning.")},
+		{geminitest.Text("Done: the backoff is exponential and capped at 30 s. Still open: a test for the jittered backoff.")},
+	})
+	home := t.TempDir()
+	answer := filepath.Join(home, "distillation.txt")
+	if err := os.WriteFile(answer, []byte(distillation), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	config := `{"pipeline": true, "model_command": ["sh", "-c", "cat >/dev/null; cat ` + answer + `"]}`
+	if err := os.MkdirAll(filepath.Join(home, ".config", "cairn"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".config", "cairn", "config.json"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{
+		"CAIRN_BIN=" + cairnBinary(t), "CAIRN_NO_BACKGROUND=", "CAIRN_PIPELINE_CHILD=",
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
+		"XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
+	}
+	s := geminitest.StartInteractive(t, geminitest.InteractiveOptions{CLI: cli, API: api, Dir: repo, Home: home, Env: env})
+	s.Type("The retry loop in client.go hangs forever when the server resets the connection during a deploy. Find out why and fix it.")
+	s.WaitScreen("a reset leaves it spinning")
+	s.WaitIdle()
+	s.Type("Good. Use exponential backoff capped at 30 seconds instead of the fixed delay. A test for the jittered backoff can wait for tomorrow.")
+	s.WaitScreen("Still open: a test for the jittered backoff")
+	s.WaitIdle()
+	s.Exit()
+
+	state := filepath.Join(home, ".local", "state", "cairn")
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		var done struct {
+			Distilled bool   `json:"distilled"`
+			Reason    string `json:"reason"`
+		}
+		files, _ := filepath.Glob(filepath.Join(state, "queue", "done", "*.task"))
+		if len(files) > 0 {
+			b, _ := os.ReadFile(files[len(files)-1])
+			if json.Unmarshal(b, &done) == nil && done.Distilled {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			log, _ := os.ReadFile(filepath.Join(state, "pipeline.log"))
+			t.Fatalf("the worker did not distill the session\npipeline.log:\n%s", log)
+		}
+		time.Sleep(100 * time.Millisecond) // polling for a detached process, not timing
+	}
+	exports, _ := filepath.Glob(filepath.Join(home, ".local", "share", "cairn", "sessions", "*", "*.md"))
+	if len(exports) != 1 {
+		t.Fatalf("exports: %v", exports)
+	}
+	export := string(mustRead(t, exports[0]))
+	real, err := filepath.EvalSymlinks(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`agent: "Gemini CLI"`, `cwd: "` + real + `"`, "messages: 4", "## User", "The retry loop in client.go hangs forever", "## Assistant", "Still open: a test for the jittered backoff"} {
+		if !strings.Contains(export, want) {
+			t.Errorf("the export lacks %q:\n%s", want, export)
+		}
+	}
+	for _, bad := range []string{"session_context", "hook_context", "untrusted-knowledge"} {
+		if strings.Contains(export, bad) {
+			t.Errorf("the export has %q:\n%s", bad, export)
+		}
 	}
 }

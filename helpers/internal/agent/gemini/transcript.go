@@ -62,6 +62,7 @@ type message struct {
 // transcript is what the records of a transcript say, folded.
 type transcript struct {
 	session, kind string
+	cwd           string // the first workspace directory Gemini CLI's session context names
 	messages      []message
 	index         map[string]int // message id -> position in messages
 	skipped       int
@@ -105,6 +106,9 @@ func (t *transcript) add(line []byte) {
 
 // put adds a message record, or replaces the message of its id.
 func (t *transcript) put(rec record) {
+	if rec.Type == "user" && t.cwd == "" {
+		t.cwd = workspaceDir(contentText(rec.Content))
+	}
 	m, ok := toMessage(rec)
 	if !ok {
 		return
@@ -142,6 +146,28 @@ func toMessage(rec record) (message, bool) {
 // sessionContext begins the message Gemini CLI writes first in every
 // session, describing the machine and the workspace, which nobody typed.
 const sessionContext = "<session_context>"
+
+// workspaceDirs heads the list of the session's workspace directories in
+// Gemini CLI's session context; the first one is where it started.
+const workspaceDirs = "- **Workspace Directories:**\n"
+
+// workspaceDir is the first workspace directory a session context names,
+// or "" for any other text.
+func workspaceDir(text string) string {
+	if !strings.HasPrefix(strings.TrimSpace(text), sessionContext) {
+		return ""
+	}
+	_, rest, ok := strings.Cut(text, workspaceDirs)
+	if !ok {
+		return ""
+	}
+	line, _, _ := strings.Cut(rest, "\n")
+	dir, ok := strings.CutPrefix(strings.TrimSpace(line), "- ")
+	if !ok {
+		return ""
+	}
+	return strings.TrimSpace(dir)
+}
 
 // userText is a user message's text, without the <hook_context> blocks
 // hooks added; prompt is false for a message of tool results only, or
@@ -216,7 +242,9 @@ func contentText(raw json.RawMessage) string {
 // (without hook context) and the agent's replies, consecutive messages of
 // one side joined; tool calls and results, thoughts, Gemini CLI's own
 // session context and its info, warning and error messages left out.
-// Gemini CLI's transcript does not say whether the session was
+// The working directory is the first workspace directory Gemini CLI's
+// session context names. Gemini CLI's transcript names no git branch and
+// no version of its own, and does not say whether the session was
 // interactive or a headless run (gemini -p): every session reads as
 // interactive.
 func ReadTranscript(r io.Reader) (event.Conversation, error) {
@@ -245,6 +273,7 @@ func ReadTranscript(r io.Reader) (event.Conversation, error) {
 func (t *transcript) conversation() event.Conversation {
 	c := event.Conversation{
 		Session:     t.session,
+		Cwd:         t.cwd,
 		Agent:       "Gemini CLI",
 		Interactive: true,
 		Sidechain:   t.kind == "subagent",

@@ -22,7 +22,7 @@ func TestReadTranscriptRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Session != "57dbf6bb-5afd-4a57-8c65-055c28e3272b" || c.Agent != "Gemini CLI" || !c.Interactive || c.Sidechain || c.Skipped != 0 {
+	if c.Session != "57dbf6bb-5afd-4a57-8c65-055c28e3272b" || c.Cwd != "/home/ana/src/shop" || c.Agent != "Gemini CLI" || !c.Interactive || c.Sidechain || c.Skipped != 0 {
 		t.Errorf("conversation %+v", c)
 	}
 	if len(c.Messages) != 2 || c.Messages[0].Role != "user" || c.Messages[0].Text != "fix the payment retries" ||
