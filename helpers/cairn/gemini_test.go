@@ -267,7 +267,11 @@ func TestGeminiInitUninstall(t *testing.T) {
 	if err := os.WriteFile(settings, []byte(own), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cairnIn(t, repo, "init", "--gemini")
+	// What to commit is the settings file, not all of .gemini (which may
+	// hold a .env with the person's API key).
+	if out := cairnIn(t, repo, "init", "--gemini"); !strings.Contains(out, "git add .cairn .gemini/settings.json &&") {
+		t.Errorf("init --gemini says:\n%s", out)
+	}
 	wired := string(mustRead(t, settings))
 	if !strings.Contains(wired, "// the team's model") || !strings.Contains(wired, "./lint.sh") || !strings.Contains(wired, "--agent gemini AfterAgent") {
 		t.Fatalf("wired settings:\n%s", wired)

@@ -17,7 +17,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
-// maxSettings caps how much of a settings or launcher file is read.
+// maxSettings caps how much of a settings file is read.
 const maxSettings = 1 << 20
 
 // settingsFile is the project's Gemini CLI settings, from its root.
@@ -70,8 +70,9 @@ func (Adapter) Wiring() string {
 	return ".cairn/hook (the launcher) and its hooks in .gemini/settings.json"
 }
 
-// Paths are .cairn and .gemini.
-func (Adapter) Paths() []string { return []string{".cairn", ".gemini"} }
+// Paths are .cairn and .gemini/settings.json: not all of .gemini, which
+// may hold a .env with the person's API key (Gemini CLI reads one there).
+func (Adapter) Paths() []string { return []string{".cairn", settingsFile} }
 
 // Wire is [Wire].
 func (Adapter) Wire(project string, cairnDir fsx.Root) (bool, error) { return Wire(project, cairnDir) }
