@@ -6,12 +6,13 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/opencode"
 	ucli "github.com/urfave/cli/v2"
 )
 
 // adapters are the agents cairn can wire a project for: each is a flag of
 // init and uninstall (--claude), and doctor checks each one's wiring.
-var adapters = []agent.Adapter{claude.Adapter{}}
+var adapters = []agent.Adapter{claude.Adapter{}, opencode.Adapter{}}
 
 // adapterFlags are one boolean flag per adapter, usage from verb.
 func adapterFlags(verb string) []ucli.Flag {
