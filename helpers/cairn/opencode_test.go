@@ -119,13 +119,15 @@ func main0User(api *opencodetest.FakeAPI) string {
 // TestOpenCodeTeammates: A wires the project for OpenCode and Claude Code
 // (`cairn init --opencode --claude`) and works in OpenCode: the model runs
 // `bd comments add ... "MUST-CHECK: ..."` in the bash tool (bd is absent,
-// so the command fails), writes an INVESTIGATION: between tool calls and a
-// DECISION: in its final reply; all land in the log with OpenCode's
-// session id, a line in a code fence does not. A commits and pushes,
-// naming nothing of A's machine. B pulls and works in Claude Code: B's
-// first request carries what A captured in OpenCode. D pulls and works in
-// OpenCode: the same. C has no cairn: C's OpenCode session succeeds and
-// carries the notice of how to install it.
+// so the command fails), writes an INVESTIGATION: between tool calls, hands
+// a task to a subagent (OpenCode's task tool: a session of its own) that
+// reports an INVESTIGATION:, and ends with a reply holding a line of every
+// other type; all land in the log with OpenCode's session ids, a line in a
+// code fence does not. A commits and pushes, naming nothing of A's machine.
+// B pulls and works in Claude Code: B's first request carries what A
+// captured in OpenCode. D pulls and works in OpenCode: the same. C has no
+// cairn: C's OpenCode session succeeds and carries the notice of how to
+// install it.
 func TestOpenCodeTeammates(t *testing.T) {
 	cli := opencodetest.FindCLI(t)
 	remote := filepath.Join(t.TempDir(), "remote.git")
@@ -142,11 +144,29 @@ func TestOpenCodeTeammates(t *testing.T) {
 		mustCheck     = "run the payment migrations dry-run before deploying"
 		investigation = "the retry loop ignored the jitter setting"
 		decision      = "Keep payment retry settings in config/retry.toml so staging and prod cannot drift"
+		// A subagent (OpenCode's task tool) runs a session of its own.
+		subagentFinding = "TestRedirect is flaky because buildQuery iterates a map in random order"
 	)
+	// The final reply carries every other type too: all seven reach the
+	// log from OpenCode (Lavra's OpenCode port lost MUST-CHECK:).
+	others := map[string]string{
+		"learned":    "the payment sandbox rejects amounts below one cent",
+		"fact":       "the retry worker runs every thirty seconds",
+		"pattern":    "every payment provider gets a table-driven retry test",
+		"deviation":  "kept the legacy retry endpoint alive for the mobile app",
+		"must-check": "confirm the payment webhook secret is rotated after deploys",
+	}
+	replyLines := ""
+	for _, typ := range []string{"learned", "fact", "pattern", "deviation", "must-check"} {
+		replyLines += strings.ToUpper(typ) + ": " + others[typ] + "\n"
+	}
 	api := opencodetest.StartFakeAPI(t, [][]opencodetest.Block{
 		{opencodetest.Text("Checking the migrations first.\nINVESTIGATION: " + investigation),
 			opencodetest.Bash("call_1", `bd comments add bd-7 "MUST-CHECK: `+mustCheck+`"`)},
-		{opencodetest.Text("Done.\n\nDECISION: " + decision + ".\n\n```\nLEARNED: this one is inside a code fence\n```")},
+		{opencodetest.ToolCall("call_2", "task", map[string]any{
+			"description": "investigate flaky test", "prompt": "Find why TestRedirect is flaky", "subagent_type": "general"})},
+		{opencodetest.Text("Root cause found.\nINVESTIGATION: " + subagentFinding)},
+		{opencodetest.Text("Done.\n\nDECISION: " + decision + ".\n" + replyLines + "\n```\nLEARNED: this one is inside a code fence\n```")},
 	})
 	res := a.opencodeSession(t, cli, api, "fix the payment retries and record what you learn")
 
@@ -164,8 +184,16 @@ func TestOpenCodeTeammates(t *testing.T) {
 	if d := findEntry(entries, "decision", decision); d == nil || d.Session != mc.Session {
 		t.Errorf("the final reply's DECISION: was not captured with the session: %+v", entries)
 	}
+	for typ, content := range others {
+		if e := findEntry(entries, typ, content); e == nil || e.Session != mc.Session {
+			t.Errorf("the final reply's %s line was not captured with the session: %+v", typ, e)
+		}
+	}
 	if findEntry(entries, "learned", "inside a code fence") != nil {
 		t.Errorf("a typed line inside a code fence was captured")
+	}
+	if sub := findEntry(entries, "investigation", subagentFinding); sub == nil || !strings.HasPrefix(sub.Session, "ses_") || sub.Session == mc.Session {
+		t.Errorf("the subagent's INVESTIGATION: was not captured with its own session: %+v", sub)
 	}
 
 	git(t, a.dir, "add", ".cairn", ".claude", ".opencode/plugins/cairn.js")
