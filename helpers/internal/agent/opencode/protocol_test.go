@@ -3,12 +3,16 @@ package opencode_test
 import (
 	"encoding/json"
 	"errors"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/opencode"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/opencode/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
 // Payloads recorded from OpenCode 1.18.33 running cairn's plugin (a
@@ -176,19 +180,38 @@ func TestReadTranscript(t *testing.T) {
 	}
 }
 
-// The notice the launcher prints without cairn is the plugin's answer: one
-// line of JSON with the notice as context and status, and nothing in it
-// the launcher's single quotes would end.
-func TestNotInstalledOutput(t *testing.T) {
-	out := opencode.NotInstalledOutput()
+// Without cairn, the committed launcher answers the plugin's SessionStart
+// with the notice in the plugin's format: one line of JSON, the notice as
+// context for the model and as the person's status line; every other
+// event of the plugin's gets nothing.
+func TestLauncherNoticeWithoutCairn(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := launcher.Write(fsx.NewRoot(dir)); err != nil {
+		t.Fatal(err)
+	}
+	run := func(name string) string {
+		cmd := exec.Command("sh", filepath.Join(dir, launcher.File), "--agent", "opencode", name)
+		cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir(), "CAIRN_BIN=", "GOPATH=" + t.TempDir()}
+		cmd.Stdin = strings.NewReader(sessionStartPayload)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return string(out)
+	}
+	out := run(hooks.StartEvent)
 	var o opencode.Output
-	if err := json.Unmarshal([]byte(out), &o); err != nil {
-		t.Fatalf("%s: %v", out, err)
+	if err := json.Unmarshal([]byte(out), &o); err != nil || !strings.HasSuffix(out, "}\n") || strings.Count(out, "\n") != 1 {
+		t.Fatalf("not one line of JSON: %q (%v)", out, err)
 	}
 	if !strings.Contains(o.Context, "cairn is not installed on this machine") || o.Status != "cairn: "+o.Context {
 		t.Errorf("notice: %+v", o)
 	}
-	if strings.ContainsAny(out, "'\n") {
-		t.Errorf("notice has a quote or a newline: %s", out)
+	for _, h := range hooks.Events {
+		if h.Event != hooks.StartEvent {
+			if out := run(h.Event); out != "" {
+				t.Errorf("%s without cairn printed %q", h.Event, out)
+			}
+		}
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/opencode"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/opencode/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
@@ -107,9 +107,19 @@ func TestWireUnwireFresh(t *testing.T) {
 	if w := opencode.CheckWiring(dir, cairnDir, ""); w.Status != "ok" || !strings.Contains(w.Detail, "runs .cairn/hook") {
 		t.Errorf("CheckWiring after Wire = %+v", w)
 	}
+	if !opencode.Uses(dir) {
+		t.Errorf("Uses = false after Wire")
+	}
 	removed, err := opencode.Unwire(dir, cairnDir)
-	if err != nil || strings.Join(removed, ",") != ".opencode/plugins/cairn.js,.cairn/hook" {
+	if err != nil || strings.Join(removed, ",") != ".opencode/plugins/cairn.js" {
 		t.Fatalf("Unwire = %q, %v", removed, err)
+	}
+	if opencode.Uses(dir) {
+		t.Errorf("Uses = true after Unwire: the launcher would never go")
+	}
+	// The launcher stays for the CLI, which removes it once no agent uses it.
+	if _, err := launcher.Remove(cairnDir); err != nil {
+		t.Fatal(err)
 	}
 	if after := snapshot(t, dir); strings.Join(keys(after), " ") != strings.Join(keys(before), " ") {
 		t.Errorf("Unwire left %v, before Wire %v", keys(after), keys(before))
@@ -143,6 +153,9 @@ func TestUnwireKeepsOthers(t *testing.T) {
 	if _, err := opencode.Unwire(dir, cairnDir); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := launcher.Remove(cairnDir); err != nil {
+		t.Fatal(err)
+	}
 	after := snapshot(t, dir)
 	if strings.Join(keys(after), " ") != strings.Join(keys(before), " ") {
 		t.Errorf("after Unwire %v, before Wire %v", keys(after), keys(before))
@@ -168,6 +181,9 @@ func TestForeignPlugin(t *testing.T) {
 	}
 	if w := opencode.CheckWiring(dir, cairnDir, ""); w.Status != "warn" || !strings.Contains(w.Detail, "not cairn's plugin") {
 		t.Errorf("CheckWiring = %+v", w)
+	}
+	if opencode.Uses(dir) {
+		t.Errorf("a foreign cairn.js counts as running the launcher")
 	}
 	if removed, err := opencode.Unwire(dir, cairnDir); err != nil || len(removed) != 0 {
 		t.Errorf("Unwire = %q, %v", removed, err)
@@ -199,32 +215,6 @@ func TestOlderPlugin(t *testing.T) {
 	}
 }
 
-// With Claude Code wired too, uninstall --opencode keeps the launcher its
-// hooks run, and Claude Code's wiring stays whole.
-func TestUnwireKeepsLauncherForClaude(t *testing.T) {
-	dir, cairnDir := project(t)
-	if _, err := claude.Wire(dir, cairnDir); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := opencode.Wire(dir, cairnDir); err != nil {
-		t.Fatal(err)
-	}
-	removed, err := opencode.Unwire(dir, cairnDir)
-	if err != nil || strings.Join(removed, ",") != opencode.PluginFile {
-		t.Fatalf("Unwire = %q, %v", removed, err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, ".cairn", "hook")); err != nil {
-		t.Errorf("the launcher Claude Code runs was removed: %v", err)
-	}
-	data, err := os.ReadFile(filepath.Join(dir, ".claude", "settings.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if missing, err := claude.Wired(data); err != nil || len(missing) != 0 {
-		t.Errorf("Claude Code's wiring lost %v (%v)", missing, err)
-	}
-}
-
 // doctor's view of each broken state, with the command that fixes it.
 func TestCheckWiring(t *testing.T) {
 	dir, cairnDir := project(t)
@@ -241,14 +231,14 @@ func TestCheckWiring(t *testing.T) {
 	if w := opencode.CheckWiring(dir, cairnDir, ""); w.Status != "fail" || !strings.Contains(w.Fix, "chmod +x") {
 		t.Errorf("launcher not executable = %+v", w)
 	}
-	if err := os.WriteFile(hook, []byte(claude.Launcher), 0o755); err != nil {
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\n# an older launcher\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Chmod(hook, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if w := opencode.CheckWiring(dir, cairnDir, ""); w.Status != "fail" || !strings.Contains(w.Detail, "agent mode") {
-		t.Errorf("launcher without agent mode = %+v", w)
+	if w := opencode.CheckWiring(dir, cairnDir, ""); w.Status != "warn" || !strings.Contains(w.Detail, "differs from this cairn's launcher") {
+		t.Errorf("an older launcher = %+v", w)
 	}
 	if err := os.Remove(hook); err != nil {
 		t.Fatal(err)

@@ -37,6 +37,17 @@ const (
 	TextComplete = "TextComplete"
 )
 
+// StartEvent is the session-start event: its answer's context reaches the
+// model, and the launcher answers it, without cairn, with
+// [NotInstalledFormat].
+const StartEvent = SessionStart
+
+// NotInstalledFormat is the launcher's answer to [StartEvent] on a machine
+// without cairn: the plugin's answer (one JSON object), with %s (printf)
+// for the notice, once as context for the model and once as the person's
+// status line.
+const NotInstalledFormat = `{"context":"%s","status":"cairn: %s"}\n`
+
 // Events is the one table of the plugin's events.
 var Events = []Hook{
 	{SessionStart, event.Start, "chat.message", 120},
