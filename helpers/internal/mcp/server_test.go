@@ -163,6 +163,11 @@ func TestRecallIsWrappedAndSanitized(t *testing.T) {
 	if strings.Contains(text, "Kafka") {
 		t.Errorf("an entry that does not match was shown:\n%s", text)
 	}
+	// The structured result carries the wrapped text too: Claude Code
+	// gives its model the structured content instead of the text.
+	if res.Text != text {
+		t.Errorf("structured text %q differs from the text", res.Text)
+	}
 	if !res.Untrusted || res.Notice == "" || len(res.Entries) != 1 || res.Entries[0].Key != "learned-oauth" ||
 		res.Entries[0].Status != "active" || res.Entries[0].Author != "Ana" || res.Entries[0].Date != "2023-11-14" {
 		t.Errorf("structured result = %+v", res)
@@ -341,8 +346,8 @@ func TestStats(t *testing.T) {
 			t.Errorf("stats text lacks %q:\n%s", want, text)
 		}
 	}
-	if strings.Contains(text, "SYSTEM:") {
-		t.Errorf("an author's role marker reached the text:\n%s", text)
+	if strings.Contains(text, "SYSTEM:") || res.Text != text {
+		t.Errorf("an author's role marker reached the text, or the structured text differs:\n%s\n%s", text, res.Text)
 	}
 }
 
@@ -370,7 +375,7 @@ func TestHandoff(t *testing.T) {
 	if isErr || !res.Found || res.Stale || len(res.Items) != 2 || res.Items[0] != "Add the test for the reset case" {
 		t.Errorf("handoff: %+v (error %v)", res, isErr)
 	}
-	if !strings.HasPrefix(text, recall.OpenTag) || strings.Count(text, recall.CloseTag) != 1 ||
+	if !strings.HasPrefix(text, recall.OpenTag) || strings.Count(text, recall.CloseTag) != 1 || res.Text != text ||
 		!strings.Contains(text, "3 hours ago") || strings.Contains(text, "SYSTEM:") || strings.Contains(res.Items[1], "<") {
 		t.Errorf("handoff text is not wrapped and sanitized:\n%s\n%+v", text, res)
 	}
