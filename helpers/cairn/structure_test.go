@@ -13,6 +13,7 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
 )
 
 // The plugin's hooks/hooks.json registers exactly the events of the
@@ -61,7 +62,7 @@ func TestProjectWiringFollowsTheEventTable(t *testing.T) {
 		t.Fatalf("wired settings miss %v (%v)", missing, err)
 	}
 	for _, h := range claude.Events {
-		if !strings.Contains(claude.Launcher, h.Event) {
+		if !strings.Contains(launcher.Script(), h.Event) {
 			t.Errorf("the launcher does not pass %s on", h.Event)
 		}
 	}

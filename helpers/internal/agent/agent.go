@@ -40,8 +40,12 @@ type Adapter interface {
 	// is the work tree's root, cairnDir its .cairn), only where it
 	// differs, and reports whether it wrote.
 	Wire(project string, cairnDir fsx.Root) (bool, error)
-	// Unwire removes exactly what Wire wrote, and says what it removed.
+	// Unwire removes exactly what Wire wrote but the launcher (which
+	// other agents' wiring may run), and says what it removed.
 	Unwire(project string, cairnDir fsx.Root) ([]string, error)
+	// Uses reports whether the project's wiring for the agent runs the
+	// launcher: the launcher is removed once no agent does.
+	Uses(project string) bool
 	// CheckWiring reports whether a session of the agent in the project
 	// runs cairn; home is the user's home directory.
 	CheckWiring(project string, cairnDir fsx.Root, home string) Wiring

@@ -6,12 +6,16 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/codex"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/cursor"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	ucli "github.com/urfave/cli/v2"
 )
 
 // adapters are the agents cairn can wire a project for: each is a flag of
 // init and uninstall (--claude), and doctor checks each one's wiring.
-var adapters = []agent.Adapter{claude.Adapter{}}
+var adapters = []agent.Adapter{claude.Adapter{}, cursor.Adapter{}, codex.Adapter{}}
 
 // adapterFlags are one boolean flag per adapter, usage from verb.
 func adapterFlags(verb string) []ucli.Flag {
@@ -36,12 +40,14 @@ func chosen(c *ucli.Context) []agent.Adapter {
 func initCommand(env Env) *ucli.Command {
 	return &ucli.Command{
 		Name:  "init",
-		Usage: "provision .cairn/ in the project, and with --claude the project's Claude Code wiring",
+		Usage: "provision .cairn/ in the project, and with an agent's flag (--claude, --codex, ...) its wiring",
 		Description: "Without flags: the log, .gitattributes and .gitignore under .cairn/.\n" +
-			"--claude also writes the committed launcher .cairn/hook and adds hooks that run it to\n" +
-			".claude/settings.json, so every teammate who pulls gets the memory with their own cairn\n" +
-			"(and one without cairn is told in the session how to install it). Nothing written names\n" +
-			"this machine. Running it again changes nothing.",
+			"An agent's flag also writes the committed launcher .cairn/hook and the agent's own hooks\n" +
+			"that run it (--claude: .claude/settings.json; --codex: .codex/hooks.json; --cursor:\n" +
+			".cursor/hooks.json; --gemini: .gemini/settings.json; --opencode: an OpenCode plugin), so\n" +
+			"every teammate who pulls gets the memory with their own cairn (and one without cairn is\n" +
+			"told in the session how to install it, where the agent lets a hook say so). Flags combine.\n" +
+			"Nothing written names this machine. Running it again changes nothing.",
 		Flags: adapterFlags("wire the project (committed files) for"),
 		Action: func(c *ucli.Context) error {
 			p, err := findProject(c, env)
@@ -89,9 +95,10 @@ func uninstallCommand(env Env) *ucli.Command {
 	return &ucli.Command{
 		Name:  "uninstall",
 		Usage: "remove the project's agent wiring that cairn init added (.cairn/ and its knowledge stay)",
-		Description: "--claude removes the launcher .cairn/hook and cairn's hooks from .claude/settings.json,\n" +
-			"and nothing else: other hooks and keys stay as they were; a settings.json or .claude/\n" +
-			"left empty is removed. The knowledge in .cairn/ is kept.",
+		Description: "An agent's flag (--claude, --codex, ...) removes cairn's hooks from that agent's files\n" +
+			"and nothing else: other hooks and keys stay as they were; a file or directory left empty\n" +
+			"is removed. The launcher .cairn/hook goes once no agent's wiring runs it. The knowledge\n" +
+			"in .cairn/ is kept.",
 		Flags: adapterFlags("remove the wiring for"),
 		Action: func(c *ucli.Context) error {
 			unwire := chosen(c)
@@ -113,7 +120,22 @@ func uninstallCommand(env Env) *ucli.Command {
 				}
 				fmt.Fprintf(env.Stdout, "removed %s; commit the change so teammates' sessions stop running it\n", strings.Join(removed, " and "))
 			}
-			return nil
+			return removeLauncher(env, p.Root, p.Store.Root())
 		},
 	}
+}
+
+// removeLauncher deletes the committed launcher once no agent's wiring in
+// the project runs it.
+func removeLauncher(env Env, project string, cairnDir fsx.Root) error {
+	for _, a := range adapters {
+		if a.Uses(project) {
+			return nil
+		}
+	}
+	removed, err := launcher.Remove(cairnDir)
+	if removed {
+		fmt.Fprintf(env.Stdout, "removed %s (no agent's wiring runs it now)\n", launcher.Path)
+	}
+	return err
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/doctor"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/session"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -20,11 +21,16 @@ func syncCommand(env Env) *ucli.Command {
 		Flags: []ucli.Flag{
 			&ucli.BoolFlag{Name: "full", Usage: "rebuild the cache from scratch"},
 			&ucli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
+			&ucli.BoolFlag{Name: "background", Hidden: true, Usage: "run quietly, as started by a hook"},
 		},
 		Action: func(c *ucli.Context) error {
 			p, err := findProject(c, env)
 			if err != nil {
 				return err
+			}
+			if c.Bool("background") {
+				session.SyncInBackground(p, env.Getenv, c.Bool("full"))
+				return nil
 			}
 			rep, err := p.Sync(c.Bool("full"))
 			if err != nil {

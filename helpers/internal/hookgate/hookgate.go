@@ -10,7 +10,8 @@
 // most of the program's: measured with GODEBUG=inittrace=1, after 69 small
 // packages taking about 0.6 ms together, and before SQLite's, go-git's and
 // the CLI framework's own. It answers `cairn
-// hook EVENT` for an event that may carry typed lines (a tool ran, a reply)
+// hook EVENT` (Claude Code) and `cairn hook AGENT EVENT` (an agent whose
+// leaf event table is in [kinds]) for an event that may carry typed lines (a tool ran, a reply)
 // whose payload holds no typed prefix: exit 0, nothing written (but for a
 // reply, when the user turned the session pipeline on, the session is
 // queued: a few stats and one small file, the transcript never read).
@@ -28,6 +29,8 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude/hooks"
+	codexhooks "github.com/cairn-dev/cairn/helpers/internal/agent/codex/hooks"
+	cursorhooks "github.com/cairn-dev/cairn/helpers/internal/agent/cursor/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
 	"github.com/cairn-dev/cairn/helpers/internal/typed"
@@ -48,11 +51,26 @@ func Stdin() io.Reader {
 	return os.Stdin
 }
 
+// kinds are the event tables of the agents whose capture events the gate
+// judges, by adapter name (each a leaf package, see the package comment).
+var kinds = map[string]func(string) event.Kind{
+	hooks.Agent:       hooks.Kind,
+	cursorhooks.Agent: cursorhooks.Kind,
+	codexhooks.Agent:  codexhooks.Kind,
+}
+
+// queued are the agents whose replies the gate queues for the session
+// pipeline: their payloads name the session's transcript as Claude Code's
+// do (session_id, transcript_path, cwd), and cairn reads it.
+var queued = map[string]bool{hooks.Agent: true, codexhooks.Agent: true}
+
 func init() {
-	if len(os.Args) != 3 || os.Args[1] != "hook" {
+	agent, name, ok := hookArgs(os.Args)
+	if !ok {
 		return
 	}
-	if !hooks.Kind(os.Args[2]).CaptureOnly() {
+	kind := kinds[agent]
+	if kind == nil || !kind(name).CaptureOnly() {
 		return
 	}
 	data, err := io.ReadAll(io.LimitReader(os.Stdin, event.MaxPayload+1))
@@ -64,11 +82,23 @@ func init() {
 		return // the full hook reports it
 	}
 	if !typed.MightContain(string(data)) {
-		if hooks.Kind(os.Args[2]) == event.Reply {
-			enqueue(data)
+		if queued[agent] && kind(name) == event.Reply {
+			enqueue(agent, data)
 		}
 		os.Exit(0)
 	}
+}
+
+// hookArgs reads `cairn hook EVENT` (Claude Code's) and `cairn hook AGENT
+// EVENT` from args.
+func hookArgs(args []string) (agent, name string, ok bool) {
+	switch {
+	case len(args) == 3 && args[1] == "hook":
+		return hooks.Agent, args[2], true
+	case len(args) == 4 && args[1] == "hook":
+		return args[2], args[3], true
+	}
+	return "", "", false
 }
 
 // enqueue is the session pipeline's producer for a reply with nothing to
@@ -76,7 +106,7 @@ func init() {
 // the task names the session's transcript, which is not read here. It
 // fails silently: the reject path writes nothing, and the session's end
 // queues the session again.
-func enqueue(data []byte) {
+func enqueue(agent string, data []byte) {
 	// Nothing here may fail the hook: a panic in an init would exit 2,
 	// which Claude Code reads as "block".
 	defer func() { _ = recover() }()
@@ -93,6 +123,6 @@ func enqueue(data []byte) {
 		project = os.Getenv("CLAUDE_PROJECT_DIR")
 	}
 	t := queue.Task{Session: p.Session, Transcript: p.Transcript, Cwd: p.Cwd, Project: project,
-		Agent: hooks.Agent, Reason: queue.ReasonStop}
+		Agent: agent, Reason: queue.ReasonStop}
 	_, _ = queue.Produce(os.Getenv, t, false, time.Now())
 }

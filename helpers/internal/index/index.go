@@ -13,12 +13,14 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
@@ -29,7 +31,7 @@ import (
 
 // schemaVersion changes whenever the schema or what is derived from the log
 // changes; a cache of another version is rebuilt.
-const schemaVersion = "6"
+const schemaVersion = "7"
 
 // FileName is the cache database's name inside .cairn/cache.
 const FileName = "index.db"
@@ -74,10 +76,16 @@ CREATE VIRTUAL TABLE fts USING fts5(
 );
 `
 
-// indexes serve newest-first listings, whole and by type.
+// indexes serve newest-first listings, whole and by type; the counts
+// every write records (entries by archived); a sync's report of problem
+// lines, and its dropping of a glued line's further entries (both rare,
+// so partial).
 const indexes = `
 CREATE INDEX entries_ts ON entries(ts);
 CREATE INDEX entries_type_ts ON entries(type, ts);
+CREATE INDEX entries_archived ON entries(archived);
+CREATE INDEX lines_problem ON lines(problem) WHERE problem != '';
+CREATE INDEX lines_parent ON lines(parent) WHERE parent IS NOT NULL;
 `
 
 // Index is an open cache database.
@@ -87,6 +95,11 @@ type Index struct {
 	path  string
 	store *knowledge.Store
 	stale bool // missing, unreadable or of another schema: Sync rebuilds
+	// quick counts the catch-ups done by merge-join (for tests).
+	quick int
+	// hook is an Index a hook opened (OpenForHook): it never rebuilds and
+	// applies at most hookMaxLines changed lines; past that, ErrNotReady.
+	hook bool
 
 	// What the last Sync saw, for SanitizeNeeded: the log's sum, and the
 	// sum of the log the loaded audit was made from.
@@ -133,12 +146,45 @@ func (ix *Index) checkFiles(db string) error {
 // It does not sync: a cache that is missing, unreadable or of another
 // schema version is rebuilt by the first [Index.Sync], which must come
 // before searching.
-func Open(s *knowledge.Store) (*Index, error) {
-	ix := &Index{path: Path(s), store: s}
+func Open(s *knowledge.Store) (*Index, error) { return open(s, false) }
+
+// ErrNotReady is what an Index opened by [OpenForHook] answers when the
+// cache cannot serve without a rebuild or a long catch-up: it is missing,
+// damaged or of another schema, a rebuild is being installed, or the log
+// changed by more than a hook's share of lines. The hook answers without
+// the cache and starts a sync in the background.
+var ErrNotReady = errors.New("the search cache is being built")
+
+// hookMaxLines is how many changed lines a hook's sync applies itself
+// (a pull of a day's work); more is left to the background sync.
+const hookMaxLines = 2000
+
+// hookLockWait is how long a hook waits for the cache's lock: a writer
+// holds it exclusively only to install a rebuilt file or to apply a
+// catch-up, which is short.
+const hookLockWait = 2 * time.Second
+
+// OpenForHook opens the cache for a hook, which must never wait on a
+// rebuild: it rebuilds nothing, and its Sync catches up at most a pull's
+// worth of lines, else returns [ErrNotReady].
+func OpenForHook(s *knowledge.Store) (*Index, error) {
+	ix, err := open(s, true)
+	if errors.Is(err, fsx.ErrLockTimeout) {
+		return nil, fmt.Errorf("%w: %w", ErrNotReady, err)
+	}
+	return ix, err
+}
+
+func open(s *knowledge.Store, hook bool) (*Index, error) {
+	ix := &Index{path: Path(s), store: s, hook: hook}
 	if err := ix.checkFiles(name); err != nil {
 		return nil, err
 	}
-	lock, err := s.Root().AcquireShared(lockName, lockWait)
+	wait := lockWait
+	if hook {
+		wait = hookLockWait
+	}
+	lock, err := s.Root().AcquireShared(lockName, wait)
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +312,11 @@ const (
 // exclusive turns the Index's lock exclusive and reopens the database on
 // it; the returned func turns it back to shared.
 func (ix *Index) exclusive() (func(), error) {
-	if err := ix.lock.Exclusive(lockWait); err != nil {
+	if ix.hook {
+		if err := ix.lock.Exclusive(hookLockWait); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrNotReady, err)
+		}
+	} else if err := ix.lock.Exclusive(lockWait); err != nil {
 		return nil, err
 	}
 	back := func() { ix.lock.Shared() }
@@ -294,7 +344,7 @@ func (ix *Index) writeLocked(fn func() error) error {
 
 func (ix *Index) syncLog() (SyncResult, error) {
 	if ix.stale || ix.db == nil {
-		return ix.Rebuild()
+		return ix.rebuild()
 	}
 	saved, _ := ix.savedFiles()
 	now, err := ix.statSources()
@@ -305,15 +355,16 @@ func (ix *Index) syncLog() (SyncResult, error) {
 		ix.logSum = saved[ix.store.LogPath()].Sum
 		return SyncResult{Current: true}, nil
 	}
-	datas, err := ix.readSources(now)
+	datas, err := ix.readData()
 	if err != nil {
 		return SyncResult{}, err
 	}
-	if saved.sameSums(now) {
-		// Touched, not changed (a checkout, a rewrite with the same bytes).
-		return SyncResult{Current: true}, ix.writeLocked(func() error { return ix.setFiles(ix.db, now) })
-	}
-	return ix.catchUp(datas, now)
+	// The files' sums (SHA-256 of each, for SanitizeNeeded and the
+	// "touched, not changed" case) take the other core meanwhile.
+	sums := make(chan map[string]string, 1)
+	go func() { sums <- sumData(datas) }()
+	var once sync.Once
+	return ix.catchUp(datas, now, func() { once.Do(func() { fillSums(now, <-sums) }) })
 }
 
 // savedFiles is the state of the files the cache holds, as it recorded it.
@@ -342,10 +393,9 @@ func (ix *Index) statSources() (state, error) {
 	return now, nil
 }
 
-// readSources reads the source files, by path, and fills their sums in
-// now. Stat before read: a file that changes in between is read again by
-// the next sync.
-func (ix *Index) readSources(now state) (map[string][]byte, error) {
+// readData reads the source files, by path. Stat before read: a file
+// that changes in between is read again by the next sync.
+func (ix *Index) readData() (map[string][]byte, error) {
 	datas := map[string][]byte{}
 	for _, src := range ix.sources() {
 		data, err := ix.read(src)
@@ -353,10 +403,35 @@ func (ix *Index) readSources(now state) (map[string][]byte, error) {
 			return nil, err
 		}
 		datas[src.path] = data
-		fs := now[src.path]
-		fs.Sum = knowledge.Sum(data)
-		now[src.path] = fs
 	}
+	return datas, nil
+}
+
+// sumData is the sum of each file's data, by path.
+func sumData(datas map[string][]byte) map[string]string {
+	sums := make(map[string]string, len(datas))
+	for p, data := range datas {
+		sums[p] = knowledge.Sum(data)
+	}
+	return sums
+}
+
+// fillSums fills the sums of now's files.
+func fillSums(now state, sums map[string]string) {
+	for p, fs := range now {
+		fs.Sum = sums[p]
+		now[p] = fs
+	}
+}
+
+// readSources reads the source files, by path, and fills their sums in
+// now.
+func (ix *Index) readSources(now state) (map[string][]byte, error) {
+	datas, err := ix.readData()
+	if err != nil {
+		return nil, err
+	}
+	fillSums(now, sumData(datas))
 	return datas, nil
 }
 
@@ -394,8 +469,7 @@ func (saved state) sameSums(now state) bool {
 // hook's path.
 func (ix *Index) setFiles(ex execer, st state) error {
 	ix.logSum = st[ix.store.LogPath()].Sum // read only after Sync succeeded
-	b, _ := json.Marshal(st)
-	_, err := ex.Exec(`INSERT OR REPLACE INTO meta(k,v) VALUES('files',?)`, string(b))
+	_, err := ex.Exec(`INSERT OR REPLACE INTO meta(k,v) VALUES('files',?)`, st.json())
 	if err != nil {
 		return dbErr("save cache state", err)
 	}
@@ -404,6 +478,12 @@ func (ix *Index) setFiles(ex execer, st state) error {
 		return dbErr("save cache state", err)
 	}
 	return nil
+}
+
+// json is the state as the cache records it (meta 'files').
+func (st state) json() string {
+	b, _ := json.Marshal(st)
+	return string(b)
 }
 
 type execer interface {
@@ -426,16 +506,20 @@ func hashLine(archived, torn bool, line []byte) []byte {
 }
 
 // scanLines adds the distinct non-blank lines of source data to rows, by
-// hash, counting repeats, and appends each new one's hash to order. It
-// parses none of them (see parseRow).
-func scanLines(data []byte, archived bool, rows map[string]*lineRow, order *[]string) {
+// hash, counting repeats, and appends each new one's hash to order and
+// every line's record to recs. It parses none of them (see parseRow).
+func scanLines(data []byte, archived bool, rows map[string]*lineRow, order *[]string, recs *[]lineRec) {
 	lines, torn := knowledge.Lines(data)
 	for i, line := range lines {
-		if len(strings.TrimSpace(string(line))) == 0 {
+		if blank(line) {
 			continue
 		}
 		isTorn := torn && i == len(lines)-1
-		h := string(hashLine(archived, isTorn, line))
+		rec := quickRec(line, isTorn)
+		hb := hashLine(archived, isTorn, line)
+		copy(rec.hash[:], hb)
+		*recs = append(*recs, rec)
+		h := string(hb)
 		if r, ok := rows[h]; ok {
 			r.n++
 			continue
@@ -496,6 +580,54 @@ func parseRowReport(r *lineRow) ([]*lineRow, knowledge.Report) {
 	return out, rep
 }
 
+// rebuild is a rebuild a sync decided on: a hook's Index leaves it to the
+// background ([ErrNotReady]).
+func (ix *Index) rebuild() (SyncResult, error) {
+	if ix.hook && !ix.small() {
+		return SyncResult{}, ErrNotReady
+	}
+	return ix.Rebuild()
+}
+
+// hookInlineBytes is the size of the sources up to which a hook rebuilds
+// the cache itself (about 1,500 entries, some 50 ms): a fresh clone of a
+// small project gets its whole recall at its first session.
+const hookInlineBytes = 512 << 10
+
+// small reports whether the sources are small enough for a hook to
+// rebuild the cache itself.
+func (ix *Index) small() bool {
+	now, err := ix.statSources()
+	if err != nil {
+		return false
+	}
+	var size int64
+	for _, fs := range now {
+		size += fs.ID.Size
+	}
+	return size <= hookInlineBytes
+}
+
+// buildPrefix starts the name of a rebuild's temporary file, which ends
+// in the builder's process id.
+const buildPrefix = FileName + ".build-"
+
+// removeAbandoned deletes the temporary files of rebuilds that did not
+// finish (a process killed mid-build). The caller holds the build lock, so
+// no other rebuild is under way and every such file is abandoned.
+func (ix *Index) removeAbandoned() {
+	entries, err := os.ReadDir(ix.store.CachePath())
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		n := e.Name()
+		if strings.HasPrefix(n, buildPrefix) && e.Type().IsRegular() {
+			ix.store.Root().Remove(knowledge.CacheDir + "/" + n)
+		}
+	}
+}
+
 // Rebuild recreates the cache from scratch in a temporary file and renames
 // it into place, so readers never see a half-built cache.
 func (ix *Index) Rebuild() (SyncResult, error) {
@@ -511,18 +643,19 @@ func (ix *Index) Rebuild() (SyncResult, error) {
 		return SyncResult{}, err
 	}
 	defer build.Release()
+	ix.removeAbandoned()
 	if ix.db != nil {
 		ix.db.Close()
 		ix.db = nil
 	}
-	tmpName := fmt.Sprintf("%s.build-%d", name, os.Getpid())
+	tmpName := fmt.Sprintf("%s/%s%d", knowledge.CacheDir, buildPrefix, os.Getpid())
 	if err := ix.checkFiles(tmpName); err != nil {
 		return SyncResult{}, err
 	}
 	root := ix.store.Root()
 	root.Remove(tmpName)
 	defer root.Remove(tmpName)
-	res, err := ix.build(root.Path(tmpName))
+	res, files, recs, err := ix.build(root.Path(tmpName))
 	if err != nil {
 		return res, err
 	}
@@ -533,6 +666,9 @@ func (ix *Index) Rebuild() (SyncResult, error) {
 	if err := root.Rename(tmpName, name); err != nil {
 		return res, dbErr("install cache", err)
 	}
+	if err := ix.saveLines(files, recs); err != nil {
+		ix.store.Root().Remove(linesName) // the next sync diffs in full
+	}
 	res.Rebuilt = true
 	ix.stale = false
 	if err := ix.open(); err != nil {
@@ -542,11 +678,12 @@ func (ix *Index) Rebuild() (SyncResult, error) {
 }
 
 // build writes a cache of the source files, complete, into a new database
-// at path.
-func (ix *Index) build(path string) (res SyncResult, err error) {
+// at path, and returns the state of the files it holds and their lines'
+// list (see saveLines).
+func (ix *Index) build(path string) (res SyncResult, files string, recs map[string][]lineRec, err error) {
 	db, err := sql.Open("sqlite", dsn(path, buildPragmas))
 	if err != nil {
-		return res, dbErr("create cache", err)
+		return res, "", nil, dbErr("create cache", err)
 	}
 	db.SetMaxOpenConns(1)
 	defer func() {
@@ -555,29 +692,32 @@ func (ix *Index) build(path string) (res SyncResult, err error) {
 		}
 	}()
 	if _, err := db.Exec(schema); err != nil {
-		return res, dbErr("create cache schema", err)
+		return res, "", nil, dbErr("create cache schema", err)
 	}
 	now, err := ix.statSources()
 	if err != nil {
-		return res, err
+		return res, "", nil, err
 	}
 	datas, err := ix.readSources(now)
 	if err != nil {
-		return res, err
+		return res, "", nil, err
 	}
 	rows := map[string]*lineRow{}
 	var order []string
+	recs = map[string][]lineRec{}
 	for _, src := range ix.sources() {
-		scanLines(datas[src.path], src.archived, rows, &order)
+		var rs []lineRec
+		scanLines(datas[src.path], src.archived, rows, &order, &rs)
+		recs[src.path] = rs
 	}
 	tx, err := db.Begin()
 	if err != nil {
-		return res, dbErr("begin", err)
+		return res, "", nil, dbErr("begin", err)
 	}
 	defer tx.Rollback() // after Commit, a no-op
 	w, err := newWriter(tx)
 	if err != nil {
-		return res, err
+		return res, "", nil, err
 	}
 	defer w.close()
 	// Lines go in in hash order, the lines table's primary key: B-tree
@@ -594,7 +734,7 @@ func (ix *Index) build(path string) (res SyncResult, err error) {
 	best := map[string]*lineRow{}
 	for _, r := range all {
 		if err := w.putLine(r); err != nil {
-			return res, err
+			return res, "", nil, err
 		}
 		res.Added++
 		if r.key == "" {
@@ -611,26 +751,26 @@ func (ix *Index) build(path string) (res SyncResult, err error) {
 	sort.Slice(winners, func(a, b int) bool { return winners[a].key < winners[b].key })
 	for _, r := range winners {
 		if err := w.putEntry(r); err != nil {
-			return res, err
+			return res, "", nil, err
 		}
 	}
 	// Indexes for newest-first listings (must-check at session start),
 	// built once over the sorted data rather than row by row.
 	if _, err := tx.Exec(indexes); err != nil {
-		return res, dbErr("index cache", err)
+		return res, "", nil, dbErr("index cache", err)
 	}
 	res.Entries = len(best)
 	w.close()
 	if err := ix.setFiles(tx, now); err != nil {
-		return res, err
+		return res, "", nil, err
 	}
 	if _, err := tx.Exec(`INSERT INTO meta(k,v) VALUES('schema',?)`, schemaVersion); err != nil {
-		return res, dbErr("save cache state", err)
+		return res, "", nil, dbErr("save cache state", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return res, dbErr("commit cache", err)
+		return res, "", nil, dbErr("commit cache", err)
 	}
-	return res, nil
+	return res, now.json(), recs, nil
 }
 
 // retracts reports whether the row's line retracts its entry.
@@ -655,45 +795,138 @@ func (r *lineRow) version() knowledge.Version {
 	return knowledge.Version{TS: r.ts, Retracted: r.retracts(), Archived: r.archived, JSON: r.json}
 }
 
-// catchUp applies the difference between the files, whose data and state
-// are given, and the cache: a rebuild when about half of the lines
-// changed, else the lines that went are dropped, those that appeared added,
-// and the keys of both refolded, in one transaction.
-func (ix *Index) catchUp(datas map[string][]byte, now state) (SyncResult, error) {
+// catchUp applies the difference between the files, whose data and
+// identities are given (sums, when called, fills their sums), and the
+// cache. With the list of the lines the cache holds, a merge-join finds the
+// lines that changed at the cost of reading the files once; without one,
+// every line is hashed and compared with the cache's. A rebuild happens
+// when about half of the lines changed; else the lines that went are
+// dropped, those that appeared added, and the keys of both refolded, in
+// one transaction.
+func (ix *Index) catchUp(datas map[string][]byte, now state, sums func()) (SyncResult, error) {
 	// Serialised with rebuilds, which replace the file: another process
 	// may have replaced it while this one waited for the lock, so it is
 	// reopened under the lock and, if it already holds these files, left
 	// as it is.
 	back, err := ix.exclusive()
 	if err != nil {
+		sums()
 		return SyncResult{}, err
 	}
 	defer back()
-	if saved, err := ix.savedFiles(); err == nil {
-		if saved.sameSums(now) {
-			return SyncResult{Current: true}, ix.setFiles(ix.db, now)
+	files, ferr := ix.meta("files")
+	saved, serr := ix.savedFiles()
+	if ferr != nil || serr != nil {
+		sums()
+		if v, err := ix.meta("schema"); err != nil || v != schemaVersion {
+			return ix.rebuild()
 		}
-	} else if v, err := ix.meta("schema"); err != nil || v != schemaVersion {
-		return ix.Rebuild()
+	}
+	if serr == nil && saved.sameIDs(now) {
+		sums()
+		ix.logSum = saved[ix.store.LogPath()].Sum
+		return SyncResult{Current: true}, nil
+	}
+	if ferr == nil {
+		if old, err := ix.loadLines(files); err == nil {
+			res, done, err := ix.quickCatchUp(datas, now, old, sums)
+			if done || err != nil {
+				return res, err
+			}
+		}
+	}
+	sums()
+	if saved.sameSums(now) {
+		// Touched, not changed (a checkout, a rewrite with the same bytes).
+		var recs map[string][]lineRec
+		rows := map[string]*lineRow{}
+		var order []string
+		recs = map[string][]lineRec{}
+		for _, src := range ix.sources() {
+			var rs []lineRec
+			scanLines(datas[src.path], src.archived, rows, &order, &rs)
+			recs[src.path] = rs
+		}
+		if err := ix.setFiles(ix.db, now); err != nil {
+			return SyncResult{}, err
+		}
+		ix.saveOrDropLines(now, recs)
+		return SyncResult{Current: true}, nil
 	}
 	rows := map[string]*lineRow{}
 	var order []string
+	recs := map[string][]lineRec{}
 	for _, src := range ix.sources() {
-		scanLines(datas[src.path], src.archived, rows, &order)
+		var rs []lineRec
+		scanLines(datas[src.path], src.archived, rows, &order, &rs)
+		recs[src.path] = rs
 	}
 	d, err := ix.diff(rows, order)
 	if err != nil {
 		return SyncResult{}, err
 	}
 	if len(d.added)+len(d.removed) > len(rows)/2+64 {
-		return ix.Rebuild()
+		return ix.rebuild()
 	}
+	if ix.hook && len(d.added)+len(d.removed) > hookMaxLines && !ix.small() {
+		return SyncResult{}, ErrNotReady
+	}
+	return ix.applyDiff(d, now, recs)
+}
+
+// quickCatchUp is catchUp by a merge-join with the list of the cache's
+// lines, old; done is false when the files differ too much for it (the
+// caller diffs in full, or rebuilds).
+func (ix *Index) quickCatchUp(datas map[string][]byte, now state, old map[string][]lineRec, sums func()) (SyncResult, bool, error) {
+	var n int
+	for _, rs := range old {
+		n += len(rs)
+	}
+	q, ok, err := ix.mergeJoin(datas, old, n/2+64)
+	if err != nil || !ok {
+		return SyncResult{}, false, err
+	}
+	if ix.hook && q.work > hookMaxLines && !ix.small() {
+		sums()
+		return SyncResult{}, true, ErrNotReady
+	}
+	d, err := ix.lineDiffOf(q)
+	sums()
+	if err != nil {
+		return SyncResult{}, true, err
+	}
+	if len(q.delta) == 0 {
+		// Touched, not changed.
+		if err := ix.setFiles(ix.db, now); err != nil {
+			return SyncResult{}, true, err
+		}
+		ix.saveOrDropLines(now, q.recs)
+		return SyncResult{Current: true}, true, nil
+	}
+	res, err := ix.applyDiff(d, now, q.recs)
+	ix.quick++
+	return res, true, err
+}
+
+// applyDiff writes d into the cache in one transaction, then the list of
+// the files' lines, recs.
+func (ix *Index) applyDiff(d lineDiff, now state, recs map[string][]lineRec) (SyncResult, error) {
 	if err := ix.immediate(func(tx connExec) error { return ix.apply(tx, d, now) }); err != nil {
 		return SyncResult{}, err
 	}
+	ix.saveOrDropLines(now, recs)
 	res := SyncResult{Added: len(d.added), Removed: len(d.removed)}
-	err = ix.db.QueryRow(`SELECT count(*) FROM entries`).Scan(&res.Entries)
+	err := ix.db.QueryRow(`SELECT count(*) FROM entries`).Scan(&res.Entries)
 	return res, dbErr("count entries", err)
+}
+
+// saveOrDropLines writes the list of the files' lines, now recorded in
+// the database; failing that, it removes the old one, which no longer
+// describes the database (the next sync diffs in full).
+func (ix *Index) saveOrDropLines(now state, recs map[string][]lineRec) {
+	if err := ix.saveLines(now.json(), recs); err != nil {
+		ix.store.Root().Remove(linesName)
+	}
 }
 
 // lineDiff is what separates the cache's lines from the files'.

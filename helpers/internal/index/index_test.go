@@ -1255,12 +1255,19 @@ func benchSyncIncremental(b *testing.B, n int) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		baseLines, err := os.ReadFile(Path(s) + ".lines")
+		if err != nil {
+			b.Fatal(err)
+		}
 		baseLog := synthLog(0, n, 1)
 		round := 0
 		for b.Loop() {
 			b.StopTimer()
 			// Back to the cache of the 10k log, then 50 new entries.
 			if err := os.WriteFile(Path(s), base, 0o644); err != nil {
+				b.Fatal(err)
+			}
+			if err := os.WriteFile(Path(s)+".lines", baseLines, 0o644); err != nil {
 				b.Fatal(err)
 			}
 			lines := append(slices.Clone(baseLog), synthLog(20_000+round*50, 20_000+round*50+50, 2)...)
@@ -1286,8 +1293,13 @@ func benchSyncIncremental(b *testing.B, n int) {
 }
 
 func BenchmarkRebuild(b *testing.B) {
-	b.Run("entries=10k", func(b *testing.B) {
-		const n = 10_000
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("entries=%dk", n/1000), func(b *testing.B) { benchRebuild(b, n) })
+	}
+}
+
+func benchRebuild(b *testing.B, n int) {
+	{
 		_, ix := benchStore(b, n)
 		iters := 0
 		for b.Loop() {
@@ -1297,7 +1309,7 @@ func BenchmarkRebuild(b *testing.B) {
 			iters++
 		}
 		b.ReportMetric(float64(n*iters)/b.Elapsed().Seconds(), "entries/s")
-	})
+	}
 }
 
 // TestCountFollowsEveryWrite: the count SessionStart shows is recorded by

@@ -65,6 +65,9 @@ func (ix *Index) Search(q Query) ([]Hit, error) {
 		q.Limit = DefaultLimit
 	}
 	hits, err := ix.search(q)
+	if errors.Is(err, ErrCorrupt) && ix.hook && !ix.small() {
+		return nil, fmt.Errorf("%w: %w", ErrNotReady, err)
+	}
 	if errors.Is(err, ErrCorrupt) {
 		// The cache is disposable.
 		if _, rerr := ix.Rebuild(); rerr != nil {
@@ -311,6 +314,18 @@ func (ix *Index) Stats(all bool) (Stats, error) {
 		return st, err
 	}
 	return st, nil
+}
+
+// Totals are what a sync reports: the entries the cache holds, archived
+// ones included, and the log's problem lines by kind. Unlike [Index.Stats]
+// it reads indexes only, not the tables.
+func (ix *Index) Totals() (total int, problems map[string]int, err error) {
+	problems = map[string]int{}
+	if err := ix.db.QueryRow(`SELECT count(*) FROM entries INDEXED BY entries_archived`).Scan(&total); err != nil {
+		return 0, nil, dbErr("count entries", err)
+	}
+	err = ix.group(`SELECT problem, sum(n) FROM lines INDEXED BY lines_problem WHERE problem != '' GROUP BY 1`, problems)
+	return total, problems, err
 }
 
 func (ix *Index) group(q string, dst map[string]int) error {

@@ -102,6 +102,22 @@ func (p *Project) OpenIndex() (*index.Index, index.SyncResult, error) {
 	return ix, res, nil
 }
 
+// OpenIndexForHook opens the cache for a hook and syncs it with the log,
+// without ever waiting on a rebuild: a cache that needs one, or more than
+// a pull's worth of catching up, gives [index.ErrNotReady] (see
+// [index.OpenForHook]).
+func (p *Project) OpenIndexForHook() (*index.Index, error) {
+	ix, err := index.OpenForHook(p.Store)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := ix.Sync(); err != nil {
+		ix.Close()
+		return nil, err
+	}
+	return ix, nil
+}
+
 // UserName is the git user.name of the project's repository, if any.
 func (p *Project) UserName() string {
 	if !p.IsGit {
@@ -176,22 +192,26 @@ type SyncReport struct {
 // Sync brings the cache up to date with the log, or rebuilds it from
 // scratch when full is set.
 func (p *Project) Sync(full bool) (SyncReport, error) {
-	ix, res, err := p.OpenIndex()
+	ix, err := index.Open(p.Store)
 	if err != nil {
 		return SyncReport{}, err
 	}
 	defer ix.Close()
+	var res index.SyncResult
 	if full {
-		if res, err = ix.Rebuild(); err != nil {
-			return SyncReport{}, err
-		}
+		res, err = ix.Rebuild() // once, even for a cache that was missing
+	} else {
+		res, err = ix.Sync()
 	}
-	st, err := ix.Stats(true)
 	if err != nil {
 		return SyncReport{}, err
 	}
-	res.Entries = st.Total
-	return SyncReport{SyncResult: res, Problems: st.Problems}, nil
+	total, problems, err := ix.Totals()
+	if err != nil {
+		return SyncReport{}, err
+	}
+	res.Entries = total
+	return SyncReport{SyncResult: res, Problems: problems}, nil
 }
 
 // Search runs q against the cache, synced with the log first.

@@ -9,6 +9,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/detach"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/index"
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
 	"github.com/cairn-dev/cairn/helpers/internal/sanitize"
 )
@@ -21,7 +22,7 @@ const (
 	InHookEnv = "CAIRN_IN_HOOK"
 	// NoBackgroundEnv, set to 1, stops hooks from starting background runs.
 	NoBackgroundEnv = detach.DisabledEnv
-	// lockFDEnv passes the sanitize lock to a background run.
+	// lockFDEnv passes a background run's lock (sanitize's, sync's) to it.
 	lockFDEnv = "CAIRN_SANITIZE_LOCK_FD"
 )
 
@@ -48,22 +49,44 @@ func (s *Session) sanitizeIfNeeded(ix *index.Index) {
 // cannot be inherited, the child takes it again after the hand-off, and a
 // run that another took it from first just exits.)
 func StartSanitize(p *project.Project, getenv func(string) string) error {
+	return startLocked(p, getenv, sanitize.LockFile, "sanitize")
+}
+
+// SyncLockFile is the lock, under .cairn, that one background sync holds.
+const SyncLockFile = knowledge.CacheDir + "/sync.lock"
+
+// StartSync starts a background `cairn sync` of p (a rebuild of a cache
+// that is missing, damaged or far behind the log) unless one is running;
+// a hook that could not use the cache starts it and answers without.
+// A full sync rebuilds the cache (one SQLite found damaged).
+func StartSync(p *project.Project, getenv func(string) string, full bool) error {
+	if full {
+		return startLocked(p, getenv, SyncLockFile, "sync", "--full")
+	}
+	return startLocked(p, getenv, SyncLockFile, "sync")
+}
+
+// startLocked starts `cairn --dir P COMMAND --background` detached,
+// holding lockFile, which it passes to the child; nothing starts when
+// another run holds it.
+func startLocked(p *project.Project, getenv func(string) string, lockFile, command string, flags ...string) error {
 	if detach.Disabled(getenv) {
 		return nil
 	}
 	self, err := os.Executable()
 	if err != nil {
-		return fmt.Errorf("start sanitize: %w", err)
+		return fmt.Errorf("start %s: %w", command, err)
 	}
-	lock, ok, err := p.Store.Root().TryAcquire(sanitize.LockFile)
+	lock, ok, err := p.Store.Root().TryAcquire(lockFile)
 	if err != nil || !ok {
 		return err
 	}
-	cmd := exec.Command(self, "--dir", p.Root, "sanitize", "--background")
+	args := append([]string{"--dir", p.Root, command, "--background"}, flags...)
+	cmd := exec.Command(self, args...)
 	fd, err := lock.PassTo(cmd)
 	if err != nil {
 		lock.Release()
-		return fmt.Errorf("start sanitize: %w", err)
+		return fmt.Errorf("start %s: %w", command, err)
 	}
 	cmd.Env = append(os.Environ(), lockFDEnv+"="+strconv.FormatUint(uint64(fd), 10), InHookEnv+"=1")
 	// Whatever the run has to say lands in cairn.log.
@@ -76,9 +99,32 @@ func StartSanitize(p *project.Project, getenv func(string) string) error {
 	// a big log.
 	if err := detach.Start(cmd); err != nil {
 		lock.Release()
-		return fmt.Errorf("start sanitize: %w", err)
+		return fmt.Errorf("start %s: %w", command, err)
 	}
 	return lock.Handoff()
+}
+
+// SyncInBackground is the run StartSync started: it holds the lock the
+// hook passed down (or takes it if free; if another holds it, that one
+// syncs) and brings the cache up to date, reporting failures in
+// cairn.log. It never fails itself: nobody waits for it.
+func SyncInBackground(p *project.Project, getenv func(string) string, full bool) {
+	if fd, ferr := strconv.ParseUint(getenv(lockFDEnv), 10, 64); ferr == nil && fd > 2 {
+		lock, lerr := fsx.Inherited(uintptr(fd))
+		if lerr != nil {
+			return
+		}
+		defer lock.Release()
+	} else {
+		lock, ok, err := p.Store.Root().TryAcquire(SyncLockFile)
+		if err != nil || !ok {
+			return
+		}
+		defer lock.Release()
+	}
+	if _, err := p.Sync(full); err != nil {
+		p.Log("background sync: " + err.Error())
+	}
 }
 
 // SanitizeInBackground is the run StartSanitize started: it holds the lock

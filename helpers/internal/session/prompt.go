@@ -1,6 +1,8 @@
 package session
 
 import (
+	"errors"
+
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
@@ -52,7 +54,12 @@ func (s *Session) prompt(e event.Event) (event.Answer, error) {
 	if len(terms) < 2 {
 		return none, nil
 	}
-	ix, _, err := p.OpenIndex()
+	ix, err := s.openIndex()
+	if errors.Is(err, index.ErrNotReady) {
+		// The session start said so; this prompt goes without.
+		s.logf("%v: no per-prompt recall", err)
+		return none, nil
+	}
 	if err != nil {
 		return none, err
 	}

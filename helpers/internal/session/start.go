@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -42,7 +43,10 @@ func (s *Session) start(e event.Event) (event.Answer, error) {
 		s.logf("no %s in %s: nothing to recall (install.sh or cairn add provisions it)", knowledge.DirName, p.Root)
 		return none, nil
 	}
-	ix, _, err := p.OpenIndex()
+	ix, err := s.openIndex()
+	if errors.Is(err, index.ErrNotReady) {
+		return s.startWithoutIndex(e, cfg, err)
+	}
 	if err != nil {
 		return none, err
 	}
@@ -51,6 +55,11 @@ func (s *Session) start(e event.Event) (event.Answer, error) {
 	ctx := s.context()
 	query := recall.Query(ctx)
 	must, err := ix.Search(index.Query{Type: typed.MustCheck, NewestFirst: true, Limit: 50})
+	if errors.Is(err, index.ErrNotReady) {
+		// Damaged, and too big to rebuild here.
+		s.startSync(true)
+		return s.startWithoutIndex(e, cfg, err)
+	}
 	if err != nil {
 		return none, err
 	}
@@ -93,6 +102,72 @@ func (s *Session) start(e event.Event) (event.Answer, error) {
 	a := event.Answer{Context: text}
 	if cfg.ShowStatus() {
 		a.Status = startStatus(ix, len(shown))
+	}
+	return a, nil
+}
+
+// openIndex opens the project's cache for a hook: never a rebuild, never
+// a long catch-up. When it cannot serve ([index.ErrNotReady]), a
+// background sync is started and the error returned.
+func (s *Session) openIndex() (*index.Index, error) {
+	ix, err := s.proj.OpenIndexForHook()
+	if errors.Is(err, index.ErrNotReady) {
+		s.startSync(false)
+	}
+	return ix, err
+}
+
+// startSync starts a background sync of the project (a rebuild when
+// full), logging why it could not.
+func (s *Session) startSync(full bool) {
+	if err := StartSync(s.proj, s.env.Getenv, full); err != nil {
+		s.logf("%v", err)
+	}
+}
+
+// Bounds of the read of the log a session start does while the cache is
+// built: bytes read (the log's order is its keys' hashes, so any part is
+// a fair sample), must-checks and newest entries kept.
+const (
+	glanceBytes  = 48 << 20
+	glanceMust   = 50
+	glanceNewest = 40
+)
+
+// startWithoutIndex answers a session start while the cache is being
+// built: the must-checks and newest entries of one bounded read of the
+// log, under a heading that says so.
+func (s *Session) startWithoutIndex(e event.Event, cfg knowledge.Config, why error) (event.Answer, error) {
+	g, err := s.proj.Store.Glance(glanceBytes, glanceMust, glanceNewest)
+	if err != nil {
+		return event.Answer{}, err
+	}
+	s.logf("%v: answered from a bounded read of the log (%d lines, %d bytes)", why, g.Lines, g.Read)
+	heading := "cairn's search index of the team memory is still being built in the background, so this is not matched to your work: the must-checks and the newest entries"
+	if g.Partial {
+		heading += fmt.Sprintf(" of the first %d MiB of the log", glanceBytes>>20)
+	}
+	heading += ". Ask `cairn recall WORDS` for more in a minute."
+	block := recall.Block{
+		MustCheck: g.MustCheck,
+		Relevant:  g.Newest,
+		Budget:    cfg.Recall.Budget,
+		HowTo:     true,
+		Heading:   heading,
+		Command:   agentCommand(),
+	}
+	branch := ""
+	if s.proj.IsGit {
+		branch = gitx.ReadQuick(s.proj.Root).Branch
+	}
+	block.Handoff, block.HandoffHeading, block.Personal = s.personal(branch, branch, func(string) bool { return false })
+	text, shown := recall.RenderShown(block)
+	if err := recall.AddShown(s.proj.Store, e.Session, shown); err != nil {
+		s.logf("record shown entries: %v", err)
+	}
+	a := event.Answer{Context: text}
+	if cfg.ShowStatus() {
+		a.Status = fmt.Sprintf("cairn: the search index is being built; showed %d must-check and newest entries", len(shown))
 	}
 	return a, nil
 }

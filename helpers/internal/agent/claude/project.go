@@ -3,7 +3,7 @@ package claude
 import (
 	"strings"
 
-	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
 )
 
 // ProjectCommand is how a project's committed .claude/settings.json runs
@@ -13,66 +13,7 @@ const ProjectCommand = `"$CLAUDE_PROJECT_DIR"/` + ProjectMarker
 
 // NotInstalled is what a session is told when the project shares memory
 // through cairn and this machine has no cairn to read it.
-const NotInstalled = "This repository shares team memory through cairn (.cairn/knowledge.jsonl), " +
-	"but cairn is not installed on this machine, so none of it was loaded into this session. " +
-	"To install it: " + cairn.InstallCommand + " (then make sure $(go env GOPATH)/bin is on PATH)."
-
-// Launcher is the committed .cairn/hook: POSIX sh, so a hook costs a dash
-// start. It finds this machine's cairn ($CAIRN_BIN, PATH, then the usual
-// install places) and runs `cairn hook EVENT`. Without one, SessionStart
-// tells the agent and the person how to install it; every other event is
-// silent; it always exits 0.
-var Launcher = `#!/bin/sh
-# cairn's launcher, committed with the project. The project's Claude Code
-# hooks (.claude/settings.json) run it for every event; it names nothing of
-# one machine. It finds this machine's cairn and runs: cairn hook EVENT.
-# Without cairn, SessionStart says how to install it; other events are
-# silent. It always exits 0 (a hook that fails must not break a session).
-# Given anything but an event, it runs cairn with those arguments: the
-# project's slash commands call it so, as .cairn/hook recall WORDS.
-event=${1:-}
-find_cairn() {
-  if [ -n "${CAIRN_BIN:-}" ] && [ -x "$CAIRN_BIN" ]; then
-    printf '%s\n' "$CAIRN_BIN"
-    return 0
-  fi
-  if command -v cairn >/dev/null 2>&1; then
-    command -v cairn
-    return 0
-  fi
-  for c in "$HOME/.local/bin/cairn" "${GOBIN:-/nonexistent}/cairn" "${GOPATH:-$HOME/go}/bin/cairn"; do
-    if [ -x "$c" ]; then
-      printf '%s\n' "$c"
-      return 0
-    fi
-  done
-  return 1
-}
-case "$event" in
-` + eventNames(" | ") + `) ;;
-*)
-  # Not a hook: a cairn command (the project's slash commands run these).
-  if bin=$(find_cairn); then
-    exec "$bin" "$@"
-  fi
-  echo 'cairn: ` + strings.ReplaceAll(NotInstalled, "'", "") + `' >&2
-  exit 1
-  ;;
-esac
-CAIRN_IN_HOOK=1
-export CAIRN_IN_HOOK
-if bin=$(find_cairn); then
-  CAIRN_LAUNCHED=1
-  export CAIRN_LAUNCHED
-  exec "$bin" hook "$event"
-fi
-cat >/dev/null
-if [ "$event" = SessionStart ]; then
-  msg='` + strings.ReplaceAll(NotInstalled, "'", "") + `'
-  printf '{"systemMessage":"cairn: %s","hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"%s"}}\n' "$msg" "$msg"
-fi
-exit 0
-`
+const NotInstalled = launcher.NotInstalled
 
 // Project returns data with exactly the project wiring: every event of
 // [Hooks] runs [ProjectCommand], and any other handler of cairn's (the
@@ -161,13 +102,4 @@ func ProjectFile(plugin []byte) []byte {
 // installed.
 func IsProjectFile(data []byte) bool {
 	return strings.HasSuffix(string(data), projectFileMark)
-}
-
-// eventNames joins the names of every event cairn handles with sep.
-func eventNames(sep string) string {
-	names := make([]string, len(Events))
-	for i, h := range Events {
-		names[i] = h.Event
-	}
-	return strings.Join(names, sep)
 }

@@ -14,15 +14,13 @@ import (
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude/hooks"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
 // maxSettings caps how much of a settings or launcher file is read.
 const maxSettings = 1 << 20
-
-// launcherFile is the launcher's name under .cairn.
-const launcherFile = "hook"
 
 // ErrSettings marks a .claude/settings.json that cairn cannot edit (not
 // valid JSON): the person fixes it by hand.
@@ -79,6 +77,17 @@ func (Adapter) Paths() []string { return []string{".cairn", ".claude"} }
 // Wire is [Wire].
 func (Adapter) Wire(project string, cairnDir fsx.Root) (bool, error) { return Wire(project, cairnDir) }
 
+// Uses reports whether the project's .claude/settings.json runs the
+// launcher for any event.
+func (Adapter) Uses(project string) bool {
+	data, err := claudeDir(project).ReadFile("settings.json", maxSettings)
+	if err != nil {
+		return false
+	}
+	missing, err := Wired(data)
+	return err == nil && len(missing) < len(Hooks)
+}
+
 // Unwire is [Unwire].
 func (Adapter) Unwire(project string, cairnDir fsx.Root) ([]string, error) {
 	return Unwire(project, cairnDir)
@@ -94,19 +103,8 @@ func (Adapter) CheckWiring(project string, cairnDir fsx.Root, home string) agent
 // slash commands and agent (.claude/commands, .claude/agents), each only
 // where it differs, and reports whether it wrote.
 func Wire(project string, cairnDir fsx.Root) (bool, error) {
-	launcher := []byte(Launcher)
-	cur, err := readOptional(cairnDir, launcherFile)
+	changed, err := launcher.Write(cairnDir)
 	if err != nil {
-		return false, err
-	}
-	changed := false
-	if !bytes.Equal(cur, launcher) {
-		if err := cairnDir.WriteAtomic(launcherFile, launcher, 0o755); err != nil {
-			return false, err
-		}
-		changed = true
-	}
-	if err := cairnDir.Chmod(launcherFile, 0o755); err != nil {
 		return false, err
 	}
 	dir := claudeDir(project)
@@ -172,12 +170,6 @@ func Unwire(project string, cairnDir fsx.Root) ([]string, error) {
 		removed = append(removed, fmt.Sprintf("%d slash command and agent file(s) from .claude/", n))
 		os.Remove(dir.Dir()) // only if empty
 	}
-	if cur, err := readOptional(cairnDir, launcherFile); err == nil && cur != nil {
-		if err := cairnDir.Remove(launcherFile); err != nil {
-			return nil, err
-		}
-		removed = append(removed, ".cairn/hook")
-	}
 	return removed, nil
 }
 
@@ -240,11 +232,11 @@ func removeProjectFiles(dir fsx.Root) (int, error) {
 // the hooks in .claude/settings.json that run it; without either, whether
 // the user's own cairn plugin covers the project.
 func CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
-	launcher, lerr := readOptional(cairnDir, launcherFile)
+	state, lerr := launcher.Check(cairnDir)
 	data, serr := claudeDir(project).ReadFile("settings.json", maxSettings)
 	missing, perr := Wired(data)
 	wired := serr == nil && perr == nil && len(missing) < len(Hooks)
-	if launcher == nil && !wired {
+	if state == launcher.Missing && !wired {
 		if personalPlugin(home) {
 			return wiring("ok", "your personal cairn plugin is enabled (user scope); teammates without it get nothing: cairn init --claude wires the project for everyone", "")
 		}
@@ -254,11 +246,11 @@ func CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
 	switch {
 	case lerr != nil:
 		return wiring("fail", lerr.Error(), "cairn init --claude")
-	case launcher == nil:
+	case state == launcher.Missing:
 		return wiring("fail", ".claude/settings.json runs .cairn/hook, which is missing", "cairn init --claude, then commit .cairn/hook")
-	case string(launcher) != Launcher:
+	case state == launcher.Differs:
 		return wiring("warn", ".cairn/hook differs from this cairn's launcher", "cairn init --claude (rewrites it), then commit it")
-	case !isExecutable(cairnDir, launcherFile):
+	case state == launcher.NotExecutable:
 		return wiring("fail", ".cairn/hook is not executable: every hook fails", "chmod +x .cairn/hook && git add --chmod=+x .cairn/hook")
 	case serr != nil || perr != nil || len(missing) > 0:
 		detail := ".claude/settings.json does not run .cairn/hook"
@@ -285,18 +277,6 @@ func pipelineOnly(events []string) bool {
 		}
 	}
 	return true
-}
-
-// isExecutable reports whether the file name under r has an execute bit
-// for its owner.
-func isExecutable(r fsx.Root, name string) bool {
-	f, err := r.OpenFile(name, os.O_RDONLY, 0)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	return err == nil && fi.Mode().Perm()&0o100 != 0
 }
 
 // personalPlugin reports whether the user's own Claude Code settings (in

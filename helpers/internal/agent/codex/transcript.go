@@ -1,0 +1,162 @@
+package codex
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/helpers/internal/event"
+)
+
+// maxRecord caps one line of a rollout file; a longer line is skipped.
+const maxRecord = 16 << 20
+
+// record is one line of a Codex rollout file ($CODEX_HOME/sessions/...,
+// the transcript_path of its hooks).
+type record struct {
+	Timestamp string          `json:"timestamp"`
+	Type      string          `json:"type"`
+	Payload   json.RawMessage `json:"payload"`
+}
+
+// sessionMeta is the payload of a rollout's session_meta record.
+type sessionMeta struct {
+	ID         string          `json:"id"`
+	Cwd        string          `json:"cwd"`
+	CLIVersion string          `json:"cli_version"`
+	Source     json.RawMessage `json:"source"`
+	Git        *struct {
+		Branch string `json:"branch"`
+	} `json:"git"`
+}
+
+// eventMsg is the payload of an event_msg record: Codex 0.169 writes each
+// finished item (item_completed: the person's UserMessage, the model's
+// AgentMessage); older versions wrote user_message and agent_message.
+type eventMsg struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
+	Item    *struct {
+		Type    string `json:"type"`
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+	} `json:"item"`
+}
+
+// ReadTranscript reads a Codex rollout file as its conversation: the
+// person's messages and the model's replies as the session showed them
+// (not the instructions, environment and hook context Codex adds to the
+// model's input, nor tool calls and their output). It reads from any
+// line (the compaction capture starts mid-file); a line it cannot read is
+// counted in Skipped, never fatal.
+func ReadTranscript(r io.Reader) (event.Conversation, error) {
+	c := event.Conversation{Agent: "Codex"}
+	var items, legacy []event.Message
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, long, err := nextLine(br)
+		if err != nil && err != io.EOF {
+			return c, fmt.Errorf("read codex transcript: %w", err)
+		}
+		if long {
+			c.Skipped++
+		}
+		if len(line) == 0 {
+			if err == io.EOF {
+				break
+			}
+			continue
+		}
+		var rec record
+		if json.Unmarshal(line, &rec) != nil || rec.Type == "" {
+			c.Skipped++
+			continue
+		}
+		when, _ := time.Parse(time.RFC3339Nano, rec.Timestamp)
+		switch rec.Type {
+		case "session_meta":
+			var m sessionMeta
+			if json.Unmarshal(rec.Payload, &m) != nil {
+				c.Skipped++
+				continue
+			}
+			readMeta(&c, m)
+		case "event_msg":
+			var m eventMsg
+			if json.Unmarshal(rec.Payload, &m) != nil {
+				c.Skipped++
+				continue
+			}
+			switch {
+			case m.Type == "item_completed" && m.Item != nil && (m.Item.Type == "UserMessage" || m.Item.Type == "AgentMessage"):
+				var parts []string
+				for _, p := range m.Item.Content {
+					if strings.EqualFold(p.Type, "text") && p.Text != "" {
+						parts = append(parts, p.Text)
+					}
+				}
+				role := "user"
+				if m.Item.Type == "AgentMessage" {
+					role = "assistant"
+				}
+				if text := strings.Join(parts, "\n"); text != "" {
+					items = append(items, event.Message{Role: role, Text: text, Time: when})
+				}
+			case m.Type == "user_message" && m.Message != "":
+				legacy = append(legacy, event.Message{Role: "user", Text: m.Message, Time: when})
+			case m.Type == "agent_message" && m.Message != "":
+				legacy = append(legacy, event.Message{Role: "assistant", Text: m.Message, Time: when})
+			}
+		}
+	}
+	c.Messages = items
+	if len(items) == 0 {
+		c.Messages = legacy
+	}
+	return c, nil
+}
+
+// nextLine returns the next line, trimmed; one longer than maxRecord is
+// read past and returned empty, with long set.
+func nextLine(br *bufio.Reader) (line []byte, long bool, err error) {
+	for {
+		var chunk []byte
+		chunk, err = br.ReadSlice('\n')
+		if !long {
+			if len(line)+len(chunk) > maxRecord {
+				long, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		if err != bufio.ErrBufferFull {
+			return bytes.TrimSpace(line), long, err
+		}
+	}
+}
+
+// readMeta takes the session's id, cwd, branch and version from the first
+// session_meta record, and whether a person typed into it (Codex's exec
+// runs are headless; a subagent's session is a sidechain).
+func readMeta(c *event.Conversation, m sessionMeta) {
+	if c.Session != "" {
+		return
+	}
+	c.Session, c.Cwd, c.Version = m.ID, m.Cwd, m.CLIVersion
+	if m.Git != nil {
+		c.Branch = m.Git.Branch
+	}
+	var source string
+	switch {
+	case json.Unmarshal(m.Source, &source) == nil:
+		c.Interactive = source != "" && source != "exec"
+	case bytes.Contains(m.Source, []byte(`"subagent"`)):
+		c.Sidechain = true
+	}
+}

@@ -1,0 +1,143 @@
+// Package cursor is cairn's adapter for Cursor (the editor's agent and the
+// cursor-agent CLI): its hook events and how they map to the moments of a
+// session, the payload read from stdin, the JSON written to stdout, and
+// the project's wiring (.cursor/hooks.json, running the committed
+// launcher). It imports none of cairn's storage: what it knows of the
+// project comes in as an [fsx.Root].
+//
+// Cursor's hook protocol, as documented at https://cursor.com/docs/hooks:
+// a hook is a command that gets one JSON object on stdin and may print one
+// JSON object on stdout. Every payload carries conversation_id (stable for
+// the conversation), generation_id, hook_event_name, cursor_version,
+// workspace_roots (the workspace's root folders) and transcript_path, and
+// no cwd; sessionStart adds session_id (the conversation's id again);
+// afterShellExecution adds command, output and duration (no tool_name, no
+// exit status); afterAgentResponse adds text, the assistant's message.
+// Only sessionStart's output reaches the model (additional_context); the
+// after* events are observational and their output is ignored. Project
+// hooks run with the project's root as their working directory, with
+// CURSOR_PROJECT_DIR set to it.
+package cursor
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/cairn-dev/cairn/helpers/internal/agent/cursor/hooks"
+	"github.com/cairn-dev/cairn/helpers/internal/event"
+)
+
+// Name is the adapter's name.
+const Name = hooks.Agent
+
+// Kind is the moment Cursor's event name stands for; Unknown for a name
+// cairn does not handle.
+func Kind(name string) event.Kind { return hooks.Kind(name) }
+
+// Payload is the part of an event's JSON that cairn uses.
+type Payload struct {
+	ConversationID string   `json:"conversation_id"`
+	SessionID      string   `json:"session_id"`
+	HookEventName  string   `json:"hook_event_name"`
+	WorkspaceRoots []string `json:"workspace_roots"`
+	// Cwd is sent by the tool events that have one (beforeShellExecution,
+	// preToolUse), often empty; never by the events cairn registers, but
+	// read when it is there.
+	Cwd     string `json:"cwd"`
+	Command string `json:"command"` // afterShellExecution
+	Text    string `json:"text"`    // afterAgentResponse
+}
+
+// DecodePayload parses a payload: a JSON object, whose fields cairn does
+// not use may be anything.
+func DecodePayload(data []byte) (Payload, error) {
+	var p Payload
+	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' {
+		return p, errors.New("decode cursor hook payload: not a JSON object")
+	}
+	if err := json.Unmarshal(data, &p); err != nil {
+		return p, fmt.Errorf("decode cursor hook payload: %w", err)
+	}
+	return p, nil
+}
+
+// projectDirEnv is the variable Cursor sets to the workspace's root in
+// every hook (https://cursor.com/docs/hooks, Environment variables).
+const projectDirEnv = "CURSOR_PROJECT_DIR"
+
+// Decode turns the payload of Cursor's event name into a session event;
+// getenv reads the hook's environment. The project is CURSOR_PROJECT_DIR,
+// else the payload's cwd, else its first workspace root.
+func Decode(name string, data []byte, getenv func(string) string) (event.Event, error) {
+	kind := Kind(name)
+	if kind == event.Unknown {
+		return event.Event{}, fmt.Errorf("unknown cursor hook event %q", name)
+	}
+	p, err := DecodePayload(data)
+	if err != nil {
+		return event.Event{}, err
+	}
+	cwd := p.Cwd
+	if cwd == "" && len(p.WorkspaceRoots) > 0 {
+		cwd = p.WorkspaceRoots[0]
+	}
+	session := p.ConversationID
+	if session == "" {
+		session = p.SessionID
+	}
+	e := event.Event{
+		Kind:       kind,
+		Name:       name,
+		Session:    session,
+		Cwd:        cwd,
+		ProjectDir: getenv(projectDirEnv),
+		// afterShellExecution is the shell's own event: every command it
+		// reports ran in a shell.
+		Shell:   kind == event.ToolRan,
+		Command: p.Command,
+		Text:    p.Text,
+		// No Transcript: cairn cannot read Cursor's (see ReadTranscript),
+		// so the session pipeline is not given one to queue.
+		Agent: Name,
+	}
+	return e, nil
+}
+
+// Encode writes cairn's answer to e as the hook's stdout. Cursor takes
+// context for the model only from sessionStart, as additional_context; it
+// has no line for the person there, and the after* events' output is
+// ignored, so a status line is not written anywhere. An answer with
+// nothing Cursor can take writes nothing.
+func Encode(e event.Event, a event.Answer) ([]byte, error) {
+	if e.Kind != event.Start || a.Context == "" {
+		return nil, nil
+	}
+	return EncodeContext(a.Context)
+}
+
+// EncodeContext returns the stdout of a sessionStart hook that adds text
+// to the conversation's context.
+func EncodeContext(text string) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(struct {
+		AdditionalContext string `json:"additional_context"`
+	}{text}); err != nil {
+		return nil, fmt.Errorf("encode cursor hook output: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// ErrNoTranscript is ReadTranscript's answer: cairn does not read Cursor's
+// transcripts, so the session pipeline does not run for Cursor sessions.
+var ErrNoTranscript = errors.New("reading transcripts is not supported for cursor")
+
+// ReadTranscript reports [ErrNoTranscript]: Cursor's transcript format is
+// not documented, and cairn reads only what it can test.
+func ReadTranscript(io.Reader) (event.Conversation, error) {
+	return event.Conversation{}, ErrNoTranscript
+}

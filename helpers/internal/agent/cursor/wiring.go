@@ -1,0 +1,190 @@
+package cursor
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cairn-dev/cairn/helpers/internal/agent"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/cursor/hooks"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
+	"github.com/cairn-dev/cairn/helpers/internal/event"
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+)
+
+// hooksFile is the project's Cursor hooks file, under .cursor.
+const hooksFile = "hooks.json"
+
+// maxFile caps how much of hooks.json is read.
+const maxFile = 1 << 20
+
+// cursorDir is the project's .cursor directory.
+func cursorDir(project string) fsx.Root { return fsx.NewRoot(filepath.Join(project, ".cursor")) }
+
+// readOptional reads name under r; a missing file is nil, no error.
+func readOptional(r fsx.Root, name string) ([]byte, error) {
+	data, err := r.ReadFile(name, maxFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return data, err
+}
+
+// Adapter is Cursor's [agent.Adapter].
+type Adapter struct{}
+
+var _ agent.Adapter = Adapter{}
+
+// Name is "cursor".
+func (Adapter) Name() string { return Name }
+
+// Title is "Cursor".
+func (Adapter) Title() string { return "Cursor" }
+
+// Kind is the moment Cursor's event name stands for.
+func (Adapter) Kind(name string) event.Kind { return Kind(name) }
+
+// Decode is [Decode].
+func (Adapter) Decode(name string, payload []byte, getenv func(string) string) (event.Event, error) {
+	return Decode(name, payload, getenv)
+}
+
+// Encode is [Encode].
+func (Adapter) Encode(e event.Event, a event.Answer) ([]byte, error) { return Encode(e, a) }
+
+// ReadTranscript is [ReadTranscript].
+func (Adapter) ReadTranscript(r io.Reader) (event.Conversation, error) { return ReadTranscript(r) }
+
+// Wiring describes what Wire writes.
+func (Adapter) Wiring() string {
+	return ".cairn/hook (the launcher) and its hooks in .cursor/hooks.json (sessionStart, afterShellExecution, afterAgentResponse)"
+}
+
+// Paths are .cairn and .cursor/hooks.json.
+func (Adapter) Paths() []string { return []string{".cairn", ".cursor/hooks.json"} }
+
+// Wire is [Wire].
+func (Adapter) Wire(project string, cairnDir fsx.Root) (bool, error) { return Wire(project, cairnDir) }
+
+// Unwire is [Unwire].
+func (Adapter) Unwire(project string, cairnDir fsx.Root) ([]string, error) {
+	return Unwire(project, cairnDir)
+}
+
+// Uses reports whether the project's .cursor/hooks.json runs the launcher
+// for any event.
+func (Adapter) Uses(project string) bool { return Uses(project) }
+
+// CheckWiring is [CheckWiring].
+func (Adapter) CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
+	return CheckWiring(project, cairnDir)
+}
+
+// Wire writes the committed launcher (.cairn/hook, in cairnDir) and the
+// project's hooks that run it (.cursor/hooks.json), each only where it
+// differs, and reports whether it wrote. The user's other hooks and keys
+// in hooks.json are kept.
+func Wire(project string, cairnDir fsx.Root) (bool, error) {
+	changed, err := launcher.Write(cairnDir)
+	if err != nil {
+		return false, err
+	}
+	dir := cursorDir(project)
+	data, err := readOptional(dir, hooksFile)
+	if err != nil {
+		return false, err
+	}
+	out, wrote, err := Install(data)
+	if err != nil {
+		return false, err
+	}
+	if wrote {
+		if err := dir.WriteAtomic(hooksFile, out, 0o644); err != nil {
+			return false, err
+		}
+		changed = true
+	}
+	return changed, nil
+}
+
+// Unwire removes cairn's hooks from .cursor/hooks.json, and only those,
+// and says what it removed: a file left with nothing but its version is
+// deleted, and .cursor with it when that leaves it empty. The launcher
+// stays (other agents' wiring may run it).
+func Unwire(project string, _ fsx.Root) ([]string, error) {
+	dir := cursorDir(project)
+	data, err := readOptional(dir, hooksFile)
+	if err != nil || data == nil {
+		return nil, err
+	}
+	out, changed, empty, err := Uninstall(data)
+	if err != nil || !changed {
+		return nil, err
+	}
+	if empty {
+		if err := dir.Remove(hooksFile); err != nil {
+			return nil, err
+		}
+		os.Remove(dir.Dir()) // only if empty
+	} else if err := dir.WriteAtomic(hooksFile, out, 0o644); err != nil {
+		return nil, err
+	}
+	return []string{"cairn's hooks from .cursor/hooks.json"}, nil
+}
+
+// Uses reports whether the project's .cursor/hooks.json runs the launcher
+// for any event.
+func Uses(project string) bool {
+	data, err := cursorDir(project).ReadFile(hooksFile, maxFile)
+	if err != nil {
+		return false
+	}
+	missing, err := Wired(data)
+	return err == nil && len(missing) < len(Events())
+}
+
+// CheckWiring reports the project's Cursor wiring: the hooks in
+// .cursor/hooks.json and the launcher they run. A project without either
+// is fine: not every team uses Cursor.
+func CheckWiring(project string, cairnDir fsx.Root) agent.Wiring {
+	state, lerr := launcher.Check(cairnDir)
+	data, ferr := readOptional(cursorDir(project), hooksFile)
+	missing, perr := Wired(data)
+	if ferr == nil && perr == nil && len(missing) == len(Events()) {
+		return wiring("ok", "Cursor: not wired (cairn init --cursor wires it, for teammates who use Cursor)", "")
+	}
+	switch {
+	case ferr != nil:
+		return wiring("fail", "Cursor: "+ferr.Error(), "")
+	case perr != nil:
+		return wiring("fail", "Cursor: "+perr.Error(), "fix .cursor/hooks.json by hand (it must be one JSON object), then cairn init --cursor")
+	case lerr != nil:
+		return wiring("fail", "Cursor: "+lerr.Error(), "cairn init --cursor")
+	case state == launcher.Missing:
+		return wiring("fail", "Cursor: .cursor/hooks.json runs .cairn/hook, which is missing", "cairn init --cursor, then commit .cairn/hook")
+	case state == launcher.Differs:
+		return wiring("warn", "Cursor: .cairn/hook differs from this cairn's launcher", "cairn init --cursor (rewrites it), then commit it")
+	case state == launcher.NotExecutable:
+		return wiring("fail", "Cursor: .cairn/hook is not executable: every hook fails", "chmod +x .cairn/hook && git add --chmod=+x .cairn/hook")
+	case len(missing) > 0:
+		return wiring("fail", "Cursor: .cursor/hooks.json does not run .cairn/hook for "+strings.Join(missing, ", "),
+			"cairn init --cursor, then commit .cursor/hooks.json")
+	}
+	return wiring("ok", "Cursor: .cursor/hooks.json runs .cairn/hook for every event", "")
+}
+
+// Events are the names of the events cairn registers.
+func Events() []string {
+	names := make([]string, len(hooks.Events))
+	for i, h := range hooks.Events {
+		names[i] = h.Event
+	}
+	return names
+}
+
+func wiring(status, detail, fix string) agent.Wiring {
+	return agent.Wiring{Status: status, Detail: detail, Fix: fix}
+}

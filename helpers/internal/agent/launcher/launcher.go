@@ -1,0 +1,226 @@
+// Package launcher is the committed .cairn/hook: the one file every agent's
+// project wiring runs, so that the wiring names nothing of one machine. It
+// finds this machine's cairn and runs `cairn hook EVENT` (Claude Code) or
+// `cairn hook AGENT EVENT` (called as `.cairn/hook --agent AGENT EVENT`).
+// Without cairn, the agent's session-start event tells the session how to
+// install it and every other event is silent; it always exits 0.
+package launcher
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/claude/hooks"
+	codexhooks "github.com/cairn-dev/cairn/helpers/internal/agent/codex/hooks"
+	cursorhooks "github.com/cairn-dev/cairn/helpers/internal/agent/cursor/hooks"
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+)
+
+// File is the launcher's name under .cairn.
+const File = "hook"
+
+// Path is the launcher's path from the project's root.
+const Path = ".cairn/" + File
+
+// maxScript caps how much of a launcher file is read.
+const maxScript = 1 << 20
+
+// NotInstalled is what a session is told when the project shares memory
+// through cairn and this machine has no cairn to read it.
+const NotInstalled = "This repository shares team memory through cairn (.cairn/knowledge.jsonl), " +
+	"but cairn is not installed on this machine, so none of it was loaded into this session. " +
+	"To install it: " + cairn.InstallCommand + " (then make sure $(go env GOPATH)/bin is on PATH)."
+
+// notice is an agent the launcher accepts after --agent (Claude Code's
+// is the default) and its answer, without cairn, to the agent's
+// session-start event: the agent's own output format with %s for the
+// message (printf), or empty for an agent that takes no answer there.
+type notice struct {
+	agent, event, format string
+}
+
+// claudeNotice is Claude Code's SessionStart answer without cairn: a line
+// for the person and the same text for the model.
+const claudeNotice = `{"systemMessage":"cairn: %s","hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"%s"}}\n`
+
+// notices are the agents the launcher knows, one row each.
+var notices = []notice{
+	{hooks.Agent, "SessionStart", claudeNotice},
+	{cursorhooks.Agent, cursorhooks.StartEvent, cursorhooks.NotInstalledFormat},
+	{codexhooks.Agent, codexhooks.StartEvent, codexhooks.NotInstalledFormat},
+}
+
+// script is the launcher's text, built once.
+var script = build()
+
+// Script is the launcher's text: POSIX sh, so a hook costs a dash start.
+func Script() string { return script }
+
+// build writes the launcher's text from the agents' tables.
+func build() string {
+	names := make([]string, len(hooks.Events))
+	for i, h := range hooks.Events {
+		names[i] = h.Event
+	}
+	msg := strings.NewReplacer("'", "", "%", "").Replace(NotInstalled)
+	var b strings.Builder
+	b.WriteString(`#!/bin/sh
+# cairn's launcher, committed with the project. The project's agent hooks
+# (.claude/settings.json, and the other agents' wiring) run it for every
+# event; it names nothing of one machine. It finds this machine's cairn and
+# runs: cairn hook EVENT (Claude Code), or cairn hook AGENT EVENT when
+# called as: .cairn/hook --agent AGENT EVENT. Without cairn, the session's
+# start says how to install it; other events are silent. It always exits 0
+# (a hook that fails must not break a session). Given anything else, it
+# runs cairn with those arguments: the project's slash commands call it so,
+# as .cairn/hook recall WORDS.
+event=${1:-}
+agent=
+find_cairn() {
+  if [ -n "${CAIRN_BIN:-}" ] && [ -x "$CAIRN_BIN" ]; then
+    printf '%s\n' "$CAIRN_BIN"
+    return 0
+  fi
+  if command -v cairn >/dev/null 2>&1; then
+    command -v cairn
+    return 0
+  fi
+  for c in "$HOME/.local/bin/cairn" "${GOBIN:-/nonexistent}/cairn" "${GOPATH:-$HOME/go}/bin/cairn"; do
+    if [ -x "$c" ]; then
+      printf '%s\n' "$c"
+      return 0
+    fi
+  done
+  return 1
+}
+if [ "$event" = --agent ]; then
+  agent=${2:-}
+  event=${3:-}
+  case "$agent" in
+  `)
+	agents := make([]string, len(notices))
+	for i, n := range notices {
+		agents[i] = n.agent
+	}
+	sort.Strings(agents)
+	b.WriteString(strings.Join(agents, " | "))
+	b.WriteString(`) ;;
+  *)
+    cat >/dev/null
+    exit 0
+    ;;
+  esac
+else
+  case "$event" in
+  `)
+	b.WriteString(strings.Join(names, " | "))
+	b.WriteString(`) ;;
+  *)
+    # Not a hook: a cairn command (the project's slash commands run these).
+    if bin=$(find_cairn); then
+      exec "$bin" "$@"
+    fi
+    echo 'cairn: ` + msg + `' >&2
+    exit 1
+    ;;
+  esac
+fi
+CAIRN_IN_HOOK=1
+export CAIRN_IN_HOOK
+if bin=$(find_cairn); then
+  CAIRN_LAUNCHED=1
+  export CAIRN_LAUNCHED
+  if [ -z "$agent" ]; then
+    exec "$bin" hook "$event"
+  fi
+  exec "$bin" hook "$agent" "$event"
+fi
+cat >/dev/null
+msg='` + msg + `'
+case "${agent:-` + hooks.Agent + `}:$event" in
+`)
+	for _, n := range notices {
+		if n.format == "" {
+			continue
+		}
+		b.WriteString(n.agent + ":" + n.event + ")\n  printf '" + n.format + "' " + strings.Repeat(`"$msg" `, strings.Count(n.format, "%s")) + "\n  ;;\n")
+	}
+	b.WriteString(`esac
+exit 0
+`)
+	return b.String()
+}
+
+// Write writes the launcher into cairnDir, executable, only where it
+// differs, and reports whether it wrote.
+func Write(cairnDir fsx.Root) (bool, error) {
+	want := []byte(Script())
+	cur, err := cairnDir.ReadFile(File, maxScript)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, err
+	}
+	changed := false
+	if !bytes.Equal(cur, want) {
+		if err := cairnDir.WriteAtomic(File, want, 0o755); err != nil {
+			return false, err
+		}
+		changed = true
+	}
+	return changed, cairnDir.Chmod(File, 0o755)
+}
+
+// Remove deletes the launcher from cairnDir and reports whether it was
+// there.
+func Remove(cairnDir fsx.Root) (bool, error) {
+	_, err := cairnDir.ReadFile(File, maxScript)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err := cairnDir.Remove(File); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// State is what [Check] found of the launcher.
+type State int
+
+// The launcher's states.
+const (
+	OK            State = iota
+	Missing             // no .cairn/hook
+	Differs             // not this cairn's launcher
+	NotExecutable       // every hook would fail
+	Unreadable          // the error says why
+)
+
+// Check reports the state of the launcher in cairnDir.
+func Check(cairnDir fsx.Root) (State, error) {
+	cur, err := cairnDir.ReadFile(File, maxScript)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return Missing, nil
+	case err != nil:
+		return Unreadable, err
+	case string(cur) != Script():
+		return Differs, nil
+	}
+	f, err := cairnDir.OpenFile(File, os.O_RDONLY, 0)
+	if err != nil {
+		return Unreadable, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return Unreadable, err
+	}
+	if fi.Mode().Perm()&0o100 == 0 {
+		return NotExecutable, nil
+	}
+	return OK, nil
+}

@@ -1,0 +1,129 @@
+package launcher
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+)
+
+// run runs the launcher in dir with args and stdin; bin, when set, is
+// the cairn it finds (CAIRN_BIN); PATH holds no cairn.
+func run(t *testing.T, dir, bin, stdin string, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command("sh", append([]string{filepath.Join(dir, File)}, args...)...)
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir(), "CAIRN_BIN=" + bin, "GOPATH=" + t.TempDir()}
+	cmd.Stdin = strings.NewReader(stdin)
+	out, err := cmd.Output()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return string(out), code
+}
+
+// A fake cairn that prints its arguments and its stdin.
+func fakeCairn(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "cairn")
+	if err := os.WriteFile(p, []byte("#!/bin/sh\nprintf 'args:%s|' \"$@\"\nprintf 'in:'\ncat\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestLauncher(t *testing.T) {
+	dir := t.TempDir()
+	if wrote, err := Write(fsx.NewRoot(dir)); err != nil || !wrote {
+		t.Fatalf("Write = %v, %v", wrote, err)
+	}
+	if wrote, err := Write(fsx.NewRoot(dir)); err != nil || wrote {
+		t.Fatalf("second Write = %v, %v; want nothing written", wrote, err)
+	}
+	if st, err := Check(fsx.NewRoot(dir)); st != OK || err != nil {
+		t.Fatalf("Check = %v, %v", st, err)
+	}
+	bin := fakeCairn(t)
+	for _, tc := range []struct {
+		name, bin string
+		args      []string
+		want      string
+		code      int
+	}{
+		{"claude event", bin, []string{"Stop"}, "args:hook|args:Stop|in:{}", 0},
+		{"agent event", bin, []string{"--agent", "claude", "Stop"}, "args:hook|args:claude|args:Stop|in:{}", 0},
+		{"unknown agent is silent", bin, []string{"--agent", "nobody", "Stop"}, "", 0},
+		{"agent without event", bin, []string{"--agent"}, "", 0},
+		{"a command", bin, []string{"recall", "oauth flow"}, "args:recall|args:oauth flow|in:{}", 0},
+		{"no cairn, start", "", []string{"SessionStart"}, "notice", 0},
+		{"no cairn, agent start", "", []string{"--agent", "claude", "SessionStart"}, "notice", 0},
+		{"no cairn, other event", "", []string{"Stop"}, "", 0},
+		{"no cairn, a command", "", []string{"recall", "x"}, "", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, code := run(t, dir, tc.bin, "{}", tc.args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d", code, tc.code)
+			}
+			if tc.want != "notice" {
+				if out != tc.want {
+					t.Fatalf("stdout %q, want %q", out, tc.want)
+				}
+				return
+			}
+			var v struct {
+				HookSpecificOutput struct{ AdditionalContext string }
+			}
+			if err := json.Unmarshal([]byte(out), &v); err != nil || !strings.Contains(v.HookSpecificOutput.AdditionalContext, "cairn is not installed") {
+				t.Fatalf("notice %q (%v)", out, err)
+			}
+		})
+	}
+}
+
+// Every agent's notice is valid JSON once the message is in it.
+func TestNoticesAreJSON(t *testing.T) {
+	for _, n := range notices {
+		if n.format == "" {
+			continue
+		}
+		s := strings.ReplaceAll(strings.TrimSuffix(n.format, `\n`), "%s", "m")
+		if !json.Valid([]byte(s)) {
+			t.Errorf("%s: %s is not JSON", n.agent, s)
+		}
+	}
+}
+
+func TestCheckStates(t *testing.T) {
+	r := fsx.NewRoot(t.TempDir())
+	if st, _ := Check(r); st != Missing {
+		t.Fatalf("empty: %v", st)
+	}
+	if err := r.WriteAtomic(File, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := Check(r); st != Differs {
+		t.Fatalf("other script: %v", st)
+	}
+	if err := r.WriteAtomic(File, []byte(Script()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Chmod(File, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := Check(r); st != NotExecutable {
+		t.Fatalf("not executable: %v", st)
+	}
+	if removed, err := Remove(r); !removed || err != nil {
+		t.Fatalf("Remove = %v, %v", removed, err)
+	}
+	if removed, err := Remove(r); removed || err != nil {
+		t.Fatalf("second Remove = %v, %v", removed, err)
+	}
+}
