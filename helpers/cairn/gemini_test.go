@@ -56,9 +56,9 @@ func geminiSession(t *testing.T, cli, dir string, api *geminitest.FakeAPI, promp
 	return res
 }
 
-// wrapped returns what is inside the first untrusted wrapper of text, as
+// geminiWrapped returns what is inside the first untrusted wrapper of text, as
 // Gemini CLI hands it to the model.
-func wrapped(t *testing.T, text string) string {
+func geminiWrapped(t *testing.T, text string) string {
 	t.Helper()
 	open := strings.Index(text, geminiWrapOpen)
 	end := strings.Index(text, geminiWrapClose)
@@ -89,7 +89,7 @@ func TestGeminiSessionStartInjects(t *testing.T) {
 	if !strings.Contains(first, "<hook_context>") {
 		t.Fatalf("no hook context in the first request:\n%.3000s", first)
 	}
-	inside := wrapped(t, first)
+	inside := geminiWrapped(t, first)
 	for _, want := range []string{"OAuth redirect URI must match exactly", "Run the database migrations before deploying"} {
 		if !strings.Contains(inside, want) {
 			t.Errorf("%q is not inside the wrapper:\n%s", want, inside)
@@ -177,7 +177,7 @@ func TestGeminiPromptRecall(t *testing.T) {
 	if i < 0 || j < i {
 		t.Errorf("the entry does not come after the prompt (BeforeAgent's context is appended to it):\n%.4000s", texts[0])
 	}
-	if !strings.Contains(wrapped(t, texts[0][i:]), entry) {
+	if !strings.Contains(geminiWrapped(t, texts[0][i:]), entry) {
 		t.Errorf("the entry is not inside the wrapper")
 	}
 }
@@ -216,7 +216,7 @@ func TestGeminiAndClaudeShareMemory(t *testing.T) {
 
 	gapi2 := geminitest.StartFakeAPI(t, [][]geminitest.Part{{geminitest.Text("ok")}})
 	geminiSession(t, gcli, repo, gapi2, "work on the payment retries")
-	if texts := gapi2.MainRequestTexts(); len(texts) == 0 || !strings.Contains(wrapped(t, texts[0]), fromClaude) {
+	if texts := gapi2.MainRequestTexts(); len(texts) == 0 || !strings.Contains(geminiWrapped(t, texts[0]), fromClaude) {
 		t.Errorf("Gemini CLI's first request does not carry the entry from Claude Code, wrapped:\n%.3000s", strings.Join(texts, "\n"))
 	}
 }
@@ -345,10 +345,10 @@ func TestGeminiInteractive(t *testing.T) {
 	if len(texts) != 3 {
 		t.Fatalf("%d main requests, want 3", len(texts))
 	}
-	if !strings.Contains(wrapped(t, texts[0]), "OAuth redirect URI must match exactly") || strings.Contains(texts[0], later) {
+	if !strings.Contains(geminiWrapped(t, texts[0]), "OAuth redirect URI must match exactly") || strings.Contains(texts[0], later) {
 		t.Errorf("the first request:\n%.3000s", texts[0])
 	}
-	if !strings.Contains(texts[1], later) || !strings.Contains(wrapped(t, texts[1][strings.Index(texts[1], "why do the kafka"):]), later) {
+	if !strings.Contains(texts[1], later) || !strings.Contains(geminiWrapped(t, texts[1][strings.Index(texts[1], "why do the kafka"):]), later) {
 		t.Errorf("the prompt about the new entry did not bring it in, wrapped:\n%.4000s", texts[1])
 	}
 	if n := strings.Count(texts[2], later); n != 1 {

@@ -21,12 +21,37 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
-// Version is the Claude Code CLI version these helpers are verified against.
+// Version is the oldest Claude Code CLI version cairn supports, and the one
+// FindCLI finds: every real-client test runs against it.
 const Version = "2.1.197"
+
+// LatestVersion is the newest Claude Code CLI version the tests run too
+// (the newest the npm registry served when it was added): the core
+// real-client tests and the MCP test run against each of Versions.
+const LatestVersion = "2.1.330"
+
+// Versions are the versions the core real-client tests run against, oldest
+// first.
+var Versions = []string{Version, LatestVersion}
 
 // InstallCommand is the npm command that installs the pinned CLI into DIR;
 // the binary is then found via CAIRN_CLAUDE_PREFIX=DIR.
 const InstallCommand = "npm install --prefix DIR @anthropic-ai/claude-code@" + Version
+
+// PrefixEnv is the environment variable naming the npm prefix that holds
+// version (CAIRN_CLAUDE_PREFIX for Version, CAIRN_CLAUDE_LATEST_PREFIX for
+// LatestVersion), as .ci/run sets them.
+func PrefixEnv(version string) string {
+	if version == LatestVersion && version != Version {
+		return "CAIRN_CLAUDE_LATEST_PREFIX"
+	}
+	return "CAIRN_CLAUDE_PREFIX"
+}
+
+// installCommand is the npm command that installs version into DIR.
+func installCommand(version string) string {
+	return "npm install --prefix DIR @anthropic-ai/claude-code@" + version
+}
 
 // DefaultTimeout bounds one Run when RunOptions.Timeout is zero.
 const DefaultTimeout = 120 * time.Second
@@ -85,12 +110,12 @@ func isExecutable(path string) bool {
 	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
 }
 
-// installCached installs the pinned CLI from the npm registry into the
+// installCached installs version of the CLI from the npm registry into the
 // user's cache (once, for every test process of the machine: the first
 // installs under a lock, the others wait and use it) and returns its
 // binary, so plain `go test ./...` runs the real-client tests wherever npm
 // is. CAIRN_CLAUDE_NO_INSTALL=1 turns it off.
-func installCached() (string, error) {
+func installCached(version string) (string, error) {
 	if os.Getenv("CAIRN_CLAUDE_NO_INSTALL") == "1" {
 		return "", errors.New("the user cache (CAIRN_CLAUDE_NO_INSTALL=1)")
 	}
@@ -102,7 +127,7 @@ func installCached() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("npm install into the user cache (%v)", err)
 	}
-	prefix := filepath.Join(cache, "cairn", "claude-code-"+Version)
+	prefix := filepath.Join(cache, "cairn", "claude-code-"+version)
 	if err := os.MkdirAll(prefix, 0o755); err != nil {
 		return "", fmt.Errorf("npm install into %s (%v)", prefix, err)
 	}
@@ -112,21 +137,21 @@ func installCached() (string, error) {
 	}
 	defer lock.Release()
 	bin := binaryInPrefix(prefix)
-	if isExecutable(bin) && cliVersion(bin) == Version {
+	if isExecutable(bin) && cliVersion(bin) == version {
 		return bin, nil
 	}
-	fmt.Fprintf(os.Stderr, "claudetest: installing Claude Code %s into %s (once; about 30 s)\n", Version, prefix)
-	cmd := exec.Command(npm, "install", "--prefix", prefix, "--no-audit", "--no-fund", "--loglevel=error", "@anthropic-ai/claude-code@"+Version)
+	fmt.Fprintf(os.Stderr, "claudetest: installing Claude Code %s into %s (once; about 30 s)\n", version, prefix)
+	cmd := exec.Command(npm, "install", "--prefix", prefix, "--no-audit", "--no-fund", "--loglevel=error", "@anthropic-ai/claude-code@"+version)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("npm install into %s (%v: %s)", prefix, err, bytes.TrimSpace(out))
 	}
-	if !isExecutable(bin) || cliVersion(bin) != Version {
-		return "", fmt.Errorf("npm install into %s (no %s binary after it)", prefix, Version)
+	if !isExecutable(bin) || cliVersion(bin) != version {
+		return "", fmt.Errorf("npm install into %s (no %s binary after it)", prefix, version)
 	}
 	return bin, nil
 }
 
-// FindCLI returns the path of the Claude Code CLI binary:
+// FindCLI returns the path of the Claude Code CLI binary of Version:
 //
 //  1. $CAIRN_CLAUDE_BIN if set (used as is; the test fails if it is not an
 //     executable file);
@@ -140,7 +165,18 @@ func installCached() (string, error) {
 // environment variable CI is "true" the test fails instead.
 func FindCLI(t testing.TB) string {
 	t.Helper()
-	if bin := os.Getenv("CAIRN_CLAUDE_BIN"); bin != "" {
+	return FindVersion(t, Version)
+}
+
+// FindVersion returns the path of the Claude Code CLI binary of version
+// (one of Versions), as FindCLI does for Version: $CAIRN_CLAUDE_BIN (for
+// Version only), the native binary inside the npm prefix named by
+// PrefixEnv(version), then inside /opt/claude-cli, then "claude" on PATH,
+// each if it reports version, else an install from the npm registry into
+// the user's cache. It skips or fails the test as FindCLI does.
+func FindVersion(t testing.TB, version string) string {
+	t.Helper()
+	if bin := os.Getenv("CAIRN_CLAUDE_BIN"); bin != "" && version == Version {
 		if !isExecutable(bin) {
 			t.Fatalf("claudetest: CAIRN_CLAUDE_BIN=%s is not an executable file", bin)
 		}
@@ -148,7 +184,7 @@ func FindCLI(t testing.TB) string {
 	}
 	var tried []string
 	var prefixes []string
-	if p := os.Getenv("CAIRN_CLAUDE_PREFIX"); p != "" {
+	if p := os.Getenv(PrefixEnv(version)); p != "" {
 		prefixes = append(prefixes, p)
 	}
 	prefixes = append(prefixes, defaultPrefixes...)
@@ -158,7 +194,7 @@ func FindCLI(t testing.TB) string {
 			tried = append(tried, bin+" (missing)")
 			continue
 		}
-		if v := cliVersion(bin); v != Version {
+		if v := cliVersion(bin); v != version {
 			tried = append(tried, fmt.Sprintf("%s (version %q)", bin, v))
 			continue
 		}
@@ -166,20 +202,23 @@ func FindCLI(t testing.TB) string {
 	}
 	if bin, err := exec.LookPath("claude"); err == nil {
 		v := cliVersion(bin)
-		if v == Version {
+		if v == version {
 			return bin
 		}
 		tried = append(tried, fmt.Sprintf("%s (version %q)", bin, v))
 	} else {
 		tried = append(tried, "claude on PATH (missing)")
 	}
-	bin, err := installCached()
+	bin, err := installCached(version)
 	if err == nil {
 		return bin
 	}
 	tried = append(tried, err.Error())
-	msg := fmt.Sprintf("claudetest: Claude Code CLI %s not found (tried: %s); install it with `%s` and set CAIRN_CLAUDE_PREFIX=DIR (or CAIRN_CLAUDE_BIN to the binary)",
-		Version, strings.Join(tried, "; "), InstallCommand)
+	msg := fmt.Sprintf("claudetest: Claude Code CLI %s not found (tried: %s); install it with `%s` and set %s=DIR",
+		version, strings.Join(tried, "; "), installCommand(version), PrefixEnv(version))
+	if version == Version {
+		msg += " (or CAIRN_CLAUDE_BIN to the binary)"
+	}
 	if os.Getenv("CI") == "true" {
 		t.Fatalf("%s; CI must install it as .ci/run does", msg)
 	}

@@ -166,3 +166,44 @@ func TestFindCLI(t *testing.T) {
 		t.Errorf("not installed, CI: skip %q fatal %q", r.skip, r.fatal)
 	}
 }
+
+// The newest version is found through its own prefix variable, and a
+// binary of another version is never taken for it.
+func TestFindVersion(t *testing.T) {
+	prefix := func(version string) (string, string) {
+		p := t.TempDir()
+		bin := binaryInPrefix(p)
+		if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeScript(t, filepath.Dir(bin), "claude", "echo '"+version+" (Claude Code)'")
+		return p, bin
+	}
+	oldP, oldBin := prefix(Version)
+	newP, newBin := prefix(LatestVersion)
+	t.Setenv("CAIRN_CLAUDE_BIN", "")
+	t.Setenv("CAIRN_CLAUDE_PREFIX", oldP)
+	t.Setenv("CAIRN_CLAUDE_LATEST_PREFIX", newP)
+	if got := FindVersion(t, LatestVersion); got != newBin {
+		t.Errorf("CAIRN_CLAUDE_LATEST_PREFIX: got %q, want %q", got, newBin)
+	}
+	if got := FindVersion(t, Version); got != oldBin {
+		t.Errorf("CAIRN_CLAUDE_PREFIX: got %q, want %q", got, oldBin)
+	}
+	if PrefixEnv(Version) != "CAIRN_CLAUDE_PREFIX" || PrefixEnv(LatestVersion) != "CAIRN_CLAUDE_LATEST_PREFIX" {
+		t.Errorf("PrefixEnv: %s, %s", PrefixEnv(Version), PrefixEnv(LatestVersion))
+	}
+
+	// The latest prefix holds the old version: not taken; nothing else.
+	t.Setenv("CAIRN_CLAUDE_LATEST_PREFIX", oldP)
+	t.Setenv("PATH", t.TempDir())
+	saved := defaultPrefixes
+	defaultPrefixes = nil
+	t.Cleanup(func() { defaultPrefixes = saved })
+	t.Setenv("CI", "")
+	r := capture(t, func(tb testing.TB) { FindVersion(tb, LatestVersion) })
+	if r.fatal != "" || !strings.Contains(r.skip, "@anthropic-ai/claude-code@"+LatestVersion) || !strings.Contains(r.skip, "CAIRN_CLAUDE_LATEST_PREFIX=DIR") ||
+		!strings.Contains(r.skip, `version "`+Version+`"`) {
+		t.Errorf("latest not installed: skip %q fatal %q", r.skip, r.fatal)
+	}
+}

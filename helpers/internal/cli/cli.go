@@ -106,6 +106,7 @@ func newApp(env Env) *ucli.App {
 			handoffNowCommand(env),
 			promoteCommand(env),
 			wikiCommand(env),
+			mcpCommand(env),
 			versionCommand(env),
 			hookCommand(),
 		},

@@ -110,7 +110,7 @@ func TestAdapterFlags(t *testing.T) {
 	for _, f := range adapterFlags("wire") {
 		names = append(names, f.Names()...)
 	}
-	if !reflect.DeepEqual(names, []string{"claude", "cursor", "codex", "gemini"}) {
+	if !reflect.DeepEqual(names, []string{"claude", "cursor", "codex", "opencode", "gemini"}) {
 		t.Errorf("adapter flags = %v", names)
 	}
 }

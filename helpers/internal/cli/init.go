@@ -10,13 +10,14 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/agent/cursor"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/gemini"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/opencode"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	ucli "github.com/urfave/cli/v2"
 )
 
 // adapters are the agents cairn can wire a project for: each is a flag of
 // init and uninstall (--claude), and doctor checks each one's wiring.
-var adapters = []agent.Adapter{claude.Adapter{}, cursor.Adapter{}, codex.Adapter{}, gemini.Adapter{}}
+var adapters = []agent.Adapter{claude.Adapter{}, cursor.Adapter{}, codex.Adapter{}, opencode.Adapter{}, gemini.Adapter{}}
 
 // adapterFlags are one boolean flag per adapter, usage from verb.
 func adapterFlags(verb string) []ucli.Flag {

@@ -32,6 +32,7 @@ import (
 	codexhooks "github.com/cairn-dev/cairn/helpers/internal/agent/codex/hooks"
 	cursorhooks "github.com/cairn-dev/cairn/helpers/internal/agent/cursor/hooks"
 	geminihooks "github.com/cairn-dev/cairn/helpers/internal/agent/gemini/hooks"
+	opencodehooks "github.com/cairn-dev/cairn/helpers/internal/agent/opencode/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
 	"github.com/cairn-dev/cairn/helpers/internal/typed"
@@ -58,7 +59,9 @@ var kinds = map[string]func(string) event.Kind{
 	hooks.Agent:       hooks.Kind,
 	cursorhooks.Agent: cursorhooks.Kind,
 	codexhooks.Agent:  codexhooks.Kind,
-	geminihooks.Agent: geminihooks.Kind,
+	// OpenCode's plugin sends no transcript: its replies are not queued.
+	opencodehooks.Agent: opencodehooks.Kind,
+	geminihooks.Agent:   geminihooks.Kind,
 }
 
 // queued are the agents whose replies the gate queues for the session

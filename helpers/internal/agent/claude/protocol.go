@@ -96,6 +96,12 @@ func Decode(name string, data []byte, getenv func(string) string) (event.Event, 
 		Transcript: p.TranscriptPath,
 		Agent:      Name,
 	}
+	if kind == event.Prompt && clientWrapper(p.Prompt) {
+		// Not the person's prompt but Claude Code's own: 2.1.330 submits
+		// a background subagent's <task-notification> as one. Per-prompt
+		// recall has nothing to look for in it.
+		e.Prompt = ""
+	}
 	return e, nil
 }
 

@@ -164,9 +164,12 @@ func contentText(raw json.RawMessage) string {
 }
 
 // wrappers begin the user records Claude Code writes for its own commands
-// and their output (/exit, /compact, a ! shell line), which nobody typed as
-// a message.
-var wrappers = []string{"<command-name>", "<command-message>", "<local-command-", "<bash-input>", "<bash-stdout>", "<bash-stderr>"}
+// and their output (/exit, /compact, a ! shell line) and, from 2.1.330
+// (whose Agent tool runs subagents in the background), for a background
+// task that ended (<task-notification>, which it also submits as a
+// prompt): nobody typed them as a message.
+var wrappers = []string{"<command-name>", "<command-message>", "<local-command-", "<bash-input>", "<bash-stdout>", "<bash-stderr>",
+	"<task-notification>"}
 
 // clientWrapper reports whether a user record's text is one of Claude
 // Code's command wrappers.

@@ -243,6 +243,14 @@ func CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
 		return wiring("warn", "the project has no Claude Code wiring, and no personal cairn plugin is enabled: no hook runs cairn here",
 			"cairn init --claude, then commit .cairn and .claude (or ./install.sh --plugin from a cairn checkout, for yourself)")
 	}
+	if serr != nil && errors.Is(serr, fs.ErrNotExist) || perr == nil && !wired && len(missing) == len(Hooks) {
+		// The launcher is another agent's: this project is not wired for
+		// Claude Code, which is a choice, not a fault.
+		if personalPlugin(home) {
+			return wiring("ok", "not wired for Claude Code here (other agents run the launcher); your personal cairn plugin is enabled", "")
+		}
+		return wiring("ok", "not wired for Claude Code here (other agents run the launcher): cairn init --claude adds it", "")
+	}
 	switch {
 	case lerr != nil:
 		return wiring("fail", lerr.Error(), "cairn init --claude")

@@ -19,6 +19,7 @@ import (
 	codexhooks "github.com/cairn-dev/cairn/helpers/internal/agent/codex/hooks"
 	cursorhooks "github.com/cairn-dev/cairn/helpers/internal/agent/cursor/hooks"
 	geminihooks "github.com/cairn-dev/cairn/helpers/internal/agent/gemini/hooks"
+	opencodehooks "github.com/cairn-dev/cairn/helpers/internal/agent/opencode/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
@@ -54,6 +55,7 @@ var notices = []notice{
 	{hooks.Agent, "SessionStart", claudeNotice},
 	{cursorhooks.Agent, cursorhooks.StartEvent, cursorhooks.NotInstalledFormat},
 	{codexhooks.Agent, codexhooks.StartEvent, codexhooks.NotInstalledFormat},
+	{opencodehooks.Agent, opencodehooks.StartEvent, opencodehooks.NotInstalledFormat},
 	{geminihooks.Agent, geminihooks.StartEvent, geminihooks.NotInstalledFormat},
 }
 

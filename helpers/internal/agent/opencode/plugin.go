@@ -1,0 +1,45 @@
+package opencode
+
+import (
+	_ "embed"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/helpers/internal/agent/opencode/hooks"
+)
+
+//go:embed plugin.js
+var pluginSource string
+
+// PluginFile is where the plugin goes, from the project's root: OpenCode
+// loads every .js and .ts file of .opencode/plugins/ (and plugin/) at
+// startup.
+const PluginFile = ".opencode/plugins/cairn.js"
+
+// pluginMark is in every plugin cairn wrote, of any version: uninstall
+// removes such a file, and leaves any other alone.
+const pluginMark = "Written by `cairn init --opencode`; `cairn uninstall --opencode` removes it."
+
+// Plugin is the source of cairn's OpenCode plugin: plugin.js with the
+// events of [hooks.Events] and their timeouts.
+func Plugin() string { return renderPlugin(hooks.Events, time.Second) }
+
+// renderPlugin fills plugin.js with events, each waiting Timeout units.
+func renderPlugin(events []hooks.Hook, unit time.Duration) string {
+	type spec struct {
+		Timeout int64 `json:"timeout"` // milliseconds
+	}
+	table := map[string]spec{}
+	for _, h := range events {
+		table[h.Event] = spec{(time.Duration(h.Timeout) * unit).Milliseconds()}
+	}
+	// Strings to numbers and a list of strings cannot fail to marshal;
+	// map keys come out sorted, so the text is the same every time.
+	ev, _ := json.Marshal(table)
+	shell, _ := json.Marshal(hooks.ShellTools)
+	return strings.NewReplacer("/*cairn:events*/", string(ev), "/*cairn:shell*/", string(shell)).Replace(pluginSource)
+}
+
+// IsPlugin reports whether data is a plugin cairn wrote (of any version).
+func IsPlugin(data []byte) bool { return strings.Contains(string(data), pluginMark) }

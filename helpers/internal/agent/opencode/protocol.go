@@ -1,0 +1,128 @@
+// Package opencode is cairn's adapter for OpenCode. OpenCode has no hook
+// commands; its extension point is a plugin, a JavaScript module it loads
+// from the project's .opencode/plugins/. cairn's plugin (plugin.js, written
+// by Wire) passes the moments of a session to the committed launcher as
+// `.cairn/hook --agent opencode EVENT` with a JSON payload of cairn's own
+// design on stdin ([Payload]), and reads back a JSON answer ([Output]).
+// This package decodes the one and encodes the other, writes and removes
+// the plugin, and checks it for doctor. It imports none of cairn's
+// storage: what it knows of the project comes in as an [fsx.Root].
+package opencode
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/cairn-dev/cairn/helpers/internal/agent/opencode/hooks"
+	"github.com/cairn-dev/cairn/helpers/internal/event"
+)
+
+// Name is the adapter's name.
+const Name = hooks.Agent
+
+// Kind is the moment the plugin's event name stands for; Unknown for a
+// name cairn does not handle.
+func Kind(name string) event.Kind { return hooks.Kind(name) }
+
+// Payload is what the plugin writes on the launcher's stdin: the session,
+// where it runs, and what the event carries.
+type Payload struct {
+	SessionID string `json:"session_id"`
+	// Cwd is the directory OpenCode runs in; ProjectDir is the project
+	// the plugin belongs to (the directory above its .opencode).
+	Cwd        string `json:"cwd"`
+	ProjectDir string `json:"project_dir"`
+	// Prompt is the person's prompt (UserPrompt).
+	Prompt string `json:"prompt,omitempty"`
+	// Tool is the tool that ran, Command its command and Exit its exit
+	// status, when OpenCode reports one (ToolAfter).
+	Tool    string `json:"tool,omitempty"`
+	Command string `json:"command,omitempty"`
+	Exit    *int   `json:"exit,omitempty"`
+	// Text is a text the model finished writing (TextComplete).
+	Text string `json:"text,omitempty"`
+}
+
+// DecodePayload parses a payload.
+func DecodePayload(data []byte) (Payload, error) {
+	var p Payload
+	if err := json.Unmarshal(data, &p); err != nil {
+		return p, fmt.Errorf("decode opencode payload: %w", err)
+	}
+	return p, nil
+}
+
+// Decode turns the payload of the plugin's event name into a session
+// event. The plugin names the project itself (project_dir), so the
+// environment is not read.
+func Decode(name string, data []byte, _ func(string) string) (event.Event, error) {
+	kind := Kind(name)
+	if kind == event.Unknown {
+		return event.Event{}, fmt.Errorf("unknown opencode event %q", name)
+	}
+	p, err := DecodePayload(data)
+	if err != nil {
+		return event.Event{}, err
+	}
+	return event.Event{
+		Kind:       kind,
+		Name:       name,
+		Session:    p.SessionID,
+		Cwd:        p.Cwd,
+		ProjectDir: p.ProjectDir,
+		Prompt:     p.Prompt,
+		Shell:      slices.Contains(hooks.ShellTools, p.Tool),
+		Command:    p.Command,
+		Failed:     p.Exit != nil && *p.Exit != 0,
+		Text:       p.Text,
+		Agent:      Name,
+	}, nil
+}
+
+// Output is the JSON the plugin reads from the launcher's stdout: context
+// for the model (it adds it to the session's system prompt) and one quiet
+// line for the person (a toast, where OpenCode shows one).
+type Output struct {
+	Context string `json:"context,omitempty"`
+	Status  string `json:"status,omitempty"`
+}
+
+// Encode writes cairn's answer to e as the hook's stdout: context only
+// for a session's start and a prompt, the status line for any event. An
+// empty answer writes nothing. OpenCode cannot be asked to go on (a
+// subagent's nudge): GoOn is never sent.
+func Encode(e event.Event, a event.Answer) ([]byte, error) {
+	var out Output
+	if e.Kind == event.Start || e.Kind == event.Prompt {
+		out.Context = a.Context
+	}
+	out.Status = a.Status
+	if out == (Output{}) {
+		return nil, nil
+	}
+	return EncodeOutput(out)
+}
+
+// EncodeOutput returns out as one line of JSON.
+func EncodeOutput(out Output) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return nil, fmt.Errorf("encode opencode output: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// ErrNoTranscript is ReadTranscript's answer: OpenCode keeps its sessions
+// in its own database, not in a transcript file a hook could name.
+var ErrNoTranscript = errors.New("reading a transcript is not supported for opencode (OpenCode keeps sessions in its own database)")
+
+// ReadTranscript is not supported for OpenCode; see [ErrNoTranscript].
+func ReadTranscript(io.Reader) (event.Conversation, error) {
+	return event.Conversation{}, ErrNoTranscript
+}

@@ -1,0 +1,171 @@
+package opencode
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/cairn-dev/cairn/helpers/internal/agent"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
+	"github.com/cairn-dev/cairn/helpers/internal/event"
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+)
+
+// maxFile caps how much of the plugin is read.
+const maxFile = 1 << 20
+
+// pluginName is the plugin's name under .opencode.
+const pluginName = "plugins/cairn.js"
+
+// ErrForeignPlugin marks a .opencode/plugins/cairn.js that cairn did not
+// write: Wire leaves it alone, and the person moves it away.
+var ErrForeignPlugin = errors.New(PluginFile + " exists and is not cairn's plugin; move it away and run cairn init --opencode again")
+
+// Adapter is OpenCode's [agent.Adapter].
+type Adapter struct{}
+
+var _ agent.Adapter = Adapter{}
+
+// Name is "opencode".
+func (Adapter) Name() string { return Name }
+
+// Title is "OpenCode".
+func (Adapter) Title() string { return "OpenCode" }
+
+// Kind is the moment the plugin's event name stands for.
+func (Adapter) Kind(name string) event.Kind { return Kind(name) }
+
+// Decode is [Decode].
+func (Adapter) Decode(name string, payload []byte, getenv func(string) string) (event.Event, error) {
+	return Decode(name, payload, getenv)
+}
+
+// Encode is [Encode].
+func (Adapter) Encode(e event.Event, a event.Answer) ([]byte, error) { return Encode(e, a) }
+
+// ReadTranscript is [ReadTranscript]: not supported.
+func (Adapter) ReadTranscript(r io.Reader) (event.Conversation, error) { return ReadTranscript(r) }
+
+// Wiring describes what Wire writes.
+func (Adapter) Wiring() string {
+	return ".cairn/hook (the launcher) and " + PluginFile + ", an OpenCode plugin that runs it"
+}
+
+// Paths are .cairn and the plugin.
+func (Adapter) Paths() []string { return []string{".cairn", PluginFile} }
+
+// Wire is [Wire].
+func (Adapter) Wire(project string, cairnDir fsx.Root) (bool, error) { return Wire(project, cairnDir) }
+
+// Unwire is [Unwire].
+func (Adapter) Unwire(project string, cairnDir fsx.Root) ([]string, error) {
+	return Unwire(project, cairnDir)
+}
+
+// Uses is [Uses].
+func (Adapter) Uses(project string) bool { return Uses(project) }
+
+// CheckWiring is [CheckWiring].
+func (Adapter) CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
+	return CheckWiring(project, cairnDir, home)
+}
+
+// opencodeDir is the project's .opencode directory.
+func opencodeDir(project string) fsx.Root { return fsx.NewRoot(filepath.Join(project, ".opencode")) }
+
+// readOptional reads name under r; a missing file is nil, no error.
+func readOptional(r fsx.Root, name string) ([]byte, error) {
+	data, err := r.ReadFile(name, maxFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return data, err
+}
+
+// Wire writes the committed launcher (.cairn/hook, in cairnDir) and the
+// plugin that runs it (.opencode/plugins/cairn.js), each only where it
+// differs, and reports whether it wrote. A cairn.js that cairn did not
+// write is left alone ([ErrForeignPlugin]).
+func Wire(project string, cairnDir fsx.Root) (bool, error) {
+	dir := opencodeDir(project)
+	cur, err := readOptional(dir, pluginName)
+	if err != nil {
+		return false, err
+	}
+	if cur != nil && !IsPlugin(cur) {
+		return false, ErrForeignPlugin
+	}
+	changed, err := launcher.Write(cairnDir)
+	if err != nil {
+		return false, err
+	}
+	if want := []byte(Plugin()); !bytes.Equal(cur, want) {
+		if err := dir.WriteAtomic(pluginName, want, 0o644); err != nil {
+			return false, err
+		}
+		changed = true
+	}
+	return changed, nil
+}
+
+// Unwire removes the plugin if cairn wrote it (any version of it), and
+// the directories it leaves empty, and says what it removed. What OpenCode
+// itself put in .opencode (its .gitignore, package.json, node_modules)
+// stays, and so does the launcher: the CLI removes it once no agent's
+// wiring runs it ([Uses]).
+func Unwire(project string, _ fsx.Root) ([]string, error) {
+	dir := opencodeDir(project)
+	cur, err := readOptional(dir, pluginName)
+	if err != nil || cur == nil || !IsPlugin(cur) {
+		return nil, err
+	}
+	if err := dir.Remove(pluginName); err != nil {
+		return nil, err
+	}
+	os.Remove(dir.Path("plugins")) // only if empty
+	os.Remove(dir.Dir())           // only if empty
+	return []string{PluginFile}, nil
+}
+
+// Uses reports whether the project's .opencode/plugins/cairn.js is cairn's
+// plugin, which runs the launcher.
+func Uses(project string) bool {
+	data, err := readOptional(opencodeDir(project), pluginName)
+	return err == nil && IsPlugin(data)
+}
+
+// CheckWiring reports the project's OpenCode wiring: the plugin, and the
+// launcher it runs. A project without the plugin is not an error: its
+// team may not use OpenCode.
+func CheckWiring(project string, cairnDir fsx.Root, _ string) agent.Wiring {
+	plugin, perr := readOptional(opencodeDir(project), pluginName)
+	state, lerr := launcher.Check(cairnDir)
+	switch {
+	case perr != nil:
+		return wiring("fail", "OpenCode: "+perr.Error(), "cairn init --opencode")
+	case plugin == nil:
+		return wiring("ok", "OpenCode: not wired (cairn init --opencode adds a plugin, for teammates who use OpenCode)", "")
+	case !IsPlugin(plugin):
+		return wiring("warn", "OpenCode: "+PluginFile+" is not cairn's plugin: OpenCode sessions here do not run cairn",
+			"move it away, then cairn init --opencode")
+	case lerr != nil:
+		return wiring("fail", "OpenCode: "+lerr.Error(), "cairn init --opencode")
+	case state == launcher.Missing:
+		return wiring("fail", "OpenCode: "+PluginFile+" runs .cairn/hook, which is missing", "cairn init --opencode, then commit .cairn/hook")
+	case state == launcher.Differs:
+		return wiring("warn", "OpenCode: .cairn/hook differs from this cairn's launcher", "cairn init --opencode (rewrites it), then commit it")
+	case state == launcher.NotExecutable:
+		return wiring("fail", "OpenCode: .cairn/hook is not executable: the plugin cannot run cairn", "chmod +x .cairn/hook && git add --chmod=+x .cairn/hook")
+	case string(plugin) != Plugin():
+		return wiring("warn", "OpenCode: "+PluginFile+" differs from this cairn's plugin",
+			"cairn init --opencode (rewrites it), then commit it")
+	}
+	return wiring("ok", "OpenCode: "+PluginFile+" runs .cairn/hook for every event", "")
+}
+
+func wiring(status, detail, fix string) agent.Wiring {
+	return agent.Wiring{Status: status, Detail: detail, Fix: fix}
+}
