@@ -299,6 +299,11 @@ func (w *Worker) process(t queue.Task) queue.Done {
 		d.Outcome = fmt.Sprintf("skipped: not a session to keep (interactive %v, subagent %v, %d messages)", c.Interactive, c.Sidechain, len(c.Messages))
 		return d
 	}
+	if c.Branch == "" {
+		// An agent whose transcript names no branch (Gemini CLI's): the
+		// work tree's, now, which the handoff must follow.
+		c.Branch = gitx.ReadQuick(projectRoot(t, c)).Branch
+	}
 	know := w.Config.Knowledge(w.Dirs)
 	path, _, err := Export(know, c)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -551,5 +552,28 @@ func TestWorkerCompilesWikiDaily(t *testing.T) {
 	h.w.Run()
 	if compiles != 1 {
 		t.Errorf("compiled again within the day: %d", compiles)
+	}
+}
+
+// A transcript that names no branch (Gemini CLI's) has its handoff filed
+// under the work tree's branch, where the next session on it looks.
+func TestWorkerBranchFromWorkTree(t *testing.T) {
+	h := newHarness(t, func(string) (string, error) { return answer, nil })
+	root := filepath.Join(h.dir, "shop")
+	os.MkdirAll(root, 0o755)
+	for _, args := range [][]string{{"init", "-q", "-b", "feat/gemini"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	h.add("b0b0b0b0-none", "", 6)
+	if err := h.w.Run(); err != nil {
+		t.Fatal(err)
+	}
+	own := pipeline.OpenPersonal(filepath.Join(h.dir, "data"), root)
+	if hand, ok := own.ReadHandoff("feat/gemini"); !ok || len(hand.Items) != 2 {
+		t.Fatalf("no handoff for the work tree's branch: %+v, %v", hand, ok)
 	}
 }
