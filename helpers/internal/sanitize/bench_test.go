@@ -14,6 +14,10 @@ import (
 // a log of nEntries entries naming files and symbols, some present and
 // some not, some of them captured at the first of two commits.
 func benchRepo(b *testing.B, nFiles, nEntries int) (*gitRepo, *knowledge.Store) {
+	return benchRepoT(b, nFiles, nEntries)
+}
+
+func benchRepoT(b testing.TB, nFiles, nEntries int) (*gitRepo, *knowledge.Store) {
 	b.Helper()
 	repo := newGitRepo(b)
 	file := func(i int) string { return fmt.Sprintf("d%03d/s%02d/f%05d.go", i/500, i/50%10, i) }
