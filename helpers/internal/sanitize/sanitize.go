@@ -190,18 +190,21 @@ func RunLockedContext(ctx context.Context, s *knowledge.Store, opts Options) (Re
 	if err := r.build(ctx, arch, log, out.active, out.audit); err != nil {
 		return Result{}, false, err
 	}
+	if err := out.close(); err != nil {
+		return Result{}, false, err
+	}
+	if beforeReplace != nil {
+		beforeReplace()
+	}
 	for _, src := range []*source{arch, log} {
 		if err := src.unchanged(); err != nil {
 			return Result{}, false, err
 		}
 	}
-	if beforeReplace != nil {
-		beforeReplace()
-	}
 	if err := ctx.Err(); err != nil {
 		return Result{}, false, err
 	}
-	if err := out.commit(); err != nil {
+	if err := out.rename(); err != nil {
 		return Result{}, false, err
 	}
 	return r.res, true, nil
@@ -215,14 +218,13 @@ var beforeReplace func()
 // .cairn (see fsx; .cairn/.gitignore ignores them).
 const tempMarker = ".cairn-tmp-"
 
-// outputs are the temporary files a run writes, renamed into place by
-// commit.
+// outputs are the temporary files a run writes, renamed into place at
+// its end.
 type outputs struct {
 	root          fsx.Root
 	names         [2]string // temporary names: working set, audit
 	files         [2]*os.File
 	active, audit *bufio.Writer
-	done          bool
 }
 
 // createOutputs creates the temporary files of the working set and the
@@ -242,9 +244,8 @@ func createOutputs(root fsx.Root) (*outputs, error) {
 	return o, nil
 }
 
-// commit flushes and closes both files and renames them into place, the
-// working set first.
-func (o *outputs) commit() error {
+// close flushes and closes both files.
+func (o *outputs) close() error {
 	for i, w := range []*bufio.Writer{o.active, o.audit} {
 		if err := w.Flush(); err != nil {
 			return fmt.Errorf("write %s: %w", o.names[i], err)
@@ -256,21 +257,23 @@ func (o *outputs) commit() error {
 			return fmt.Errorf("write %s: %w", o.names[i], err)
 		}
 	}
+	return nil
+}
+
+// rename puts both closed files in place of the previous ones, the
+// working set first.
+func (o *outputs) rename() error {
 	for i, name := range []string{ActiveFile, audit.File} {
 		if err := o.root.Rename(o.names[i], name); err != nil {
 			return fmt.Errorf("replace %s: %w", name, err)
 		}
 		o.names[i] = ""
 	}
-	o.done = true
 	return nil
 }
 
-// discard closes and removes whatever commit did not rename.
+// discard closes and removes whatever was not renamed.
 func (o *outputs) discard() {
-	if o.done {
-		return
-	}
 	for i, f := range o.files {
 		if f != nil {
 			f.Close()

@@ -50,8 +50,10 @@ type lineReader struct {
 	read *int64
 }
 
-func newLineReader(s *source, read *int64) *lineReader {
-	return &lineReader{br: bufio.NewReaderSize(io.NewSectionReader(s.r, 0, s.size), readBuffer), read: read}
+// newLineReader reads s through a buffer of size bytes, adding what it
+// reads to *read.
+func newLineReader(s *source, read *int64, size int) *lineReader {
+	return &lineReader{br: bufio.NewReaderSize(io.NewSectionReader(s.r, 0, s.size), size), read: read}
 }
 
 // next returns the next line with its newline (the last line may lack
@@ -147,6 +149,8 @@ type run struct {
 	seed    maphash.Seed
 	live    []int32 // in key order, after status, noise and duplicates
 
+	readBuffer int // the size of the buffer lines are read through
+
 	activeW  *bufio.Writer
 	auditEnc *json.Encoder
 	scratch  []byte // a line with a blank in front
@@ -161,7 +165,7 @@ func newRun(opts Options, collect bool) *run {
 	if opts.SymbolBudget <= 0 {
 		opts.SymbolBudget = DefaultSymbolBudget
 	}
-	r := &run{opts: opts, collect: collect, index: map[string]int32{}, typeIdx: map[string]uint16{}, seed: maphash.MakeSeed()}
+	r := &run{opts: opts, collect: collect, index: map[string]int32{}, typeIdx: map[string]uint16{}, seed: maphash.MakeSeed(), readBuffer: readBuffer}
 	if collect {
 		r.latest = map[string]knowledge.Entry{}
 	}
@@ -227,7 +231,7 @@ func (r *run) build(ctx context.Context, arch, log *source, activeW, auditW *buf
 // scan folds every line of source src into the run's key states.
 func (r *run) scan(ctx context.Context, src int) error {
 	s := r.srcs[src]
-	lr := newLineReader(s, &r.stats.bytesRead)
+	lr := newLineReader(s, &r.stats.bytesRead, r.readBuffer)
 	h := sha256.New()
 	l := &lineFold{r: r, src: src}
 	record, problem := l.record, l.problem
@@ -628,7 +632,7 @@ func (r *run) write(ctx context.Context) error {
 	})
 	r.res.Summary.Active = len(kept)
 	log := r.srcs[1]
-	lr := newLineReader(log, &r.stats.bytesRead)
+	lr := newLineReader(log, &r.stats.bytesRead, r.readBuffer)
 	var out []byte
 	for j, n := 0, 0; j < len(kept); n++ {
 		line, off, err := lr.next()
