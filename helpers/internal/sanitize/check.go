@@ -37,14 +37,18 @@ func (r *run) checkAnchors(start time.Time) {
 	}
 	res.Summary.TrackedFiles = len(view.tracked)
 
-	var anchored []*keyState
-	var symbols []string
+	var list []int32
 	for _, i := range r.live {
-		st := &r.states[i]
-		if st.flags&fOut != 0 || st.more == nil || st.more.anchors.Empty() {
-			continue
+		if st := &r.states[i]; st.flags&fOut == 0 && st.more != nil && !st.more.anchors.Empty() {
+			list = append(list, i)
 		}
-		anchored = append(anchored, st)
+	}
+	r.sortByKey(list) // the order of the audit
+	anchored := make([]*keyState, len(list))
+	var symbols []string
+	for j, i := range list {
+		st := &r.states[i]
+		anchored[j] = st
 		if view.git {
 			symbols = append(symbols, st.more.anchors.Symbols...)
 		}

@@ -147,7 +147,7 @@ type run struct {
 	typeIdx map[string]uint16
 	latest  map[string]knowledge.Entry // collected
 	seed    maphash.Seed
-	live    []int32 // in key order, after status, noise and duplicates
+	live    []int32 // neither removed by curation nor noise
 
 	readBuffer int // the size of the buffer lines are read through
 
@@ -459,55 +459,59 @@ func (r *run) keyAction(action string, st *keyState, effect, reason string) audi
 	return audit.Action{Action: action, Key: st.key, TS: st.ts, Type: r.types[st.typ], Effect: effect, Reason: reason}
 }
 
-// decide takes the latest line of every key, in key order, through
-// curation's statuses, noise, duplicates and anchors.
+// decide takes the latest line of every key through curation's
+// statuses, noise, duplicates and anchors. The audit reports each stage
+// in key order; only the keys a stage reports are sorted.
 func (r *run) decide(wallStart time.Time) error {
 	s := &r.res.Summary
 	s.Entries = len(r.states)
-	order := make([]int32, len(r.states))
-	for i := range order {
-		order[i] = int32(i)
+	var curated, noisy []int32
+	r.live = make([]int32, 0, len(r.states))
+	for i := range r.states {
+		st := &r.states[i]
+		switch {
+		case st.flags&(fArchived|fRetracted|fSuperseded) != 0:
+			curated = append(curated, int32(i))
+			continue
+		case st.flags&fStatus != 0:
+			curated = append(curated, int32(i))
+		}
+		if st.noise != 0 { // a canonical entry never is noise
+			noisy = append(noisy, int32(i))
+			continue
+		}
+		r.live = append(r.live, int32(i))
 	}
-	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(r.states[a].key, r.states[b].key) })
 
 	// Status: what curation already decided.
-	live := order[:0]
-	for _, i := range order {
+	r.sortByKey(curated)
+	for _, i := range curated {
 		st := &r.states[i]
 		switch {
 		case st.flags&fArchived != 0:
 			s.Archived++
-			continue
 		case st.flags&fRetracted != 0:
 			s.Retracted++
 			r.emit(r.keyAction(audit.ActRetracted, st, audit.EffectRemoved, "retracted: "+orDash(st.more.reason)))
-			continue
 		case st.flags&fSuperseded != 0:
 			s.Superseded++
 			act := r.keyAction(audit.ActSuperseded, st, audit.EffectRemoved, "superseded by "+orDash(st.more.supersededBy))
 			act.KeptKey = st.more.supersededBy
 			r.emit(act)
-			continue
-		case st.flags&fStatus != 0:
+		default:
 			act := r.keyAction(audit.ActStatus, st, "", orDash(st.more.reason))
 			act.Result = st.more.status
 			r.emit(act)
 		}
-		live = append(live, i)
 	}
 
-	// Noise (a canonical entry never is).
-	kept := live[:0]
-	for _, i := range live {
+	// Noise.
+	r.sortByKey(noisy)
+	for _, i := range noisy {
 		st := &r.states[i]
-		if st.noise != 0 {
-			s.Noise++
-			r.emit(r.keyAction(audit.ActNoise, st, audit.EffectRemoved, noiseReasons[st.noise]))
-			continue
-		}
-		kept = append(kept, i)
+		s.Noise++
+		r.emit(r.keyAction(audit.ActNoise, st, audit.EffectRemoved, noiseReasons[st.noise]))
 	}
-	r.live = kept
 
 	if err := r.duplicates(); err != nil {
 		return err
@@ -516,21 +520,25 @@ func (r *run) decide(wallStart time.Time) error {
 	return nil
 }
 
+func (r *run) sortByKey(list []int32) {
+	slices.SortFunc(list, func(a, b int32) int { return strings.Compare(r.states[a].key, r.states[b].key) })
+}
+
 // duplicates collapses entries of the same type and the same words up to
 // case, white space, punctuation and filler (CanonicalText); the newest
 // stays, a canonical one first. Entries are grouped by a hash of their
 // words; only the entries of a group are read again, to compare their
-// words exactly.
+// words exactly. Clusters are reported in the order of their first key.
 func (r *run) duplicates() error {
 	type cand struct {
 		h   uint64
 		typ uint16
-		pos int32 // in r.live
+		i   int32 // in r.states
 	}
 	cands := make([]cand, len(r.live))
 	for p, i := range r.live {
 		st := &r.states[i]
-		cands[p] = cand{st.canon, st.typ, int32(p)}
+		cands[p] = cand{st.canon, st.typ, i}
 	}
 	slices.SortFunc(cands, func(a, b cand) int {
 		switch {
@@ -542,70 +550,81 @@ func (r *run) duplicates() error {
 			}
 			return 1
 		}
-		return int(a.pos - b.pos)
+		return int(a.i - b.i)
 	})
-	type group struct{ first, from, to int }
-	var groups []group
+	type cluster struct {
+		members []*keyState
+		entries []knowledge.Entry // in key order
+	}
+	var clusters []cluster
+	var group []int32
 	for a := 0; a < len(cands); {
 		b := a + 1
 		for b < len(cands) && cands[b].h == cands[a].h && cands[b].typ == cands[a].typ {
 			b++
 		}
-		if b-a > 1 {
-			groups = append(groups, group{int(cands[a].pos), a, b})
+		if b-a < 2 {
+			a = b
+			continue
+		}
+		group = group[:0]
+		for _, c := range cands[a:b] {
+			group = append(group, c.i)
 		}
 		a = b
-	}
-	// In the order in which the clusters first appear.
-	slices.SortFunc(groups, func(a, b group) int { return a.first - b.first })
-	s := &r.res.Summary
-	for _, g := range groups {
-		var members []*keyState
-		var entries []knowledge.Entry
-		for _, c := range cands[g.from:g.to] {
-			st := &r.states[r.live[c.pos]]
+		r.sortByKey(group)
+		byText := map[string]int{}
+		first := len(clusters)
+		for _, i := range group {
+			st := &r.states[i]
 			rec, err := r.reread(st)
 			if err != nil {
 				return err
 			}
-			members = append(members, st)
-			entries = append(entries, rec.Entry)
-		}
-		byText := map[string]int{}
-		var clusters [][]int
-		for j, e := range entries {
-			t := CanonicalText(e.Content)
+			t := CanonicalText(rec.Entry.Content)
 			k, ok := byText[t]
 			if !ok {
 				k = len(clusters)
 				byText[t] = k
-				clusters = append(clusters, nil)
+				clusters = append(clusters, cluster{})
 			}
-			clusters[k] = append(clusters[k], j)
+			clusters[k].members = append(clusters[k].members, st)
+			clusters[k].entries = append(clusters[k].entries, rec.Entry)
 		}
-		for _, c := range clusters {
-			if len(c) < 2 {
-				continue
+		// Only clusters of two or more.
+		kept := clusters[:first]
+		for _, c := range clusters[first:] {
+			if len(c.members) > 1 {
+				kept = append(kept, c)
 			}
-			sort.SliceStable(c, func(a, b int) bool { return keeps(entries[c[a]], entries[c[b]]) })
-			keep := entries[c[0]]
-			cluster := make([]string, 0, len(c))
-			for _, j := range c {
-				cluster = append(cluster, entries[j].Key)
+		}
+		clusters = kept
+	}
+	slices.SortFunc(clusters, func(a, b cluster) int { return strings.Compare(a.members[0].key, b.members[0].key) })
+	s := &r.res.Summary
+	for _, c := range clusters {
+		order := make([]int, len(c.members))
+		for j := range order {
+			order[j] = j
+		}
+		sort.SliceStable(order, func(a, b int) bool { return keeps(c.entries[order[a]], c.entries[order[b]]) })
+		keep := c.entries[order[0]]
+		keys := make([]string, 0, len(order))
+		for _, j := range order {
+			keys = append(keys, c.entries[j].Key)
+		}
+		for _, j := range order[1:] {
+			e := c.entries[j]
+			c.members[j].flags |= fOut
+			s.Duplicates++
+			why := "same content as " + keep.Key
+			if knowledge.NormalizeContent(e.Content) != knowledge.NormalizeContent(keep.Content) {
+				why = "same content as " + keep.Key + " up to case, punctuation or filler words"
 			}
-			for _, j := range c[1:] {
-				e := entries[j]
-				members[j].flags |= fOut
-				s.Duplicates++
-				why := "same content as " + keep.Key
-				if knowledge.NormalizeContent(e.Content) != knowledge.NormalizeContent(keep.Content) {
-					why = "same content as " + keep.Key + " up to case, punctuation or filler words"
-				}
-				act := keyAction(audit.ActDuplicate, e, audit.EffectRemoved, why)
-				act.KeptKey = keep.Key
-				act.Keys = cluster
-				r.emit(act)
-			}
+			act := keyAction(audit.ActDuplicate, e, audit.EffectRemoved, why)
+			act.KeptKey = keep.Key
+			act.Keys = keys
+			r.emit(act)
 		}
 	}
 	return nil
