@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"hash/maphash"
 	"io"
 	"io/fs"
@@ -232,7 +233,10 @@ func (r *run) build(ctx context.Context, arch, log *source, activeW, auditW *buf
 func (r *run) scan(ctx context.Context, src int) error {
 	s := r.srcs[src]
 	lr := newLineReader(s, &r.stats.bytesRead, r.readBuffer)
-	h := sha256.New()
+	var h hash.Hash // the log's sha256, which the summary records
+	if src == 1 {
+		h = sha256.New()
+	}
 	l := &lineFold{r: r, src: src}
 	record, problem := l.record, l.problem
 	for ln := 1; ; ln++ {
@@ -249,14 +253,16 @@ func (r *run) scan(ctx context.Context, src int) error {
 			}
 		}
 		r.stats.longestLine = max(r.stats.longestLine, len(line))
-		h.Write(line)
+		if h != nil {
+			h.Write(line)
+		}
 		*l = lineFold{r: r, src: src, line: ln, off: off, n: len(line)}
 		r.res.Summary.Lines += r.parseLine(line, off, record, problem)
 		if l.err != nil {
 			return l.err
 		}
 	}
-	if src == 1 {
+	if h != nil {
 		r.res.Summary.LogSHA256 = hex.EncodeToString(h.Sum(nil))
 	}
 	return nil
