@@ -27,10 +27,10 @@ const tempMarker = ".cairn-tmp-"
 // and synced and before it replaces the target.
 var beforeRename func(tmpPath string)
 
-// fill writes data to f, the temporary file tmp that will become name,
+// fill has write write f, the temporary file tmp that will become name,
 // syncs it when durable, and closes it; then a test's beforeRename runs.
-func (r Root) fill(f *os.File, tmp, name string, data []byte, durable bool) error {
-	if _, err := f.Write(data); err != nil {
+func (r Root) fill(f *os.File, tmp, name string, write func(*os.File) error, durable bool) error {
+	if err := write(f); err != nil {
 		return fmt.Errorf("write %s: %w", r.display(name), err)
 	}
 	if durable {
