@@ -115,10 +115,15 @@ func (lf *logFile) readAll() ([]byte, error) {
 // buffer of lineChunk bytes (more only for a longer line): the log is
 // never held in memory whole. fn must not keep line.
 func (lf *logFile) eachLine(fn func(line []byte)) error {
+	return lf.eachLineChunk(lineChunk, fn)
+}
+
+// eachLineChunk is eachLine reading chunk bytes at a time.
+func (lf *logFile) eachLineChunk(chunk int, fn func(line []byte)) error {
 	if lf.f == nil {
 		return eachLine(lf.data[lf.start:], fn)
 	}
-	buf := make([]byte, lineChunk)
+	buf := make([]byte, chunk)
 	have := 0 // bytes of a line not finished yet, at the start of buf
 	for off := lf.start; off < lf.size; {
 		if have == len(buf) {
@@ -177,7 +182,7 @@ type place struct {
 // placeLines finds the place of every line in the body r[start:end] and
 // returns them in the order they are to be written.
 func placeLines(r io.ReaderAt, start, end int64, lines [][]byte) ([]place, error) {
-	pr := &prober{r: r, start: start}
+	pr := &prober{r: r, chunk: probeChunk}
 	out := make([]place, 0, len(lines))
 	for _, l := range lines {
 		p, _ := lineSortPos(l)
@@ -196,12 +201,12 @@ func placeLines(r io.ReaderAt, start, end int64, lines [][]byte) ([]place, error
 	return out, nil
 }
 
-// prober reads single lines of a log body at byte offsets.
+// prober reads single lines of a log body at byte offsets, chunk bytes
+// at a time.
 type prober struct {
 	r     io.ReaderAt
-	start int64  // the body's first byte (a line start)
+	chunk int
 	buf   []byte // the last line read
-	reads int    // ReadAt calls, for tests
 }
 
 // probeChunk is how much a probe reads at a time: a dozen lines of a
@@ -247,10 +252,10 @@ func (pr *prober) search(p sortPos, lo, hi int64) (int64, error) {
 // lineStart returns the start of the line that holds byte off, looking
 // back no further than lo (a line start).
 func (pr *prober) lineStart(lo, off int64) (int64, error) {
-	var chunk [probeChunk]byte
 	for end := off; end > lo; {
-		n := min(int64(len(chunk)), end-lo)
-		b := chunk[:n]
+		n := min(int64(pr.chunk), end-lo)
+		pr.buf = slices.Grow(pr.buf[:0], int(n))
+		b := pr.buf[:n]
 		if err := pr.readAt(b, end-n); err != nil {
 			return 0, err
 		}
@@ -267,7 +272,7 @@ func (pr *prober) lineStart(lo, off int64) (int64, error) {
 func (pr *prober) line(off, hi int64) ([]byte, int64, error) {
 	pr.buf = pr.buf[:0]
 	for pos := off; pos < hi; {
-		n := min(int64(probeChunk), hi-pos)
+		n := min(int64(pr.chunk), hi-pos)
 		have := len(pr.buf)
 		pr.buf = slices.Grow(pr.buf, int(n))[:have+int(n)]
 		b := pr.buf[have:]
@@ -284,7 +289,6 @@ func (pr *prober) line(off, hi int64) ([]byte, int64, error) {
 }
 
 func (pr *prober) readAt(b []byte, off int64) error {
-	pr.reads++
 	n, err := pr.r.ReadAt(b, off)
 	if n == len(b) {
 		return nil
