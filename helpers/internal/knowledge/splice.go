@@ -111,11 +111,21 @@ func (lf *logFile) readAll() ([]byte, error) {
 }
 
 // eachLine calls fn with every line of the log body in order, without its
-// line ending ("\n" and one "\r" before it). A file is read through a
-// buffer of lineChunk bytes (more only for a longer line): the log is
-// never held in memory whole. fn must not keep line.
+// line ending ("\n" and one "\r" before it). A file is mapped into memory
+// (or, where it cannot be, read through a buffer of lineChunk bytes), so
+// its bytes are never copied into this process's memory. fn must not keep
+// line.
 func (lf *logFile) eachLine(fn func(line []byte)) error {
-	return lf.eachLineChunk(lineChunk, fn)
+	if lf.f == nil {
+		return eachLine(lf.data[lf.start:], fn)
+	}
+	err := fsx.ReadMapped(lf.f, lf.size, func(data []byte) {
+		eachLine(data[lf.start:], fn)
+	})
+	if errors.Is(err, errors.ErrUnsupported) {
+		return lf.eachLineChunk(lineChunk, fn)
+	}
+	return err
 }
 
 // eachLineChunk is eachLine reading chunk bytes at a time.

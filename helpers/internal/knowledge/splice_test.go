@@ -259,8 +259,11 @@ func TestEachLineChunks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var want []string
+		var want, mapped []string
 		memLog([]byte(data)).eachLine(func(l []byte) { want = append(want, string(l)) })
+		if err := lf.eachLine(func(l []byte) { mapped = append(mapped, string(l)) }); err != nil || !slices.Equal(mapped, want) {
+			t.Errorf("%q mapped: lines %q, %v; want %q", clip([]byte(data)), mapped, err, want)
+		}
 		for _, chunk := range []int{1, 2, 3, 64, lineChunk} {
 			var got []string
 			if err := lf.eachLineChunk(chunk, func(l []byte) { got = append(got, string(l)) }); err != nil {
