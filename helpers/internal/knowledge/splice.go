@@ -13,13 +13,13 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
-// An insertion into the log costs what one line costs, not what the log
-// does: the log is never parsed as a whole. Its place is found by a binary
-// search over byte offsets that reads a few lines through ReadAt (the log
-// is sorted by hash of key), the duplicate check reads each line's key in
-// place and decodes only lines of other key schemes, and the new file is
-// the old one copied around the new lines (copy_file_range on Linux), so
-// no copy of the log is held in memory.
+// An insertion never parses the log as a whole, nor copies it into
+// memory. A new line's place is found by a binary search over byte
+// offsets that reads a few lines through ReadAt (the log is sorted by hash
+// of key); the duplicate check reads each line's key where it lies in the
+// mapped file and decodes only lines of other key schemes; and the new
+// file is the old one copied around the new lines by the kernel
+// (copy_file_range on Linux), then renamed over it as before.
 
 // logFile is the log as an insertion reads it: the open file under the
 // writers' lock, or data in memory.
@@ -104,20 +104,24 @@ func (lf *logFile) readAll() ([]byte, error) {
 		return lf.data, nil
 	}
 	data := make([]byte, lf.size)
-	if _, err := lf.f.ReadAt(data, 0); err != nil && !errors.Is(err, io.EOF) {
+	if n, err := lf.f.ReadAt(data, 0); n < len(data) {
+		if err == nil || errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
 		return nil, err
 	}
 	return data, nil
 }
 
 // eachLine calls fn with every line of the log body in order, without its
-// line ending ("\n" and one "\r" before it). A file is mapped into memory
-// (or, where it cannot be, read through a buffer of lineChunk bytes), so
-// its bytes are never copied into this process's memory. fn must not keep
-// line.
+// line ending ("\n" and one "\r" before it). A file is mapped rather than
+// read (where files cannot be mapped, it is read through a buffer of
+// lineChunk bytes), so the log is never copied into memory whole. fn must
+// not keep line.
 func (lf *logFile) eachLine(fn func(line []byte)) error {
 	if lf.f == nil {
-		return eachLine(lf.data[lf.start:], fn)
+		eachLine(lf.data[lf.start:], fn)
+		return nil
 	}
 	err := fsx.ReadMapped(lf.f, lf.size, func(data []byte) {
 		eachLine(data[lf.start:], fn)
@@ -131,7 +135,8 @@ func (lf *logFile) eachLine(fn func(line []byte)) error {
 // eachLineChunk is eachLine reading chunk bytes at a time.
 func (lf *logFile) eachLineChunk(chunk int, fn func(line []byte)) error {
 	if lf.f == nil {
-		return eachLine(lf.data[lf.start:], fn)
+		eachLine(lf.data[lf.start:], fn)
+		return nil
 	}
 	buf := make([]byte, chunk)
 	have := 0 // bytes of a line not finished yet, at the start of buf
@@ -148,7 +153,8 @@ func (lf *logFile) eachLineChunk(chunk int, fn func(line []byte)) error {
 		done := eachFullLine(data, fn)
 		have = copy(buf, data[done:])
 	}
-	return eachLine(buf[:have], fn)
+	eachLine(buf[:have], fn)
+	return nil
 }
 
 // lineChunk is how much of the log eachLine reads at a time.
@@ -156,11 +162,10 @@ const lineChunk = 256 << 10
 
 // eachLine calls fn with every line of data, the last one even without a
 // newline.
-func eachLine(data []byte, fn func(line []byte)) error {
+func eachLine(data []byte, fn func(line []byte)) {
 	if done := eachFullLine(data, fn); done < len(data) {
 		fn(bytes.TrimSuffix(data[done:], []byte{'\r'}))
 	}
-	return nil
 }
 
 // eachFullLine calls fn with every line of data that ends with a newline

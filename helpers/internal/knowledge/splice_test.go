@@ -352,3 +352,66 @@ func FuzzSearch(f *testing.F) {
 		}
 	})
 }
+
+// TestOwnKeyAndCanonicalKey: the per-line checks of the duplicate pass.
+func TestOwnKeyAndCanonicalKey(t *testing.T) {
+	for _, c := range []struct {
+		key  string
+		want bool
+	}{
+		{MakeKey("learned", "the retry loop lives in client.go"), true},
+		{MakeKey("must-check", "run the migrations first"), true},
+		{MakeKey("fact", "!!!"), true}, // no slug: type and hash only
+		{"learned-x-0a1b2c", true},
+		{"learned-x-0A1B2C", false}, // upper-case hex
+		{"learned-x-0a1b2", false},
+		{"learnedx-0a1b2c", false},
+		{"note-x-0a1b2c", false}, // not a type
+		{"fact-0a1b2", false},
+		{"handmade-key", false},
+		{"", false},
+	} {
+		if got := OwnKey(c.key); got != c.want {
+			t.Errorf("OwnKey(%q) = %v, want %v", c.key, got, c.want)
+		}
+		if got := ownKey([]byte(c.key)); got != c.want {
+			t.Errorf("ownKey([]byte(%q)) = %v, want %v", c.key, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		line, key string
+		ok        bool
+	}{
+		{`{"key":"fact-a-0a1b2c","type":"fact"}`, "fact-a-0a1b2c", true},
+		{`{"key":"","type":"fact"}`, "", true},
+		{`{"key": "fact-a-0a1b2c"}`, "", false},       // spaced: read by gjson instead
+		{`{"key":"fa\"ct-a-0a1b2c"}`, "", false},      // escaped: read by gjson instead
+		{`{"type":"fact","key":"fact-a"}`, "", false}, // key not first
+		{`{"key":"fact-a-0a1b2c`, "", false},
+		{`"{\"key\":\"fact\"}"`, "", false},
+	} {
+		key, ok := canonicalKey([]byte(c.line))
+		if string(key) != c.key || ok != c.ok {
+			t.Errorf("canonicalKey(%s) = %q, %v; want %q, %v", c.line, key, ok, c.key, c.ok)
+		}
+	}
+}
+
+// TestKeySet: a key set answers the same whether it compares its keys or
+// hashes them.
+func TestKeySet(t *testing.T) {
+	var s keySet[int]
+	for i := range 3 * smallKeySet {
+		s.add(fmt.Sprintf("key-%d", i), i)
+		s.add(fmt.Sprintf("key-%d", i), -1) // the first value stays
+		for j := range 3 * smallKeySet {
+			v, ok := s.find([]byte(fmt.Sprintf("key-%d", j)))
+			if ok != (j <= i) || (ok && v != j) {
+				t.Fatalf("after %d keys, find(key-%d) = %d, %v", i+1, j, v, ok)
+			}
+		}
+	}
+	if _, ok := s.find([]byte("key-")); ok {
+		t.Error("found a key never added")
+	}
+}

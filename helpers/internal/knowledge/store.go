@@ -355,7 +355,7 @@ func dedupe(lf *logFile, entries []Entry, res *InsertResult) ([]Entry, error) {
 		mine.add(e.Key, e.Key)
 	}
 	err := lf.eachLine(func(line []byte) {
-		if key, ok := canonicalKey(line); ok && ownKeyBytes(key) {
+		if key, ok := canonicalKey(line); ok && ownKey(key) {
 			if id, ok := own.find(key); ok {
 				seen[*id] = true
 			}
@@ -533,12 +533,12 @@ func canonicalKey(line []byte) ([]byte, bool) {
 
 // OwnKey reports whether key has the shape of cairn's keys: a known type,
 // then "-", ending in "-" and six lower-case hex digits.
-func OwnKey(key string) bool { return ownKeyBytes([]byte(key)) }
+func OwnKey(key string) bool { return ownKey(key) }
 
-// ownKeyBytes is [OwnKey] of a key in a line's memory. It runs once per
-// line of the log on every insertion, so it looks a type up by the key's
-// first byte and checks the hex digits by table.
-func ownKeyBytes(key []byte) bool {
+// ownKey is [OwnKey] of a key as a string or in a line's memory. It runs
+// once per line of the log on every insertion, so it looks a type up by
+// the key's first byte and checks the hex digits by table.
+func ownKey[K string | []byte](key K) bool {
 	n := len(key)
 	if n < 8 || key[n-7] != '-' ||
 		!isLowerHex[key[n-6]] || !isLowerHex[key[n-5]] || !isLowerHex[key[n-4]] ||
