@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn/helpers/internal/clitest"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
@@ -339,8 +340,7 @@ func leakyEnv(key string) bool {
 	up := strings.ToUpper(key)
 	switch {
 	case strings.HasPrefix(up, "OPENAI_"), strings.HasPrefix(up, "CODEX_"),
-		strings.HasPrefix(up, "CAIRN_CODEX_"), strings.HasPrefix(up, "AZURE_OPENAI"),
-		up == "HTTP_PROXY", up == "HTTPS_PROXY", up == "ALL_PROXY", up == "NO_PROXY":
+		strings.HasPrefix(up, "CAIRN_CODEX_"), strings.HasPrefix(up, "AZURE_OPENAI"):
 		return true
 	}
 	return false
@@ -349,27 +349,7 @@ func leakyEnv(key string) bool {
 // childEnv returns base without leaky variables, plus NO_PROXY for
 // loopback and extra (later entries win).
 func childEnv(base, extra []string) []string {
-	var env []string
-	for _, kv := range base {
-		k, _, _ := strings.Cut(kv, "=")
-		if !leakyEnv(k) {
-			env = append(env, kv)
-		}
-	}
-	env = append(env, "NO_PROXY=127.0.0.1,localhost", KeyEnv+"="+APIKey)
-	env = append(env, extra...)
-	idx := map[string]int{}
-	var out []string
-	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		if i, ok := idx[k]; ok {
-			out[i] = kv
-			continue
-		}
-		idx[k] = len(out)
-		out = append(out, kv)
-	}
-	return out
+	return clitest.ChildEnv(base, leakyEnv, append([]string{KeyEnv + "=" + APIKey}, extra...)...)
 }
 
 // Env is an environment for a process that runs the CLI with home as its
@@ -427,7 +407,7 @@ func Run(t testing.TB, opts RunOptions) Result {
 	cmd.Stdin = strings.NewReader("")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	setProcessGroup(cmd)
+	clitest.SetProcessGroup(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	start := time.Now()
 	err := cmd.Run()

@@ -9,11 +9,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn/helpers/internal/clitest"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
@@ -238,8 +240,7 @@ func leakyEnv(key string) bool {
 		strings.HasPrefix(up, "GOOGLE_"), // GOOGLE_API_KEY, GOOGLE_CLOUD_PROJECT, GOOGLE_APPLICATION_CREDENTIALS, ...
 		strings.HasPrefix(up, "CAIRN_GEMINI_"),
 		strings.HasPrefix(up, "OTEL_"),
-		up == "CLOUD_SHELL", up == "SANDBOX", up == "SEATBELT_PROFILE",
-		up == "HTTP_PROXY", up == "HTTPS_PROXY", up == "ALL_PROXY", up == "NO_PROXY":
+		up == "CLOUD_SHELL", up == "SANDBOX", up == "SEATBELT_PROFILE":
 		return true
 	}
 	return false
@@ -256,32 +257,7 @@ var quietEnv = []string{
 // childEnv returns base without leaky variables, plus quietEnv and extra
 // (later entries win).
 func childEnv(base, extra []string) []string {
-	var env []string
-	for _, kv := range base {
-		k, _, _ := strings.Cut(kv, "=")
-		if !leakyEnv(k) {
-			env = append(env, kv)
-		}
-	}
-	env = append(env, quietEnv...)
-	env = append(env, extra...)
-	return dedupEnv(env)
-}
-
-// dedupEnv keeps the last value of each key, in first-seen order.
-func dedupEnv(env []string) []string {
-	idx := map[string]int{}
-	var out []string
-	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		if i, ok := idx[k]; ok {
-			out[i] = kv
-			continue
-		}
-		idx[k] = len(out)
-		out = append(out, kv)
-	}
-	return out
+	return clitest.ChildEnv(base, leakyEnv, slices.Concat(quietEnv, extra)...)
 }
 
 // userSettings are the user settings ($HOME/.gemini/settings.json) of
@@ -390,7 +366,7 @@ func Run(t testing.TB, opts RunOptions) Result {
 		"GEMINI_API_KEY=" + APIKey,
 		"GOOGLE_GEMINI_BASE_URL=" + baseURL,
 	}, opts.Env...))
-	setProcessGroup(cmd)
+	clitest.SetProcessGroup(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

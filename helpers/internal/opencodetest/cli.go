@@ -10,11 +10,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn/helpers/internal/clitest"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
@@ -255,8 +257,7 @@ func leakyEnv(key string) bool {
 		strings.HasPrefix(up, "CAIRN_OPENCODE_"),
 		strings.HasPrefix(up, "OPENAI_"),
 		strings.HasPrefix(up, "ANTHROPIC_"),
-		strings.HasPrefix(up, "XDG_"),
-		up == "HTTP_PROXY", up == "HTTPS_PROXY", up == "ALL_PROXY", up == "NO_PROXY":
+		strings.HasPrefix(up, "XDG_"):
 		return true
 	}
 	return false
@@ -279,27 +280,7 @@ var quietEnv = []string{
 // childEnv returns base without leaky variables, plus quietEnv and extra
 // (later entries win).
 func childEnv(base, extra []string) []string {
-	var env []string
-	for _, kv := range base {
-		k, _, _ := strings.Cut(kv, "=")
-		if !leakyEnv(k) {
-			env = append(env, kv)
-		}
-	}
-	env = append(env, quietEnv...)
-	env = append(env, extra...)
-	idx := map[string]int{}
-	var out []string
-	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		if i, ok := idx[k]; ok {
-			out[i] = kv
-			continue
-		}
-		idx[k] = len(out)
-		out = append(out, kv)
-	}
-	return out
+	return clitest.ChildEnv(base, leakyEnv, slices.Concat(quietEnv, extra)...)
 }
 
 // config is OpenCode's configuration for a run: the fake as a custom
@@ -406,7 +387,7 @@ func Run(t testing.TB, opts RunOptions) Result {
 		"XDG_CACHE_HOME=" + filepath.Join(res.Home, ".cache"),
 		"XDG_STATE_HOME=" + filepath.Join(res.Home, ".local", "state"),
 	}, opts.Env...))
-	setProcessGroup(cmd)
+	clitest.SetProcessGroup(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

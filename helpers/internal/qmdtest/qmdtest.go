@@ -29,6 +29,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn/helpers/internal/clitest"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
@@ -397,7 +398,7 @@ func Run(t testing.TB, bin, home string, args ...string) string {
 	// QMD's launcher runs the CLI in a second node process: a timeout kills
 	// the whole process group, and WaitDelay bounds the wait for pipes
 	// where there are no process groups.
-	setProcessGroup(cmd)
+	clitest.SetProcessGroup(cmd)
 	cmd.WaitDelay = 10 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
