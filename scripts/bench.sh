@@ -376,6 +376,7 @@ peak() { /usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -1; }
 mem+=("| \`cairn sync --full\` | $big | $(peak "$cairn" --dir "$p" sync --full) |")
 # shellcheck disable=SC2086 # the query is several words
 mem+=("| \`cairn recall $query\` | $big | $(peak "$cairn" --dir "$p" recall $query) |")
+mem+=("| \`cairn sanitize\` | $big | $(peak "$cairn" --dir "$p" sanitize) |")
 mem+=("| SessionStart hook | $big | $(/usr/bin/time -f '%M' "$cairn" hook SessionStart <"$tmp/start-$big.json" 2>&1 >/dev/null | tail -1) |")
 
 echo "## cairn benchmarks: whole-process medians ($(nproc) cores, $(uname -sm), $(go env GOVERSION), load average $load_start at start, $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown) at end)"

@@ -9,7 +9,11 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
@@ -112,20 +116,50 @@ type Verdict struct {
 // but it lives under .cairn, where anything may have been committed.
 const maxBytes = 512 << 20
 
-// ReadVerdicts reads the store's audit and returns the verdicts it holds
-// and the sha256 of the log it was made from. A missing audit has none.
+// open opens the store's audit for reading and returns its size; a
+// missing audit is a nil file.
+func open(s *knowledge.Store) (*os.File, int64, error) {
+	f, err := s.Root().OpenFile(File, os.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	fi, err := f.Stat()
+	if err == nil && fi.Size() > maxBytes {
+		err = fmt.Errorf("%s is %d bytes, over the cap of %d", File, fi.Size(), maxBytes)
+	}
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, fi.Size(), nil
+}
+
+// ReadVerdicts reads the store's audit, line by line, and returns the
+// verdicts it holds and the sha256 of the log it was made from. A missing
+// audit has none.
 func ReadVerdicts(s *knowledge.Store) ([]Verdict, string, error) {
-	data, err := s.ReadFile(File, maxBytes)
+	f, size, err := open(s)
 	if err != nil {
 		return nil, "", fmt.Errorf("read audit: %w", err)
 	}
+	if f == nil {
+		return nil, "", nil
+	}
+	defer f.Close()
 	var out []Verdict
 	var logSum string
-	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc := bufio.NewScanner(io.LimitReader(f, size))
 	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
 	for sc.Scan() {
+		line := sc.Bytes()
+		if !mayMatter(line) {
+			continue
+		}
 		var a Action
-		if json.Unmarshal(sc.Bytes(), &a) != nil {
+		if json.Unmarshal(line, &a) != nil {
 			continue
 		}
 		if a.Summary != nil {
@@ -139,19 +173,63 @@ func ReadVerdicts(s *knowledge.Store) ([]Verdict, string, error) {
 	return out, logSum, nil
 }
 
-// ReadSummary reads the summary line that ends the store's audit.
+// mayMatter reports whether an audit line may carry an effect or the
+// summary: most lines of a big audit are anchors found in order, which
+// carry neither, and only the others are decoded. A line without an
+// escape can set a field only with a key that matches the field's name up
+// to case, as encoding/json matches them ("ſ" folds to "s": "ummary").
+func mayMatter(line []byte) bool {
+	return containsFold(line, "effect") || containsFold(line, "ummary") || bytes.IndexByte(line, '\\') >= 0
+}
+
+// containsFold reports whether s contains word (lower-case ASCII letters)
+// in any ASCII case.
+func containsFold(s []byte, word string) bool {
+	for i := 0; i+len(word) <= len(s); i++ {
+		j := 0
+		for j < len(word) && s[i+j]|0x20 == word[j] {
+			j++
+		}
+		if j == len(word) {
+			return true
+		}
+	}
+	return false
+}
+
+// tailBytes is how much of the audit's end ReadSummary reads: the summary
+// line is a few hundred bytes.
+const tailBytes = 64 << 10
+
+// ReadSummary reads the summary line that ends the store's audit, from
+// the end of the file.
 func ReadSummary(s *knowledge.Store) (Summary, error) {
-	data, err := s.ReadFile(File, maxBytes)
+	f, size, err := open(s)
 	if err != nil {
 		return Summary{}, err
 	}
-	if data == nil {
+	if f == nil {
 		return Summary{}, fmt.Errorf("no %s yet", File)
 	}
+	defer f.Close()
+	from := max(size-tailBytes, 0)
+	data := make([]byte, size-from)
+	if _, err := f.ReadAt(data, from); err != nil && err != io.EOF {
+		return Summary{}, fmt.Errorf("read audit: %w", err)
+	}
 	data = bytes.TrimSpace(data)
-	last := data[bytes.LastIndexByte(data, '\n')+1:]
+	i := bytes.LastIndexByte(data, '\n')
+	if i < 0 && from > 0 {
+		// No line ends in the tail (a run of blanks, or a line longer
+		// than any summary): read it all.
+		if data, err = io.ReadAll(io.NewSectionReader(f, 0, size)); err != nil {
+			return Summary{}, fmt.Errorf("read audit: %w", err)
+		}
+		data = bytes.TrimSpace(data)
+		i = bytes.LastIndexByte(data, '\n')
+	}
 	var a Action
-	if err := json.Unmarshal(last, &a); err != nil || a.Summary == nil {
+	if err := json.Unmarshal(data[i+1:], &a); err != nil || a.Summary == nil {
 		return Summary{}, fmt.Errorf("%s has no summary", File)
 	}
 	return *a.Summary, nil

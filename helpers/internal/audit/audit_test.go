@@ -1,9 +1,13 @@
 package audit
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
@@ -43,4 +47,96 @@ not json at all
 	if err != nil || sum != "abc" || !reflect.DeepEqual(v, want) {
 		t.Errorf("ReadVerdicts = %+v, %q, %v; want %+v, abc", v, sum, err, want)
 	}
+}
+
+func writeAudit(t testing.TB, s *knowledge.Store, data []byte) {
+	t.Helper()
+	if err := os.MkdirAll(s.CachePath(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(Path(s.CachePath()), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// readAll is what ReadVerdicts and ReadSummary return, the slow way:
+// every line of the whole file decoded.
+func readAll(data []byte) (verdicts []Verdict, logSum string, sum Summary, sumErr bool) {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	for sc.Scan() {
+		var a Action
+		if json.Unmarshal(sc.Bytes(), &a) != nil {
+			continue
+		}
+		if a.Summary != nil {
+			logSum = a.Summary.LogSHA256
+		}
+		if a.Key != "" && a.Effect != "" {
+			verdicts = append(verdicts, Verdict{Key: a.Key, TS: a.TS, Effect: a.Effect, Note: a.Reason})
+		}
+	}
+	trimmed := bytes.TrimSpace(data)
+	var a Action
+	if err := json.Unmarshal(trimmed[bytes.LastIndexByte(trimmed, '\n')+1:], &a); err != nil || a.Summary == nil {
+		return verdicts, logSum, Summary{}, true
+	}
+	return verdicts, logSum, *a.Summary, false
+}
+
+// ReadSummary reads the end of the audit; a last line longer than what
+// it reads, or trailing blanks, send it to the whole file.
+func TestReadSummaryFromTheEnd(t *testing.T) {
+	s := knowledge.Open(t.TempDir())
+	if _, err := ReadSummary(s); err == nil {
+		t.Error("no audit: no error")
+	}
+	ok := `{"action":"anchor","key":"fact-b","ts":7,"type":"fact","result":"ok","reason":"no named file or symbol is missing"}` + "\n"
+	summary := `{"action":"summary","summary":{"log_sha256":"abc","lines":4,"active":3}}` + "\n"
+	long := `{"action":"anchor","key":"fact-x","reason":"` + strings.Repeat("x", 2*tailBytes) + `"}` + "\n"
+	for name, data := range map[string]string{
+		"big audit":               strings.Repeat(ok, 2*tailBytes/len(ok)) + summary,
+		"trailing blanks":         strings.Repeat(ok, 10) + summary + strings.Repeat(" \n", tailBytes),
+		"summary alone":           summary,
+		"summary then a long one": summary + long,
+		"long then the summary":   long + summary,
+		"no summary":              strings.Repeat(ok, 3),
+		"empty":                   "",
+	} {
+		writeAudit(t, s, []byte(data))
+		_, _, want, wantErr := readAll([]byte(data))
+		got, err := ReadSummary(s)
+		if (err != nil) != wantErr || got != want {
+			t.Errorf("%s: %+v, %v; want %+v (error %v)", name, got, err, want, wantErr)
+		}
+	}
+}
+
+// FuzzReadAudit: what ReadVerdicts and ReadSummary read of any audit is
+// what decoding every line of it gives.
+func FuzzReadAudit(f *testing.F) {
+	for _, s := range []string{
+		"",
+		`{"action":"drop_retracted","key":"fact-a","ts":5,"effect":"removed","reason":"r"}` + "\n" + `{"action":"summary","summary":{"log_sha256":"abc"}}`,
+		`{"action":"x","key":"k","EFFECT":"removed"}` + "\n",
+		`{"action":"x","key":"k","\u0065ffect":"flagged"}` + "\n",
+		`{"action":"x","Summary":{"log_sha256":"s"}}` + "\n" + `{"ſummary":{"log_sha256":"t"}}`,
+		"not json\n{}\n[]\n",
+	} {
+		f.Add([]byte(s))
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s := knowledge.Open(dir)
+		writeAudit(t, s, data)
+		verdicts, logSum, sum, sumErr := readAll(data)
+		gotV, gotSum, err := ReadVerdicts(s)
+		if err != nil || gotSum != logSum || !reflect.DeepEqual(gotV, verdicts) {
+			t.Errorf("ReadVerdicts = %+v, %q, %v; want %+v, %q", gotV, gotSum, err, verdicts, logSum)
+		}
+		got, err := ReadSummary(s)
+		if (err != nil) != sumErr || got != sum {
+			t.Errorf("ReadSummary = %+v, %v; want %+v (error %v)", got, err, sum, sumErr)
+		}
+	})
 }

@@ -58,15 +58,17 @@ func Main(args []string, env Env) (code int) {
 			}
 		}
 	}()
-	if len(args) > 1 && (args[1] == "hook" || args[1] == "add") {
-		shortLived()
-	}
 	if hook {
+		shortLived()
 		return runHook(args, env)
 	}
 	app := newApp(env)
+	name := commandName(app, args)
+	if name == "add" { // cairn add, cairn --dir P add
+		shortLived()
+	}
 	err := app.Run(intersperse(app, args))
-	return report(env.Stderr, commandName(app, args), err)
+	return report(env.Stderr, name, err)
 }
 
 func newApp(env Env) *ucli.App {

@@ -112,7 +112,7 @@ func Retract(s *knowledge.Store, key, reason, author string, now time.Time) (jso
 // the lines that record its findings in the log; it returns the proposal
 // and its file form. Nothing is written.
 func DryRun(s *knowledge.Store, root string, now time.Time) (Proposal, []byte, error) {
-	res, _, err := sanitize.Run(s, sanitize.Options{Root: root}, true)
+	res, _, err := sanitize.Run(s, sanitize.Options{Root: root, Collect: true}, true)
 	if err != nil {
 		return Proposal{}, nil, err
 	}

@@ -128,7 +128,7 @@ func TestEveryReaderPicksTheSameLine(t *testing.T) {
 		search("cache caught up", false, all...)
 
 		// Sanitize and its working set.
-		res, ran, err := sanitize.Run(s, sanitize.Options{Root: root}, true)
+		res, ran, err := sanitize.Run(s, sanitize.Options{Root: root, Collect: true}, true)
 		if err != nil || !ran {
 			t.Fatalf("sanitize: ran %v, %v", ran, err)
 		}

@@ -15,6 +15,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"runtime/debug"
 	"time"
 )
 
@@ -27,10 +28,10 @@ const tempMarker = ".cairn-tmp-"
 // and synced and before it replaces the target.
 var beforeRename func(tmpPath string)
 
-// fill writes data to f, the temporary file tmp that will become name,
+// fill has write write f, the temporary file tmp that will become name,
 // syncs it when durable, and closes it; then a test's beforeRename runs.
-func (r Root) fill(f *os.File, tmp, name string, data []byte, durable bool) error {
-	if _, err := f.Write(data); err != nil {
+func (r Root) fill(f *os.File, tmp, name string, write func(*os.File) error, durable bool) error {
+	if err := write(f); err != nil {
 		return fmt.Errorf("write %s: %w", r.display(name), err)
 	}
 	if durable {
@@ -239,3 +240,44 @@ func Inherited(fd uintptr) (*Lock, error) {
 // group counting when this process is a member (what an elevated process
 // creates belongs to the group).
 func Owned(path string, fi fs.FileInfo) bool { return owned(path, fi) }
+
+// ReadMapped calls fn with the first size bytes of the open file f mapped
+// into memory read-only, without copying them (mmap on Unix), and unmaps
+// them when fn returns: fn must keep no part of data. Where files cannot
+// be mapped it returns [errors.ErrUnsupported] without calling fn, and the
+// caller reads the file instead.
+//
+// A file shortened by another process while it is mapped would make
+// reading past its new end fault; that fault is returned as an error
+// rather than killing the process. Map only files that writers replace
+// (rename over) rather than rewrite in place, as cairn's are.
+func ReadMapped(f *os.File, size int64, fn func(data []byte)) (err error) {
+	if size <= 0 {
+		fn(nil)
+		return nil
+	}
+	if size != int64(int(size)) {
+		return errors.ErrUnsupported
+	}
+	data, unmap, err := mapFile(f, int(size))
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if uerr := unmap(); err == nil && uerr != nil {
+			err = fmt.Errorf("unmap %s: %w", f.Name(), uerr)
+		}
+	}()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			if fault, ok := r.(interface{ Addr() uintptr }); ok {
+				err = fmt.Errorf("read %s: it changed while read (fault at %#x)", f.Name(), fault.Addr())
+				return
+			}
+			panic(r)
+		}
+	}()
+	fn(data)
+	return nil
+}

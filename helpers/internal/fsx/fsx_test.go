@@ -494,3 +494,44 @@ func replaceFile(path string, data []byte, perm os.FileMode) error {
 func tryAcquire(path string) (*Lock, bool, error) {
 	return NewRoot(filepath.Dir(path)).TryAcquire(filepath.Base(path))
 }
+
+var sink byte
+
+// TestReadMapped: a mapped file reads as its bytes; one shortened by
+// another process while mapped makes ReadMapped fail, not the process
+// die.
+func TestReadMapped(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log")
+	content := bigContent('M')
+	if err := os.WriteFile(path, content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var got []byte
+	if err := ReadMapped(f, int64(len(content)), func(data []byte) { got = bytes.Clone(data) }); err != nil || !bytes.Equal(got, content) {
+		t.Fatalf("mapped read: %d bytes, %v; want the file's %d", len(got), err, len(content))
+	}
+	if err := ReadMapped(f, 0, func(data []byte) { got = data }); err != nil || len(got) != 0 {
+		t.Errorf("mapped read of nothing: %q, %v", got, err)
+	}
+	err = ReadMapped(f, int64(len(content)), func(data []byte) {
+		if err := os.Truncate(path, 0); err != nil {
+			t.Error(err)
+			return
+		}
+		sink = data[len(data)-1]
+	})
+	if err == nil || !strings.Contains(err.Error(), "changed while read") {
+		t.Errorf("mapped read of a file shortened meanwhile: %v; want an error", err)
+	}
+	defer func() {
+		if r := recover(); r != "not a fault" {
+			t.Errorf("a panic in fn that is not a fault: recovered %v", r)
+		}
+	}()
+	ReadMapped(f, 1, func([]byte) { panic("not a fault") })
+}

@@ -386,3 +386,37 @@ func TestOwned(t *testing.T) {
 		t.Errorf("Owned(%s) = false for a directory this process made", dir)
 	}
 }
+
+// TestWriteAtomicWith: content streamed into the temporary file replaces
+// the file whole; a writer that fails leaves the file as it was and no
+// temporary file behind.
+func TestWriteAtomicWith(t *testing.T) {
+	r := NewRoot(filepath.Join(t.TempDir(), ".cairn"))
+	must(t, r.WriteAtomic("log", []byte("old\n"), 0o600))
+	src := strings.NewReader("streamed\n")
+	must(t, r.WriteAtomicWith("log", 0o644, func(f *os.File) error {
+		_, err := io.Copy(f, src)
+		return err
+	}))
+	if b, err := r.ReadFile("log", 100); err != nil || string(b) != "streamed\n" {
+		t.Errorf("after a streamed write: %q, %v", b, err)
+	}
+	if fi, err := os.Stat(r.Path("log")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode after a streamed write: %v, %v; want the old 0600", fi.Mode().Perm(), err)
+	}
+	failed := errors.New("source gone")
+	err := r.WriteAtomicWith("log", 0o644, func(f *os.File) error {
+		f.Write([]byte("half of it"))
+		return failed
+	})
+	if !errors.Is(err, failed) {
+		t.Errorf("failed writer: %v; want its error", err)
+	}
+	if b, _ := r.ReadFile("log", 100); string(b) != "streamed\n" {
+		t.Errorf("after a failed writer: %q; want the file unchanged", b)
+	}
+	ents, err := r.ReadDir("")
+	if err != nil || len(ents) != 1 {
+		t.Errorf("beside the file after a failed writer: %v, %v", ents, err)
+	}
+}

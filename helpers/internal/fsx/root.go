@@ -246,20 +246,36 @@ func tempName(base string) string {
 // temp file, fsync, rename, fsync of the directory. A link or special file
 // in its place is refused, not replaced.
 func (r Root) WriteAtomic(name string, data []byte, perm os.FileMode) error {
-	return r.replace(name, data, perm, true, false)
+	return r.replace(name, writeData(data), perm, true, false)
+}
+
+// WriteAtomicWith is [Root.WriteAtomic] whose content write writes to the
+// temporary file (which it must neither close nor sync), for content
+// streamed from another file rather than held in memory. An error from
+// write leaves name as it was.
+func (r Root) WriteAtomicWith(name string, perm os.FileMode, write func(f *os.File) error) error {
+	return r.replace(name, write, perm, true, false)
+}
+
+// writeData is the content writer of data.
+func writeData(data []byte) func(*os.File) error {
+	return func(f *os.File) error {
+		_, err := f.Write(data)
+		return err
+	}
 }
 
 // ReplaceFile is [Root.WriteAtomic] without fsync, for disposable local
 // state: a crash may lose the new content, never mix it with the old.
 func (r Root) ReplaceFile(name string, data []byte, perm os.FileMode) error {
-	return r.replace(name, data, perm, false, false)
+	return r.replace(name, writeData(data), perm, false, false)
 }
 
 // CreateIfMissing writes name with data only if no file of that name
 // exists, atomically: whoever creates it first wins, and an existing file
 // is never replaced. created reports whether this call made it.
 func (r Root) CreateIfMissing(name string, data []byte, perm os.FileMode) (created bool, err error) {
-	err = r.replace(name, data, perm, true, true)
+	err = r.replace(name, writeData(data), perm, true, true)
 	if errors.Is(err, fs.ErrExist) {
 		return false, nil
 	}

@@ -309,7 +309,7 @@ func (r Root) ReadDir(name string) ([]DirEntry, error) {
 	return out, nil
 }
 
-func (r Root) replace(name string, data []byte, perm os.FileMode, durable, exclusive bool) error {
+func (r Root) replace(name string, write func(*os.File) error, perm os.FileMode, durable, exclusive bool) error {
 	dfd, base, err := r.parent(name, true)
 	if err != nil {
 		return err
@@ -344,7 +344,7 @@ func (r Root) replace(name string, data []byte, perm os.FileMode, durable, exclu
 	if err := f.Chmod(perm.Perm()); err != nil {
 		return fmt.Errorf("chmod %s: %w", r.display(name), err)
 	}
-	if err := r.fill(f, tmp, name, data, durable); err != nil {
+	if err := r.fill(f, tmp, name, write, durable); err != nil {
 		return err
 	}
 	if exclusive {

@@ -313,7 +313,7 @@ func (r Root) ReadDir(name string) ([]DirEntry, error) {
 	return out, nil
 }
 
-func (r Root) replace(name string, data []byte, perm os.FileMode, durable, exclusive bool) error {
+func (r Root) replace(name string, write func(*os.File) error, perm os.FileMode, durable, exclusive bool) error {
 	root, err := r.parent(name, true)
 	if err != nil {
 		return err
@@ -345,7 +345,7 @@ func (r Root) replace(name string, data []byte, perm os.FileMode, durable, exclu
 			root.Remove(tmp)
 		}
 	}()
-	if err := r.fill(f, tmp, name, data, durable); err != nil {
+	if err := r.fill(f, tmp, name, write, durable); err != nil {
 		return err
 	}
 	if exclusive {

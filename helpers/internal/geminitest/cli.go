@@ -232,7 +232,9 @@ func (r Result) String() string {
 
 // leakyEnv reports whether an environment variable must not reach the
 // child: anything that could tie it to a real account, project or outer
-// session, and proxies (the fake is on loopback).
+// session, proxies (the fake is on loopback), and the marks of a CI
+// machine (with CI=true, Gemini CLI takes itself for headless and the
+// interactive UI never starts).
 func leakyEnv(key string) bool {
 	up := strings.ToUpper(key)
 	switch {
@@ -240,7 +242,9 @@ func leakyEnv(key string) bool {
 		strings.HasPrefix(up, "GOOGLE_"), // GOOGLE_API_KEY, GOOGLE_CLOUD_PROJECT, GOOGLE_APPLICATION_CREDENTIALS, ...
 		strings.HasPrefix(up, "CAIRN_GEMINI_"),
 		strings.HasPrefix(up, "OTEL_"),
-		up == "CLOUD_SHELL", up == "SANDBOX", up == "SEATBELT_PROFILE":
+		up == "CLOUD_SHELL", up == "SANDBOX", up == "SEATBELT_PROFILE",
+		up == "CI", strings.HasPrefix(up, "CI_"), up == "CONTINUOUS_INTEGRATION", up == "BUILD_NUMBER",
+		up == "RUN_ID", up == "GITHUB_ACTIONS":
 		return true
 	}
 	return false

@@ -4,21 +4,20 @@
 // package's init once the packages it imports are initialised, taking
 // ready packages in import-path order; this package imports only the
 // standard library's os, io, bytes and encoding/json and cairn's leaf
-// packages typed, event, the Claude Code event table (agent/claude/hooks,
-// not the adapter, whose imports would run first) and the session
-// pipeline's producer (pipeline/queue, and detach), so its init runs before
-// most of the program's: measured with GODEBUG=inittrace=1, after 69 small
+// packages typed, event, the agents' event tables (agent/*/hooks, not the
+// adapters, whose imports would run first) and the session pipeline's
+// producer (pipeline/queue, and detach), so its init runs before most of
+// the program's: measured with GODEBUG=inittrace=1, after 69 small
 // packages taking about 0.6 ms together, and before SQLite's, go-git's and
-// the CLI framework's own. It answers `cairn
-// hook EVENT` (Claude Code) and `cairn hook AGENT EVENT` (an agent whose
-// leaf event table is in [kinds]) for an event that may carry typed lines (a tool ran, a reply)
-// whose payload holds no typed prefix: exit 0, nothing written (but for a
-// reply, when the user turned the session pipeline on, the session is
-// queued: a few stats and one small file, the transcript never read).
-// Everything
-// else, including any payload it cannot judge (unreadable, too large, not
-// valid JSON), goes on to the full hook, which reads the payload from
-// [Stdin].
+// the CLI framework's own. It answers `cairn hook EVENT` (Claude Code) and
+// `cairn hook AGENT EVENT` (an agent whose event table is in [kinds]) for
+// an event that may carry typed lines (a tool ran, a reply) whose payload
+// holds no typed prefix: exit 0, nothing written (but for a reply of an
+// agent whose transcript cairn reads, when the user turned the session
+// pipeline on, the session is queued: a few stats and one small file, the
+// transcript never read). Everything else, including any payload it cannot
+// judge (unreadable, too large, not valid JSON), goes on to the full hook,
+// which reads the payload from [Stdin].
 package hookgate
 
 import (

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -151,4 +153,42 @@ func TestQuickSyncWorkFollowsThePull(t *testing.T) {
 	if q.work != 50 || len(q.delta) != 50 {
 		t.Fatalf("a pull of 50 cost %d lines of work, %d changed hashes; want 50", q.work, len(q.delta))
 	}
+}
+
+// The line list is read back exactly as it was saved, and any other bytes
+// in its place are refused or read without harm.
+func FuzzLoadLines(f *testing.F) {
+	s := newStore(f)
+	ix := &Index{store: s}
+	if err := os.MkdirAll(s.CachePath(), 0o755); err != nil {
+		f.Fatal(err)
+	}
+	const files = `{"a":{"id":{"size":1}}}`
+	recs := map[string][]lineRec{s.LogPath(): {{crc: 1, size: 2, hash: [16]byte{3}}, {crc: 4, size: tornBit | 5}}}
+	if err := ix.saveLines(files, recs); err != nil {
+		f.Fatal(err)
+	}
+	seed, err := os.ReadFile(filepath.Join(s.Dir, linesName))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(seed)
+	f.Add([]byte(linesMagic + files + "\n"))
+	f.Add(append([]byte(linesMagic+files+"\n"), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if err := os.WriteFile(filepath.Join(s.Dir, linesName), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ix.loadLines(files)
+		if err != nil {
+			return
+		}
+		if err := ix.saveLines(files, got); err != nil {
+			t.Fatal(err)
+		}
+		again, err := os.ReadFile(filepath.Join(s.Dir, linesName))
+		if err != nil || !bytes.Equal(again, data) {
+			t.Fatalf("read %d bytes as %d records, which save as other bytes", len(data), len(got))
+		}
+	})
 }

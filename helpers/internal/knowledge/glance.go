@@ -153,7 +153,7 @@ func quickFacts(line []byte) (facts, bool) {
 	if end < 0 || bytes.IndexByte(rest[:end], '\\') >= 0 {
 		return facts{}, false
 	}
-	f := facts{key: key, typ: string(rest[:end])}
+	f := facts{key: string(key), typ: string(rest[:end])}
 	// No string can hold "ts": unescaped, so the last one is the field
 	// (the fields after it are short).
 	at := bytes.LastIndex(line, []byte(`"ts":`))

@@ -27,10 +27,11 @@ func (s *Store) Import(src []byte) (ImportResult, error) {
 		return res, err
 	}
 	defer l.Release()
-	data, err := s.ReadLog()
+	lf, err := s.openLog()
 	if err != nil {
 		return res, err
 	}
+	defer lf.Close()
 	// Versions of one key (a status change) are distinct lines: dedupe by
 	// key+ts within the source, by key or content against the log.
 	type kt struct {
@@ -58,7 +59,10 @@ func (s *Store) Import(src []byte) (ImportResult, error) {
 		}
 	}
 	var dr InsertResult
-	fresh := dedupe(data, firsts, &dr)
+	fresh, err := dedupe(lf, firsts, &dr)
+	if err != nil {
+		return res, err
+	}
 	ok := map[string]bool{}
 	for _, e := range fresh {
 		ok[e.Key] = true
@@ -78,7 +82,7 @@ func (s *Store) Import(src []byte) (ImportResult, error) {
 	if len(lines) == 0 {
 		return res, nil
 	}
-	if err := s.writeLog(insertSorted(data, lines)); err != nil {
+	if err := s.spliceLog(lf, lines); err != nil {
 		return res, err
 	}
 	res.Imported = len(lines)

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
@@ -232,6 +231,11 @@ type InsertResult struct {
 // as written, keys included). An entry whose key
 // is already in the log, or whose type and normalised content equal an
 // existing entry's, is not added again. Existing lines are never changed.
+//
+// Its cost is one pass over the log's bytes that decodes only lines of
+// other key schemes, a binary search that reads a few lines, and a copy
+// of the file that the kernel makes: the log is never parsed or held in
+// memory whole.
 func (s *Store) Insert(entries []Entry) (InsertResult, error) {
 	var res InsertResult
 	for i := range entries {
@@ -245,11 +249,15 @@ func (s *Store) Insert(entries []Entry) (InsertResult, error) {
 		return res, err
 	}
 	defer l.Release()
-	data, err := s.ReadLog()
+	lf, err := s.openLog()
 	if err != nil {
 		return res, err
 	}
-	fresh := dedupe(data, entries, &res)
+	defer lf.Close()
+	fresh, err := dedupe(lf, entries, &res)
+	if err != nil {
+		return res, err
+	}
 	if len(fresh) == 0 {
 		return res, nil
 	}
@@ -259,8 +267,7 @@ func (s *Store) Insert(entries []Entry) (InsertResult, error) {
 			return res, err
 		}
 	}
-	out := insertSorted(data, lines)
-	if err := s.writeLog(out); err != nil {
+	if err := s.spliceLog(lf, lines); err != nil {
 		return res, err
 	}
 	res.Added = fresh
@@ -289,11 +296,16 @@ func (s *Store) InsertLinesIf(lines [][]byte, check func(log []byte) error) erro
 		return err
 	}
 	defer l.Release()
-	data, err := s.ReadLog()
+	lf, err := s.openLog()
 	if err != nil {
 		return err
 	}
+	defer lf.Close()
 	if check != nil {
+		data, err := lf.readAll()
+		if err != nil {
+			return fmt.Errorf("read %s/%s: %w", DirName, LogName, err)
+		}
 		if err := check(data); err != nil {
 			return err
 		}
@@ -301,12 +313,12 @@ func (s *Store) InsertLinesIf(lines [][]byte, check func(log []byte) error) erro
 	if len(lines) == 0 {
 		return nil
 	}
-	return s.writeLog(insertSorted(data, lines))
+	return s.spliceLog(lf, lines)
 }
 
-// dedupe returns the entries that are neither in data nor repeated earlier
-// in entries, and records the others in res.Duplicates.
-func dedupe(data []byte, entries []Entry, res *InsertResult) []Entry {
+// dedupe returns the entries that are neither in the log nor repeated
+// earlier in entries, and records the others in res.Duplicates.
+func dedupe(lf *logFile, entries []Entry, res *InsertResult) ([]Entry, error) {
 	type tc struct{ typ, content string }
 	want := map[tc]bool{}
 	keys := map[string]bool{}
@@ -321,46 +333,42 @@ func dedupe(data []byte, entries []Entry, res *InsertResult) []Entry {
 		want[id] = true
 		fresh = append(fresh, e)
 	}
-	if len(fresh) == 0 || len(data) == 0 {
-		return fresh
+	if len(fresh) == 0 || lf.size == 0 {
+		return fresh, nil
 	}
-	// A line of another key scheme (an import, a hand edit, a
-	// double-encoded line) may hold the same key or content.
+	// A line under cairn's own key scheme holds the content its key was
+	// made from, so its key alone says whether it repeats a wanted entry
+	// (by the key the entry's content would have, or by the entry's own
+	// key); only lines of other schemes (an import, a hand edit, a
+	// double-encoded line) need their content read.
 	types := map[string]bool{}
 	for id := range want {
 		types[id.typ] = true
 	}
 	seen := map[tc]bool{}
 	seenKey := map[string]bool{}
-	byOwnKey := map[string]tc{}
+	var own keySet[*tc]
+	var mine keySet[string]
 	for _, e := range fresh {
-		byOwnKey[MakeKey(e.Type, e.Content)] = tc{e.Type, NormalizeContent(e.Content)}
+		id := tc{e.Type, NormalizeContent(e.Content)}
+		own.add(MakeKey(e.Type, e.Content), &id)
+		mine.add(e.Key, e.Key)
 	}
-	for rest := bytes.TrimPrefix(data, bom); len(rest) > 0; {
-		var line []byte
-		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
-			line, rest = rest[:i], rest[i+1:]
-		} else {
-			line, rest = rest, nil
-		}
-		line = bytes.TrimSuffix(line, []byte{'\r'})
-		// A line under cairn's own key scheme holds the content its key
-		// was made from, so its key says whether it duplicates a wanted
-		// entry. Only lines of other schemes need their content read.
-		if key, ok := canonicalKey(line); ok && OwnKey(key) {
-			if id, ok := byOwnKey[key]; ok {
-				seen[id] = true
+	err := lf.eachLine(func(line []byte) {
+		if key, ok := canonicalKey(line); ok && ownKey(key) {
+			if id, ok := own.find(key); ok {
+				seen[*id] = true
 			}
-			if keys[key] {
-				seenKey[key] = true
+			if k, ok := mine.find(key); ok {
+				seenKey[k] = true
 			}
-			continue
+			return
 		}
 		obj := line
 		if len(line) > 0 && line[0] == '"' {
 			objs, _, err := decodeLine(line)
 			if err != nil || len(objs) == 0 {
-				continue
+				return
 			}
 			obj = objs[0]
 		}
@@ -369,14 +377,17 @@ func dedupe(data []byte, entries []Entry, res *InsertResult) []Entry {
 			seenKey[r[2].String()] = true
 		}
 		if !types[r[0].String()] {
-			continue
+			return
 		}
 		if id := (tc{r[0].String(), NormalizeContent(r[1].String())}); want[id] {
 			seen[id] = true
 		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read %s/%s: %w", DirName, LogName, err)
 	}
 	if len(seen) == 0 && len(seenKey) == 0 {
-		return fresh
+		return fresh, nil
 	}
 	kept := fresh[:0:0]
 	for _, e := range fresh {
@@ -386,7 +397,53 @@ func dedupe(data []byte, entries []Entry, res *InsertResult) []Entry {
 		}
 		kept = append(kept, e)
 	}
-	return kept
+	return kept, nil
+}
+
+// keySet maps keys to values and is asked with a key in a line's memory,
+// once per line of the log: a few keys (one capture) are compared in
+// place, which rejects a line by its key's length alone; many (an import)
+// are hashed.
+type keySet[V any] struct {
+	keys []string
+	vals []V
+	m    map[string]V
+}
+
+// smallKeySet is how many keys a keySet compares before it hashes.
+const smallKeySet = 8
+
+func (s *keySet[V]) add(key string, v V) {
+	if _, ok := s.find([]byte(key)); ok {
+		return
+	}
+	if s.m == nil && len(s.keys) < smallKeySet {
+		s.keys = append(s.keys, key)
+		s.vals = append(s.vals, v)
+		return
+	}
+	if s.m == nil {
+		s.m = make(map[string]V, 2*smallKeySet)
+		for i, k := range s.keys {
+			s.m[k] = s.vals[i]
+		}
+		s.keys, s.vals = nil, nil
+	}
+	s.m[key] = v
+}
+
+func (s *keySet[V]) find(key []byte) (V, bool) {
+	if s.m != nil {
+		v, ok := s.m[string(key)]
+		return v, ok
+	}
+	for i, k := range s.keys {
+		if len(k) == len(key) && k == string(key) {
+			return s.vals[i], true
+		}
+	}
+	var zero V
+	return zero, false
 }
 
 // sortPos is a line's place in the log order: hash of key, then ts.
@@ -415,86 +472,21 @@ func lineSortPos(line []byte) (sortPos, bool) {
 	return sortPos{hash: SortKey(r[0].Str), ts: r[1].Int()}, true
 }
 
-// insertSorted returns data with lines inserted at their places. It
-// binary-searches the existing lines (skipping lines without a key), so a
-// log that a merge left slightly out of order still gets sensible places,
-// and existing bytes are kept exactly, line endings included.
+// insertSorted returns data with lines inserted at their places (see
+// [placeLines]); existing bytes are kept exactly, line endings included,
+// but for a leading BOM.
 func insertSorted(data []byte, lines [][]byte) []byte {
-	// A BOM is dropped: a line inserted before the first would leave it
-	// in the middle of the file.
-	body := bytes.TrimPrefix(data, bom)
-	// Offsets of the start of every existing line.
-	var starts []int
-	for off := 0; off < len(body); {
-		starts = append(starts, off)
-		i := bytes.IndexByte(body[off:], '\n')
-		if i < 0 {
-			break
-		}
-		off += i + 1
+	lf := memLog(data)
+	places, err := placeLines(lf.readerAt(), lf.start, lf.size, lines)
+	if err != nil {
+		panic(err) // reading memory cannot fail
 	}
-	lineAt := func(i int) []byte {
-		end := len(body)
-		if i+1 < len(starts) {
-			end = starts[i+1]
-		}
-		l := bytes.TrimRight(body[starts[i]:end], "\r\n")
-		return bytes.TrimPrefix(l, bom)
+	var out bytes.Buffer
+	out.Grow(len(data) + len(lines)*512)
+	if err := writeSpliced(&out, lf, places); err != nil {
+		panic(err)
 	}
-	type ins struct {
-		at   int // index of the existing line it goes before
-		pos  sortPos
-		line []byte
-	}
-	todo := make([]ins, 0, len(lines))
-	for _, l := range lines {
-		p, _ := lineSortPos(l)
-		// First existing line whose position is greater than p.
-		lo, hi := 0, len(starts)
-		for lo < hi {
-			mid := (lo + hi) / 2
-			j := mid
-			var q sortPos
-			ok := false
-			for ; j < hi; j++ {
-				if q, ok = lineSortPos(lineAt(j)); ok {
-					break
-				}
-			}
-			if !ok {
-				hi = mid
-				continue
-			}
-			if p.less(q) {
-				hi = mid
-			} else {
-				lo = j + 1
-			}
-		}
-		todo = append(todo, ins{at: lo, pos: p, line: l})
-	}
-	sort.SliceStable(todo, func(a, b int) bool {
-		if todo[a].at != todo[b].at {
-			return todo[a].at < todo[b].at
-		}
-		return todo[a].pos.less(todo[b].pos)
-	})
-	out := make([]byte, 0, len(body)+len(lines)*512)
-	prev := 0 // bytes of body already copied
-	for _, t := range todo {
-		at := len(body)
-		if t.at < len(starts) {
-			at = starts[t.at]
-		}
-		out = append(out, body[prev:at]...)
-		prev = at
-		if len(out) > 0 && out[len(out)-1] != '\n' {
-			out = append(out, '\n') // a last line without newline
-		}
-		out = append(out, t.line...)
-		out = append(out, '\n')
-	}
-	return append(out, body[prev:]...)
+	return out.Bytes()
 }
 
 // SortLines orders raw entry lines by their place in the log (hash of key,
@@ -525,35 +517,54 @@ func SortLines(lines [][]byte) {
 }
 
 // canonicalKey reads the key of a line that starts the way cairn writes
-// lines ({"key":"...), without parsing it.
-func canonicalKey(line []byte) (string, bool) {
+// lines ({"key":"...), without parsing it. The key shares line's memory.
+func canonicalKey(line []byte) ([]byte, bool) {
 	const prefix = `{"key":"`
 	if !bytes.HasPrefix(line, []byte(prefix)) {
-		return "", false
+		return nil, false
 	}
 	rest := line[len(prefix):]
 	end := bytes.IndexByte(rest, '"')
 	if end < 0 || bytes.IndexByte(rest[:end], '\\') >= 0 {
-		return "", false
+		return nil, false
 	}
-	return string(rest[:end]), true
+	return rest[:end], true
 }
 
 // OwnKey reports whether key has the shape of cairn's keys: a known type,
 // then "-", ending in "-" and six lower-case hex digits.
-func OwnKey(key string) bool {
-	if len(key) < 8 || key[len(key)-7] != '-' {
+func OwnKey(key string) bool { return ownKey(key) }
+
+// ownKey is [OwnKey] of a key as a string or in a line's memory. It runs
+// once per line of the log on every insertion, so it looks a type up by
+// the key's first byte and checks the hex digits by table.
+func ownKey[K string | []byte](key K) bool {
+	n := len(key)
+	if n < 8 || key[n-7] != '-' ||
+		!isLowerHex[key[n-6]] || !isLowerHex[key[n-5]] || !isLowerHex[key[n-4]] ||
+		!isLowerHex[key[n-3]] || !isLowerHex[key[n-2]] || !isLowerHex[key[n-1]] {
 		return false
 	}
-	for _, c := range key[len(key)-6:] {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	for _, t := range Types {
-		if len(key) > len(t) && key[len(t)] == '-' && strings.HasPrefix(key, t) {
+	for _, t := range typesByFirst[key[0]] {
+		if n > len(t) && key[len(t)] == '-' && string(key[:len(t)]) == t {
 			return true
 		}
 	}
 	return false
 }
+
+// isLowerHex holds the lower-case hex digits.
+var isLowerHex = func() (t [256]bool) {
+	for _, c := range "0123456789abcdef" {
+		t[c] = true
+	}
+	return t
+}()
+
+// typesByFirst lists the type names by their first byte.
+var typesByFirst = func() (t [256][]string) {
+	for _, name := range Types {
+		t[name[0]] = append(t[name[0]], name)
+	}
+	return t
+}()

@@ -1028,27 +1028,76 @@ func synthEntry(rng *rand.Rand, i int) Entry {
 		TS: 1_760_000_000 + int64(i)*37, Author: "Bench", Branch: "main"}
 }
 
+// benchStore returns a store whose log holds n synthetic entries.
+func benchStore(b *testing.B, n int) *Store {
+	s := Open(b.TempDir())
+	lines := synthLines(n, 1)
+	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(s.LogPath(), append(bytes.Join(lines, []byte("\n")), '\n'), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// BenchmarkInsert is one capture: one entry into a log of 10k or 100k
+// entries, lock, duplicate check, placing, atomic replacement (fsync
+// included).
 func BenchmarkInsert(b *testing.B) {
-	b.Run("log=10k", func(b *testing.B) {
-		s := Open(b.TempDir())
-		lines := synthLines(10_000, 1)
-		if err := os.MkdirAll(s.Dir, 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(s.LogPath(), append(bytes.Join(lines, []byte("\n")), '\n'), 0o644); err != nil {
-			b.Fatal(err)
-		}
-		rng := rand.New(rand.NewPCG(5, 6))
-		i := 0
-		for b.Loop() {
-			e := synthEntry(rng, 1_000_000+i)
-			i++
-			res, err := s.Insert([]Entry{e})
-			if err != nil || len(res.Added) != 1 {
-				b.Fatalf("insert: %+v, %v", res, err)
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("log=%dk", n/1000), func(b *testing.B) {
+			s := benchStore(b, n)
+			rng := rand.New(rand.NewPCG(5, 6))
+			i := 0
+			done := reportCPU(b)
+			for b.Loop() {
+				e := synthEntry(rng, 1_000_000+i)
+				i++
+				res, err := s.Insert([]Entry{e})
+				if err != nil || len(res.Added) != 1 {
+					b.Fatalf("insert: %+v, %v", res, err)
+				}
 			}
+			done()
+			b.StopTimer()
+			checkSorted(b, readLog(b, s))
+		})
+	}
+}
+
+// BenchmarkInsertSteps times the steps of an insertion apart: the
+// duplicate check's pass over the log, and the binary search for the
+// place.
+func BenchmarkInsertSteps(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		s := benchStore(b, n)
+		e := synthEntry(rand.New(rand.NewPCG(5, 6)), 1_000_000)
+		line, _ := Marshal(&e)
+		lf, err := s.openLog()
+		if err != nil {
+			b.Fatal(err)
 		}
-		b.StopTimer()
-		checkSorted(b, readLog(b, s))
-	})
+		b.Run(fmt.Sprintf("dedupe/log=%dk", n/1000), func(b *testing.B) {
+			b.SetBytes(lf.size)
+			done := reportCPU(b)
+			for b.Loop() {
+				var res InsertResult
+				if fresh, err := dedupe(lf, []Entry{e}, &res); err != nil || len(fresh) != 1 {
+					b.Fatalf("dedupe: %v, %v", fresh, err)
+				}
+			}
+			done()
+		})
+		b.Run(fmt.Sprintf("place/log=%dk", n/1000), func(b *testing.B) {
+			done := reportCPU(b)
+			for b.Loop() {
+				if _, err := placeLines(lf.f, lf.start, lf.size, [][]byte{line}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			done()
+		})
+		lf.Close()
+	}
 }

@@ -15,14 +15,11 @@ func (p *Project) Add(e knowledge.Entry) (string, bool, error) {
 	return addEntry(p.Store, e)
 }
 
-// addEntry provisions the store if needed and inserts e, returning its key
-// (or the existing key) and whether a line was added.
+// addEntry inserts e (the insertion provisions the store if needed),
+// returning its key (or the existing key) and whether a line was added.
 func addEntry(s *knowledge.Store, e knowledge.Entry) (string, bool, error) {
 	if e.Key == "" {
 		e.Key = knowledge.MakeKey(e.Type, e.Content)
-	}
-	if err := s.Provision(); err != nil {
-		return "", false, err
 	}
 	res, err := s.Insert([]knowledge.Entry{e})
 	if err != nil {

@@ -60,12 +60,29 @@ var (
 
 // FindAnchors extracts the anchors of an entry from its files field and its
 // content, keeping case.
-func FindAnchors(e knowledge.Entry) Anchors {
+func FindAnchors(e knowledge.Entry) Anchors { return findAnchors(e, scanContent(e.Content)) }
+
+// findAnchors is FindAnchors for content that holds what has says (with
+// every bit set, it tries every expression: the fuzz test compares).
+func findAnchors(e knowledge.Entry, has int) Anchors {
 	var a Anchors
-	seen := map[string]bool{}
+	if len(e.Files) == 0 && has == 0 {
+		return a // most prose: no character any anchor needs
+	}
+	var seen map[string]bool
+	mark := func(s string) bool {
+		if seen[s] {
+			return false
+		}
+		if seen == nil {
+			seen = map[string]bool{}
+		}
+		seen[s] = true
+		return true
+	}
 	addFile := func(p string) {
 		if len(a.Files) < maxFileAnchors && !seen[p] {
-			seen[p] = true
+			mark(p)
 			a.Files = append(a.Files, p)
 		}
 	}
@@ -74,16 +91,18 @@ func FindAnchors(e knowledge.Entry) Anchors {
 			addFile(p)
 		}
 	}
-	for _, w := range knowledge.MentionedPaths(e.Content) {
-		p, ok := repoPath(w)
-		if !ok || !sourceExt[strings.ToLower(strings.TrimPrefix(path.Ext(p), "."))] {
-			continue
-		}
-		if strings.Contains(p, "/") {
-			addFile(p)
-		} else if len(a.Names) < maxFileAnchors && !seen[p] {
-			seen[p] = true
-			a.Names = append(a.Names, p)
+	if has&(hasSlash|hasDot) != 0 {
+		for _, w := range knowledge.MentionedPaths(e.Content) {
+			p, ok := repoPath(w)
+			if !ok || !sourceExt[strings.ToLower(strings.TrimPrefix(path.Ext(p), "."))] {
+				continue
+			}
+			if strings.Contains(p, "/") {
+				addFile(p)
+			} else if len(a.Names) < maxFileAnchors && !seen[p] {
+				mark(p)
+				a.Names = append(a.Names, p)
+			}
 		}
 	}
 	addSym := func(s string) {
@@ -95,24 +114,75 @@ func FindAnchors(e knowledge.Entry) Anchors {
 		if i := strings.LastIndexByte(s, '.'); i > 0 && sourceExt[strings.ToLower(s[i+1:])] {
 			return
 		}
-		seen[s] = true
+		mark(s)
 		a.Symbols = append(a.Symbols, s)
 	}
-	for _, m := range backticked().FindAllStringSubmatch(e.Content, -1) {
-		s := strings.TrimSpace(m[1])
-		if i := strings.IndexByte(s, '('); i > 0 {
-			s = s[:i]
+	if has&hasBacktick != 0 {
+		for _, m := range backticked().FindAllStringSubmatch(e.Content, -1) {
+			s := strings.TrimSpace(m[1])
+			if i := strings.IndexByte(s, '('); i > 0 {
+				s = s[:i]
+			}
+			addSym(s)
 		}
-		addSym(s)
 	}
-	for _, re := range []*regexp.Regexp{callLike(), camelCase(), snakeCase(), dotted()} {
-		for _, m := range re.FindAllStringSubmatchIndex(e.Content, -1) {
+	// Each expression runs only on content with the characters it needs.
+	for _, x := range []struct {
+		need int
+		re   func() *regexp.Regexp
+	}{{hasCall, callLike}, {hasCamel, camelCase}, {hasUnderscore, snakeCase}, {hasDotUpper, dotted}} {
+		if has&x.need == 0 {
+			continue
+		}
+		for _, m := range x.re().FindAllStringSubmatchIndex(e.Content, -1) {
 			if !fileStem(e.Content, m[3]) {
 				addSym(e.Content[m[2]:m[3]])
 			}
 		}
 	}
 	return a
+}
+
+// What scanContent finds in content: the characters without which an
+// expression of FindAnchors cannot match.
+const (
+	hasSlash      = 1 << iota // a path
+	hasDot                    // a file name's extension
+	hasBacktick               // quoted code
+	hasCall                   // "()": callLike
+	hasCamel                  // a lower-case letter or digit, then an upper-case one: camelCase
+	hasUnderscore             // snakeCase
+	hasDotUpper               // ".", then an upper-case letter: dotted
+
+	hasAll = 1<<iota - 1
+)
+
+func scanContent(s string) int {
+	has := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '/':
+			has |= hasSlash
+		case c == '.':
+			has |= hasDot
+			if i+1 < len(s) && 'A' <= s[i+1] && s[i+1] <= 'Z' {
+				has |= hasDotUpper
+			}
+		case c == '`':
+			has |= hasBacktick
+		case c == '(':
+			if i+1 < len(s) && s[i+1] == ')' {
+				has |= hasCall
+			}
+		case c == '_':
+			has |= hasUnderscore
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+			if i+1 < len(s) && 'A' <= s[i+1] && s[i+1] <= 'Z' {
+				has |= hasCamel
+			}
+		}
+	}
+	return has
 }
 
 // fileStem reports whether the word that ends at end in content is the

@@ -1,9 +1,14 @@
 package sanitize
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
@@ -14,6 +19,10 @@ import (
 // a log of nEntries entries naming files and symbols, some present and
 // some not, some of them captured at the first of two commits.
 func benchRepo(b *testing.B, nFiles, nEntries int) (*gitRepo, *knowledge.Store) {
+	return benchRepoT(b, nFiles, nEntries)
+}
+
+func benchRepoT(b testing.TB, nFiles, nEntries int) (*gitRepo, *knowledge.Store) {
 	b.Helper()
 	repo := newGitRepo(b)
 	file := func(i int) string { return fmt.Sprintf("d%03d/s%02d/f%05d.go", i/500, i/50%10, i) }
@@ -131,4 +140,112 @@ func BenchmarkBuildNoRepo(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/run")
+}
+
+// synthWords, synthTypes, synthTags and synthAuthors are those of the
+// generator of scripts/bench.sh.
+var (
+	synthWords = strings.Fields(`
+oauth redirect token session cache retry queue worker migration schema
+index query latency timeout deadline context tenant header cookie csrf
+login logout refresh expiry clock skew webhook signature payload batch
+stream consumer producer offset partition lag backoff jitter circuit breaker
+limiter bucket quota throttle billing invoice export import parser encoder
+decoder utf8 json yaml config flag rollout canary deploy rollback release
+build cache docker image layer registry pipeline lint test fixture mock
+snapshot golden flaky race mutex channel goroutine leak pool connection
+socket dns tls certificate proxy gateway router handler middleware
+validation sanitize escape template render layout component state store
+reducer effect hook prop event listener debounce scroll viewport
+accessibility locale timezone currency decimal rounding float overflow
+pagination cursor sort filter search ranking score embedding vector shard
+replica primary failover backup restore vacuum analyze lock deadlock
+transaction isolation savepoint trigger constraint foreign unique null
+default enum column table view materialized partitioned archive rotation
+log metric trace span alert dashboard oncall runbook incident postmortem
+feature permission role admin audit secret vault kms encryption hash salt
+password email notification sms push mobile android ios safari chrome
+firefox upload download multipart chunk resume checksum compression gzip
+`)
+	synthTypes   = []string{"learned", "decision", "fact", "pattern", "investigation", "deviation", "must-check"}
+	synthTags    = []string{"auth", "db", "api", "ui", "infra", "ci", "perf", "security"}
+	synthAuthors = []string{"Ana", "Bo", "Chen", "Dara", "Eli"}
+)
+
+// synthLog is the log scripts/bench.sh generates: n entries of cairn's
+// shape, in the log's order (the SHA-256 of the key, then ts).
+func synthLog(tb testing.TB, n int) []byte {
+	tb.Helper()
+	seed := uint64(0x9e3779b97f4a7c15)
+	next := func(m int) int {
+		seed ^= seed << 13
+		seed ^= seed >> 7
+		seed ^= seed << 17
+		return int(seed % uint64(m))
+	}
+	type line struct {
+		hash [32]byte
+		ts   int64
+		json []byte
+	}
+	lines := make([]line, 0, n)
+	for i := range n {
+		ws := make([]string, 8+next(12))
+		for j := range ws {
+			ws[j] = synthWords[next(len(synthWords))]
+		}
+		content := fmt.Sprintf("%s (note %d)", strings.Join(ws, " "), i)
+		typ := synthTypes[next(len(synthTypes))]
+		sum := sha256.Sum256([]byte(typ + "\n" + content))
+		e := knowledge.Entry{
+			Key:     typ + "-" + strings.Join(ws[:4], "-") + "-" + hex.EncodeToString(sum[:3]),
+			Type:    typ,
+			Content: content,
+			Source:  "agent",
+			Tags:    []string{synthTags[next(len(synthTags))], synthTags[next(len(synthTags))]},
+			TS:      1700000000 + int64(i)*60,
+			Author:  synthAuthors[next(len(synthAuthors))],
+			Branch:  "main",
+			Commit:  hex.EncodeToString(sum[3:7])[:7],
+		}
+		lines = append(lines, line{sha256.Sum256([]byte(e.Key)), e.TS, []byte(marshal(tb, e) + "\n")})
+	}
+	sort.Slice(lines, func(a, b int) bool {
+		if c := bytes.Compare(lines[a].hash[:], lines[b].hash[:]); c != 0 {
+			return c < 0
+		}
+		return lines[a].ts < lines[b].ts
+	})
+	var out []byte
+	for _, l := range lines {
+		out = append(out, l.json...)
+	}
+	return out
+}
+
+// BenchmarkRun100k is the background run of the hooks over the log of
+// scripts/bench.sh at 100,000 entries, in a git repository: read the log,
+// decide, write the working set and the audit.
+func BenchmarkRun100k(b *testing.B) {
+	const n = 100_000
+	repo := newGitRepo(b)
+	repo.write(map[string]string{"README.md": "# x\n"})
+	repo.commit("init")
+	store := knowledge.Open(repo.dir)
+	if err := store.Provision(); err != nil {
+		b.Fatal(err)
+	}
+	log := synthLog(b, n)
+	if err := os.WriteFile(store.LogPath(), log, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(log)))
+	b.ReportAllocs()
+	for b.Loop() {
+		res, ran, err := Run(store, Options{Root: repo.dir}, true)
+		if err != nil || !ran || res.Summary.Active != n {
+			b.Fatalf("Run: %v %v, %+v", ran, err, res.Summary)
+		}
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
 }

@@ -2,10 +2,13 @@ package sanitize
 
 import (
 	"encoding/json"
+	"hash/maphash"
 	"path"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 )
@@ -37,6 +40,9 @@ func FuzzNoise(f *testing.F) {
 	for _, s := range noiseSeeds {
 		f.Add(s)
 	}
+	f.Add("Straße ÉTÉ the ǅemal İstanbul \u00a0nbsp\u0085 x")
+	f.Add("x\nFooError: y")
+	seed := maphash.MakeSeed()
 	f.Fuzz(func(t *testing.T, s string) {
 		why := Noise(s)
 		switch why {
@@ -62,7 +68,33 @@ func FuzzNoise(f *testing.F) {
 		if more := CanonicalText(s + " -- the, SO. "); more != c {
 			t.Errorf("CanonicalText(%q) = %q, but with filler and punctuation added %q", s, c, more)
 		}
+		// The shortcuts give what the slow way gives.
+		if got, want := canonHash(seed, s), maphash.String(seed, c); got != want {
+			t.Errorf("canonHash(%q) is not the hash of %q", s, c)
+		}
+		if got, want := letterWords(s), letterWordsByFields(s); got != want {
+			t.Errorf("letterWords(%q) = %d, want %d", s, got, want)
+		}
+		if stackHead().MatchString(s) && !mayStackHead(s, strings.Contains(s, "\n")) {
+			t.Errorf("mayStackHead(%q) is false, but stackHead matches", s)
+		}
+		if logLine().MatchString(s) && !mayLogLine(s) {
+			t.Errorf("mayLogLine(%q) is false, but logLine matches", s)
+		}
 	})
+}
+
+// letterWordsByFields is what letterWords counts, the slow way.
+func letterWordsByFields(s string) int {
+	n := 0
+	for _, f := range strings.Fields(s) {
+		if strings.IndexFunc(f, unicode.IsLetter) >= 0 {
+			if n++; n == 2 {
+				break
+			}
+		}
+	}
+	return n
 }
 
 // FuzzFindAnchors: anchors are capped, unique, inside the tree and
@@ -78,6 +110,9 @@ func FuzzFindAnchors(f *testing.F) {
 	f.Fuzz(func(t *testing.T, content, files string) {
 		e := knowledge.Entry{Content: content, Files: strings.Split(files, ",")}
 		a := FindAnchors(e)
+		if every := findAnchors(e, hasAll); !reflect.DeepEqual(a, every) {
+			t.Fatalf("FindAnchors(%q) = %+v, but with every expression %+v", content, a, every)
+		}
 		if len(a.Files) > maxFileAnchors || len(a.Names) > maxFileAnchors || len(a.Symbols) > maxSymbolAnchors {
 			t.Fatalf("caps exceeded: %+v", a)
 		}

@@ -46,16 +46,30 @@ func Noise(content string) string {
 		return NoiseFragment
 	}
 	multiline := strings.Contains(s, "\n")
-	if stackHead().MatchString(s) || (multiline && len(stackFrame().FindAllStringIndex(s, 3)) >= 2) {
+	if (mayStackHead(s, multiline) && stackHead().MatchString(s)) || (multiline && len(stackFrame().FindAllStringIndex(s, 3)) >= 2) {
 		return NoiseStackTrace
 	}
-	if logLine().MatchString(s) && !strings.Contains(firstLine(s), ". ") {
+	if mayLogLine(s) && logLine().MatchString(s) && !strings.Contains(firstLine(s), ". ") {
 		return NoiseLogLine
 	}
 	if isCommand(s) {
 		return NoiseCommand
 	}
 	return ""
+}
+
+// mayStackHead reports whether s has what stackHead needs to match: one
+// of its openings, or an error's name and a second line.
+func mayStackHead(s string, multiline bool) bool {
+	return strings.HasPrefix(s, "Traceback (most recent call last)") || strings.HasPrefix(s, "panic: ") ||
+		strings.HasPrefix(s, "goroutine ") || strings.HasPrefix(s, "Exception in thread ") ||
+		multiline && (strings.Contains(s, "Error: ") || strings.Contains(s, "Exception: "))
+}
+
+// mayLogLine reports whether s starts as logLine needs: a date, a bracket,
+// time=, level= or ts=.
+func mayLogLine(s string) bool {
+	return s != "" && (s[0] == '[' || '0' <= s[0] && s[0] <= '9' || s[0] == 't' || s[0] == 'l')
 }
 
 // isCommand reports content that is a shell command line or a pasted
@@ -124,11 +138,21 @@ func firstLine(s string) string {
 	return strings.TrimSpace(line)
 }
 
-// letterWords counts the words that hold a letter, stopping at 2.
+// letterWords counts the words (runs of non-space) that hold a letter,
+// stopping at 2.
 func letterWords(s string) int {
 	n := 0
-	for _, f := range strings.Fields(s) {
-		if strings.IndexFunc(f, unicode.IsLetter) >= 0 {
+	inWord, counted := false, false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			inWord = false
+			continue
+		}
+		if !inWord {
+			inWord, counted = true, false
+		}
+		if !counted && unicode.IsLetter(r) {
+			counted = true
 			if n++; n == 2 {
 				break
 			}

@@ -3,20 +3,28 @@
 // duplicate and stale entries, with doubtful ones flagged, and an audit
 // that explains every one of those decisions. Its artifacts live in
 // .cairn/cache; it never writes the shared log.
+//
+// A run streams: it reads the log line by line, keeps per key only what
+// its decisions need (where the key's latest line is, its ts and type, a
+// hash of its words, its anchors), and writes the working set and the
+// audit to temporary files that replace the previous ones only once the
+// run is complete. A run that is cancelled or killed leaves the previous
+// working set and audit as they were.
 package sanitize
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
-	"fmt"
-	"sort"
+	"hash/maphash"
+	"io"
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn/helpers/internal/audit"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
-	"github.com/cairn-dev/cairn/helpers/internal/gitx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 )
 
@@ -31,10 +39,15 @@ type Options struct {
 	Root         string        // the work tree, for anchor checks
 	SymbolBudget time.Duration // default DefaultSymbolBudget
 	Now          func() time.Time
+	// Collect makes Run fill the Result's Active, Audit and Latest, as
+	// Build always does (curation reads them). Without it a run holds
+	// only what its decisions need, and its Result has the summary alone.
+	Collect bool
 }
 
 // Result is what a run found: the working set in log order, the audit,
-// and its summary (also the audit's last line).
+// and its summary (also the audit's last line). Active, Audit and Latest
+// are filled by Build, and by Run with [Options.Collect].
 type Result struct {
 	Active  []ActiveEntry
 	Audit   []audit.Action
@@ -58,283 +71,138 @@ const (
 	LocalOutdated    = "outdated"
 )
 
-type member struct {
-	rec     knowledge.Record
-	anchors Anchors
-	out     bool
-	flags   []string
-	status  string
-}
-
 // Build computes the working set and the audit from the log and archive
-// data, checking anchors against the repository at opts.Root.
+// data, checking anchors against the repository at opts.Root. It runs the
+// same pipeline as Run, over data in memory, and collects everything.
 func Build(logData, archiveData []byte, opts Options) Result {
-	now := time.Now
-	if opts.Now != nil {
-		now = opts.Now
-	}
-	start := now()
-	// The symbol budget runs on the real clock, which symbolSearch reads,
-	// whatever clock opts.Now gives.
-	wallStart := time.Now()
-	if opts.SymbolBudget <= 0 {
-		opts.SymbolBudget = DefaultSymbolBudget
-	}
-	var res Result
-	res.Summary.LogSHA256 = knowledge.Sum(logData)
-	res.Summary.SymbolsComplete = true
-
-	var recs []knowledge.Record
-	for _, src := range []struct {
-		name string
-		data []byte
-	}{{"archive", archiveData}, {"log", logData}} {
-		rep := knowledge.ParseEach(src.data, func(r knowledge.Record) {
-			r.Archived = src.name == "archive"
-			recs = append(recs, r)
-		}, func(p knowledge.Problem) {
-			act := audit.Action{Action: audit.ActSkipInvalid, Source: src.name, Line: p.Line, Reason: p.Kind}
-			if p.Repaired() {
-				act.Action = audit.ActRepair
-				res.Summary.Repaired++
-			} else {
-				res.Summary.Invalid++
-			}
-			res.Audit = append(res.Audit, act)
-		})
-		res.Summary.Lines += rep.Lines
-	}
-	latest := knowledge.Latest(recs)
-	res.Summary.Entries = len(latest)
-	res.Latest = make(map[string]knowledge.Entry, len(latest))
-	for _, r := range latest {
-		res.Latest[r.Entry.Key] = r.Entry
-	}
-
-	// Status: what curation already decided.
-	var live []*member
-	for _, r := range latest {
-		m := &member{rec: r}
-		e := r.Entry
-		switch {
-		case r.Archived:
-			res.Summary.Archived++
-			continue
-		case e.Status == knowledge.StatusRetracted:
-			res.Summary.Retracted++
-			res.Audit = append(res.Audit, keyAction(audit.ActRetracted, e, audit.EffectRemoved, "retracted: "+orDash(e.ReviewReason)))
-			continue
-		case e.Status == knowledge.StatusSuperseded:
-			res.Summary.Superseded++
-			act := keyAction(audit.ActSuperseded, e, audit.EffectRemoved, "superseded by "+orDash(e.SupersededBy))
-			act.KeptKey = e.SupersededBy
-			res.Audit = append(res.Audit, act)
-			continue
-		case e.Status != "":
-			act := keyAction(audit.ActStatus, e, "", orDash(e.ReviewReason))
-			act.Result = e.Status
-			res.Audit = append(res.Audit, act)
-		}
-		live = append(live, m)
-	}
-
-	// Noise.
-	kept := live[:0]
-	for _, m := range live {
-		if why := Noise(m.rec.Entry.Content); why != "" && m.rec.Entry.Status != knowledge.StatusCanonical {
-			res.Summary.Noise++
-			res.Audit = append(res.Audit, keyAction(audit.ActNoise, m.rec.Entry, audit.EffectRemoved, why))
-			continue
-		}
-		kept = append(kept, m)
-	}
-	live = kept
-
-	// Duplicates: same type and the same words up to case, white space,
-	// punctuation and filler; the newest stays (a canonical one first).
-	clusters := map[string][]*member{}
-	var order []string
-	for _, m := range live {
-		k := m.rec.Entry.Type + "|" + CanonicalText(m.rec.Entry.Content)
-		if _, ok := clusters[k]; !ok {
-			order = append(order, k)
-		}
-		clusters[k] = append(clusters[k], m)
-	}
-	for _, k := range order {
-		c := clusters[k]
-		if len(c) < 2 {
-			continue
-		}
-		sort.SliceStable(c, func(a, b int) bool { return keeps(c[a].rec.Entry, c[b].rec.Entry) })
-		keep := c[0].rec.Entry
-		cluster := []string{keep.Key}
-		for _, m := range c[1:] {
-			cluster = append(cluster, m.rec.Entry.Key)
-		}
-		for _, m := range c[1:] {
-			e := m.rec.Entry
-			m.out = true
-			res.Summary.Duplicates++
-			why := "same content as " + keep.Key
-			if knowledge.NormalizeContent(e.Content) != knowledge.NormalizeContent(keep.Content) {
-				why = "same content as " + keep.Key + " up to case, punctuation or filler words"
-			}
-			act := keyAction(audit.ActDuplicate, e, audit.EffectRemoved, why)
-			act.KeptKey = keep.Key
-			act.Keys = cluster
-			res.Audit = append(res.Audit, act)
-		}
-	}
-
-	// Anchors.
-	res.checkAnchors(live, opts, wallStart)
-
-	for _, m := range live {
-		if m.out {
-			continue
-		}
-		status := LocalActive
-		if m.status != "" {
-			status = m.status
-		}
-		res.Active = append(res.Active, ActiveEntry{Entry: m.rec.Entry, JSON: m.rec.JSON, Status: status, Reasons: m.flags})
-	}
-	res.Summary.Active = len(res.Active)
-	res.Summary.ElapsedMS = now().Sub(start).Milliseconds()
-	res.Summary.TS = now().Unix()
-	return res
+	r := newRun(opts, true)
+	arch, log := memSource("archive", archiveData), memSource("log", logData)
+	// Data in memory cannot fail to read or change under the run.
+	_ = r.build(context.Background(), arch, log, nil, nil)
+	return r.res
 }
 
-// checkAnchors checks the anchored entries of live against the repository.
-func (res *Result) checkAnchors(live []*member, opts Options, start time.Time) {
-	var view *repoView
-	var repo *gitx.Repo
-	if opts.Root == "" {
-		return
+// Encode renders the working set (one JSON line per entry: its log line
+// with local_status and local_reasons added) and the audit (one JSON line
+// per action, the summary last), as Run writes them.
+func (res *Result) Encode() (active, auditLog []byte) {
+	var a []byte
+	for _, e := range res.Active {
+		a = appendActive(a, e.JSON, e.Status, e.Reasons)
 	}
-	if r, err := gitx.Open(opts.Root); err == nil {
-		if tracked, err := r.Tracked(); err == nil {
-			m := make(map[string]string, len(tracked))
-			for _, t := range tracked {
-				m[t.Path] = t.Hash
-			}
-			view = newRepoView(opts.Root, m, true)
-			repo = r
-		}
+	var b bytes.Buffer
+	enc := newAuditEncoder(&b)
+	for _, act := range res.Audit {
+		_ = enc.Encode(act)
 	}
-	if view == nil {
-		view = newRepoView(opts.Root, map[string]string{}, false)
-	}
-	res.Summary.TrackedFiles = len(view.tracked)
+	s := res.Summary
+	_ = enc.Encode(audit.Action{Action: audit.ActSummary, Summary: &s})
+	return a, b.Bytes()
+}
 
-	var symbols []string
-	for _, m := range live {
-		if m.out {
-			continue
+// appendActive appends the working-set line of an entry: its JSON object
+// with the local fields added before the closing brace.
+func appendActive(dst, obj []byte, status string, reasons []string) []byte {
+	obj = bytes.TrimSpace(obj)
+	obj = bytes.TrimSuffix(obj, []byte("}"))
+	dst = append(dst, obj...)
+	dst = append(dst, `,"local_status":`...)
+	switch status {
+	case LocalActive, LocalNeedsReview, LocalOutdated:
+		dst = append(append(append(dst, '"'), status...), '"')
+	default:
+		st, _ := json.Marshal(status)
+		dst = append(dst, st...)
+	}
+	if len(reasons) > 0 {
+		rs, _ := json.Marshal(reasons)
+		dst = append(dst, `,"local_reasons":`...)
+		dst = append(dst, rs...)
+	}
+	return append(dst, "}\n"...)
+}
+
+// newAuditEncoder encodes audit lines as the audit holds them.
+func newAuditEncoder(w io.Writer) *json.Encoder {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc
+}
+
+// Run sanitizes the store: it reads the log and archive, builds the
+// working set and writes it and the audit into the cache, under the
+// sanitize lock. With wait false, a run already in progress makes it
+// return at once with ran false.
+func Run(s *knowledge.Store, opts Options, wait bool) (res Result, ran bool, err error) {
+	return RunContext(context.Background(), s, opts, wait)
+}
+
+// RunContext is Run that stops when ctx is done, leaving the previous
+// working set and audit in place.
+func RunContext(ctx context.Context, s *knowledge.Store, opts Options, wait bool) (res Result, ran bool, err error) {
+	var lock *fsx.Lock
+	if wait {
+		if lock, err = s.Root().Acquire(LockFile, 5*time.Minute); err != nil {
+			return res, false, err
 		}
-		m.anchors = FindAnchors(m.rec.Entry)
-		if view.git {
-			symbols = append(symbols, m.anchors.Symbols...)
+	} else {
+		var ok bool
+		if lock, ok, err = s.Root().TryAcquire(LockFile); err != nil || !ok {
+			return res, false, err
 		}
 	}
-	var found map[string]bool
-	if view.git && len(symbols) > 0 {
-		files := make([]string, 0, len(view.tracked))
-		for p := range view.tracked {
-			files = append(files, p)
-		}
-		found, res.Summary.SymbolsComplete = symbolSearch(opts.Root, files, symbols, start.Add(opts.SymbolBudget))
+	defer lock.Release()
+	return RunLockedContext(ctx, s, opts)
+}
+
+// RunLocked is Run for a caller that holds the sanitize lock.
+func RunLocked(s *knowledge.Store, opts Options) (Result, bool, error) {
+	return RunLockedContext(context.Background(), s, opts)
+}
+
+// RunLockedContext is RunContext for a caller that holds the sanitize
+// lock.
+func RunLockedContext(ctx context.Context, s *knowledge.Store, opts Options) (Result, bool, error) {
+	root := s.Root()
+	// Whatever a killed run left is abandoned: the lock is ours.
+	removeTemps(root)
+	arch, err := fileSource(root, knowledge.ArchiveName, "archive")
+	if err != nil {
+		return Result{}, false, err
 	}
-	// Resolve every entry's files once, and group the present ones by the
-	// commit the entry was captured at, to read each commit's tree once.
-	type resolved struct{ present, missing []string }
-	resolvedOf := make(map[*member]resolved, len(live))
-	byCommit := map[string][]string{}
-	for _, m := range live {
-		if m.out || m.anchors.Empty() {
-			continue
-		}
-		var r resolved
-		for _, f := range m.anchors.Files {
-			if p, ok := view.resolve(f); ok {
-				r.present = append(r.present, p)
-			} else {
-				r.missing = append(r.missing, f)
-			}
-		}
-		for _, n := range m.anchors.Names {
-			if p, ok := view.resolve(n); ok {
-				r.present = append(r.present, p)
-			}
-		}
-		resolvedOf[m] = r
-		if c := m.rec.Entry.Commit; repo != nil && gitx.IsObjectID(c) && len(r.present) > 0 {
-			byCommit[c] = append(byCommit[c], r.present...)
+	defer arch.close()
+	log, err := fileSource(root, knowledge.LogName, "log")
+	if err != nil {
+		return Result{}, false, err
+	}
+	defer log.close()
+	out, err := createOutputs(root)
+	if err != nil {
+		return Result{}, false, err
+	}
+	defer out.discard()
+	r := newRun(opts, opts.Collect)
+	if err := r.build(ctx, arch, log, out.active, out.audit); err != nil {
+		return Result{}, false, err
+	}
+	if err := out.close(); err != nil {
+		return Result{}, false, err
+	}
+	if beforeReplace != nil {
+		beforeReplace()
+	}
+	for _, src := range []*source{arch, log} {
+		if err := src.unchanged(); err != nil {
+			return Result{}, false, err
 		}
 	}
-	const maxCommits = 500
-	commits := map[string]map[string]string{} // commit -> path -> hash there
-	var order []string
-	for c := range byCommit {
-		order = append(order, c)
+	if err := ctx.Err(); err != nil {
+		return Result{}, false, err
 	}
-	sort.Strings(order)
-	for _, c := range order[:min(len(order), maxCommits)] {
-		commits[c], _ = repo.HashesAt(c, byCommit[c]) // an unknown commit: nothing to compare
+	if err := out.rename(); err != nil {
+		return Result{}, false, err
 	}
-	for _, m := range live {
-		a := m.anchors
-		if m.out || a.Empty() {
-			continue
-		}
-		e := m.rec.Entry
-		r := resolvedOf[m]
-		act := keyAction(audit.ActAnchor, e, "", "")
-		act.Files, act.Symbols = append(append([]string{}, a.Files...), a.Names...), a.Symbols
-		act.MissingFiles = r.missing
-		if view.git && res.Summary.SymbolsComplete {
-			for _, s := range a.Symbols {
-				if !found[s] {
-					act.MissingSymbols = append(act.MissingSymbols, s)
-				}
-			}
-		}
-		// Changed since the commit the entry was captured at.
-		for _, p := range r.present {
-			if h, ok := commits[e.Commit][p]; ok && h != view.tracked[p] {
-				act.ChangedFiles = append(act.ChangedFiles, p)
-			}
-		}
-		switch {
-		case len(a.Files) > 0 && len(act.MissingFiles) == len(a.Files):
-			act.Result, act.Effect = audit.AnchorStale, audit.EffectRemoved
-			act.Reason = "stale: every file it names is gone (" + strings.Join(act.MissingFiles, ", ") + ")"
-			m.out = true
-			res.Summary.Stale++
-		case len(act.MissingFiles) > 0 || len(act.MissingSymbols) > 0:
-			act.Result, act.Effect = audit.AnchorReview, audit.EffectFlagged
-			var gone []string
-			gone = append(gone, act.MissingFiles...)
-			for _, s := range act.MissingSymbols {
-				gone = append(gone, s+" (symbol)")
-			}
-			act.Reason = "needs review: not found in the repository: " + strings.Join(gone, ", ")
-			m.status = LocalNeedsReview
-			m.flags = append(m.flags, act.Reason)
-			res.Summary.Review++
-		case len(act.ChangedFiles) > 0:
-			act.Result, act.Effect = audit.AnchorOutdated, audit.EffectFlagged
-			act.Reason = "possibly outdated: " + strings.Join(act.ChangedFiles, ", ") + " changed since " + shortHash(e.Commit)
-			m.status = LocalOutdated
-			m.flags = append(m.flags, act.Reason)
-			res.Summary.Outdated++
-		default:
-			act.Result = audit.AnchorOK
-			act.Reason = "no named file or symbol is missing"
-		}
-		res.Audit = append(res.Audit, act)
-	}
+	return r.res, true, nil
 }
 
 // keeps reports whether a should be the one kept of two duplicates: a
@@ -372,6 +240,50 @@ func CanonicalText(s string) string {
 	return strings.Join(out, " ")
 }
 
+// canonHash is the hash of CanonicalText(s) under seed, computed without
+// building the text: equal canonical texts have equal hashes.
+func canonHash(seed maphash.Seed, s string) uint64 {
+	var h maphash.Hash
+	h.SetSeed(seed)
+	var wb [64]byte
+	w := wb[:0]
+	words := 0
+	end := func() {
+		if len(w) > 0 && !fillerWords[string(w)] {
+			if words > 0 {
+				h.WriteByte(' ')
+			}
+			h.Write(w)
+			words++
+		}
+		w = w[:0]
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+			switch {
+			case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+				w = append(w, c)
+			case 'A' <= c && c <= 'Z':
+				w = append(w, c+'a'-'A')
+			default:
+				end()
+			}
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		if r = unicode.ToLower(r); unicode.IsLetter(r) || unicode.IsDigit(r) {
+			w = utf8.AppendRune(w, r)
+		} else {
+			end()
+		}
+	}
+	end()
+	return h.Sum64()
+}
+
 func keyAction(action string, e knowledge.Entry, effect, reason string) audit.Action {
 	return audit.Action{Action: action, Key: e.Key, TS: e.TS, Type: e.Type, Effect: effect, Reason: reason}
 }
@@ -388,75 +300,4 @@ func shortHash(h string) string {
 		return h[:10]
 	}
 	return h
-}
-
-// Encode renders the working set (one JSON line per entry: its log line
-// with local_status and local_reasons added) and the audit (one JSON line
-// per action, the summary last).
-func (res *Result) Encode() (active, auditLog []byte) {
-	var a bytes.Buffer
-	for _, e := range res.Active {
-		obj := bytes.TrimSpace(e.JSON)
-		obj = bytes.TrimSuffix(obj, []byte("}"))
-		a.Write(obj)
-		st, _ := json.Marshal(e.Status)
-		a.WriteString(`,"local_status":`)
-		a.Write(st)
-		if len(e.Reasons) > 0 {
-			rs, _ := json.Marshal(e.Reasons)
-			a.WriteString(`,"local_reasons":`)
-			a.Write(rs)
-		}
-		a.WriteString("}\n")
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	for _, act := range res.Audit {
-		_ = enc.Encode(act)
-	}
-	s := res.Summary
-	_ = enc.Encode(audit.Action{Action: audit.ActSummary, Summary: &s})
-	return a.Bytes(), b.Bytes()
-}
-
-// Run sanitizes the store: it reads the log and archive, builds the
-// working set and writes it and the audit into the cache, under the
-// sanitize lock. With wait false, a run already in progress makes it
-// return at once with ran false.
-func Run(s *knowledge.Store, opts Options, wait bool) (res Result, ran bool, err error) {
-	var lock *fsx.Lock
-	if wait {
-		if lock, err = s.Root().Acquire(LockFile, 5*time.Minute); err != nil {
-			return res, false, err
-		}
-	} else {
-		var ok bool
-		if lock, ok, err = s.Root().TryAcquire(LockFile); err != nil || !ok {
-			return res, false, err
-		}
-	}
-	defer lock.Release()
-	return RunLocked(s, opts)
-}
-
-// RunLocked is Run for a caller that holds the sanitize lock.
-func RunLocked(s *knowledge.Store, opts Options) (Result, bool, error) {
-	logData, err := s.ReadLog()
-	if err != nil {
-		return Result{}, false, err
-	}
-	archData, err := s.ReadArchive()
-	if err != nil {
-		return Result{}, false, err
-	}
-	res := Build(logData, archData, opts)
-	active, auditLog := res.Encode()
-	if err := s.Root().ReplaceFile(ActiveFile, active, 0o644); err != nil {
-		return res, false, fmt.Errorf("write working set: %w", err)
-	}
-	if err := s.Root().ReplaceFile(audit.File, auditLog, 0o644); err != nil {
-		return res, false, fmt.Errorf("write audit: %w", err)
-	}
-	return res, true, nil
 }

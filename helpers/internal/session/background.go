@@ -1,10 +1,13 @@
 package session
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strconv"
+	"syscall"
 
 	"github.com/cairn-dev/cairn/helpers/internal/detach"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
@@ -131,6 +134,10 @@ func SyncInBackground(p *project.Project, getenv func(string) string, full bool)
 // the hook passed down (or takes it if free), and reports failures in
 // cairn.log. It never fails itself: nobody waits for it.
 func SanitizeInBackground(p *project.Project, getenv func(string) string) {
+	// Asked to stop (a shutdown), the run stops at its next check and
+	// leaves the previous working set in place.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	opts := sanitize.Options{Root: p.Root}
 	var err error
 	if fd, ferr := strconv.ParseUint(getenv(lockFDEnv), 10, 64); ferr == nil && fd > 2 {
@@ -139,9 +146,9 @@ func SanitizeInBackground(p *project.Project, getenv func(string) string) {
 			return // someone else runs it
 		}
 		defer lock.Release()
-		_, _, err = sanitize.RunLocked(p.Store, opts)
+		_, _, err = sanitize.RunLockedContext(ctx, p.Store, opts)
 	} else {
-		_, _, err = sanitize.Run(p.Store, opts, false) // nothing to do if one runs
+		_, _, err = sanitize.RunContext(ctx, p.Store, opts, false) // nothing to do if one runs
 	}
 	if err != nil {
 		p.Log("sanitize: " + err.Error())

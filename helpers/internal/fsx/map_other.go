@@ -1,0 +1,13 @@
+//go:build !unix
+
+package fsx
+
+import (
+	"errors"
+	"os"
+)
+
+// mapFile is not done here: the caller reads the file instead.
+func mapFile(*os.File, int) ([]byte, func() error, error) {
+	return nil, nil, errors.ErrUnsupported
+}
