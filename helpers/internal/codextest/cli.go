@@ -11,12 +11,10 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/clitest"
-	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
 // Version is the Codex CLI version these helpers are verified against.
@@ -61,80 +59,34 @@ func BinaryInPrefix(prefix string) string {
 	return filepath.Join(prefix, "node_modules", "@openai", pkg, "vendor", triple, "bin", "codex")
 }
 
-var (
-	versionMu    sync.Mutex
-	versionCache = map[string]string{}
-)
+var versions clitest.VersionCache
 
-// cliVersion runs "BIN --version" once per path and returns the version
-// it prints ("codex-cli 0.169.0" gives "0.169.0"; "" on failure).
+// cliVersion runs "BIN --version" once per path, with a scratch HOME and
+// CODEX_HOME, and returns the version it prints ("codex-cli 0.169.0"
+// gives "0.169.0"; "" on failure).
 func cliVersion(bin string) string {
-	versionMu.Lock()
-	defer versionMu.Unlock()
-	if v, ok := versionCache[bin]; ok {
-		return v
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	home, err := os.MkdirTemp("", "codextest-version-")
-	if err != nil {
+	return versions.Get(bin, func(bin string) string {
+		home, err := os.MkdirTemp("", "codextest-version-")
+		if err != nil {
+			return ""
+		}
+		defer os.RemoveAll(home)
+		out, _ := clitest.RunVersion(bin, childEnv(os.Environ(), []string{"HOME=" + home, "CODEX_HOME=" + home}), 30*time.Second)
+		if f := strings.Fields(out); len(f) == 2 && f[0] == "codex-cli" {
+			return f[1]
+		}
 		return ""
-	}
-	defer os.RemoveAll(home)
-	cmd := exec.CommandContext(ctx, bin, "--version")
-	cmd.Env = childEnv(os.Environ(), []string{"HOME=" + home, "CODEX_HOME=" + home})
-	out, _ := cmd.Output()
-	v := ""
-	if f := strings.Fields(string(out)); len(f) == 2 && f[0] == "codex-cli" {
-		v = f[1]
-	}
-	versionCache[bin] = v
-	return v
+	})
 }
 
-func isExecutable(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
-}
-
-// installCached installs the pinned CLI from the npm registry into the
-// user's cache (once for every test process of the machine: the first
-// installs under a lock, the others wait and use it) and returns its
-// binary. CAIRN_CODEX_NO_INSTALL=1 turns it off.
-func installCached() (string, error) {
-	if os.Getenv("CAIRN_CODEX_NO_INSTALL") == "1" {
-		return "", errors.New("the user cache (CAIRN_CODEX_NO_INSTALL=1)")
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		return "", errors.New("npm install into the user cache (no npm on PATH)")
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("npm install into the user cache (%v)", err)
-	}
-	prefix := filepath.Join(cache, "cairn", "codex-"+Version)
-	if err := os.MkdirAll(prefix, 0o755); err != nil {
-		return "", fmt.Errorf("npm install into %s (%v)", prefix, err)
-	}
-	lock, err := fsx.Acquire(filepath.Join(prefix, ".install.lock"), 10*time.Minute)
-	if err != nil {
-		return "", fmt.Errorf("npm install into %s (%v)", prefix, err)
-	}
-	defer lock.Release()
-	bin := BinaryInPrefix(prefix)
-	if isExecutable(bin) && cliVersion(bin) == Version {
-		return bin, nil
-	}
-	fmt.Fprintf(os.Stderr, "codextest: installing Codex %s into %s (once; about 30 s)\n", Version, prefix)
-	cmd := exec.Command(npm, "install", "--prefix", prefix, "--no-audit", "--no-fund", "--loglevel=error", Package)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("npm install into %s (%v: %s)", prefix, err, bytes.TrimSpace(out))
-	}
-	if !isExecutable(bin) || cliVersion(bin) != Version {
-		return "", fmt.Errorf("npm install into %s (no %s binary at %s after it)", prefix, Version, bin)
-	}
-	return bin, nil
+// npmPackage is where FindCLI looks for the pinned CLI, and how it
+// installs it.
+var npmPackage = clitest.NPM{
+	Harness: "codextest", Name: "Codex CLI", Spec: Package, Version: Version,
+	CacheDir: "codex-" + Version, NoInstallEnv: "CAIRN_CODEX_NO_INSTALL", Took: "about 30 s",
+	BinEnv: "CAIRN_CODEX_BIN", PrefixEnv: "CAIRN_CODEX_PREFIX", Command: "codex",
+	Binaries:  func(prefix string) []string { return []string{BinaryInPrefix(prefix)} },
+	VersionOf: cliVersion,
 }
 
 // FindCLI returns the path of the Codex CLI's native binary:
@@ -145,49 +97,13 @@ func installCached() (string, error) {
 //     reports Version;
 //  3. "codex" on PATH if it reports Version;
 //  4. an install from the npm registry into the user's cache, when npm is
-//     on PATH (see installCached).
+//     on PATH (CAIRN_CODEX_NO_INSTALL=1 turns it off).
 //
 // If none is found the test is skipped, naming InstallCommand; when the
 // environment variable CI is "true" it fails instead.
 func FindCLI(t testing.TB) string {
 	t.Helper()
-	if bin := os.Getenv("CAIRN_CODEX_BIN"); bin != "" {
-		if !isExecutable(bin) {
-			t.Fatalf("codextest: CAIRN_CODEX_BIN=%s is not an executable file", bin)
-		}
-		return bin
-	}
-	var tried []string
-	if p := os.Getenv("CAIRN_CODEX_PREFIX"); p != "" {
-		bin := BinaryInPrefix(p)
-		switch v := cliVersion(bin); {
-		case !isExecutable(bin):
-			tried = append(tried, bin+" (missing)")
-		case v != Version:
-			tried = append(tried, fmt.Sprintf("%s (version %q)", bin, v))
-		default:
-			return bin
-		}
-	}
-	if bin, err := exec.LookPath("codex"); err != nil {
-		tried = append(tried, "codex on PATH (missing)")
-	} else if v := cliVersion(bin); v != Version {
-		tried = append(tried, fmt.Sprintf("%s (version %q)", bin, v))
-	} else {
-		return bin
-	}
-	bin, err := installCached()
-	if err == nil {
-		return bin
-	}
-	tried = append(tried, err.Error())
-	msg := fmt.Sprintf("codextest: Codex CLI %s not found (tried: %s); install it with `%s` and set CAIRN_CODEX_PREFIX=DIR (or CAIRN_CODEX_BIN to the binary)",
-		Version, strings.Join(tried, "; "), InstallCommand)
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s; CI must install it as .ci/run does", msg)
-	}
-	t.Skip(msg)
-	return ""
+	return npmPackage.Find(t)
 }
 
 // Config is what WriteConfig writes into a CODEX_HOME's config.toml.

@@ -11,12 +11,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/clitest"
-	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
 // Version is the Gemini CLI version these helpers are verified against.
@@ -46,83 +44,35 @@ func scriptInPrefix(prefix string) string {
 	return filepath.Join(prefix, "node_modules", "@google", "gemini-cli", "bundle", "gemini.js")
 }
 
-var (
-	versionMu    sync.Mutex
-	versionCache = map[string]string{}
-)
+var versions clitest.VersionCache
 
-// cliVersion runs "CLI --version" once per path and returns the version
-// it prints ("" on failure).
+// cliVersion runs "CLI --version" once per path, with a scratch HOME, and
+// returns the version it prints ("" on failure).
 func cliVersion(cli string) string {
-	versionMu.Lock()
-	defer versionMu.Unlock()
-	if v, ok := versionCache[cli]; ok {
-		return v
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	home, err := os.MkdirTemp("", "geminitest-version-")
-	if err != nil {
-		return ""
-	}
-	defer os.RemoveAll(home)
-	cmd := exec.CommandContext(ctx, cli, "--version")
-	cmd.Env = childEnv(os.Environ(), []string{"HOME=" + home})
-	out, err := cmd.Output()
-	v := ""
-	if err == nil {
-		if f := strings.Fields(string(out)); len(f) > 0 {
-			v = f[len(f)-1]
+	return versions.Get(cli, func(cli string) string {
+		home, err := os.MkdirTemp("", "geminitest-version-")
+		if err != nil {
+			return ""
 		}
-	}
-	versionCache[cli] = v
-	return v
+		defer os.RemoveAll(home)
+		out, err := clitest.RunVersion(cli, childEnv(os.Environ(), []string{"HOME=" + home}), 60*time.Second)
+		if f := strings.Fields(out); err == nil && len(f) > 0 {
+			return f[len(f)-1]
+		}
+		return ""
+	})
 }
 
-func isFile(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.Mode().IsRegular()
-}
-
-// installCached installs the pinned CLI from the npm registry into the
-// user's cache (once, for every test process of the machine: the first
-// installs under a lock, the others wait and use it) and returns its
-// script, so plain `go test ./...` runs the real-client tests wherever npm
-// is. CAIRN_GEMINI_NO_INSTALL=1 turns it off.
-func installCached() (string, error) {
-	if os.Getenv("CAIRN_GEMINI_NO_INSTALL") == "1" {
-		return "", errors.New("the user cache (CAIRN_GEMINI_NO_INSTALL=1)")
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		return "", errors.New("npm install into the user cache (no npm on PATH)")
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("npm install into the user cache (%v)", err)
-	}
-	prefix := filepath.Join(cache, "cairn", "gemini-cli-"+Version)
-	if err := os.MkdirAll(prefix, 0o755); err != nil {
-		return "", fmt.Errorf("npm install into %s (%v)", prefix, err)
-	}
-	lock, err := fsx.Acquire(filepath.Join(prefix, ".install.lock"), 10*time.Minute)
-	if err != nil {
-		return "", fmt.Errorf("npm install into %s (%v)", prefix, err)
-	}
-	defer lock.Release()
-	cli := scriptInPrefix(prefix)
-	if isFile(cli) && cliVersion(cli) == Version {
-		return cli, nil
-	}
-	fmt.Fprintf(os.Stderr, "geminitest: installing Gemini CLI %s into %s (once; about 10 s)\n", Version, prefix)
-	cmd := exec.Command(npm, "install", "--prefix", prefix, "--no-audit", "--no-fund", "--loglevel=error", Package+"@"+Version)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("npm install into %s (%v: %s)", prefix, err, bytes.TrimSpace(out))
-	}
-	if !isFile(cli) || cliVersion(cli) != Version {
-		return "", fmt.Errorf("npm install into %s (no %s CLI after it)", prefix, Version)
-	}
-	return cli, nil
+// npmPackage is where FindCLI looks for the pinned CLI, and how it
+// installs it. The CLI is a script (run with the node on PATH), so a
+// regular file will do.
+var npmPackage = clitest.NPM{
+	Harness: "geminitest", Name: "Gemini CLI", Spec: Package + "@" + Version, Version: Version,
+	CacheDir: "gemini-cli-" + Version, NoInstallEnv: "CAIRN_GEMINI_NO_INSTALL", Took: "about 10 s",
+	BinEnv: "CAIRN_GEMINI_BIN", BinHint: "bundle/gemini.js", PrefixEnv: "CAIRN_GEMINI_PREFIX", Command: "gemini",
+	Binaries:  func(prefix string) []string { return []string{scriptInPrefix(prefix)} },
+	Usable:    clitest.IsFile,
+	VersionOf: cliVersion,
 }
 
 // FindCLI returns the path of the Gemini CLI's entry script (run it as a
@@ -134,50 +84,13 @@ func installCached() (string, error) {
 //     Version;
 //  3. "gemini" on PATH if "gemini --version" reports Version;
 //  4. an install from the npm registry into the user's cache, when npm is
-//     on PATH (see installCached).
+//     on PATH (CAIRN_GEMINI_NO_INSTALL=1 turns it off).
 //
 // If none is found the test is skipped, naming InstallCommand; when the
 // environment variable CI is "true" it fails instead.
 func FindCLI(t testing.TB) string {
 	t.Helper()
-	if cli := os.Getenv("CAIRN_GEMINI_BIN"); cli != "" {
-		if !isFile(cli) {
-			t.Fatalf("geminitest: CAIRN_GEMINI_BIN=%s is not a file", cli)
-		}
-		return cli
-	}
-	var tried []string
-	if p := os.Getenv("CAIRN_GEMINI_PREFIX"); p != "" {
-		cli := scriptInPrefix(p)
-		if !isFile(cli) {
-			tried = append(tried, cli+" (missing)")
-		} else if v := cliVersion(cli); v != Version {
-			tried = append(tried, fmt.Sprintf("%s (version %q)", cli, v))
-		} else {
-			return cli
-		}
-	}
-	if cli, err := exec.LookPath("gemini"); err == nil {
-		v := cliVersion(cli)
-		if v == Version {
-			return cli
-		}
-		tried = append(tried, fmt.Sprintf("%s (version %q)", cli, v))
-	} else {
-		tried = append(tried, "gemini on PATH (missing)")
-	}
-	cli, err := installCached()
-	if err == nil {
-		return cli
-	}
-	tried = append(tried, err.Error())
-	msg := fmt.Sprintf("geminitest: Gemini CLI %s not found (tried: %s); install it with `%s` and set CAIRN_GEMINI_PREFIX=DIR (or CAIRN_GEMINI_BIN to bundle/gemini.js)",
-		Version, strings.Join(tried, "; "), InstallCommand)
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s; CI must install it as .ci/run does", msg)
-	}
-	t.Skip(msg)
-	return ""
+	return npmPackage.Find(t)
 }
 
 // RunOptions configures one run of the CLI.
@@ -232,7 +145,7 @@ func (r Result) String() string {
 
 // leakyEnv reports whether an environment variable must not reach the
 // child: anything that could tie it to a real account, project or outer
-// session, proxies (the fake is on loopback), and the marks of a CI
+// session, and the marks of a CI
 // machine (with CI=true, Gemini CLI takes itself for headless and the
 // interactive UI never starts).
 func leakyEnv(key string) bool {
