@@ -347,20 +347,5 @@ func Run(t testing.TB, opts RunOptions) Result {
 // system configuration are ignored.
 func NewGitRepo(t testing.TB) string {
 	t.Helper()
-	dir := t.TempDir()
-	for _, args := range [][]string{
-		{"init", "-q", "-b", "main"},
-		{"config", "user.name", "codextest"},
-		{"config", "user.email", "codextest@example.invalid"},
-		{"config", "commit.gpgsign", "false"},
-		{"commit", "-q", "--allow-empty", "-m", "initial commit"},
-	} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("codextest: git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	return dir
+	return clitest.NewGitRepo(t, "codextest")
 }
