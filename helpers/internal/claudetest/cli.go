@@ -112,7 +112,7 @@ func npmPackage(version string) clitest.NPM {
 //     inside /opt/claude-cli, if it reports Version;
 //  3. "claude" on PATH if "claude --version" reports Version;
 //  4. an install from the npm registry into the user's cache, when npm is
-//     on PATH (see installCached).
+//     on PATH (CAIRN_CLAUDE_NO_INSTALL=1 turns it off).
 //
 // If none is found the test is skipped, naming InstallCommand; when the
 // environment variable CI is "true" the test fails instead.

@@ -89,18 +89,12 @@ var npmPackage = clitest.NPM{
 	VersionOf: cliVersion,
 }
 
-// FindCLI returns the path of the Codex CLI's native binary:
-//
-//  1. $CAIRN_CODEX_BIN if set (used as is; the test fails if it is not an
-//     executable file);
-//  2. the native binary inside the npm prefix $CAIRN_CODEX_PREFIX, if it
-//     reports Version;
-//  3. "codex" on PATH if it reports Version;
-//  4. an install from the npm registry into the user's cache, when npm is
-//     on PATH (CAIRN_CODEX_NO_INSTALL=1 turns it off).
-//
-// If none is found the test is skipped, naming InstallCommand; when the
-// environment variable CI is "true" it fails instead.
+// FindCLI returns the path of the Codex CLI's native binary, found as
+// clitest.NPM.Find finds it: $CAIRN_CODEX_BIN as is, else the binary in
+// the npm prefix $CAIRN_CODEX_PREFIX, else "codex" on PATH, each if it
+// reports Version, else an install into the user's cache
+// (CAIRN_CODEX_NO_INSTALL=1 turns it off). If none is found the test is
+// skipped, naming InstallCommand; when CI is "true" it fails instead.
 func FindCLI(t testing.TB) string {
 	t.Helper()
 	return npmPackage.Find(t)

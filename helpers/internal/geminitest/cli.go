@@ -76,18 +76,12 @@ var npmPackage = clitest.NPM{
 }
 
 // FindCLI returns the path of the Gemini CLI's entry script (run it as a
-// program: its first line runs node):
-//
-//  1. $CAIRN_GEMINI_BIN if set (used as is; the test fails if it is not a
-//     file);
-//  2. the script inside the npm prefix $CAIRN_GEMINI_PREFIX, if it reports
-//     Version;
-//  3. "gemini" on PATH if "gemini --version" reports Version;
-//  4. an install from the npm registry into the user's cache, when npm is
-//     on PATH (CAIRN_GEMINI_NO_INSTALL=1 turns it off).
-//
-// If none is found the test is skipped, naming InstallCommand; when the
-// environment variable CI is "true" it fails instead.
+// program: its first line runs node), found as clitest.NPM.Find finds it:
+// $CAIRN_GEMINI_BIN as is (a file), else the script in the npm prefix
+// $CAIRN_GEMINI_PREFIX, else "gemini" on PATH, each if it reports Version,
+// else an install into the user's cache (CAIRN_GEMINI_NO_INSTALL=1 turns
+// it off). If none is found the test is skipped, naming InstallCommand;
+// when CI is "true" it fails instead.
 func FindCLI(t testing.TB) string {
 	t.Helper()
 	return npmPackage.Find(t)
@@ -145,9 +139,8 @@ func (r Result) String() string {
 
 // leakyEnv reports whether an environment variable must not reach the
 // child: anything that could tie it to a real account, project or outer
-// session, and the marks of a CI
-// machine (with CI=true, Gemini CLI takes itself for headless and the
-// interactive UI never starts).
+// session, and the marks of a CI machine (with CI=true, Gemini CLI takes
+// itself for headless and the interactive UI never starts).
 func leakyEnv(key string) bool {
 	up := strings.ToUpper(key)
 	switch {

@@ -86,18 +86,13 @@ var npmPackage = clitest.NPM{
 	VersionOf: cliVersion,
 }
 
-// FindCLI returns the path of the OpenCode CLI binary:
-//
-//  1. $CAIRN_OPENCODE_BIN if set (used as is; the test fails if it is not
-//     an executable file);
-//  2. a binary inside the npm prefix $CAIRN_OPENCODE_PREFIX (see
-//     binariesInPrefix), if it reports Version;
-//  3. "opencode" on PATH if it reports Version;
-//  4. an install from the npm registry into the user's cache, when npm is
-//     on PATH (CAIRN_OPENCODE_NO_INSTALL=1 turns it off).
-//
-// If none is found the test is skipped, naming InstallCommand; when CI is
-// "true" the test fails instead.
+// FindCLI returns the path of the OpenCode CLI binary, found as
+// clitest.NPM.Find finds it: $CAIRN_OPENCODE_BIN as is, else a binary in
+// the npm prefix $CAIRN_OPENCODE_PREFIX (see binariesInPrefix), else
+// "opencode" on PATH, each if it reports Version, else an install into the
+// user's cache (CAIRN_OPENCODE_NO_INSTALL=1 turns it off). If none is
+// found the test is skipped, naming InstallCommand; when CI is "true" it
+// fails instead.
 func FindCLI(t testing.TB) string {
 	t.Helper()
 	return npmPackage.Find(t)
