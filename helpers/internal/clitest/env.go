@@ -1,8 +1,8 @@
 // Package clitest holds the shared parts of the real-client test
 // harnesses (claudetest, codextest, geminitest, opencodetest, qmdtest):
 // the child environment, the process group, the pinned npm install in the
-// user's cache, the tmux pane an interactive UI runs in, and the git
-// repository a session runs in.
+// user's cache, a run to the end (Command), the tmux pane an interactive
+// UI runs in, and the git repository a session runs in.
 package clitest
 
 import (

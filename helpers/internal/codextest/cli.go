@@ -1,12 +1,8 @@
 package codextest
 
 import (
-	"bytes"
-	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -237,6 +233,12 @@ func rolloutPaths(codexHome string) []string {
 	return out
 }
 
+// withRan returns r with ran's output, exit code and duration.
+func (r Result) withRan(ran clitest.Ran) Result {
+	r.Stdout, r.Stderr, r.ExitCode, r.Duration = ran.Stdout, ran.Stderr, ran.ExitCode, ran.Duration
+	return r
+}
+
 // String summarises the run for failure messages.
 func (r Result) String() string {
 	return fmt.Sprintf("codex %s\nexit code: %d (%v)\n--- stdout ---\n%s\n--- stderr ---\n%s",
@@ -309,31 +311,13 @@ func Run(t testing.TB, opts RunOptions) Result {
 	}
 	res.Args = append(append([]string{"exec", "--color", "never"}, opts.Args...), "--", opts.Prompt)
 
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, res.Args...)
-	cmd.Dir = res.Dir
-	cmd.Env = append(append(Env(res.Home), opts.API.ProxyEnv()...), opts.Env...)
-	cmd.Stdin = strings.NewReader("")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	clitest.SetProcessGroup(cmd)
-	cmd.WaitDelay = 5 * time.Second
-	start := time.Now()
-	err := cmd.Run()
-	res.Duration = time.Since(start)
-	res.Stdout, res.Stderr = stdout.String(), stderr.String()
-	if cmd.ProcessState != nil {
-		res.ExitCode = cmd.ProcessState.ExitCode()
-	}
-	if ctx.Err() != nil {
-		t.Fatalf("codextest: CLI did not finish within %v\n%s", timeout, res)
-	}
-	var exitErr *exec.ExitError
-	if err != nil && !errors.As(err, &exitErr) && !errors.Is(err, exec.ErrWaitDelay) {
-		t.Fatalf("codextest: run %s: %v\n%s", bin, err, res)
-	}
-	return res
+	ran := clitest.Command{
+		Harness: "codextest", Bin: bin, Args: res.Args, Dir: res.Dir,
+		Env:     append(append(Env(res.Home), opts.API.ProxyEnv()...), opts.Env...),
+		Stdin:   strings.NewReader(""),
+		Timeout: timeout,
+	}.Run(t, func(ran clitest.Ran) string { return res.withRan(ran).String() })
+	return res.withRan(ran)
 }
 
 // NewGitRepo creates a git repository with one empty commit on branch

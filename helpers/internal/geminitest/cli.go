@@ -1,13 +1,9 @@
 package geminitest
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -129,6 +125,12 @@ type Result struct {
 	Dir      string
 	// Args is the argument list the CLI was started with (without argv[0]).
 	Args []string
+}
+
+// withRan returns r with ran's output, exit code and duration.
+func (r Result) withRan(ran clitest.Ran) Result {
+	r.Stdout, r.Stderr, r.ExitCode, r.Duration = ran.Stdout, ran.Stderr, ran.ExitCode, ran.Duration
+	return r
 }
 
 // String summarises the run for test failure messages.
@@ -267,34 +269,16 @@ func Run(t testing.TB, opts RunOptions) Result {
 	args := append([]string{"--prompt", opts.Prompt, "--approval-mode", "yolo"}, opts.Args...)
 	res.Args = args
 
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, cli, args...)
-	cmd.Dir = res.Dir
-	cmd.Env = childEnv(os.Environ(), append([]string{
-		"HOME=" + res.Home,
-		"GEMINI_API_KEY=" + APIKey,
-		"GOOGLE_GEMINI_BASE_URL=" + baseURL,
-	}, opts.Env...))
-	clitest.SetProcessGroup(cmd)
-	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	err := cmd.Run()
-	res.Duration = time.Since(start)
-	res.Stdout, res.Stderr = stdout.String(), stderr.String()
-	if cmd.ProcessState != nil {
-		res.ExitCode = cmd.ProcessState.ExitCode()
-	}
-	if ctx.Err() != nil {
-		t.Fatalf("geminitest: CLI did not finish within %v\n%s", timeout, res)
-	}
-	var exitErr *exec.ExitError
-	if err != nil && !errors.As(err, &exitErr) && !errors.Is(err, exec.ErrWaitDelay) {
-		t.Fatalf("geminitest: run %s: %v\n%s", cli, err, res)
-	}
-	return res
+	ran := clitest.Command{
+		Harness: "geminitest", Bin: cli, Args: res.Args, Dir: res.Dir,
+		Env: childEnv(os.Environ(), append([]string{
+			"HOME=" + res.Home,
+			"GEMINI_API_KEY=" + APIKey,
+			"GOOGLE_GEMINI_BASE_URL=" + baseURL,
+		}, opts.Env...)),
+		Timeout: timeout,
+	}.Run(t, func(ran clitest.Ran) string { return res.withRan(ran).String() })
+	return res.withRan(ran)
 }
 
 // NewGitRepo creates a git repository with one empty commit on branch

@@ -1,13 +1,9 @@
 package opencodetest
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -130,6 +126,12 @@ type Result struct {
 	Home     string
 	Dir      string
 	Args     []string
+}
+
+// withRan returns r with ran's output, exit code and duration.
+func (r Result) withRan(ran clitest.Ran) Result {
+	r.Stdout, r.Stderr, r.ExitCode, r.Duration = ran.Stdout, ran.Stderr, ran.ExitCode, ran.Duration
+	return r
 }
 
 // String summarises the run for failure messages.
@@ -264,37 +266,19 @@ func Run(t testing.TB, opts RunOptions) Result {
 	}
 
 	res.Args = append([]string{"run", "--print-logs", "--log-level", "INFO", opts.Prompt}, opts.Args...)
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, res.Args...)
-	cmd.Dir = res.Dir
-	cmd.Env = childEnv(os.Environ(), append([]string{
-		// OpenCode takes its directory from PWD, not from its working
-		// directory.
-		"PWD=" + res.Dir,
-		"HOME=" + res.Home,
-		"XDG_CONFIG_HOME=" + filepath.Join(res.Home, ".config"),
-		"XDG_DATA_HOME=" + filepath.Join(res.Home, ".local", "share"),
-		"XDG_CACHE_HOME=" + filepath.Join(res.Home, ".cache"),
-		"XDG_STATE_HOME=" + filepath.Join(res.Home, ".local", "state"),
-	}, opts.Env...))
-	clitest.SetProcessGroup(cmd)
-	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	err = cmd.Run()
-	res.Duration = time.Since(start)
-	res.Stdout, res.Stderr = stdout.String(), stderr.String()
-	if cmd.ProcessState != nil {
-		res.ExitCode = cmd.ProcessState.ExitCode()
-	}
-	if ctx.Err() != nil {
-		t.Fatalf("opencodetest: OpenCode did not finish within %v\n%s", timeout, res)
-	}
-	var exitErr *exec.ExitError
-	if err != nil && !errors.As(err, &exitErr) && !errors.Is(err, exec.ErrWaitDelay) {
-		t.Fatalf("opencodetest: run %s: %v\n%s", bin, err, res)
-	}
-	return res
+	ran := clitest.Command{
+		Harness: "opencodetest", Bin: bin, Args: res.Args, Dir: res.Dir,
+		Env: childEnv(os.Environ(), append([]string{
+			// OpenCode takes its directory from PWD, not from its working
+			// directory.
+			"PWD=" + res.Dir,
+			"HOME=" + res.Home,
+			"XDG_CONFIG_HOME=" + filepath.Join(res.Home, ".config"),
+			"XDG_DATA_HOME=" + filepath.Join(res.Home, ".local", "share"),
+			"XDG_CACHE_HOME=" + filepath.Join(res.Home, ".cache"),
+			"XDG_STATE_HOME=" + filepath.Join(res.Home, ".local", "state"),
+		}, opts.Env...)),
+		Timeout: timeout,
+	}.Run(t, func(ran clitest.Ran) string { return res.withRan(ran).String() })
+	return res.withRan(ran)
 }
