@@ -154,19 +154,11 @@ func (n NPM) InstallCached() (string, error) {
 	if err != nil {
 		return "", errors.New("npm install into the user cache (no npm on PATH)")
 	}
-	cache, err := os.UserCacheDir()
+	prefix, release, err := LockedCachePrefix(n.CacheDir)
 	if err != nil {
-		return "", fmt.Errorf("npm install into the user cache (%v)", err)
+		return "", err
 	}
-	prefix := filepath.Join(cache, "cairn", n.CacheDir)
-	if err := os.MkdirAll(prefix, 0o755); err != nil {
-		return "", fmt.Errorf("npm install into %s (%v)", prefix, err)
-	}
-	lock, err := fsx.Acquire(filepath.Join(prefix, ".install.lock"), 10*time.Minute)
-	if err != nil {
-		return "", fmt.Errorf("npm install into %s (%v)", prefix, err)
-	}
-	defer lock.Release()
+	defer release()
 	if bin, _ := n.inPrefix(prefix); bin != "" {
 		return bin, nil
 	}
@@ -180,6 +172,26 @@ func (n NPM) InstallCached() (string, error) {
 		return "", fmt.Errorf("npm install into %s (after it: %s)", prefix, strings.Join(tried, "; "))
 	}
 	return bin, nil
+}
+
+// LockedCachePrefix returns the npm prefix <user cache>/cairn/dir,
+// created, holding its install lock until release is called: the test
+// processes of the machine install into it in turn, and the later ones
+// find it done.
+func LockedCachePrefix(dir string) (prefix string, release func(), err error) {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", nil, fmt.Errorf("npm install into the user cache (%v)", err)
+	}
+	prefix = filepath.Join(cache, "cairn", dir)
+	if err := os.MkdirAll(prefix, 0o755); err != nil {
+		return "", nil, fmt.Errorf("npm install into %s (%v)", prefix, err)
+	}
+	lock, err := fsx.Acquire(filepath.Join(prefix, ".install.lock"), 10*time.Minute)
+	if err != nil {
+		return "", nil, fmt.Errorf("npm install into %s (%v)", prefix, err)
+	}
+	return prefix, func() { _ = lock.Release() }, nil
 }
 
 // VersionCache remembers the version each CLI path reports.
