@@ -12,13 +12,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+	"github.com/cairn-dev/cairn/helpers/internal/clitest"
 )
 
 // Version is the oldest Claude Code CLI version cairn supports, and the one
@@ -48,11 +49,6 @@ func PrefixEnv(version string) string {
 	return "CAIRN_CLAUDE_PREFIX"
 }
 
-// installCommand is the npm command that installs version into DIR.
-func installCommand(version string) string {
-	return "npm install --prefix DIR @anthropic-ai/claude-code@" + version
-}
-
 // DefaultTimeout bounds one Run when RunOptions.Timeout is zero.
 const DefaultTimeout = 120 * time.Second
 
@@ -77,78 +73,35 @@ func binaryInPrefix(prefix string) string {
 	return filepath.Join(prefix, "node_modules", "@anthropic-ai", platformPackage(), "claude")
 }
 
-var (
-	versionMu    sync.Mutex
-	versionCache = map[string]string{}
-)
+var versions clitest.VersionCache
 
 // cliVersion runs "BIN --version" once per path and returns the version
 // number it prints ("" on failure).
 func cliVersion(bin string) string {
-	versionMu.Lock()
-	defer versionMu.Unlock()
-	if v, ok := versionCache[bin]; ok {
-		return v
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "--version")
-	cmd.Env = childEnv(os.Environ(), nil)
-	out, err := cmd.Output()
-	v := ""
-	if err == nil {
-		if f := strings.Fields(string(out)); len(f) > 0 {
-			v = f[0]
+	return versions.Get(bin, func(bin string) string {
+		out, err := clitest.RunVersion(bin, childEnv(os.Environ(), nil), 30*time.Second)
+		if f := strings.Fields(out); err == nil && len(f) > 0 {
+			return f[0]
 		}
-	}
-	versionCache[bin] = v
-	return v
+		return ""
+	})
 }
 
-func isExecutable(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
-}
-
-// installCached installs version of the CLI from the npm registry into the
-// user's cache (once, for every test process of the machine: the first
-// installs under a lock, the others wait and use it) and returns its
-// binary, so plain `go test ./...` runs the real-client tests wherever npm
-// is. CAIRN_CLAUDE_NO_INSTALL=1 turns it off.
-func installCached(version string) (string, error) {
-	if os.Getenv("CAIRN_CLAUDE_NO_INSTALL") == "1" {
-		return "", errors.New("the user cache (CAIRN_CLAUDE_NO_INSTALL=1)")
+// npmPackage is where FindVersion looks for version, and how it installs
+// it.
+func npmPackage(version string) clitest.NPM {
+	n := clitest.NPM{
+		Harness: "claudetest", Name: "Claude Code CLI",
+		Spec: "@anthropic-ai/claude-code@" + version, Version: version,
+		CacheDir: "claude-code-" + version, NoInstallEnv: "CAIRN_CLAUDE_NO_INSTALL", Took: "about 30 s",
+		PrefixEnv: PrefixEnv(version), Prefixes: defaultPrefixes, Command: "claude",
+		Binaries:  func(prefix string) []string { return []string{binaryInPrefix(prefix)} },
+		VersionOf: cliVersion,
 	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		return "", errors.New("npm install into the user cache (no npm on PATH)")
+	if version == Version {
+		n.BinEnv = "CAIRN_CLAUDE_BIN"
 	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("npm install into the user cache (%v)", err)
-	}
-	prefix := filepath.Join(cache, "cairn", "claude-code-"+version)
-	if err := os.MkdirAll(prefix, 0o755); err != nil {
-		return "", fmt.Errorf("npm install into %s (%v)", prefix, err)
-	}
-	lock, err := fsx.Acquire(filepath.Join(prefix, ".install.lock"), 10*time.Minute)
-	if err != nil {
-		return "", fmt.Errorf("npm install into %s (%v)", prefix, err)
-	}
-	defer lock.Release()
-	bin := binaryInPrefix(prefix)
-	if isExecutable(bin) && cliVersion(bin) == version {
-		return bin, nil
-	}
-	fmt.Fprintf(os.Stderr, "claudetest: installing Claude Code %s into %s (once; about 30 s)\n", version, prefix)
-	cmd := exec.Command(npm, "install", "--prefix", prefix, "--no-audit", "--no-fund", "--loglevel=error", "@anthropic-ai/claude-code@"+version)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("npm install into %s (%v: %s)", prefix, err, bytes.TrimSpace(out))
-	}
-	if !isExecutable(bin) || cliVersion(bin) != version {
-		return "", fmt.Errorf("npm install into %s (no %s binary after it)", prefix, version)
-	}
-	return bin, nil
+	return n
 }
 
 // FindCLI returns the path of the Claude Code CLI binary of Version:
@@ -159,7 +112,7 @@ func installCached(version string) (string, error) {
 //     inside /opt/claude-cli, if it reports Version;
 //  3. "claude" on PATH if "claude --version" reports Version;
 //  4. an install from the npm registry into the user's cache, when npm is
-//     on PATH (see installCached).
+//     on PATH (CAIRN_CLAUDE_NO_INSTALL=1 turns it off).
 //
 // If none is found the test is skipped, naming InstallCommand; when the
 // environment variable CI is "true" the test fails instead.
@@ -176,54 +129,7 @@ func FindCLI(t testing.TB) string {
 // the user's cache. It skips or fails the test as FindCLI does.
 func FindVersion(t testing.TB, version string) string {
 	t.Helper()
-	if bin := os.Getenv("CAIRN_CLAUDE_BIN"); bin != "" && version == Version {
-		if !isExecutable(bin) {
-			t.Fatalf("claudetest: CAIRN_CLAUDE_BIN=%s is not an executable file", bin)
-		}
-		return bin
-	}
-	var tried []string
-	var prefixes []string
-	if p := os.Getenv(PrefixEnv(version)); p != "" {
-		prefixes = append(prefixes, p)
-	}
-	prefixes = append(prefixes, defaultPrefixes...)
-	for _, p := range prefixes {
-		bin := binaryInPrefix(p)
-		if !isExecutable(bin) {
-			tried = append(tried, bin+" (missing)")
-			continue
-		}
-		if v := cliVersion(bin); v != version {
-			tried = append(tried, fmt.Sprintf("%s (version %q)", bin, v))
-			continue
-		}
-		return bin
-	}
-	if bin, err := exec.LookPath("claude"); err == nil {
-		v := cliVersion(bin)
-		if v == version {
-			return bin
-		}
-		tried = append(tried, fmt.Sprintf("%s (version %q)", bin, v))
-	} else {
-		tried = append(tried, "claude on PATH (missing)")
-	}
-	bin, err := installCached(version)
-	if err == nil {
-		return bin
-	}
-	tried = append(tried, err.Error())
-	msg := fmt.Sprintf("claudetest: Claude Code CLI %s not found (tried: %s); install it with `%s` and set %s=DIR",
-		version, strings.Join(tried, "; "), installCommand(version), PrefixEnv(version))
-	if version == Version {
-		msg += " (or CAIRN_CLAUDE_BIN to the binary)"
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s; CI must install it as .ci/run does", msg)
-	}
-	t.Skip(msg)
-	return ""
+	return npmPackage(version).Find(t)
 }
 
 // RunOptions configures one run of the CLI.
@@ -328,8 +234,7 @@ func leakyEnv(key string) bool {
 	switch {
 	case strings.HasPrefix(up, "CLAUDE"), // CLAUDECODE, CLAUDE_CODE_*, CLAUDE_CONFIG_DIR, ...
 		strings.HasPrefix(up, "ANTHROPIC_"),
-		strings.HasPrefix(up, "CAIRN_CLAUDE_"),
-		up == "HTTP_PROXY", up == "HTTPS_PROXY", up == "ALL_PROXY", up == "NO_PROXY":
+		strings.HasPrefix(up, "CAIRN_CLAUDE_"):
 		return true
 	}
 	return false
@@ -352,32 +257,7 @@ var quietEnv = []string{
 // childEnv returns base without leaky variables, plus quietEnv and extra
 // (later entries win).
 func childEnv(base, extra []string) []string {
-	var env []string
-	for _, kv := range base {
-		k, _, _ := strings.Cut(kv, "=")
-		if !leakyEnv(k) {
-			env = append(env, kv)
-		}
-	}
-	env = append(env, quietEnv...)
-	env = append(env, extra...)
-	return dedupEnv(env)
-}
-
-// dedupEnv keeps the last value of each key, in first-seen order.
-func dedupEnv(env []string) []string {
-	idx := map[string]int{}
-	var out []string
-	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		if i, ok := idx[k]; ok {
-			out[i] = kv
-			continue
-		}
-		idx[k] = len(out)
-		out = append(out, kv)
-	}
-	return out
+	return clitest.ChildEnv(base, leakyEnv, slices.Concat(quietEnv, extra)...)
 }
 
 // Run runs the CLI once, isolated: a fresh HOME (unless opts.Home), the
@@ -449,7 +329,7 @@ func Run(t testing.TB, opts RunOptions) Result {
 		"ANTHROPIC_API_KEY=test",
 		"ANTHROPIC_BASE_URL=" + baseURL,
 	}, opts.Env...))
-	setProcessGroup(cmd)
+	clitest.SetProcessGroup(cmd)
 	cmd.WaitDelay = 5 * time.Second
 
 	var stdout, stderr lockedBuffer
@@ -591,20 +471,5 @@ func (b *lockedBuffer) waitDone(d time.Duration) {
 // system configuration are ignored.
 func NewGitRepo(t testing.TB) string {
 	t.Helper()
-	dir := t.TempDir()
-	for _, args := range [][]string{
-		{"init", "-q", "-b", "main"},
-		{"config", "user.name", "claudetest"},
-		{"config", "user.email", "claudetest@example.invalid"},
-		{"config", "commit.gpgsign", "false"},
-		{"commit", "-q", "--allow-empty", "-m", "initial commit"},
-	} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("claudetest: git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	return dir
+	return clitest.NewGitRepo(t, "claudetest")
 }

@@ -7,11 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/helpers/internal/clitest"
 )
 
 // DefaultInteractiveTimeout bounds each wait of an Interactive session
@@ -30,9 +30,6 @@ const (
 	interactiveWidth  = 200
 	interactiveHeight = 50
 )
-
-// pollInterval is the pause between two looks at the screen or the fake.
-const pollInterval = 100 * time.Millisecond
 
 // blockers are texts of screens that stop an interactive session before its
 // prompt, each with what it means; StartInteractive fails at once on them
@@ -77,22 +74,11 @@ type InteractiveOptions struct {
 // driven by typing into it as a person would. Its methods must be called
 // from the test's goroutine.
 type Interactive struct {
-	t       testing.TB
-	tmux    string
-	sock    string
-	api     *FakeAPI
-	home    string
-	dir     string
-	args    []string
-	timeout time.Duration
-	// pidFile and statusFile receive the CLI's process id when it starts
-	// and its exit status when it ends (see StartInteractive).
-	pidFile    string
-	statusFile string
-	pid        int
-
-	exited   bool
-	exitCode int
+	t    testing.TB
+	pane *clitest.Pane
+	api  *FakeAPI
+	home string
+	dir  string
 }
 
 // interactiveSession is the tmux session name; each Interactive has its own
@@ -113,13 +99,8 @@ const interactiveSession = "claude"
 // the test ends.
 func StartInteractive(t testing.TB, opts InteractiveOptions) *Interactive {
 	t.Helper()
-	tmuxBin, err := exec.LookPath("tmux")
-	if err != nil {
-		msg := "claudetest: tmux not found on PATH; interactive sessions run in tmux"
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s; CI must install it", msg)
-		}
-		t.Skip(msg)
+	if _, err := exec.LookPath("tmux"); err != nil {
+		clitest.Unavailable(t, "claudetest: tmux not found on PATH; interactive sessions run in tmux")
 	}
 	bin := opts.CLI
 	if bin == "" {
@@ -132,87 +113,48 @@ func StartInteractive(t testing.TB, opts InteractiveOptions) *Interactive {
 		}
 		baseURL = opts.API.URL()
 	}
-	s := &Interactive{t: t, tmux: tmuxBin, api: opts.API, home: opts.Home, dir: opts.Dir,
-		timeout: opts.Timeout, exitCode: -1}
+	s := &Interactive{t: t, api: opts.API, home: opts.Home, dir: opts.Dir}
 	if s.home == "" {
 		s.home = t.TempDir()
 	}
 	if s.dir == "" {
 		s.dir = t.TempDir()
 	}
-	if s.timeout == 0 {
-		s.timeout = DefaultInteractiveTimeout
+	timeout := opts.Timeout
+	if timeout == 0 {
+		timeout = DefaultInteractiveTimeout
 	}
 	if err := seedClaudeJSON(s.home, s.dir, InteractiveAPIKey); err != nil {
 		t.Fatalf("claudetest: %v", err)
 	}
+	var args []string
 	for _, d := range opts.PluginDirs {
-		s.args = append(s.args, "--plugin-dir", d)
+		args = append(args, "--plugin-dir", d)
 	}
-	s.args = append(s.args, opts.Args...)
-
-	// The socket lives in a short directory of its own: t.TempDir() paths
-	// can exceed the 108 bytes a Unix socket path may have.
-	sockDir, err := os.MkdirTemp("", "claudetest-tmux-")
-	if err != nil {
-		t.Fatalf("claudetest: %v", err)
-	}
-	s.sock = filepath.Join(sockDir, "sock")
-	s.pidFile = filepath.Join(sockDir, "pid")
-	s.statusFile = filepath.Join(sockDir, "status")
-	conf := filepath.Join(sockDir, "tmux.conf")
-	// The pane stays after the CLI exits, so its last screen can be read;
-	// no status line, so the UI gets the whole 200×50; /bin/sh runs the
-	// command whatever the developer's shell.
-	confText := "set -g default-shell /bin/sh\nset -g status off\nset -g remain-on-exit on\nset -g history-limit 10000\n"
-	if err := os.WriteFile(conf, []byte(confText), 0o644); err != nil {
-		t.Fatalf("claudetest: %v", err)
-	}
-	t.Cleanup(func() {
-		s.stop()
-		os.RemoveAll(sockDir)
+	args = append(args, opts.Args...)
+	s.pane = clitest.StartPane(t, clitest.PaneOptions{
+		Harness: "claudetest", Session: interactiveSession,
+		Width: interactiveWidth, Height: interactiveHeight,
+		Bin: bin, Args: args, Dir: s.dir, Home: s.home,
+		Env: childEnv(os.Environ(), append([]string{
+			"HOME=" + s.home,
+			"ANTHROPIC_API_KEY=" + InteractiveAPIKey,
+			"ANTHROPIC_BASE_URL=" + baseURL,
+		}, opts.Env...)),
+		Timeout:  timeout,
+		Describe: s.describeAPI,
 	})
-
-	// The pane's shell runs the CLI (an inner shell writes its process id
-	// and execs it) and writes its exit status. tmux 3.3a does not always
-	// reap its pane's process (it was seen to leave it a zombie, with no
-	// exit status, for good), so the status comes from the shell, not tmux.
-	command := "cd " + shellQuote(s.dir) + ` && sh -c 'echo $$ > "$0" && exec "$@"' ` + shellQuote(s.pidFile) + " " + shellQuote(bin)
-	for _, a := range s.args {
-		command += " " + shellQuote(a)
-	}
-	command += "; echo $? > " + shellQuote(s.statusFile+".tmp") + " && mv " + shellQuote(s.statusFile+".tmp") + " " + shellQuote(s.statusFile)
-	env := childEnv(withoutTmuxEnv(os.Environ()), append([]string{
-		"HOME=" + s.home,
-		"ANTHROPIC_API_KEY=" + InteractiveAPIKey,
-		"ANTHROPIC_BASE_URL=" + baseURL,
-	}, opts.Env...))
-	// The first command starts the tmux server with env, which the pane
-	// then inherits.
-	cmd := exec.Command(tmuxBin, "-S", s.sock, "-f", conf, "new-session", "-d", "-s", interactiveSession,
-		"-x", strconv.Itoa(interactiveWidth), "-y", strconv.Itoa(interactiveHeight), command)
-	cmd.Env = env
-	cmd.Dir = s.dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("claudetest: tmux new-session: %v\n%s", err, out)
-	}
-
-	s.waitFor("the prompt to be ready", func(screen string) (bool, error) {
+	s.pane.WaitFor("the prompt to be ready", func(screen string) (bool, error) {
 		for _, b := range blockers {
 			if strings.Contains(screen, b.text) {
 				return false, fmt.Errorf("the UI stopped at %s", b.why)
 			}
 		}
-		if s.pid == 0 {
-			if b, err := os.ReadFile(s.pidFile); err == nil {
-				s.pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
-			}
-		}
-		if s.pid > 0 && promptReady(screen) {
+		if s.pane.PID() > 0 && promptReady(screen) {
 			return true, nil
 		}
-		if s.checkExited() {
-			return false, fmt.Errorf("the CLI exited with status %d", s.exitCode)
+		if s.pane.Exited() {
+			return false, fmt.Errorf("the CLI exited with status %d", s.pane.ExitCode())
 		}
 		return false, nil
 	})
@@ -243,21 +185,12 @@ func (s *Interactive) Type(text string) {
 		return
 	}
 	before := s.Screen()
-	s.tmuxRun("send-keys", "-t", interactiveSession, "-l", "--", text)
-	// Wait for the text to show, then for the screen to hold still a moment
-	// (at most a second or two: a busy UI keeps animating).
-	s.waitFor("the typed text to show", func(screen string) (bool, error) {
+	s.pane.SendText(text)
+	// Wait for the text to show, then for the screen to hold still a moment.
+	s.pane.WaitFor("the typed text to show", func(screen string) (bool, error) {
 		return screen != before, nil
 	})
-	last := s.Screen()
-	for range 20 {
-		time.Sleep(pollInterval)
-		cur := s.Screen()
-		if cur == last {
-			break
-		}
-		last = cur
-	}
+	s.pane.Settle()
 	s.Keys("Enter")
 }
 
@@ -265,9 +198,7 @@ func (s *Interactive) Type(text string) {
 // "Escape", "C-c", "C-d". They are sent as separate key presses, in order.
 func (s *Interactive) Keys(keys ...string) {
 	s.t.Helper()
-	for _, k := range keys {
-		s.tmuxRun("send-keys", "-t", interactiveSession, k)
-	}
+	s.pane.Keys(keys...)
 }
 
 // Screen returns what the pane shows now, one line per row, trailing blanks
@@ -275,20 +206,13 @@ func (s *Interactive) Keys(keys ...string) {
 // it.
 func (s *Interactive) Screen() string {
 	s.t.Helper()
-	out := s.tmuxRun("capture-pane", "-p", "-t", interactiveSession)
-	lines := strings.Split(out, "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " ")
-	}
-	return strings.TrimRight(strings.Join(lines, "\n"), "\n")
+	return s.pane.Screen()
 }
 
 // WaitScreen waits until the screen shows substr.
 func (s *Interactive) WaitScreen(substr string) {
 	s.t.Helper()
-	s.waitFor(fmt.Sprintf("the screen to show %q", substr), func(screen string) (bool, error) {
-		return strings.Contains(screen, substr), nil
-	})
+	s.pane.WaitScreen(substr)
 }
 
 // WaitRequests waits until the fake has received at least n main requests
@@ -301,7 +225,7 @@ func (s *Interactive) WaitRequests(n int) {
 	if s.api == nil {
 		s.t.Fatalf("claudetest: WaitRequests needs InteractiveOptions.API")
 	}
-	s.waitFor(fmt.Sprintf("%d main requests", n), func(string) (bool, error) {
+	s.pane.WaitFor(fmt.Sprintf("%d main requests", n), func(string) (bool, error) {
 		return len(s.api.MainRequests()) >= n, nil
 	})
 }
@@ -313,7 +237,7 @@ func (s *Interactive) WaitRequests(n int) {
 func (s *Interactive) WaitIdle() {
 	s.t.Helper()
 	idle := 0
-	s.waitFor("the UI to be idle", func(screen string) (bool, error) {
+	s.pane.WaitFor("the UI to be idle", func(screen string) (bool, error) {
 		if promptReady(screen) && !strings.Contains(screen, "esc to interrupt") {
 			idle++
 		} else {
@@ -338,17 +262,7 @@ func (s *Interactive) Exit() {
 // (reason "other") before it exits.
 func (s *Interactive) Hangup() {
 	s.t.Helper()
-	if s.pid <= 0 {
-		s.t.Fatalf("claudetest: the CLI's process id is unknown")
-	}
-	p, err := os.FindProcess(s.pid)
-	if err == nil {
-		err = p.Signal(syscall.SIGHUP)
-	}
-	if err != nil {
-		s.t.Fatalf("claudetest: SIGHUP to the CLI: %v", err)
-	}
-	s.WaitExit()
+	s.pane.Hangup()
 }
 
 // WaitExit waits for the CLI to exit, however it was asked to: Exit,
@@ -361,108 +275,19 @@ func (s *Interactive) Hangup() {
 //	s.WaitExit()
 func (s *Interactive) WaitExit() {
 	s.t.Helper()
-	if s.exited {
-		return
-	}
-	s.waitFor("the CLI to exit", func(string) (bool, error) { return s.checkExited(), nil })
+	s.pane.WaitExit()
 }
 
 // ExitCode returns the CLI's exit status as a shell reports it (128+N when
 // signal N ended it) once WaitExit (or Exit, Hangup) returned; -1 before.
-func (s *Interactive) ExitCode() int { return s.exitCode }
+func (s *Interactive) ExitCode() int { return s.pane.ExitCode() }
 
-// checkExited reports whether the CLI has exited, noting its exit status.
-func (s *Interactive) checkExited() bool {
-	if s.exited {
-		return true
+// describeAPI is the fake's state for failure messages.
+func (s *Interactive) describeAPI() string {
+	if s.api == nil {
+		return "no fake API"
 	}
-	b, err := os.ReadFile(s.statusFile)
-	if err != nil {
-		return false
-	}
-	s.exited = true
-	if c, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-		s.exitCode = c
-	}
-	return true
-}
-
-// waitFor polls the screen until done reports true, failing the test with
-// the screen when done returns an error or the timeout passes.
-func (s *Interactive) waitFor(what string, done func(screen string) (bool, error)) {
-	s.t.Helper()
-	deadline := time.Now().Add(s.timeout)
-	for {
-		screen := s.Screen()
-		ok, err := done(screen)
-		if ok {
-			return
-		}
-		if err != nil {
-			s.t.Fatalf("claudetest: waiting for %s: %v\n%s", what, err, s.describe(screen))
-		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("claudetest: %s did not happen within %v\n%s", what, s.timeout, s.describe(screen))
-		}
-		time.Sleep(pollInterval)
-	}
-}
-
-// describe formats the screen and the session's state for failure messages.
-func (s *Interactive) describe(screen string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "claude %s (HOME=%s, in %s)\n", strings.Join(s.args, " "), s.home, s.dir)
-	if s.api != nil {
-		fmt.Fprintf(&b, "fake API: %d requests (%d main), hits %q\n", len(s.api.Requests()), len(s.api.MainRequests()), s.api.Hits())
-	}
-	fmt.Fprintf(&b, "--- screen ---\n%s\n--- end of screen ---", screen)
-	return b.String()
-}
-
-// tmuxRun runs a tmux command on the session's server and returns its
-// standard output, failing the test on error.
-func (s *Interactive) tmuxRun(args ...string) string {
-	s.t.Helper()
-	out, err := s.tmuxCmd(args...)
-	if err != nil {
-		s.t.Fatalf("claudetest: tmux %s: %v", strings.Join(args, " "), err)
-	}
-	return out
-}
-
-func (s *Interactive) tmuxCmd(args ...string) (string, error) {
-	cmd := exec.Command(s.tmux, append([]string{"-S", s.sock}, args...)...)
-	cmd.Env = withoutTmuxEnv(os.Environ())
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return string(out), fmt.Errorf("%v: %s", err, strings.TrimSpace(stderr.String()))
-	}
-	return string(out), nil
-}
-
-// stop ends a CLI still running as a hangup would (it runs its SessionEnd
-// hooks), killing it if it has not gone within 10 seconds, then kills the
-// tmux server.
-func (s *Interactive) stop() {
-	defer s.tmuxCmd("kill-server")
-	if s.pid <= 0 || s.checkExited() {
-		return
-	}
-	p, err := os.FindProcess(s.pid)
-	if err != nil {
-		return
-	}
-	_ = p.Signal(syscall.SIGHUP)
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if s.checkExited() {
-			return
-		}
-		time.Sleep(pollInterval)
-	}
-	_ = p.Kill()
+	return fmt.Sprintf("fake API: %d requests (%d main), hits %q", len(s.api.Requests()), len(s.api.MainRequests()), s.api.Hits())
 }
 
 // promptReady reports whether the screen shows the prompt box: a line that
@@ -543,25 +368,4 @@ func seedClaudeJSON(home, dir, key string) error {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o600)
-}
-
-// withoutTmuxEnv drops the variables that tie a process to an enclosing
-// tmux (the developer's), and the terminal size ones the UI must take from
-// its pane.
-func withoutTmuxEnv(env []string) []string {
-	var out []string
-	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		switch k {
-		case "TMUX", "TMUX_PANE", "COLUMNS", "LINES":
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
-}
-
-// shellQuote quotes s for a POSIX shell.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/helpers/internal/clitest"
 )
 
 // TestInteractiveTwoTurns types two prompts into the real interactive UI
@@ -99,7 +101,7 @@ func writeHookLogPlugin(t *testing.T) (dir, log string) {
 		".claude-plugin/plugin.json": `{"name": "hooklog", "version": "0.0.1", "description": "claudetest hook log"}`,
 		"hooks/hooks.json": `{"hooks": {"SessionStart": ` + hook + `, "UserPromptSubmit": ` + hook +
 			`, "Stop": ` + hook + `, "SessionEnd": ` + hook + `}}`,
-		"hooks/log.sh": "#!/bin/sh\n{ cat; echo; } >> " + shellQuote(log) + "\n",
+		"hooks/log.sh": "#!/bin/sh\n{ cat; echo; } >> " + clitest.ShellQuote(log) + "\n",
 	}
 	for name, content := range files {
 		p := filepath.Join(dir, name)
@@ -222,9 +224,9 @@ func TestInteractiveStubCLI(t *testing.T) {
 	out := t.TempDir()
 	// It draws a prompt box, then echoes each line it reads and exits 7 on
 	// /exit.
-	stub := writeScript(t, t.TempDir(), "claude", `env > `+shellQuote(filepath.Join(out, "env"))+`
-printf '%s\n' "$@" > `+shellQuote(filepath.Join(out, "args"))+`
-pwd > `+shellQuote(filepath.Join(out, "cwd"))+`
+	stub := writeScript(t, t.TempDir(), "claude", `env > `+clitest.ShellQuote(filepath.Join(out, "env"))+`
+printf '%s\n' "$@" > `+clitest.ShellQuote(filepath.Join(out, "args"))+`
+pwd > `+clitest.ShellQuote(filepath.Join(out, "cwd"))+`
 printf '──────\n❯ \n──────\n'
 while read -r line; do
   echo "GOT:$line"

@@ -1,21 +1,16 @@
 package codextest
 
 import (
-	"bytes"
-	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+	"github.com/cairn-dev/cairn/helpers/internal/clitest"
 )
 
 // Version is the Codex CLI version these helpers are verified against.
@@ -60,133 +55,45 @@ func BinaryInPrefix(prefix string) string {
 	return filepath.Join(prefix, "node_modules", "@openai", pkg, "vendor", triple, "bin", "codex")
 }
 
-var (
-	versionMu    sync.Mutex
-	versionCache = map[string]string{}
-)
+var versions clitest.VersionCache
 
-// cliVersion runs "BIN --version" once per path and returns the version
-// it prints ("codex-cli 0.169.0" gives "0.169.0"; "" on failure).
+// cliVersion runs "BIN --version" once per path, with a scratch HOME and
+// CODEX_HOME, and returns the version it prints ("codex-cli 0.169.0"
+// gives "0.169.0"; "" on failure).
 func cliVersion(bin string) string {
-	versionMu.Lock()
-	defer versionMu.Unlock()
-	if v, ok := versionCache[bin]; ok {
-		return v
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	home, err := os.MkdirTemp("", "codextest-version-")
-	if err != nil {
+	return versions.Get(bin, func(bin string) string {
+		home, err := os.MkdirTemp("", "codextest-version-")
+		if err != nil {
+			return ""
+		}
+		defer os.RemoveAll(home)
+		out, _ := clitest.RunVersion(bin, childEnv(os.Environ(), []string{"HOME=" + home, "CODEX_HOME=" + home}), 30*time.Second)
+		if f := strings.Fields(out); len(f) == 2 && f[0] == "codex-cli" {
+			return f[1]
+		}
 		return ""
-	}
-	defer os.RemoveAll(home)
-	cmd := exec.CommandContext(ctx, bin, "--version")
-	cmd.Env = childEnv(os.Environ(), []string{"HOME=" + home, "CODEX_HOME=" + home})
-	out, _ := cmd.Output()
-	v := ""
-	if f := strings.Fields(string(out)); len(f) == 2 && f[0] == "codex-cli" {
-		v = f[1]
-	}
-	versionCache[bin] = v
-	return v
+	})
 }
 
-func isExecutable(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
+// npmPackage is where FindCLI looks for the pinned CLI, and how it
+// installs it.
+var npmPackage = clitest.NPM{
+	Harness: "codextest", Name: "Codex CLI", Spec: Package, Version: Version,
+	CacheDir: "codex-" + Version, NoInstallEnv: "CAIRN_CODEX_NO_INSTALL", Took: "about 30 s",
+	BinEnv: "CAIRN_CODEX_BIN", PrefixEnv: "CAIRN_CODEX_PREFIX", Command: "codex",
+	Binaries:  func(prefix string) []string { return []string{BinaryInPrefix(prefix)} },
+	VersionOf: cliVersion,
 }
 
-// installCached installs the pinned CLI from the npm registry into the
-// user's cache (once for every test process of the machine: the first
-// installs under a lock, the others wait and use it) and returns its
-// binary. CAIRN_CODEX_NO_INSTALL=1 turns it off.
-func installCached() (string, error) {
-	if os.Getenv("CAIRN_CODEX_NO_INSTALL") == "1" {
-		return "", errors.New("the user cache (CAIRN_CODEX_NO_INSTALL=1)")
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		return "", errors.New("npm install into the user cache (no npm on PATH)")
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("npm install into the user cache (%v)", err)
-	}
-	prefix := filepath.Join(cache, "cairn", "codex-"+Version)
-	if err := os.MkdirAll(prefix, 0o755); err != nil {
-		return "", fmt.Errorf("npm install into %s (%v)", prefix, err)
-	}
-	lock, err := fsx.Acquire(filepath.Join(prefix, ".install.lock"), 10*time.Minute)
-	if err != nil {
-		return "", fmt.Errorf("npm install into %s (%v)", prefix, err)
-	}
-	defer lock.Release()
-	bin := BinaryInPrefix(prefix)
-	if isExecutable(bin) && cliVersion(bin) == Version {
-		return bin, nil
-	}
-	fmt.Fprintf(os.Stderr, "codextest: installing Codex %s into %s (once; about 30 s)\n", Version, prefix)
-	cmd := exec.Command(npm, "install", "--prefix", prefix, "--no-audit", "--no-fund", "--loglevel=error", Package)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("npm install into %s (%v: %s)", prefix, err, bytes.TrimSpace(out))
-	}
-	if !isExecutable(bin) || cliVersion(bin) != Version {
-		return "", fmt.Errorf("npm install into %s (no %s binary at %s after it)", prefix, Version, bin)
-	}
-	return bin, nil
-}
-
-// FindCLI returns the path of the Codex CLI's native binary:
-//
-//  1. $CAIRN_CODEX_BIN if set (used as is; the test fails if it is not an
-//     executable file);
-//  2. the native binary inside the npm prefix $CAIRN_CODEX_PREFIX, if it
-//     reports Version;
-//  3. "codex" on PATH if it reports Version;
-//  4. an install from the npm registry into the user's cache, when npm is
-//     on PATH (see installCached).
-//
-// If none is found the test is skipped, naming InstallCommand; when the
-// environment variable CI is "true" it fails instead.
+// FindCLI returns the path of the Codex CLI's native binary, found as
+// clitest.NPM.Find finds it: $CAIRN_CODEX_BIN as is, else the binary in
+// the npm prefix $CAIRN_CODEX_PREFIX, else "codex" on PATH, each if it
+// reports Version, else an install into the user's cache
+// (CAIRN_CODEX_NO_INSTALL=1 turns it off). If none is found the test is
+// skipped, naming InstallCommand; when CI is "true" it fails instead.
 func FindCLI(t testing.TB) string {
 	t.Helper()
-	if bin := os.Getenv("CAIRN_CODEX_BIN"); bin != "" {
-		if !isExecutable(bin) {
-			t.Fatalf("codextest: CAIRN_CODEX_BIN=%s is not an executable file", bin)
-		}
-		return bin
-	}
-	var tried []string
-	if p := os.Getenv("CAIRN_CODEX_PREFIX"); p != "" {
-		bin := BinaryInPrefix(p)
-		switch v := cliVersion(bin); {
-		case !isExecutable(bin):
-			tried = append(tried, bin+" (missing)")
-		case v != Version:
-			tried = append(tried, fmt.Sprintf("%s (version %q)", bin, v))
-		default:
-			return bin
-		}
-	}
-	if bin, err := exec.LookPath("codex"); err != nil {
-		tried = append(tried, "codex on PATH (missing)")
-	} else if v := cliVersion(bin); v != Version {
-		tried = append(tried, fmt.Sprintf("%s (version %q)", bin, v))
-	} else {
-		return bin
-	}
-	bin, err := installCached()
-	if err == nil {
-		return bin
-	}
-	tried = append(tried, err.Error())
-	msg := fmt.Sprintf("codextest: Codex CLI %s not found (tried: %s); install it with `%s` and set CAIRN_CODEX_PREFIX=DIR (or CAIRN_CODEX_BIN to the binary)",
-		Version, strings.Join(tried, "; "), InstallCommand)
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s; CI must install it as .ci/run does", msg)
-	}
-	t.Skip(msg)
-	return ""
+	return npmPackage.Find(t)
 }
 
 // Config is what WriteConfig writes into a CODEX_HOME's config.toml.
@@ -326,6 +233,12 @@ func rolloutPaths(codexHome string) []string {
 	return out
 }
 
+// withRan returns r with ran's output, exit code and duration.
+func (r Result) withRan(ran clitest.Ran) Result {
+	r.Stdout, r.Stderr, r.ExitCode, r.Duration = ran.Stdout, ran.Stderr, ran.ExitCode, ran.Duration
+	return r
+}
+
 // String summarises the run for failure messages.
 func (r Result) String() string {
 	return fmt.Sprintf("codex %s\nexit code: %d (%v)\n--- stdout ---\n%s\n--- stderr ---\n%s",
@@ -339,8 +252,7 @@ func leakyEnv(key string) bool {
 	up := strings.ToUpper(key)
 	switch {
 	case strings.HasPrefix(up, "OPENAI_"), strings.HasPrefix(up, "CODEX_"),
-		strings.HasPrefix(up, "CAIRN_CODEX_"), strings.HasPrefix(up, "AZURE_OPENAI"),
-		up == "HTTP_PROXY", up == "HTTPS_PROXY", up == "ALL_PROXY", up == "NO_PROXY":
+		strings.HasPrefix(up, "CAIRN_CODEX_"), strings.HasPrefix(up, "AZURE_OPENAI"):
 		return true
 	}
 	return false
@@ -349,27 +261,7 @@ func leakyEnv(key string) bool {
 // childEnv returns base without leaky variables, plus NO_PROXY for
 // loopback and extra (later entries win).
 func childEnv(base, extra []string) []string {
-	var env []string
-	for _, kv := range base {
-		k, _, _ := strings.Cut(kv, "=")
-		if !leakyEnv(k) {
-			env = append(env, kv)
-		}
-	}
-	env = append(env, "NO_PROXY=127.0.0.1,localhost", KeyEnv+"="+APIKey)
-	env = append(env, extra...)
-	idx := map[string]int{}
-	var out []string
-	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		if i, ok := idx[k]; ok {
-			out[i] = kv
-			continue
-		}
-		idx[k] = len(out)
-		out = append(out, kv)
-	}
-	return out
+	return clitest.ChildEnv(base, leakyEnv, append([]string{KeyEnv + "=" + APIKey}, extra...)...)
 }
 
 // Env is an environment for a process that runs the CLI with home as its
@@ -419,31 +311,13 @@ func Run(t testing.TB, opts RunOptions) Result {
 	}
 	res.Args = append(append([]string{"exec", "--color", "never"}, opts.Args...), "--", opts.Prompt)
 
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, res.Args...)
-	cmd.Dir = res.Dir
-	cmd.Env = append(append(Env(res.Home), opts.API.ProxyEnv()...), opts.Env...)
-	cmd.Stdin = strings.NewReader("")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	setProcessGroup(cmd)
-	cmd.WaitDelay = 5 * time.Second
-	start := time.Now()
-	err := cmd.Run()
-	res.Duration = time.Since(start)
-	res.Stdout, res.Stderr = stdout.String(), stderr.String()
-	if cmd.ProcessState != nil {
-		res.ExitCode = cmd.ProcessState.ExitCode()
-	}
-	if ctx.Err() != nil {
-		t.Fatalf("codextest: CLI did not finish within %v\n%s", timeout, res)
-	}
-	var exitErr *exec.ExitError
-	if err != nil && !errors.As(err, &exitErr) && !errors.Is(err, exec.ErrWaitDelay) {
-		t.Fatalf("codextest: run %s: %v\n%s", bin, err, res)
-	}
-	return res
+	ran := clitest.Command{
+		Harness: "codextest", Bin: bin, Args: res.Args, Dir: res.Dir,
+		Env:     append(append(Env(res.Home), opts.API.ProxyEnv()...), opts.Env...),
+		Stdin:   strings.NewReader(""),
+		Timeout: timeout,
+	}.Run(t, func(ran clitest.Ran) string { return res.withRan(ran).String() })
+	return res.withRan(ran)
 }
 
 // NewGitRepo creates a git repository with one empty commit on branch
@@ -451,20 +325,5 @@ func Run(t testing.TB, opts RunOptions) Result {
 // system configuration are ignored.
 func NewGitRepo(t testing.TB) string {
 	t.Helper()
-	dir := t.TempDir()
-	for _, args := range [][]string{
-		{"init", "-q", "-b", "main"},
-		{"config", "user.name", "codextest"},
-		{"config", "user.email", "codextest@example.invalid"},
-		{"config", "commit.gpgsign", "false"},
-		{"commit", "-q", "--allow-empty", "-m", "initial commit"},
-	} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("codextest: git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	return dir
+	return clitest.NewGitRepo(t, "codextest")
 }

@@ -2,14 +2,12 @@ package codextest
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/helpers/internal/clitest"
 )
 
 // DefaultInteractiveTimeout bounds each wait of an Interactive session
@@ -21,9 +19,6 @@ const (
 	paneWidth  = 160
 	paneHeight = 50
 )
-
-// poll is the pause between two looks at the screen.
-const poll = 100 * time.Millisecond
 
 // Texts of the interactive UI of Codex 0.169, as a test waits for them.
 const (
@@ -68,17 +63,10 @@ type InteractiveOptions struct {
 // background server outlives it. Its methods must be called from the
 // test's goroutine.
 type Interactive struct {
-	t          testing.TB
-	tmux, sock string
-	api        *FakeAPI
-	home, dir  string
-	args       []string
-	timeout    time.Duration
-	pidFile    string
-	statusFile string
-	pid        int
-	exited     bool
-	exitCode   int
+	t         testing.TB
+	pane      *clitest.Pane
+	api       *FakeAPI
+	home, dir string
 }
 
 // StartInteractive starts the CLI's interactive UI in tmux, configured as
@@ -89,14 +77,6 @@ type Interactive struct {
 // server, and a CLI still running, are killed when the test ends.
 func StartInteractive(t testing.TB, opts InteractiveOptions) *Interactive {
 	t.Helper()
-	tmuxBin, err := exec.LookPath("tmux")
-	if err != nil {
-		msg := "codextest: tmux not found on PATH; interactive sessions run in tmux"
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s; CI must install it", msg)
-		}
-		t.Skip(msg)
-	}
 	bin := opts.CLI
 	if bin == "" {
 		bin = FindCLI(t)
@@ -104,67 +84,39 @@ func StartInteractive(t testing.TB, opts InteractiveOptions) *Interactive {
 	if opts.API == nil {
 		t.Fatalf("codextest: InteractiveOptions needs API")
 	}
-	s := &Interactive{t: t, tmux: tmuxBin, api: opts.API, home: opts.Home, dir: opts.Dir, timeout: opts.Timeout, exitCode: -1}
+	s := &Interactive{t: t, api: opts.API, home: opts.Home, dir: opts.Dir}
 	if s.home == "" {
 		s.home = t.TempDir()
 	}
 	if s.dir == "" {
 		s.dir = t.TempDir()
 	}
-	if s.timeout == 0 {
-		s.timeout = DefaultInteractiveTimeout
+	timeout := opts.Timeout
+	if timeout == 0 {
+		timeout = DefaultInteractiveTimeout
 	}
-	codexHome := filepath.Join(s.home, ".codex")
 	if !opts.KeepConfig {
 		cfg := Config{BaseURL: opts.API.URL(), Extra: opts.ConfigExtra}
 		if opts.TrustProject {
 			cfg.Trusted = []string{s.dir}
 		}
-		if err := WriteConfig(codexHome, cfg); err != nil {
+		if err := WriteConfig(filepath.Join(s.home, ".codex"), cfg); err != nil {
 			t.Fatalf("codextest: %v", err)
 		}
 	}
-	s.args = append([]string{"--no-daemon"}, opts.Args...)
-
-	// A short directory of its own for the socket: t.TempDir() paths can
-	// pass the 108 bytes of a Unix socket's path.
-	sockDir, err := os.MkdirTemp("", "codextest-tmux-")
-	if err != nil {
-		t.Fatalf("codextest: %v", err)
-	}
-	s.sock = filepath.Join(sockDir, "sock")
-	s.pidFile = filepath.Join(sockDir, "pid")
-	s.statusFile = filepath.Join(sockDir, "status")
-	conf := filepath.Join(sockDir, "tmux.conf")
-	if err := os.WriteFile(conf, []byte("set -g default-shell /bin/sh\nset -g status off\nset -g remain-on-exit on\n"), 0o644); err != nil {
-		t.Fatalf("codextest: %v", err)
-	}
-	t.Cleanup(func() {
-		s.stop()
-		os.RemoveAll(sockDir)
+	s.pane = clitest.StartPane(t, clitest.PaneOptions{
+		Harness: "codextest", Session: "codex",
+		Width: paneWidth, Height: paneHeight,
+		Bin: bin, Args: append([]string{"--no-daemon"}, opts.Args...),
+		Dir: s.dir, Home: s.home,
+		Env:     append(append(Env(s.home, "TERM=xterm-256color"), opts.API.ProxyEnv()...), opts.Env...),
+		Timeout: timeout,
+		Describe: func() string {
+			return fmt.Sprintf("fake API: %d requests, hits %q", len(s.api.Requests()), s.api.Hits())
+		},
 	})
-	// The pane's shell notes the CLI's process id, runs it, and writes its
-	// exit status (tmux may not reap the pane's process).
-	command := "cd " + quote(s.dir) + ` && sh -c 'echo $$ > "$0" && exec "$@"' ` + quote(s.pidFile) + " " + quote(bin)
-	for _, a := range s.args {
-		command += " " + quote(a)
-	}
-	command += "; echo $? > " + quote(s.statusFile+".tmp") + " && mv " + quote(s.statusFile+".tmp") + " " + quote(s.statusFile)
-	env := append(append(Env(s.home, "TERM=xterm-256color"), opts.API.ProxyEnv()...), opts.Env...)
-	cmd := exec.Command(tmuxBin, "-S", s.sock, "-f", conf, "new-session", "-d", "-s", "codex",
-		"-x", strconv.Itoa(paneWidth), "-y", strconv.Itoa(paneHeight), command)
-	cmd.Env = withoutTmux(env)
-	cmd.Dir = s.dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("codextest: tmux new-session: %v\n%s", err, out)
-	}
 	s.waitFor("the prompt or a start-up question", func(screen string) (bool, error) {
-		if s.pid == 0 {
-			if b, err := os.ReadFile(s.pidFile); err == nil {
-				s.pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
-			}
-		}
-		return s.pid > 0 && (strings.Contains(screen, readyScreen) || strings.Contains(screen, TrustFolderScreen) ||
+		return s.pane.PID() > 0 && (strings.Contains(screen, readyScreen) || strings.Contains(screen, TrustFolderScreen) ||
 			strings.Contains(screen, HooksReviewScreen)), nil
 	})
 	return s
@@ -186,7 +138,7 @@ func (s *Interactive) Type(text string) {
 	if strings.ContainsAny(text, "\r\n") {
 		s.t.Fatalf("codextest: Type(%q): one line only", text)
 	}
-	s.tmuxRun("send-keys", "-t", "codex", "-l", "--", text)
+	s.pane.SendText(text)
 	last := text
 	if len(last) > 20 {
 		last = last[len(last)-20:]
@@ -198,19 +150,13 @@ func (s *Interactive) Type(text string) {
 // Keys sends tmux key names, one key press each, e.g. "Enter", "Down".
 func (s *Interactive) Keys(keys ...string) {
 	s.t.Helper()
-	for _, k := range keys {
-		s.tmuxRun("send-keys", "-t", "codex", k)
-	}
+	s.pane.Keys(keys...)
 }
 
 // Screen returns what the pane shows now, trailing blanks trimmed.
 func (s *Interactive) Screen() string {
 	s.t.Helper()
-	lines := strings.Split(s.tmuxRun("capture-pane", "-p", "-t", "codex"), "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " ")
-	}
-	return strings.TrimRight(strings.Join(lines, "\n"), "\n")
+	return s.pane.Screen()
 }
 
 // WaitScreen waits until the screen shows substr.
@@ -257,105 +203,32 @@ func (s *Interactive) Quit() {
 // WaitExit waits for the CLI to exit.
 func (s *Interactive) WaitExit() {
 	s.t.Helper()
-	s.waitFor("the CLI to exit", func(string) (bool, error) { return s.checkExited(), nil })
+	s.waitFor(waitingExit, func(string) (bool, error) { return s.pane.Exited(), nil })
 }
 
 // ExitCode is the CLI's exit status once it exited; -1 before.
-func (s *Interactive) ExitCode() int { return s.exitCode }
+func (s *Interactive) ExitCode() int { return s.pane.ExitCode() }
 
-func (s *Interactive) checkExited() bool {
-	if s.exited {
-		return true
-	}
-	b, err := os.ReadFile(s.statusFile)
-	if err != nil {
-		return false
-	}
-	s.exited = true
-	if c, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-		s.exitCode = c
-	}
-	return true
-}
+// waitingExit is what WaitExit waits for.
+const waitingExit = "the CLI to exit"
 
-// waitFor polls the screen until done reports true, failing the test with
-// the screen on an error, a blocker screen, or the timeout.
+// waitFor polls the screen until done reports true (see clitest.Pane's
+// WaitFor), failing the test at once on an error, a blocker screen, or,
+// unless it waits for it, the CLI's exit.
 func (s *Interactive) waitFor(what string, done func(screen string) (bool, error)) {
 	s.t.Helper()
-	deadline := time.Now().Add(s.timeout)
-	for {
-		screen := s.Screen()
-		ok, err := done(screen)
-		if ok {
-			return
+	s.pane.WaitFor(what, func(screen string) (bool, error) {
+		if ok, err := done(screen); ok || err != nil {
+			return ok, err
 		}
 		for _, b := range blockers {
-			if err == nil && strings.Contains(screen, b.text) {
-				err = fmt.Errorf("the UI stopped at %s", b.why)
+			if strings.Contains(screen, b.text) {
+				return false, fmt.Errorf("the UI stopped at %s", b.why)
 			}
 		}
-		if err == nil && !strings.HasPrefix(what, "the CLI to exit") && s.checkExited() {
-			err = fmt.Errorf("the CLI exited with status %d", s.exitCode)
+		if what != waitingExit && s.pane.Exited() {
+			return false, fmt.Errorf("the CLI exited with status %d", s.pane.ExitCode())
 		}
-		if err != nil {
-			s.t.Fatalf("codextest: waiting for %s: %v\n%s", what, err, s.describe(screen))
-		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("codextest: %s did not happen within %v\n%s", what, s.timeout, s.describe(screen))
-		}
-		time.Sleep(poll)
-	}
+		return false, nil
+	})
 }
-
-func (s *Interactive) describe(screen string) string {
-	return fmt.Sprintf("codex %s (HOME=%s, in %s)\nfake API: %d requests, hits %q\n--- screen ---\n%s\n--- end of screen ---",
-		strings.Join(s.args, " "), s.home, s.dir, len(s.api.Requests()), s.api.Hits(), screen)
-}
-
-func (s *Interactive) tmuxRun(args ...string) string {
-	s.t.Helper()
-	cmd := exec.Command(s.tmux, append([]string{"-S", s.sock}, args...)...)
-	cmd.Env = withoutTmux(os.Environ())
-	out, err := cmd.Output()
-	if err != nil {
-		s.t.Fatalf("codextest: tmux %s: %v", strings.Join(args, " "), err)
-	}
-	return string(out)
-}
-
-// stop hangs up a CLI still running (killing it if it has not gone within
-// 10 seconds), then kills the tmux server.
-func (s *Interactive) stop() {
-	defer exec.Command(s.tmux, "-S", s.sock, "kill-server").Run()
-	if s.pid <= 0 || s.checkExited() {
-		return
-	}
-	p, err := os.FindProcess(s.pid)
-	if err != nil {
-		return
-	}
-	_ = p.Signal(syscall.SIGHUP)
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(poll) {
-		if s.checkExited() {
-			return
-		}
-	}
-	_ = p.Kill()
-}
-
-// withoutTmux drops the variables that tie a process to an enclosing tmux,
-// and the terminal size ones the UI must take from its pane.
-func withoutTmux(env []string) []string {
-	var out []string
-	for _, kv := range env {
-		switch k, _, _ := strings.Cut(kv, "="); k {
-		case "TMUX", "TMUX_PANE", "COLUMNS", "LINES":
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
-}
-
-// quote quotes s for a POSIX shell.
-func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

@@ -1,20 +1,16 @@
 package geminitest
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+	"github.com/cairn-dev/cairn/helpers/internal/clitest"
 )
 
 // Version is the Gemini CLI version these helpers are verified against.
@@ -44,138 +40,47 @@ func scriptInPrefix(prefix string) string {
 	return filepath.Join(prefix, "node_modules", "@google", "gemini-cli", "bundle", "gemini.js")
 }
 
-var (
-	versionMu    sync.Mutex
-	versionCache = map[string]string{}
-)
+var versions clitest.VersionCache
 
-// cliVersion runs "CLI --version" once per path and returns the version
-// it prints ("" on failure).
+// cliVersion runs "CLI --version" once per path, with a scratch HOME, and
+// returns the version it prints ("" on failure).
 func cliVersion(cli string) string {
-	versionMu.Lock()
-	defer versionMu.Unlock()
-	if v, ok := versionCache[cli]; ok {
-		return v
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	home, err := os.MkdirTemp("", "geminitest-version-")
-	if err != nil {
-		return ""
-	}
-	defer os.RemoveAll(home)
-	cmd := exec.CommandContext(ctx, cli, "--version")
-	cmd.Env = childEnv(os.Environ(), []string{"HOME=" + home})
-	out, err := cmd.Output()
-	v := ""
-	if err == nil {
-		if f := strings.Fields(string(out)); len(f) > 0 {
-			v = f[len(f)-1]
+	return versions.Get(cli, func(cli string) string {
+		home, err := os.MkdirTemp("", "geminitest-version-")
+		if err != nil {
+			return ""
 		}
-	}
-	versionCache[cli] = v
-	return v
+		defer os.RemoveAll(home)
+		out, err := clitest.RunVersion(cli, childEnv(os.Environ(), []string{"HOME=" + home}), 60*time.Second)
+		if f := strings.Fields(out); err == nil && len(f) > 0 {
+			return f[len(f)-1]
+		}
+		return ""
+	})
 }
 
-func isFile(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.Mode().IsRegular()
-}
-
-// installCached installs the pinned CLI from the npm registry into the
-// user's cache (once, for every test process of the machine: the first
-// installs under a lock, the others wait and use it) and returns its
-// script, so plain `go test ./...` runs the real-client tests wherever npm
-// is. CAIRN_GEMINI_NO_INSTALL=1 turns it off.
-func installCached() (string, error) {
-	if os.Getenv("CAIRN_GEMINI_NO_INSTALL") == "1" {
-		return "", errors.New("the user cache (CAIRN_GEMINI_NO_INSTALL=1)")
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		return "", errors.New("npm install into the user cache (no npm on PATH)")
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("npm install into the user cache (%v)", err)
-	}
-	prefix := filepath.Join(cache, "cairn", "gemini-cli-"+Version)
-	if err := os.MkdirAll(prefix, 0o755); err != nil {
-		return "", fmt.Errorf("npm install into %s (%v)", prefix, err)
-	}
-	lock, err := fsx.Acquire(filepath.Join(prefix, ".install.lock"), 10*time.Minute)
-	if err != nil {
-		return "", fmt.Errorf("npm install into %s (%v)", prefix, err)
-	}
-	defer lock.Release()
-	cli := scriptInPrefix(prefix)
-	if isFile(cli) && cliVersion(cli) == Version {
-		return cli, nil
-	}
-	fmt.Fprintf(os.Stderr, "geminitest: installing Gemini CLI %s into %s (once; about 10 s)\n", Version, prefix)
-	cmd := exec.Command(npm, "install", "--prefix", prefix, "--no-audit", "--no-fund", "--loglevel=error", Package+"@"+Version)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("npm install into %s (%v: %s)", prefix, err, bytes.TrimSpace(out))
-	}
-	if !isFile(cli) || cliVersion(cli) != Version {
-		return "", fmt.Errorf("npm install into %s (no %s CLI after it)", prefix, Version)
-	}
-	return cli, nil
+// npmPackage is where FindCLI looks for the pinned CLI, and how it
+// installs it. The CLI is a script (run with the node on PATH), so a
+// regular file will do.
+var npmPackage = clitest.NPM{
+	Harness: "geminitest", Name: "Gemini CLI", Spec: Package + "@" + Version, Version: Version,
+	CacheDir: "gemini-cli-" + Version, NoInstallEnv: "CAIRN_GEMINI_NO_INSTALL", Took: "about 10 s",
+	BinEnv: "CAIRN_GEMINI_BIN", BinHint: "bundle/gemini.js", PrefixEnv: "CAIRN_GEMINI_PREFIX", Command: "gemini",
+	Binaries:  func(prefix string) []string { return []string{scriptInPrefix(prefix)} },
+	Usable:    clitest.IsFile,
+	VersionOf: cliVersion,
 }
 
 // FindCLI returns the path of the Gemini CLI's entry script (run it as a
-// program: its first line runs node):
-//
-//  1. $CAIRN_GEMINI_BIN if set (used as is; the test fails if it is not a
-//     file);
-//  2. the script inside the npm prefix $CAIRN_GEMINI_PREFIX, if it reports
-//     Version;
-//  3. "gemini" on PATH if "gemini --version" reports Version;
-//  4. an install from the npm registry into the user's cache, when npm is
-//     on PATH (see installCached).
-//
-// If none is found the test is skipped, naming InstallCommand; when the
-// environment variable CI is "true" it fails instead.
+// program: its first line runs node), found as clitest.NPM.Find finds it:
+// $CAIRN_GEMINI_BIN as is (a file), else the script in the npm prefix
+// $CAIRN_GEMINI_PREFIX, else "gemini" on PATH, each if it reports Version,
+// else an install into the user's cache (CAIRN_GEMINI_NO_INSTALL=1 turns
+// it off). If none is found the test is skipped, naming InstallCommand;
+// when CI is "true" it fails instead.
 func FindCLI(t testing.TB) string {
 	t.Helper()
-	if cli := os.Getenv("CAIRN_GEMINI_BIN"); cli != "" {
-		if !isFile(cli) {
-			t.Fatalf("geminitest: CAIRN_GEMINI_BIN=%s is not a file", cli)
-		}
-		return cli
-	}
-	var tried []string
-	if p := os.Getenv("CAIRN_GEMINI_PREFIX"); p != "" {
-		cli := scriptInPrefix(p)
-		if !isFile(cli) {
-			tried = append(tried, cli+" (missing)")
-		} else if v := cliVersion(cli); v != Version {
-			tried = append(tried, fmt.Sprintf("%s (version %q)", cli, v))
-		} else {
-			return cli
-		}
-	}
-	if cli, err := exec.LookPath("gemini"); err == nil {
-		v := cliVersion(cli)
-		if v == Version {
-			return cli
-		}
-		tried = append(tried, fmt.Sprintf("%s (version %q)", cli, v))
-	} else {
-		tried = append(tried, "gemini on PATH (missing)")
-	}
-	cli, err := installCached()
-	if err == nil {
-		return cli
-	}
-	tried = append(tried, err.Error())
-	msg := fmt.Sprintf("geminitest: Gemini CLI %s not found (tried: %s); install it with `%s` and set CAIRN_GEMINI_PREFIX=DIR (or CAIRN_GEMINI_BIN to bundle/gemini.js)",
-		Version, strings.Join(tried, "; "), InstallCommand)
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s; CI must install it as .ci/run does", msg)
-	}
-	t.Skip(msg)
-	return ""
+	return npmPackage.Find(t)
 }
 
 // RunOptions configures one run of the CLI.
@@ -222,6 +127,12 @@ type Result struct {
 	Args []string
 }
 
+// withRan returns r with ran's output, exit code and duration.
+func (r Result) withRan(ran clitest.Ran) Result {
+	r.Stdout, r.Stderr, r.ExitCode, r.Duration = ran.Stdout, ran.Stderr, ran.ExitCode, ran.Duration
+	return r
+}
+
 // String summarises the run for test failure messages.
 func (r Result) String() string {
 	return fmt.Sprintf("gemini %s\nexit code: %d (%v)\n--- stdout ---\n%s\n--- stderr ---\n%s",
@@ -230,9 +141,8 @@ func (r Result) String() string {
 
 // leakyEnv reports whether an environment variable must not reach the
 // child: anything that could tie it to a real account, project or outer
-// session, proxies (the fake is on loopback), and the marks of a CI
-// machine (with CI=true, Gemini CLI takes itself for headless and the
-// interactive UI never starts).
+// session, and the marks of a CI machine (with CI=true, Gemini CLI takes
+// itself for headless and the interactive UI never starts).
 func leakyEnv(key string) bool {
 	up := strings.ToUpper(key)
 	switch {
@@ -241,7 +151,6 @@ func leakyEnv(key string) bool {
 		strings.HasPrefix(up, "CAIRN_GEMINI_"),
 		strings.HasPrefix(up, "OTEL_"),
 		up == "CLOUD_SHELL", up == "SANDBOX", up == "SEATBELT_PROFILE",
-		up == "HTTP_PROXY", up == "HTTPS_PROXY", up == "ALL_PROXY", up == "NO_PROXY",
 		up == "CI", strings.HasPrefix(up, "CI_"), up == "CONTINUOUS_INTEGRATION", up == "BUILD_NUMBER",
 		up == "RUN_ID", up == "GITHUB_ACTIONS":
 		return true
@@ -260,32 +169,7 @@ var quietEnv = []string{
 // childEnv returns base without leaky variables, plus quietEnv and extra
 // (later entries win).
 func childEnv(base, extra []string) []string {
-	var env []string
-	for _, kv := range base {
-		k, _, _ := strings.Cut(kv, "=")
-		if !leakyEnv(k) {
-			env = append(env, kv)
-		}
-	}
-	env = append(env, quietEnv...)
-	env = append(env, extra...)
-	return dedupEnv(env)
-}
-
-// dedupEnv keeps the last value of each key, in first-seen order.
-func dedupEnv(env []string) []string {
-	idx := map[string]int{}
-	var out []string
-	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		if i, ok := idx[k]; ok {
-			out[i] = kv
-			continue
-		}
-		idx[k] = len(out)
-		out = append(out, kv)
-	}
-	return out
+	return clitest.ChildEnv(base, leakyEnv, slices.Concat(quietEnv, extra)...)
 }
 
 // userSettings are the user settings ($HOME/.gemini/settings.json) of
@@ -385,34 +269,16 @@ func Run(t testing.TB, opts RunOptions) Result {
 	args := append([]string{"--prompt", opts.Prompt, "--approval-mode", "yolo"}, opts.Args...)
 	res.Args = args
 
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, cli, args...)
-	cmd.Dir = res.Dir
-	cmd.Env = childEnv(os.Environ(), append([]string{
-		"HOME=" + res.Home,
-		"GEMINI_API_KEY=" + APIKey,
-		"GOOGLE_GEMINI_BASE_URL=" + baseURL,
-	}, opts.Env...))
-	setProcessGroup(cmd)
-	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	err := cmd.Run()
-	res.Duration = time.Since(start)
-	res.Stdout, res.Stderr = stdout.String(), stderr.String()
-	if cmd.ProcessState != nil {
-		res.ExitCode = cmd.ProcessState.ExitCode()
-	}
-	if ctx.Err() != nil {
-		t.Fatalf("geminitest: CLI did not finish within %v\n%s", timeout, res)
-	}
-	var exitErr *exec.ExitError
-	if err != nil && !errors.As(err, &exitErr) && !errors.Is(err, exec.ErrWaitDelay) {
-		t.Fatalf("geminitest: run %s: %v\n%s", cli, err, res)
-	}
-	return res
+	ran := clitest.Command{
+		Harness: "geminitest", Bin: cli, Args: res.Args, Dir: res.Dir,
+		Env: childEnv(os.Environ(), append([]string{
+			"HOME=" + res.Home,
+			"GEMINI_API_KEY=" + APIKey,
+			"GOOGLE_GEMINI_BASE_URL=" + baseURL,
+		}, opts.Env...)),
+		Timeout: timeout,
+	}.Run(t, func(ran clitest.Ran) string { return res.withRan(ran).String() })
+	return res.withRan(ran)
 }
 
 // NewGitRepo creates a git repository with one empty commit on branch
@@ -420,20 +286,5 @@ func Run(t testing.TB, opts RunOptions) Result {
 // system configuration are ignored.
 func NewGitRepo(t testing.TB) string {
 	t.Helper()
-	dir := t.TempDir()
-	for _, args := range [][]string{
-		{"init", "-q", "-b", "main"},
-		{"config", "user.name", "geminitest"},
-		{"config", "user.email", "geminitest@example.invalid"},
-		{"config", "commit.gpgsign", "false"},
-		{"commit", "-q", "--allow-empty", "-m", "initial commit"},
-	} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("geminitest: git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	return dir
+	return clitest.NewGitRepo(t, "geminitest")
 }

@@ -1,21 +1,17 @@
 package opencodetest
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+	"github.com/cairn-dev/cairn/helpers/internal/clitest"
 )
 
 // Version is the OpenCode version these helpers are verified against.
@@ -55,154 +51,47 @@ func binariesInPrefix(prefix string) []string {
 	return out
 }
 
-var (
-	versionMu    sync.Mutex
-	versionCache = map[string]string{}
-)
+var versions clitest.VersionCache
 
 // cliVersion runs "BIN --version" once per path and returns the version it
 // prints ("" on failure).
 func cliVersion(bin string) string {
-	versionMu.Lock()
-	defer versionMu.Unlock()
-	if v, ok := versionCache[bin]; ok {
-		return v
-	}
-	// Even --version makes OpenCode's directories under HOME: a scratch
-	// one, never the user's.
-	home, err := os.MkdirTemp("", "opencodetest-version-")
-	if err != nil {
+	return versions.Get(bin, func(bin string) string {
+		// Even --version makes OpenCode's directories under HOME: a
+		// scratch one, never the user's.
+		home, err := os.MkdirTemp("", "opencodetest-version-")
+		if err != nil {
+			return ""
+		}
+		defer os.RemoveAll(home)
+		out, err := clitest.RunVersion(bin, childEnv(os.Environ(), []string{"HOME=" + home}), 60*time.Second)
+		if f := strings.Fields(out); err == nil && len(f) > 0 {
+			return f[len(f)-1]
+		}
 		return ""
-	}
-	defer os.RemoveAll(home)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "--version")
-	cmd.Env = childEnv(os.Environ(), []string{"HOME=" + home})
-	out, err := cmd.Output()
-	v := ""
-	if err == nil {
-		if f := strings.Fields(string(out)); len(f) > 0 {
-			v = f[len(f)-1]
-		}
-	}
-	versionCache[bin] = v
-	return v
+	})
 }
 
-func isExecutable(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
+// npmPackage is where FindCLI looks for the pinned CLI, and how it
+// installs it.
+var npmPackage = clitest.NPM{
+	Harness: "opencodetest", Name: "OpenCode", Spec: "opencode-ai@" + Version, Version: Version,
+	CacheDir: "opencode-" + Version, NoInstallEnv: "CAIRN_OPENCODE_NO_INSTALL", Took: "about 20 s",
+	BinEnv: "CAIRN_OPENCODE_BIN", PrefixEnv: "CAIRN_OPENCODE_PREFIX", Command: "opencode",
+	Binaries:  binariesInPrefix,
+	VersionOf: cliVersion,
 }
 
-// inPrefix returns the pinned CLI in an npm prefix, or why there is none.
-func inPrefix(prefix string) (string, string) {
-	var tried []string
-	for _, bin := range binariesInPrefix(prefix) {
-		if !isExecutable(bin) {
-			continue
-		}
-		if v := cliVersion(bin); v != Version {
-			tried = append(tried, fmt.Sprintf("%s (version %q)", bin, v))
-			continue
-		}
-		return bin, ""
-	}
-	if len(tried) == 0 {
-		return "", prefix + " (no opencode binary)"
-	}
-	return "", strings.Join(tried, "; ")
-}
-
-// installCached installs the pinned CLI from the npm registry into the
-// user's cache (once for every test process of the machine: the first
-// installs under a lock, the others wait and use it) and returns its
-// binary. CAIRN_OPENCODE_NO_INSTALL=1 turns it off.
-func installCached() (string, error) {
-	if os.Getenv("CAIRN_OPENCODE_NO_INSTALL") == "1" {
-		return "", errors.New("the user cache (CAIRN_OPENCODE_NO_INSTALL=1)")
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		return "", errors.New("npm install into the user cache (no npm on PATH)")
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("npm install into the user cache (%v)", err)
-	}
-	prefix := filepath.Join(cache, "cairn", "opencode-"+Version)
-	if err := os.MkdirAll(prefix, 0o755); err != nil {
-		return "", fmt.Errorf("npm install into %s (%v)", prefix, err)
-	}
-	lock, err := fsx.Acquire(filepath.Join(prefix, ".install.lock"), 10*time.Minute)
-	if err != nil {
-		return "", fmt.Errorf("npm install into %s (%v)", prefix, err)
-	}
-	defer lock.Release()
-	if bin, _ := inPrefix(prefix); bin != "" {
-		return bin, nil
-	}
-	fmt.Fprintf(os.Stderr, "opencodetest: installing OpenCode %s into %s (once; about 20 s)\n", Version, prefix)
-	cmd := exec.Command(npm, "install", "--prefix", prefix, "--no-audit", "--no-fund", "--loglevel=error", "opencode-ai@"+Version)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("npm install into %s (%v: %s)", prefix, err, bytes.TrimSpace(out))
-	}
-	bin, why := inPrefix(prefix)
-	if bin == "" {
-		return "", fmt.Errorf("npm install into %s (after it: %s)", prefix, why)
-	}
-	return bin, nil
-}
-
-// FindCLI returns the path of the OpenCode CLI binary:
-//
-//  1. $CAIRN_OPENCODE_BIN if set (used as is; the test fails if it is not
-//     an executable file);
-//  2. the binary inside the npm prefix $CAIRN_OPENCODE_PREFIX, if it
-//     reports Version;
-//  3. "opencode" on PATH if it reports Version;
-//  4. an install from the npm registry into the user's cache, when npm is
-//     on PATH (see installCached).
-//
-// If none is found the test is skipped, naming InstallCommand; when CI is
-// "true" the test fails instead.
+// FindCLI returns the path of the OpenCode CLI binary, found as
+// clitest.NPM.Find finds it: $CAIRN_OPENCODE_BIN as is, else a binary in
+// the npm prefix $CAIRN_OPENCODE_PREFIX (see binariesInPrefix), else
+// "opencode" on PATH, each if it reports Version, else an install into the
+// user's cache (CAIRN_OPENCODE_NO_INSTALL=1 turns it off). If none is
+// found the test is skipped, naming InstallCommand; when CI is "true" it
+// fails instead.
 func FindCLI(t testing.TB) string {
 	t.Helper()
-	if bin := os.Getenv("CAIRN_OPENCODE_BIN"); bin != "" {
-		if !isExecutable(bin) {
-			t.Fatalf("opencodetest: CAIRN_OPENCODE_BIN=%s is not an executable file", bin)
-		}
-		return bin
-	}
-	var tried []string
-	if p := os.Getenv("CAIRN_OPENCODE_PREFIX"); p != "" {
-		bin, why := inPrefix(p)
-		if bin != "" {
-			return bin
-		}
-		tried = append(tried, why)
-	}
-	if bin, err := exec.LookPath("opencode"); err == nil {
-		v := cliVersion(bin)
-		if v == Version {
-			return bin
-		}
-		tried = append(tried, fmt.Sprintf("%s (version %q)", bin, v))
-	} else {
-		tried = append(tried, "opencode on PATH (missing)")
-	}
-	bin, err := installCached()
-	if err == nil {
-		return bin
-	}
-	tried = append(tried, err.Error())
-	msg := fmt.Sprintf("opencodetest: OpenCode %s not found (tried: %s); install it with `%s` and set CAIRN_OPENCODE_PREFIX=DIR (or CAIRN_OPENCODE_BIN to the binary)",
-		Version, strings.Join(tried, "; "), InstallCommand)
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s; CI must install it as .ci/run does", msg)
-	}
-	t.Skip(msg)
-	return ""
+	return npmPackage.Find(t)
 }
 
 // RunOptions configures one `opencode run`.
@@ -239,6 +128,12 @@ type Result struct {
 	Args     []string
 }
 
+// withRan returns r with ran's output, exit code and duration.
+func (r Result) withRan(ran clitest.Ran) Result {
+	r.Stdout, r.Stderr, r.ExitCode, r.Duration = ran.Stdout, ran.Stderr, ran.ExitCode, ran.Duration
+	return r
+}
+
 // String summarises the run for failure messages.
 func (r Result) String() string {
 	return fmt.Sprintf("opencode %s\nexit code: %d (%v)\n--- stdout ---\n%s\n--- stderr ---\n%s",
@@ -255,8 +150,7 @@ func leakyEnv(key string) bool {
 		strings.HasPrefix(up, "CAIRN_OPENCODE_"),
 		strings.HasPrefix(up, "OPENAI_"),
 		strings.HasPrefix(up, "ANTHROPIC_"),
-		strings.HasPrefix(up, "XDG_"),
-		up == "HTTP_PROXY", up == "HTTPS_PROXY", up == "ALL_PROXY", up == "NO_PROXY":
+		strings.HasPrefix(up, "XDG_"):
 		return true
 	}
 	return false
@@ -279,27 +173,7 @@ var quietEnv = []string{
 // childEnv returns base without leaky variables, plus quietEnv and extra
 // (later entries win).
 func childEnv(base, extra []string) []string {
-	var env []string
-	for _, kv := range base {
-		k, _, _ := strings.Cut(kv, "=")
-		if !leakyEnv(k) {
-			env = append(env, kv)
-		}
-	}
-	env = append(env, quietEnv...)
-	env = append(env, extra...)
-	idx := map[string]int{}
-	var out []string
-	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		if i, ok := idx[k]; ok {
-			out[i] = kv
-			continue
-		}
-		idx[k] = len(out)
-		out = append(out, kv)
-	}
-	return out
+	return clitest.ChildEnv(base, leakyEnv, slices.Concat(quietEnv, extra)...)
 }
 
 // config is OpenCode's configuration for a run: the fake as a custom
@@ -392,37 +266,19 @@ func Run(t testing.TB, opts RunOptions) Result {
 	}
 
 	res.Args = append([]string{"run", "--print-logs", "--log-level", "INFO", opts.Prompt}, opts.Args...)
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, res.Args...)
-	cmd.Dir = res.Dir
-	cmd.Env = childEnv(os.Environ(), append([]string{
-		// OpenCode takes its directory from PWD, not from its working
-		// directory.
-		"PWD=" + res.Dir,
-		"HOME=" + res.Home,
-		"XDG_CONFIG_HOME=" + filepath.Join(res.Home, ".config"),
-		"XDG_DATA_HOME=" + filepath.Join(res.Home, ".local", "share"),
-		"XDG_CACHE_HOME=" + filepath.Join(res.Home, ".cache"),
-		"XDG_STATE_HOME=" + filepath.Join(res.Home, ".local", "state"),
-	}, opts.Env...))
-	setProcessGroup(cmd)
-	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	err = cmd.Run()
-	res.Duration = time.Since(start)
-	res.Stdout, res.Stderr = stdout.String(), stderr.String()
-	if cmd.ProcessState != nil {
-		res.ExitCode = cmd.ProcessState.ExitCode()
-	}
-	if ctx.Err() != nil {
-		t.Fatalf("opencodetest: OpenCode did not finish within %v\n%s", timeout, res)
-	}
-	var exitErr *exec.ExitError
-	if err != nil && !errors.As(err, &exitErr) && !errors.Is(err, exec.ErrWaitDelay) {
-		t.Fatalf("opencodetest: run %s: %v\n%s", bin, err, res)
-	}
-	return res
+	ran := clitest.Command{
+		Harness: "opencodetest", Bin: bin, Args: res.Args, Dir: res.Dir,
+		Env: childEnv(os.Environ(), append([]string{
+			// OpenCode takes its directory from PWD, not from its working
+			// directory.
+			"PWD=" + res.Dir,
+			"HOME=" + res.Home,
+			"XDG_CONFIG_HOME=" + filepath.Join(res.Home, ".config"),
+			"XDG_DATA_HOME=" + filepath.Join(res.Home, ".local", "share"),
+			"XDG_CACHE_HOME=" + filepath.Join(res.Home, ".cache"),
+			"XDG_STATE_HOME=" + filepath.Join(res.Home, ".local", "state"),
+		}, opts.Env...)),
+		Timeout: timeout,
+	}.Run(t, func(ran clitest.Ran) string { return res.withRan(ran).String() })
+	return res.withRan(ran)
 }

@@ -29,7 +29,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+	"github.com/cairn-dev/cairn/helpers/internal/clitest"
 )
 
 // Version is the @tobilu/qmd version these helpers are verified against.
@@ -109,11 +109,6 @@ func prefixVersion(prefix string) string {
 	return pkg.Version
 }
 
-func isExecutable(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
-}
-
 var (
 	probeMu    sync.Mutex
 	probeCache = map[string]string{}
@@ -163,7 +158,7 @@ func pathNode() string {
 // nodeFor returns the Node binary to run the QMD in prefix with: the one
 // installed into the prefix, else the one on PATH, if recent enough.
 func nodeFor(prefix string) (string, error) {
-	if n := nodeInPrefix(prefix); n != "" && isExecutable(n) && nodeMajor(n) >= MinNodeMajor {
+	if n := nodeInPrefix(prefix); n != "" && clitest.IsExecutable(n) && nodeMajor(n) >= MinNodeMajor {
 		return n, nil
 	}
 	if n := pathNode(); n != "" {
@@ -172,17 +167,12 @@ func nodeFor(prefix string) (string, error) {
 	return "", fmt.Errorf("no Node.js >= %d in %s or on PATH", MinNodeMajor, prefix)
 }
 
-// shellQuote quotes s for a POSIX shell.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
 // writeWrapper writes an executable script named qmd into dir that runs the
 // launcher with node, and returns its path.
 func writeWrapper(dir, node, launcher string) (string, error) {
 	path := filepath.Join(dir, "qmd")
 	script := "#!/bin/sh\n# Written by cairn's qmdtest: QMD " + Version + " run with a chosen Node.js.\nexec " +
-		shellQuote(node) + " " + shellQuote(launcher) + ` "$@"` + "\n"
+		clitest.ShellQuote(node) + " " + clitest.ShellQuote(launcher) + ` "$@"` + "\n"
 	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
 		return "", err
 	}
@@ -244,20 +234,12 @@ func installCached() (string, error) {
 	if err != nil {
 		return "", errors.New("npm install into the user cache (no npm on PATH)")
 	}
-	cache, err := os.UserCacheDir()
+	prefix, release, err := clitest.LockedCachePrefix("qmd-" + Version)
 	if err != nil {
-		return "", fmt.Errorf("npm install into the user cache (%v)", err)
+		return "", err
 	}
-	prefix := filepath.Join(cache, "cairn", "qmd-"+Version)
+	defer release()
 	binDir := filepath.Join(prefix, "bin")
-	if err := os.MkdirAll(prefix, 0o755); err != nil {
-		return "", fmt.Errorf("npm install into %s (%v)", prefix, err)
-	}
-	lock, err := fsx.Acquire(filepath.Join(prefix, ".install.lock"), 10*time.Minute)
-	if err != nil {
-		return "", fmt.Errorf("npm install into %s (%v)", prefix, err)
-	}
-	defer lock.Release()
 	if bin, err := fromPrefix(prefix, binDir); err == nil {
 		return bin, nil
 	}
@@ -305,7 +287,7 @@ func installCached() (string, error) {
 func Find(t testing.TB) string {
 	t.Helper()
 	if bin := os.Getenv("CAIRN_QMD_BIN"); bin != "" {
-		if !isExecutable(bin) {
+		if !clitest.IsExecutable(bin) {
 			t.Fatalf("qmdtest: CAIRN_QMD_BIN=%s is not an executable file", bin)
 		}
 		return bin
@@ -325,10 +307,7 @@ func Find(t testing.TB) string {
 	tried = append(tried, err.Error())
 	msg := fmt.Sprintf("qmdtest: QMD %s not found (tried: %s); install it with `%s` and set CAIRN_QMD_PREFIX=DIR (or CAIRN_QMD_BIN to an executable)",
 		Version, strings.Join(tried, "; "), InstallCommand())
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s; CI must have npm", msg)
-	}
-	t.Skip(msg)
+	clitest.Unavailable(t, msg)
 	return ""
 }
 
@@ -397,7 +376,7 @@ func Run(t testing.TB, bin, home string, args ...string) string {
 	// QMD's launcher runs the CLI in a second node process: a timeout kills
 	// the whole process group, and WaitDelay bounds the wait for pipes
 	// where there are no process groups.
-	setProcessGroup(cmd)
+	clitest.SetProcessGroup(cmd)
 	cmd.WaitDelay = 10 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
