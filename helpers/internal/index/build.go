@@ -1,0 +1,353 @@
+package index
+
+import (
+	"bytes"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/relevance"
+)
+
+// A build runs on two cores: a producer parses the lines, picks each
+// key's winner and derives its entry's columns, while the caller's
+// goroutine writes them, many rows a statement. Only the raw files, one
+// small row per distinct line and each key's winning line are held; an
+// entry is decoded again when it is written rather than kept from the
+// parse.
+
+// Rows a multi-row INSERT carries (SQLite allows 32766 parameters).
+const (
+	lineBatch  = 128
+	entryBatch = 64
+)
+
+// entryRow is an entry's columns, as the entries table holds them.
+type entryRow struct {
+	key, typ, content, tags, status, author, idents string
+	ts                                              int64
+	archived                                        bool
+	json                                            []byte
+}
+
+// candidate is a key's best line so far, with its version.
+type candidate struct {
+	r *lineRow
+	v knowledge.Version
+}
+
+// build writes a cache of the source files, complete, into a new database
+// at path, and returns the state of the files it holds and their lines'
+// list (see saveLines).
+func (ix *Index) build(path string) (res SyncResult, files string, recs map[string][]lineRec, err error) {
+	db, err := sql.Open("sqlite", dsn(path, buildPragmas))
+	if err != nil {
+		return res, "", nil, dbErr("create cache", err)
+	}
+	db.SetMaxOpenConns(1)
+	defer func() {
+		if cerr := db.Close(); err == nil {
+			err = dbErr("close cache", cerr)
+		}
+	}()
+	if _, err := db.Exec(schema); err != nil {
+		return res, "", nil, dbErr("create cache schema", err)
+	}
+	now, err := ix.statSources()
+	if err != nil {
+		return res, "", nil, err
+	}
+	datas, err := ix.readSources(now)
+	if err != nil {
+		return res, "", nil, err
+	}
+	rows := map[string]*lineRow{}
+	var order []string
+	recs = map[string][]lineRec{}
+	for _, src := range ix.sources() {
+		var rs []lineRec
+		scanLines(datas[src.path], src.archived, rows, &order, &rs)
+		recs[src.path] = rs
+	}
+	// Lines go in in hash order, the lines table's primary key: B-tree
+	// appends instead of random inserts. first is each line's place in
+	// the files, which orders the report's problems.
+	type distinct struct {
+		r     *lineRow
+		first int
+	}
+	sorted := make([]distinct, len(order))
+	for i, h := range order {
+		sorted[i] = distinct{rows[h], i}
+	}
+	rows, order = nil, nil
+	slices.SortFunc(sorted, func(a, b distinct) int { return bytes.Compare(a.r.hash, b.r.hash) })
+
+	tx, err := db.Begin()
+	if err != nil {
+		return res, "", nil, dbErr("begin", err)
+	}
+	defer tx.Rollback() // after Commit, a no-op
+	bw := &batchWriter{tx: tx}
+	defer bw.close()
+
+	lines := make(chan []*lineRow, 4)
+	entries := make(chan []entryRow, 4)
+	quit := make(chan struct{})
+	var (
+		wg      sync.WaitGroup
+		rep     knowledge.Report
+		nKeys   int
+		prodErr error
+	)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(entries)
+		send := func(b []*lineRow) bool {
+			select {
+			case lines <- b:
+				return true
+			case <-quit:
+				return false
+			}
+		}
+		best := map[string]candidate{}
+		var glued []*lineRow // further entries of glued lines, new hashes
+		type problems struct {
+			first, n int
+			rep      knowledge.Report
+		}
+		var odd []problems
+		batch := make([]*lineRow, 0, lineBatch)
+		for i := range sorted {
+			d := sorted[i]
+			sorted[i].r = nil
+			parsed, prep := parseRowQuick(d.r)
+			if len(prep.Problems) > 0 || len(prep.ByKind) > 0 {
+				odd = append(odd, problems{d.first, d.r.n, prep})
+			} else {
+				rep.Lines += prep.Lines * d.r.n
+				rep.Entries += prep.Entries * d.r.n
+				rep.Blank += prep.Blank * d.r.n
+			}
+			for _, p := range parsed {
+				if p.key != "" {
+					v := p.version()
+					if b, ok := best[p.key]; !ok || v.Newer(b.v) {
+						best[p.key] = candidate{p, v}
+					}
+				}
+				p.entry = nil // decoded again if it wins
+				if p.parent != nil {
+					glued = append(glued, p)
+					continue
+				}
+				batch = append(batch, p)
+			}
+			if len(batch) >= lineBatch {
+				if !send(batch) {
+					close(lines)
+					return
+				}
+				batch = make([]*lineRow, 0, lineBatch)
+			}
+		}
+		slices.SortFunc(glued, func(a, b *lineRow) int { return bytes.Compare(a.hash, b.hash) })
+		for len(glued) > 0 {
+			n := min(len(glued), lineBatch-len(batch))
+			batch = append(batch, glued[:n]...)
+			glued = glued[n:]
+			if len(batch) == lineBatch {
+				if !send(batch) {
+					close(lines)
+					return
+				}
+				batch = make([]*lineRow, 0, lineBatch)
+			}
+		}
+		if len(batch) > 0 && !send(batch) {
+			close(lines)
+			return
+		}
+		close(lines)
+		// Problems in the order of their lines' first appearance, as a
+		// read of the files reports them.
+		slices.SortFunc(odd, func(a, b problems) int { return a.first - b.first })
+		for _, o := range odd {
+			for range o.n {
+				rep.Merge(o.rep)
+			}
+		}
+		winners := make([]*lineRow, 0, len(best))
+		for _, c := range best {
+			winners = append(winners, c.r)
+		}
+		best = nil
+		nKeys = len(winners)
+		slices.SortFunc(winners, func(a, b *lineRow) int { return strings.Compare(a.key, b.key) })
+		eb := make([]entryRow, 0, entryBatch)
+		for i, r := range winners {
+			winners[i] = nil
+			e, err := knowledge.DecodeEntry(r.json)
+			if err != nil {
+				prodErr = dbErr("index entry "+r.key, err)
+				return
+			}
+			eb = append(eb, entryRow{
+				key: e.Key, typ: e.Type, content: e.Content, tags: strings.Join(e.Tags, " "),
+				status: e.Status, author: e.Author, idents: relevance.Idents(e.Content),
+				ts: e.TS, archived: r.archived, json: r.json,
+			})
+			if len(eb) == entryBatch || i == len(winners)-1 {
+				select {
+				case entries <- eb:
+				case <-quit:
+					return
+				}
+				eb = make([]entryRow, 0, entryBatch)
+			}
+		}
+	}()
+	werr := func() error {
+		for b := range lines {
+			if err := bw.putLines(b); err != nil {
+				return err
+			}
+			res.Added += len(b)
+		}
+		id := int64(0)
+		for b := range entries {
+			if err := bw.putEntries(id, b); err != nil {
+				return err
+			}
+			id += int64(len(b))
+		}
+		return nil
+	}()
+	if werr != nil {
+		close(quit)
+	}
+	wg.Wait()
+	if werr != nil {
+		return res, "", nil, werr
+	}
+	if prodErr != nil {
+		return res, "", nil, prodErr
+	}
+	res.Report = rep
+	res.Entries = nKeys
+	// The text index is filled from the entries table in one statement.
+	if _, err := tx.Exec(`INSERT INTO fts(rowid,content,tags,type,idents) SELECT id,content,tags,type,idents FROM entries ORDER BY id`); err != nil {
+		return res, "", nil, dbErr("index text", err)
+	}
+	// Indexes for refolds and newest-first listings (must-check at session
+	// start), built once over the sorted data rather than row by row.
+	if _, err := tx.Exec(indexes); err != nil {
+		return res, "", nil, dbErr("index cache", err)
+	}
+	bw.close()
+	if err := ix.setFiles(tx, now); err != nil {
+		return res, "", nil, err
+	}
+	if _, err := tx.Exec(`INSERT INTO meta(k,v) VALUES('schema',?)`, schemaVersion); err != nil {
+		return res, "", nil, dbErr("save cache state", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return res, "", nil, dbErr("commit cache", err)
+	}
+	return res, now.json(), recs, nil
+}
+
+// parseRowQuick is parseRowReport with a fast path for the common line,
+// one valid JSON object that decodes to an entry: read as Parse reads it,
+// without copying the line.
+func parseRowQuick(r *lineRow) ([]*lineRow, knowledge.Report) {
+	t := bytes.TrimSpace(r.json)
+	if len(t) > 0 && t[0] == '{' && json.Valid(t) {
+		if e, err := knowledge.DecodeEntry(t); err == nil {
+			nr := *r
+			nr.key = strings.Clone(e.Key)
+			nr.ts = e.TS
+			nr.entry = &e
+			nr.json = t
+			nr.problem = ""
+			return []*lineRow{&nr}, knowledge.Report{Lines: 1, Entries: 1}
+		}
+	}
+	out, rep := parseRowReport(r)
+	for _, p := range out {
+		p.key = strings.Clone(p.key)
+	}
+	return out, rep
+}
+
+// batchWriter writes a build's rows many a statement.
+type batchWriter struct {
+	tx             *sql.Tx
+	lines, entries *sql.Stmt // for full batches
+	args           []any
+}
+
+func (bw *batchWriter) close() {
+	for _, st := range []*sql.Stmt{bw.lines, bw.entries} {
+		if st != nil {
+			st.Close()
+		}
+	}
+	bw.lines, bw.entries = nil, nil
+}
+
+// insertSQL is an INSERT of n rows of cols columns.
+func insertSQL(head string, cols, n int) string {
+	row := "(" + strings.TrimSuffix(strings.Repeat("?,", cols), ",") + ")"
+	return head + " VALUES" + strings.TrimSuffix(strings.Repeat(row+",", n), ",")
+}
+
+// exec runs an INSERT of rows many rows of cols columns, with the
+// statement prepared for full batches when it has full batch size.
+func (bw *batchWriter) exec(st **sql.Stmt, head string, cols, rows, full int) error {
+	if rows != full {
+		_, err := bw.tx.Exec(insertSQL(head, cols, rows), bw.args...)
+		return err
+	}
+	if *st == nil {
+		s, err := bw.tx.Prepare(insertSQL(head, cols, rows))
+		if err != nil {
+			return err
+		}
+		*st = s
+	}
+	_, err := (*st).Exec(bw.args...)
+	return err
+}
+
+func (bw *batchWriter) putLines(rs []*lineRow) error {
+	bw.args = bw.args[:0]
+	for _, r := range rs {
+		bw.args = append(bw.args, r.hash, r.n, boolInt(r.archived), r.key, r.ts, r.problem, r.parent, string(r.json))
+	}
+	err := bw.exec(&bw.lines, `INSERT OR REPLACE INTO lines(hash,n,archived,key,ts,problem,parent,json)`, 8, len(rs), lineBatch)
+	if err != nil {
+		return dbErr("index lines", err)
+	}
+	return nil
+}
+
+// putEntries writes entries with ids from after+1 on, in order, as the
+// table would number them.
+func (bw *batchWriter) putEntries(after int64, es []entryRow) error {
+	bw.args = bw.args[:0]
+	for i, e := range es {
+		bw.args = append(bw.args, after+int64(i)+1, e.key, e.typ, e.content, e.tags, e.ts, e.status, e.author, boolInt(e.archived), e.idents, string(e.json))
+	}
+	err := bw.exec(&bw.entries, `INSERT INTO entries(id,key,type,content,tags,ts,status,author,archived,idents,json)`, 11, len(es), entryBatch)
+	if err != nil {
+		return dbErr(fmt.Sprintf("index entries %s to %s", es[0].key, es[len(es)-1].key), err)
+	}
+	return nil
+}
