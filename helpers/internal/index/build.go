@@ -34,12 +34,6 @@ type entryRow struct {
 	json                                            []byte
 }
 
-// candidate is a key's best line so far, with its version.
-type candidate struct {
-	r *lineRow
-	v knowledge.Version
-}
-
 // build writes a cache of the source files, complete, into a new database
 // at path, and returns the state of the files it holds and their lines'
 // list (see saveLines).
@@ -116,8 +110,8 @@ func (ix *Index) build(path string) (res SyncResult, files string, recs map[stri
 				return false
 			}
 		}
-		best := map[string]candidate{}
-		var glued []*lineRow // further entries of glued lines, new hashes
+		best := map[string]knowledge.Version{} // each key's best line so far
+		var glued []*lineRow                   // further entries of glued lines, new hashes
 		type problems struct {
 			first, n int
 			rep      knowledge.Report
@@ -138,8 +132,8 @@ func (ix *Index) build(path string) (res SyncResult, files string, recs map[stri
 			for _, p := range parsed {
 				if p.key != "" {
 					v := p.version()
-					if b, ok := best[p.key]; !ok || v.Newer(b.v) {
-						best[p.key] = candidate{p, v}
+					if b, ok := best[p.key]; !ok || v.Newer(b) {
+						best[p.key] = v
 					}
 				}
 				p.entry = nil // decoded again if it wins
@@ -183,25 +177,29 @@ func (ix *Index) build(path string) (res SyncResult, files string, recs map[stri
 				rep.Merge(o.rep)
 			}
 		}
-		winners := make([]*lineRow, 0, len(best))
-		for _, c := range best {
-			winners = append(winners, c.r)
+		type winner struct {
+			key string
+			v   knowledge.Version
+		}
+		winners := make([]winner, 0, len(best))
+		for k, v := range best {
+			winners = append(winners, winner{k, v})
 		}
 		best = nil
 		nKeys = len(winners)
-		slices.SortFunc(winners, func(a, b *lineRow) int { return strings.Compare(a.key, b.key) })
+		slices.SortFunc(winners, func(a, b winner) int { return strings.Compare(a.key, b.key) })
 		eb := make([]entryRow, 0, entryBatch)
-		for i, r := range winners {
-			winners[i] = nil
-			e, err := knowledge.DecodeEntry(r.json)
+		for i, w := range winners {
+			winners[i] = winner{}
+			e, err := knowledge.DecodeEntry(w.v.JSON)
 			if err != nil {
-				prodErr = dbErr("index entry "+r.key, err)
+				prodErr = dbErr("index entry "+w.key, err)
 				return
 			}
 			eb = append(eb, entryRow{
 				key: e.Key, typ: e.Type, content: e.Content, tags: strings.Join(e.Tags, " "),
 				status: e.Status, author: e.Author, idents: relevance.Idents(e.Content),
-				ts: e.TS, archived: r.archived, json: r.json,
+				ts: e.TS, archived: w.v.Archived, json: w.v.JSON,
 			})
 			if len(eb) == entryBatch || i == len(winners)-1 {
 				select {

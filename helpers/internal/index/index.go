@@ -67,6 +67,10 @@ CREATE TABLE verdicts(
   note TEXT NOT NULL,
   PRIMARY KEY(key, ts)
 ) WITHOUT ROWID;
+-- A sync's report of problem lines, and its dropping of a glued line's
+-- further entries: both rare, so partial, and cheap to fill row by row.
+CREATE INDEX lines_problem ON lines(problem) WHERE problem != '';
+CREATE INDEX lines_parent ON lines(parent) WHERE parent IS NOT NULL;
 CREATE VIRTUAL TABLE fts USING fts5(
   content, tags, type, idents,
   content='entries', content_rowid='id',
@@ -75,18 +79,15 @@ CREATE VIRTUAL TABLE fts USING fts5(
 `
 
 // indexes serve the refolding of a key's lines; newest-first listings,
-// whole and by type; the counts every write records (entries by
-// archived); a sync's report of problem lines, and its dropping of a
-// glued line's further entries (both rare, so partial). A build creates
-// them after the rows are in, each in one sort: lines go in in hash
-// order, so lines_key filled row by row would be random inserts.
+// whole and by type; and the counts every write records (entries by
+// archived). A build creates them after the rows are in, each in one
+// sort: filled row by row they would take random inserts (lines go in
+// in hash order, entries in key order).
 const indexes = `
 CREATE INDEX lines_key ON lines(key);
 CREATE INDEX entries_ts ON entries(ts);
 CREATE INDEX entries_type_ts ON entries(type, ts);
 CREATE INDEX entries_archived ON entries(archived);
-CREATE INDEX lines_problem ON lines(problem) WHERE problem != '';
-CREATE INDEX lines_parent ON lines(parent) WHERE parent IS NOT NULL;
 `
 
 // Index is an open cache database.
