@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -59,27 +60,11 @@ func (ix *Index) build(path string) (res SyncResult, files string, recs map[stri
 	if err != nil {
 		return res, "", nil, err
 	}
-	rows := map[string]*lineRow{}
-	var order []string
 	recs = map[string][]lineRec{}
-	for _, src := range ix.sources() {
-		var rs []lineRec
-		scanLines(datas[src.path], src.archived, rows, &order, &rs)
-		recs[src.path] = rs
-	}
+	sorted := distinctLines(ix.sources(), datas, recs)
 	// Lines go in in hash order, the lines table's primary key: B-tree
-	// appends instead of random inserts. first is each line's place in
-	// the files, which orders the report's problems.
-	type distinct struct {
-		r     *lineRow
-		first int
-	}
-	sorted := make([]distinct, len(order))
-	for i, h := range order {
-		sorted[i] = distinct{rows[h], i}
-	}
-	rows, order = nil, nil
-	slices.SortFunc(sorted, func(a, b distinct) int { return bytes.Compare(a.r.hash, b.r.hash) })
+	// appends instead of random inserts.
+	slices.SortFunc(sorted, func(a, b distinct) int { return bytes.Compare(a.hash[:], b.hash[:]) })
 
 	tx, err := db.Begin()
 	if err != nil {
@@ -119,15 +104,15 @@ func (ix *Index) build(path string) (res SyncResult, files string, recs map[stri
 		var odd []problems
 		batch := make([]*lineRow, 0, lineBatch)
 		for i := range sorted {
-			d := sorted[i]
-			sorted[i].r = nil
-			parsed, prep := parseRowQuick(d.r)
+			d := &sorted[i]
+			parsed, prep := parseRowQuick(&lineRow{hash: d.hash[:], n: d.n, archived: d.archived, json: d.json, torn: d.torn})
+			d.json = nil
 			if len(prep.Problems) > 0 || len(prep.ByKind) > 0 {
-				odd = append(odd, problems{d.first, d.r.n, prep})
+				odd = append(odd, problems{d.first, d.n, prep})
 			} else {
-				rep.Lines += prep.Lines * d.r.n
-				rep.Entries += prep.Entries * d.r.n
-				rep.Blank += prep.Blank * d.r.n
+				rep.Lines += prep.Lines * d.n
+				rep.Entries += prep.Entries * d.n
+				rep.Blank += prep.Blank * d.n
 			}
 			for _, p := range parsed {
 				if p.key != "" {
@@ -259,6 +244,58 @@ func (ix *Index) build(path string) (res SyncResult, files string, recs map[stri
 		return res, "", nil, dbErr("commit cache", err)
 	}
 	return res, now.json(), recs, nil
+}
+
+// distinct is one distinct line of the sources, as a build scans them.
+type distinct struct {
+	hash     [16]byte
+	json     []byte
+	n        int // times it occurs in its file
+	first    int // its place among the distinct lines, in file order
+	archived bool
+	torn     bool
+}
+
+// distinctLines is scanLines for a build, which needs no more of a line
+// than its hash, text and count: the distinct non-blank lines of the
+// sources, in file order, each line's record appended to recs.
+func distinctLines(srcs []source, datas map[string][]byte, recs map[string][]lineRec) []distinct {
+	var out []distinct
+	at := map[[16]byte]int{}
+	h := sha256.New()
+	var sum [sha256.Size]byte
+	for _, src := range srcs {
+		lines, torn := knowledge.Lines(datas[src.path])
+		rs := make([]lineRec, 0, len(lines))
+		for i, line := range lines {
+			if blank(line) {
+				continue
+			}
+			isTorn := torn && i == len(lines)-1
+			rec := quickRec(line, isTorn)
+			// hashLine, without its allocations.
+			flag := byte(0)
+			if src.archived {
+				flag |= 1
+			}
+			if isTorn {
+				flag |= 2
+			}
+			h.Reset()
+			h.Write([]byte{flag})
+			h.Write(line)
+			copy(rec.hash[:], h.Sum(sum[:0]))
+			rs = append(rs, rec)
+			if j, ok := at[rec.hash]; ok {
+				out[j].n++
+				continue
+			}
+			at[rec.hash] = len(out)
+			out = append(out, distinct{hash: rec.hash, json: line, n: 1, first: len(out), archived: src.archived, torn: isTorn})
+		}
+		recs[src.path] = rs
+	}
+	return out
 }
 
 // parseRowQuick is parseRowReport with a fast path for the common line,
