@@ -95,8 +95,14 @@ func (ix *Index) build(path string) (res SyncResult, files string, recs map[stri
 				return false
 			}
 		}
-		best := map[string]knowledge.Version{} // each key's best line so far
-		var glued []*lineRow                   // further entries of glued lines, new hashes
+		// Every keyed line's version: sorted by key, each key's lines
+		// are a run, whose newest wins.
+		type version struct {
+			key string
+			v   knowledge.Version
+		}
+		var versions []version
+		var glued []*lineRow // further entries of glued lines, new hashes
 		type problems struct {
 			first, n int
 			rep      knowledge.Report
@@ -116,10 +122,7 @@ func (ix *Index) build(path string) (res SyncResult, files string, recs map[stri
 			}
 			for _, p := range parsed {
 				if p.key != "" {
-					v := p.version()
-					if b, ok := best[p.key]; !ok || v.Newer(b) {
-						best[p.key] = v
-					}
+					versions = append(versions, version{p.key, p.version()})
 				}
 				p.entry = nil // decoded again if it wins
 				if p.parent != nil {
@@ -162,20 +165,21 @@ func (ix *Index) build(path string) (res SyncResult, files string, recs map[stri
 				rep.Merge(o.rep)
 			}
 		}
-		type winner struct {
-			key string
-			v   knowledge.Version
+		slices.SortFunc(versions, func(a, b version) int { return strings.Compare(a.key, b.key) })
+		winners := versions[:0]
+		for _, v := range versions {
+			switch n := len(winners); {
+			case n == 0 || winners[n-1].key != v.key:
+				winners = append(winners, v)
+			case v.v.Newer(winners[n-1].v):
+				winners[n-1] = v
+			}
 		}
-		winners := make([]winner, 0, len(best))
-		for k, v := range best {
-			winners = append(winners, winner{k, v})
-		}
-		best = nil
+		clear(versions[len(winners):])
 		nKeys = len(winners)
-		slices.SortFunc(winners, func(a, b winner) int { return strings.Compare(a.key, b.key) })
 		eb := make([]entryRow, 0, entryBatch)
 		for i, w := range winners {
-			winners[i] = winner{}
+			winners[i] = version{}
 			e, err := knowledge.DecodeEntry(w.v.JSON)
 			if err != nil {
 				prodErr = dbErr("index entry "+w.key, err)
