@@ -6,9 +6,11 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/relevance"
@@ -95,66 +97,47 @@ func (ix *Index) build(path string) (res SyncResult, files string, recs map[stri
 				return false
 			}
 		}
+		workers := min(runtime.GOMAXPROCS(0), 4)
 		// Every keyed line's version: sorted by key, each key's lines
 		// are a run, whose newest wins.
-		type version struct {
-			key string
-			v   knowledge.Version
-		}
 		var versions []version
 		var glued []*lineRow // further entries of glued lines, new hashes
-		type problems struct {
-			first, n int
-			rep      knowledge.Report
-		}
 		var odd []problems
 		batch := make([]*lineRow, 0, lineBatch)
-		for i := range sorted {
-			d := &sorted[i]
-			parsed, prep := parseRowQuick(&lineRow{hash: d.hash[:], n: d.n, archived: d.archived, json: d.json, torn: d.torn})
-			d.json = nil
-			if len(prep.Problems) > 0 || len(prep.ByKind) > 0 {
-				odd = append(odd, problems{d.first, d.n, prep})
-			} else {
-				rep.Lines += prep.Lines * d.n
-				rep.Entries += prep.Entries * d.n
-				rep.Blank += prep.Blank * d.n
-			}
-			for _, p := range parsed {
-				if p.key != "" {
-					versions = append(versions, version{p.key, p.version()})
+		parsed := make([]parsedChunk, (len(sorted)+lineBatch-1)/lineBatch)
+		ok := inOrder(len(parsed), workers, func(c int) {
+			parsed[c].parse(sorted[c*lineBatch : min(len(sorted), (c+1)*lineBatch)])
+		}, func(c int) bool {
+			pc := parsed[c]
+			parsed[c] = parsedChunk{}
+			versions = append(versions, pc.versions...)
+			glued = append(glued, pc.glued...)
+			odd = append(odd, pc.odd...)
+			rep.Lines += pc.rep.Lines
+			rep.Entries += pc.rep.Entries
+			rep.Blank += pc.rep.Blank
+			batch = append(batch, pc.rows...)
+			for len(batch) >= lineBatch {
+				if !send(batch[:lineBatch:lineBatch]) {
+					return false
 				}
-				p.entry = nil // decoded again if it wins
-				if p.parent != nil {
-					glued = append(glued, p)
-					continue
-				}
-				batch = append(batch, p)
+				batch = batch[lineBatch:]
 			}
-			if len(batch) >= lineBatch {
-				if !send(batch) {
-					close(lines)
-					return
-				}
-				batch = make([]*lineRow, 0, lineBatch)
-			}
-		}
-		slices.SortFunc(glued, func(a, b *lineRow) int { return bytes.Compare(a.hash, b.hash) })
-		for len(glued) > 0 {
-			n := min(len(glued), lineBatch-len(batch))
-			batch = append(batch, glued[:n]...)
-			glued = glued[n:]
-			if len(batch) == lineBatch {
-				if !send(batch) {
-					close(lines)
-					return
-				}
-				batch = make([]*lineRow, 0, lineBatch)
-			}
-		}
-		if len(batch) > 0 && !send(batch) {
+			return true
+		})
+		if !ok {
 			close(lines)
 			return
+		}
+		slices.SortFunc(glued, func(a, b *lineRow) int { return bytes.Compare(a.hash, b.hash) })
+		batch = append(batch, glued...)
+		for len(batch) > 0 {
+			n := min(len(batch), lineBatch)
+			if !send(batch[:n:n]) {
+				close(lines)
+				return
+			}
+			batch = batch[n:]
 		}
 		close(lines)
 		// Problems in the order of their lines' first appearance, as a
@@ -177,28 +160,23 @@ func (ix *Index) build(path string) (res SyncResult, files string, recs map[stri
 		}
 		clear(versions[len(winners):])
 		nKeys = len(winners)
-		eb := make([]entryRow, 0, entryBatch)
-		for i, w := range winners {
-			winners[i] = version{}
-			e, err := knowledge.DecodeEntry(w.v.JSON)
-			if err != nil {
-				prodErr = dbErr("index entry "+w.key, err)
-				return
+		rowsOf := make([][]entryRow, (len(winners)+entryBatch-1)/entryBatch)
+		errs := make([]error, len(rowsOf))
+		inOrder(len(rowsOf), workers, func(c int) {
+			rowsOf[c], errs[c] = entryRows(winners[c*entryBatch : min(len(winners), (c+1)*entryBatch)])
+		}, func(c int) bool {
+			if errs[c] != nil {
+				prodErr = errs[c]
+				return false
 			}
-			eb = append(eb, entryRow{
-				key: e.Key, typ: e.Type, content: e.Content, tags: strings.Join(e.Tags, " "),
-				status: e.Status, author: e.Author, idents: relevance.Idents(e.Content),
-				ts: e.TS, archived: w.v.Archived, json: w.v.JSON,
-			})
-			if len(eb) == entryBatch || i == len(winners)-1 {
-				select {
-				case entries <- eb:
-				case <-quit:
-					return
-				}
-				eb = make([]entryRow, 0, entryBatch)
+			select {
+			case entries <- rowsOf[c]:
+				rowsOf[c] = nil
+				return true
+			case <-quit:
+				return false
 			}
-		}
+		})
 	}()
 	werr := func() error {
 		for b := range lines {
@@ -300,6 +278,119 @@ func distinctLines(srcs []source, datas map[string][]byte, recs map[string][]lin
 		recs[src.path] = rs
 	}
 	return out
+}
+
+// version is a keyed line's version, for picking each key's winner.
+type version struct {
+	key string
+	v   knowledge.Version
+}
+
+// problems is the report of a line the reader skipped or repaired.
+type problems struct {
+	first, n int // the line's place among the distinct lines; its count
+	rep      knowledge.Report
+}
+
+// parsedChunk is what parsing a run of distinct lines found.
+type parsedChunk struct {
+	rows     []*lineRow // in the lines' order
+	glued    []*lineRow // further entries of glued lines
+	versions []version
+	odd      []problems
+	rep      knowledge.Report // counts of the lines read cleanly
+}
+
+// parse parses the lines of ds, dropping their text from ds.
+func (pc *parsedChunk) parse(ds []distinct) {
+	for i := range ds {
+		d := &ds[i]
+		parsed, prep := parseRowQuick(&lineRow{hash: d.hash[:], n: d.n, archived: d.archived, json: d.json, torn: d.torn})
+		d.json = nil
+		if len(prep.Problems) > 0 || len(prep.ByKind) > 0 {
+			pc.odd = append(pc.odd, problems{d.first, d.n, prep})
+		} else {
+			pc.rep.Lines += prep.Lines * d.n
+			pc.rep.Entries += prep.Entries * d.n
+			pc.rep.Blank += prep.Blank * d.n
+		}
+		for _, p := range parsed {
+			if p.key != "" {
+				pc.versions = append(pc.versions, version{p.key, p.version()})
+			}
+			p.entry = nil // decoded again if it wins
+			if p.parent != nil {
+				pc.glued = append(pc.glued, p)
+			} else {
+				pc.rows = append(pc.rows, p)
+			}
+		}
+	}
+}
+
+// entryRows are the entries of winning lines ws, which it clears.
+func entryRows(ws []version) ([]entryRow, error) {
+	out := make([]entryRow, 0, len(ws))
+	for i, w := range ws {
+		ws[i] = version{}
+		e, err := knowledge.DecodeEntry(w.v.JSON)
+		if err != nil {
+			return nil, dbErr("index entry "+w.key, err)
+		}
+		out = append(out, entryRow{
+			key: e.Key, typ: e.Type, content: e.Content, tags: strings.Join(e.Tags, " "),
+			status: e.Status, author: e.Author, idents: relevance.Idents(e.Content),
+			ts: e.TS, archived: w.v.Archived, json: w.v.JSON,
+		})
+	}
+	return out, nil
+}
+
+// inOrder runs work(c) for the chunks c from 0 to n-1 on up to workers
+// goroutines, a few chunks ahead, and use(c) on the caller's goroutine for
+// each chunk in order once its work is done. It stops at the first use
+// that returns false, and reports whether every use returned true; work
+// and use share nothing but the chunk's own results.
+func inOrder(n, workers int, work func(c int), use func(c int) bool) bool {
+	done := make([]chan struct{}, n)
+	for c := range done {
+		done[c] = make(chan struct{})
+	}
+	ahead := make(chan struct{}, 2*workers) // chunks claimed, not yet used
+	stop := make(chan struct{})
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case ahead <- struct{}{}:
+				case <-stop:
+					return
+				}
+				c := int(next.Add(1) - 1)
+				if c >= n {
+					return
+				}
+				work(c)
+				close(done[c])
+			}
+		}()
+	}
+	ok := true
+	for c := range n {
+		<-done[c]
+		<-ahead
+		if !use(c) {
+			ok = false
+			break
+		}
+	}
+	close(stop)
+	wg.Wait()
+	return ok
 }
 
 // parseRowQuick is parseRowReport with a fast path for the common line,
