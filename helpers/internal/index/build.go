@@ -16,12 +16,13 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/relevance"
 )
 
-// A build runs on two cores: a producer parses the lines, picks each
-// key's winner and derives its entry's columns, while the caller's
-// goroutine writes them, many rows a statement. Only the raw files, one
-// small row per distinct line and each key's winning line are held; an
-// entry is decoded again when it is written rather than kept from the
-// parse.
+// A build keeps SQLite busy on the caller's goroutine, which writes rows
+// many a statement, while a pool of workers parses the lines and derives
+// the winning entries' columns ahead of it (see inOrder); a producer
+// goroutine hands their work over in order and picks each key's winner.
+// Held throughout are the raw files, one small record per distinct line
+// and one version per keyed line; an entry is decoded again when it is
+// written rather than kept from the parse.
 
 // Rows a multi-row INSERT carries (SQLite allows 32766 parameters).
 const (
