@@ -123,7 +123,7 @@ func dsn(path string, pragmas string) string {
 }
 
 const (
-	livePragmas  = "_pragma=busy_timeout(10000)&_pragma=journal_mode(DELETE)&_pragma=synchronous(OFF)"
+	livePragmas = "_pragma=busy_timeout(10000)&_pragma=journal_mode(DELETE)&_pragma=synchronous(OFF)"
 	// A build writes the whole file once, in pages of 16 KiB: a quarter
 	// of the writes and reads of the default 4 KiB (about 8% of a
 	// build's CPU at 100k entries), for a few MB more of page cache.
