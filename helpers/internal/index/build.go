@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -29,6 +30,10 @@ const (
 	lineBatch  = 128
 	entryBatch = 64
 )
+
+// buildGCPercent is the collector's target during a build (GOGC): the
+// heap may grow by half its live size between collections, not double.
+const buildGCPercent = 50
 
 // entryRow is an entry's columns, as the entries table holds them.
 type entryRow struct {
@@ -62,6 +67,15 @@ func (ix *Index) build(path string) (res SyncResult, files string, recs map[stri
 	datas, err := ix.readSources(now)
 	if err != nil {
 		return res, "", nil, err
+	}
+	// Most of what a build holds lives from the first line read to the
+	// last row written (the files, and a record of each line): the
+	// collector's usual headroom, as much again, would be garbage
+	// alongside it for the whole build.
+	if old := debug.SetGCPercent(buildGCPercent); old < buildGCPercent {
+		debug.SetGCPercent(old) // off, or already tighter
+	} else {
+		defer debug.SetGCPercent(old)
 	}
 	recs = map[string][]lineRec{}
 	sorted := distinctLines(ix.sources(), datas, recs)
