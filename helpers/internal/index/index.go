@@ -18,7 +18,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -48,7 +47,6 @@ CREATE TABLE lines(
   parent BLOB,
   json TEXT NOT NULL
 ) WITHOUT ROWID;
-CREATE INDEX lines_key ON lines(key);
 CREATE TABLE entries(
   id INTEGER PRIMARY KEY,
   key TEXT NOT NULL UNIQUE,
@@ -69,6 +67,10 @@ CREATE TABLE verdicts(
   note TEXT NOT NULL,
   PRIMARY KEY(key, ts)
 ) WITHOUT ROWID;
+-- A sync's report of problem lines, and its dropping of a glued line's
+-- further entries: both rare, so partial, and cheap to fill row by row.
+CREATE INDEX lines_problem ON lines(problem) WHERE problem != '';
+CREATE INDEX lines_parent ON lines(parent) WHERE parent IS NOT NULL;
 CREATE VIRTUAL TABLE fts USING fts5(
   content, tags, type, idents,
   content='entries', content_rowid='id',
@@ -76,16 +78,16 @@ CREATE VIRTUAL TABLE fts USING fts5(
 );
 `
 
-// indexes serve newest-first listings, whole and by type; the counts
-// every write records (entries by archived); a sync's report of problem
-// lines, and its dropping of a glued line's further entries (both rare,
-// so partial).
+// indexes serve the refolding of a key's lines; newest-first listings,
+// whole and by type; and the counts every write records (entries by
+// archived). A build creates them after the rows are in, each in one
+// sort: filled row by row they would take random inserts (lines go in
+// in hash order, entries in key order).
 const indexes = `
+CREATE INDEX lines_key ON lines(key);
 CREATE INDEX entries_ts ON entries(ts);
 CREATE INDEX entries_type_ts ON entries(type, ts);
 CREATE INDEX entries_archived ON entries(archived);
-CREATE INDEX lines_problem ON lines(problem) WHERE problem != '';
-CREATE INDEX lines_parent ON lines(parent) WHERE parent IS NOT NULL;
 `
 
 // Index is an open cache database.
@@ -121,8 +123,11 @@ func dsn(path string, pragmas string) string {
 }
 
 const (
-	livePragmas  = "_pragma=busy_timeout(10000)&_pragma=journal_mode(DELETE)&_pragma=synchronous(OFF)"
-	buildPragmas = "_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)"
+	livePragmas = "_pragma=busy_timeout(10000)&_pragma=journal_mode(DELETE)&_pragma=synchronous(OFF)"
+	// A build writes the whole file once, in pages of 16 KiB: a quarter
+	// of the writes and reads of the default 4 KiB (about 8% of a
+	// build's CPU at 100k entries), for a few MB more of page cache.
+	buildPragmas = "_pragma=page_size(16384)&_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)"
 )
 
 // sqliteFiles are the files SQLite opens by path for a database: they
@@ -675,102 +680,6 @@ func (ix *Index) Rebuild() (SyncResult, error) {
 		return res, err
 	}
 	return res, ix.refreshVerdicts()
-}
-
-// build writes a cache of the source files, complete, into a new database
-// at path, and returns the state of the files it holds and their lines'
-// list (see saveLines).
-func (ix *Index) build(path string) (res SyncResult, files string, recs map[string][]lineRec, err error) {
-	db, err := sql.Open("sqlite", dsn(path, buildPragmas))
-	if err != nil {
-		return res, "", nil, dbErr("create cache", err)
-	}
-	db.SetMaxOpenConns(1)
-	defer func() {
-		if cerr := db.Close(); err == nil {
-			err = dbErr("close cache", cerr)
-		}
-	}()
-	if _, err := db.Exec(schema); err != nil {
-		return res, "", nil, dbErr("create cache schema", err)
-	}
-	now, err := ix.statSources()
-	if err != nil {
-		return res, "", nil, err
-	}
-	datas, err := ix.readSources(now)
-	if err != nil {
-		return res, "", nil, err
-	}
-	rows := map[string]*lineRow{}
-	var order []string
-	recs = map[string][]lineRec{}
-	for _, src := range ix.sources() {
-		var rs []lineRec
-		scanLines(datas[src.path], src.archived, rows, &order, &rs)
-		recs[src.path] = rs
-	}
-	tx, err := db.Begin()
-	if err != nil {
-		return res, "", nil, dbErr("begin", err)
-	}
-	defer tx.Rollback() // after Commit, a no-op
-	w, err := newWriter(tx)
-	if err != nil {
-		return res, "", nil, err
-	}
-	defer w.close()
-	// Lines go in in hash order, the lines table's primary key: B-tree
-	// appends instead of random inserts.
-	var all []*lineRow
-	for _, h := range order {
-		parsed, rep := parseRowReport(rows[h])
-		all = append(all, parsed...)
-		for range rows[h].n {
-			res.Report.Merge(rep)
-		}
-	}
-	sort.Slice(all, func(a, b int) bool { return bytes.Compare(all[a].hash, all[b].hash) < 0 })
-	best := map[string]*lineRow{}
-	for _, r := range all {
-		if err := w.putLine(r); err != nil {
-			return res, "", nil, err
-		}
-		res.Added++
-		if r.key == "" {
-			continue
-		}
-		if b, ok := best[r.key]; !ok || r.version().Newer(b.version()) {
-			best[r.key] = r
-		}
-	}
-	winners := make([]*lineRow, 0, len(best))
-	for _, r := range best {
-		winners = append(winners, r)
-	}
-	sort.Slice(winners, func(a, b int) bool { return winners[a].key < winners[b].key })
-	for _, r := range winners {
-		if err := w.putEntry(r); err != nil {
-			return res, "", nil, err
-		}
-	}
-	// Indexes for newest-first listings (must-check at session start),
-	// built once over the sorted data rather than row by row.
-	if _, err := tx.Exec(indexes); err != nil {
-		return res, "", nil, dbErr("index cache", err)
-	}
-	res.Entries = len(best)
-	w.close()
-	if err := ix.setFiles(tx, now); err != nil {
-		return res, "", nil, err
-	}
-	if _, err := tx.Exec(`INSERT INTO meta(k,v) VALUES('schema',?)`, schemaVersion); err != nil {
-		return res, "", nil, dbErr("save cache state", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return res, "", nil, dbErr("commit cache", err)
-	}
-	return res, now.json(), recs, nil
 }
 
 // retracts reports whether the row's line retracts its entry.

@@ -1,0 +1,498 @@
+package index
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/relevance"
+)
+
+// A build keeps SQLite busy on the caller's goroutine, which writes rows
+// many a statement, while a pool of workers parses the lines and derives
+// the winning entries' columns ahead of it (see inOrder); a producer
+// goroutine hands their work over in order and picks each key's winner.
+// Held throughout are the raw files, one small record per distinct line
+// and one version per keyed line; an entry is decoded again when it is
+// written rather than kept from the parse.
+
+// Rows a multi-row INSERT carries (SQLite allows 32766 parameters).
+const (
+	lineBatch  = 128
+	entryBatch = 64
+)
+
+// buildGCPercent is the collector's target during a build (GOGC): the
+// heap may grow by half its live size between collections, not double.
+const buildGCPercent = 50
+
+// entryRow is an entry's columns, as the entries table holds them.
+type entryRow struct {
+	key, typ, content, tags, status, author, idents string
+	ts                                              int64
+	archived                                        bool
+	json                                            []byte
+}
+
+// build writes a cache of the source files, complete, into a new database
+// at path, and returns the state of the files it holds and their lines'
+// list (see saveLines).
+func (ix *Index) build(path string) (res SyncResult, files string, recs map[string][]lineRec, err error) {
+	db, err := sql.Open("sqlite", dsn(path, buildPragmas))
+	if err != nil {
+		return res, "", nil, dbErr("create cache", err)
+	}
+	db.SetMaxOpenConns(1)
+	defer func() {
+		if cerr := db.Close(); err == nil {
+			err = dbErr("close cache", cerr)
+		}
+	}()
+	if _, err := db.Exec(schema); err != nil {
+		return res, "", nil, dbErr("create cache schema", err)
+	}
+	now, err := ix.statSources()
+	if err != nil {
+		return res, "", nil, err
+	}
+	datas, err := ix.readSources(now)
+	if err != nil {
+		return res, "", nil, err
+	}
+	// Most of what a build holds lives from the first line read to the
+	// last row written (the files, and a record of each line): the
+	// collector's usual headroom, as much again, would be garbage
+	// alongside it for the whole build.
+	if old := debug.SetGCPercent(buildGCPercent); old < buildGCPercent {
+		debug.SetGCPercent(old) // off, or already tighter
+	} else {
+		defer debug.SetGCPercent(old)
+	}
+	recs = map[string][]lineRec{}
+	sorted := distinctLines(ix.sources(), datas, recs)
+	// Lines go in in hash order, the lines table's primary key: B-tree
+	// appends instead of random inserts.
+	slices.SortFunc(sorted, func(a, b distinct) int { return bytes.Compare(a.hash[:], b.hash[:]) })
+
+	tx, err := db.Begin()
+	if err != nil {
+		return res, "", nil, dbErr("begin", err)
+	}
+	defer tx.Rollback() // after Commit, a no-op
+	bw := &batchWriter{tx: tx}
+	defer bw.close()
+
+	lines := make(chan []*lineRow, 4)
+	entries := make(chan []entryRow, 4)
+	quit := make(chan struct{})
+	var (
+		wg      sync.WaitGroup
+		rep     knowledge.Report
+		nKeys   int
+		prodErr error
+	)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(entries)
+		send := func(b []*lineRow) bool {
+			select {
+			case lines <- b:
+				return true
+			case <-quit:
+				return false
+			}
+		}
+		workers := min(runtime.GOMAXPROCS(0), 4)
+		// Every keyed line's version: sorted by key, each key's lines
+		// are a run, whose newest wins.
+		var versions []version
+		var glued []*lineRow // further entries of glued lines, new hashes
+		var odd []problems
+		batch := make([]*lineRow, 0, lineBatch)
+		parsed := make([]parsedChunk, (len(sorted)+lineBatch-1)/lineBatch)
+		ok := inOrder(len(parsed), workers, func(c int) {
+			parsed[c].parse(sorted[c*lineBatch : min(len(sorted), (c+1)*lineBatch)])
+		}, func(c int) bool {
+			pc := parsed[c]
+			parsed[c] = parsedChunk{}
+			versions = append(versions, pc.versions...)
+			glued = append(glued, pc.glued...)
+			odd = append(odd, pc.odd...)
+			rep.Lines += pc.rep.Lines
+			rep.Entries += pc.rep.Entries
+			rep.Blank += pc.rep.Blank
+			batch = append(batch, pc.rows...)
+			for len(batch) >= lineBatch {
+				if !send(batch[:lineBatch:lineBatch]) {
+					return false
+				}
+				batch = batch[lineBatch:]
+			}
+			return true
+		})
+		if !ok {
+			close(lines)
+			return
+		}
+		slices.SortFunc(glued, func(a, b *lineRow) int { return bytes.Compare(a.hash, b.hash) })
+		batch = append(batch, glued...)
+		for len(batch) > 0 {
+			n := min(len(batch), lineBatch)
+			if !send(batch[:n:n]) {
+				close(lines)
+				return
+			}
+			batch = batch[n:]
+		}
+		close(lines)
+		// Problems in the order of their lines' first appearance, as a
+		// read of the files reports them.
+		slices.SortFunc(odd, func(a, b problems) int { return a.first - b.first })
+		for _, o := range odd {
+			for range o.n {
+				rep.Merge(o.rep)
+			}
+		}
+		slices.SortFunc(versions, func(a, b version) int { return strings.Compare(a.key, b.key) })
+		winners := versions[:0]
+		for _, v := range versions {
+			switch n := len(winners); {
+			case n == 0 || winners[n-1].key != v.key:
+				winners = append(winners, v)
+			case v.v.Newer(winners[n-1].v):
+				winners[n-1] = v
+			}
+		}
+		clear(versions[len(winners):])
+		nKeys = len(winners)
+		rowsOf := make([][]entryRow, (len(winners)+entryBatch-1)/entryBatch)
+		errs := make([]error, len(rowsOf))
+		inOrder(len(rowsOf), workers, func(c int) {
+			rowsOf[c], errs[c] = entryRows(winners[c*entryBatch : min(len(winners), (c+1)*entryBatch)])
+		}, func(c int) bool {
+			if errs[c] != nil {
+				prodErr = errs[c]
+				return false
+			}
+			select {
+			case entries <- rowsOf[c]:
+				rowsOf[c] = nil
+				return true
+			case <-quit:
+				return false
+			}
+		})
+	}()
+	werr := func() error {
+		for b := range lines {
+			if err := bw.putLines(b); err != nil {
+				return err
+			}
+			res.Added += len(b)
+		}
+		id := int64(0)
+		for b := range entries {
+			if err := bw.putEntries(id, b); err != nil {
+				return err
+			}
+			id += int64(len(b))
+		}
+		return nil
+	}()
+	if werr != nil {
+		close(quit)
+	}
+	wg.Wait()
+	if werr != nil {
+		return res, "", nil, werr
+	}
+	if prodErr != nil {
+		return res, "", nil, prodErr
+	}
+	res.Report = rep
+	res.Entries = nKeys
+	// The text index is filled from the entries table in one statement.
+	if _, err := tx.Exec(`INSERT INTO fts(rowid,content,tags,type,idents) SELECT id,content,tags,type,idents FROM entries ORDER BY id`); err != nil {
+		return res, "", nil, dbErr("index text", err)
+	}
+	// Indexes for refolds and newest-first listings (must-check at session
+	// start), built once over the sorted data rather than row by row.
+	if _, err := tx.Exec(indexes); err != nil {
+		return res, "", nil, dbErr("index cache", err)
+	}
+	bw.close()
+	if err := ix.setFiles(tx, now); err != nil {
+		return res, "", nil, err
+	}
+	if _, err := tx.Exec(`INSERT INTO meta(k,v) VALUES('schema',?)`, schemaVersion); err != nil {
+		return res, "", nil, dbErr("save cache state", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return res, "", nil, dbErr("commit cache", err)
+	}
+	return res, now.json(), recs, nil
+}
+
+// distinct is one distinct line of the sources, as a build scans them.
+type distinct struct {
+	hash     [16]byte
+	json     []byte
+	n        int // times it occurs in its file
+	first    int // its place among the distinct lines, in file order
+	archived bool
+	torn     bool
+}
+
+// distinctLines is scanLines for a build, which needs no more of a line
+// than its hash, text and count: the distinct non-blank lines of the
+// sources, in file order, each line's record appended to recs.
+func distinctLines(srcs []source, datas map[string][]byte, recs map[string][]lineRec) []distinct {
+	var out []distinct
+	at := map[[16]byte]int{}
+	h := sha256.New()
+	var sum [sha256.Size]byte
+	for _, src := range srcs {
+		lines, torn := knowledge.Lines(datas[src.path])
+		rs := make([]lineRec, 0, len(lines))
+		for i, line := range lines {
+			if blank(line) {
+				continue
+			}
+			isTorn := torn && i == len(lines)-1
+			rec := quickRec(line, isTorn)
+			// hashLine, without its allocations.
+			flag := byte(0)
+			if src.archived {
+				flag |= 1
+			}
+			if isTorn {
+				flag |= 2
+			}
+			h.Reset()
+			h.Write([]byte{flag})
+			h.Write(line)
+			copy(rec.hash[:], h.Sum(sum[:0]))
+			rs = append(rs, rec)
+			if j, ok := at[rec.hash]; ok {
+				out[j].n++
+				continue
+			}
+			at[rec.hash] = len(out)
+			out = append(out, distinct{hash: rec.hash, json: line, n: 1, first: len(out), archived: src.archived, torn: isTorn})
+		}
+		recs[src.path] = rs
+	}
+	return out
+}
+
+// version is a keyed line's version, for picking each key's winner.
+type version struct {
+	key string
+	v   knowledge.Version
+}
+
+// problems is the report of a line the reader skipped or repaired.
+type problems struct {
+	first, n int // the line's place among the distinct lines; its count
+	rep      knowledge.Report
+}
+
+// parsedChunk is what parsing a run of distinct lines found.
+type parsedChunk struct {
+	rows     []*lineRow // in the lines' order
+	glued    []*lineRow // further entries of glued lines
+	versions []version
+	odd      []problems
+	rep      knowledge.Report // counts of the lines read cleanly
+}
+
+// parse parses the lines of ds, dropping their text from ds.
+func (pc *parsedChunk) parse(ds []distinct) {
+	for i := range ds {
+		d := &ds[i]
+		parsed, prep := parseRowQuick(&lineRow{hash: d.hash[:], n: d.n, archived: d.archived, json: d.json, torn: d.torn})
+		d.json = nil
+		if len(prep.Problems) > 0 || len(prep.ByKind) > 0 {
+			pc.odd = append(pc.odd, problems{d.first, d.n, prep})
+		} else {
+			pc.rep.Lines += prep.Lines * d.n
+			pc.rep.Entries += prep.Entries * d.n
+			pc.rep.Blank += prep.Blank * d.n
+		}
+		for _, p := range parsed {
+			if p.key != "" {
+				pc.versions = append(pc.versions, version{p.key, p.version()})
+			}
+			p.entry = nil // decoded again if it wins
+			if p.parent != nil {
+				pc.glued = append(pc.glued, p)
+			} else {
+				pc.rows = append(pc.rows, p)
+			}
+		}
+	}
+}
+
+// entryRows are the entries of winning lines ws, which it clears.
+func entryRows(ws []version) ([]entryRow, error) {
+	out := make([]entryRow, 0, len(ws))
+	for i, w := range ws {
+		ws[i] = version{}
+		e, err := knowledge.DecodeEntry(w.v.JSON)
+		if err != nil {
+			return nil, dbErr("index entry "+w.key, err)
+		}
+		out = append(out, entryRow{
+			key: e.Key, typ: e.Type, content: e.Content, tags: strings.Join(e.Tags, " "),
+			status: e.Status, author: e.Author, idents: relevance.Idents(e.Content),
+			ts: e.TS, archived: w.v.Archived, json: w.v.JSON,
+		})
+	}
+	return out, nil
+}
+
+// inOrder runs work(c) for the chunks c from 0 to n-1 on up to workers
+// goroutines, a few chunks ahead, and use(c) on the caller's goroutine for
+// each chunk in order once its work is done. It stops at the first use
+// that returns false, and reports whether every use returned true; work
+// and use share nothing but the chunk's own results.
+func inOrder(n, workers int, work func(c int), use func(c int) bool) bool {
+	done := make([]chan struct{}, n)
+	for c := range done {
+		done[c] = make(chan struct{})
+	}
+	ahead := make(chan struct{}, 2*workers) // chunks claimed, not yet used
+	stop := make(chan struct{})
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case ahead <- struct{}{}:
+				case <-stop:
+					return
+				}
+				c := int(next.Add(1) - 1)
+				if c >= n {
+					return
+				}
+				work(c)
+				close(done[c])
+			}
+		}()
+	}
+	ok := true
+	for c := range n {
+		<-done[c]
+		<-ahead
+		if !use(c) {
+			ok = false
+			break
+		}
+	}
+	close(stop)
+	wg.Wait()
+	return ok
+}
+
+// parseRowQuick is parseRowReport with a fast path for the common line,
+// one valid JSON object that decodes to an entry: read as Parse reads it,
+// without copying the line.
+func parseRowQuick(r *lineRow) ([]*lineRow, knowledge.Report) {
+	t := bytes.TrimSpace(r.json)
+	if len(t) > 0 && t[0] == '{' && json.Valid(t) {
+		if e, err := knowledge.DecodeEntry(t); err == nil {
+			nr := *r
+			nr.key = strings.Clone(e.Key)
+			nr.ts = e.TS
+			nr.entry = &e
+			nr.json = t
+			nr.problem = ""
+			return []*lineRow{&nr}, knowledge.Report{Lines: 1, Entries: 1}
+		}
+	}
+	out, rep := parseRowReport(r)
+	for _, p := range out {
+		p.key = strings.Clone(p.key)
+	}
+	return out, rep
+}
+
+// batchWriter writes a build's rows many a statement.
+type batchWriter struct {
+	tx             *sql.Tx
+	lines, entries *sql.Stmt // for full batches
+	args           []any
+}
+
+func (bw *batchWriter) close() {
+	for _, st := range []*sql.Stmt{bw.lines, bw.entries} {
+		if st != nil {
+			st.Close()
+		}
+	}
+	bw.lines, bw.entries = nil, nil
+}
+
+// insertSQL is an INSERT of n rows of cols columns.
+func insertSQL(head string, cols, n int) string {
+	row := "(" + strings.TrimSuffix(strings.Repeat("?,", cols), ",") + ")"
+	return head + " VALUES" + strings.TrimSuffix(strings.Repeat(row+",", n), ",")
+}
+
+// exec runs an INSERT of rows many rows of cols columns, with the
+// statement prepared for full batches when it has full batch size.
+func (bw *batchWriter) exec(st **sql.Stmt, head string, cols, rows, full int) error {
+	if rows != full {
+		_, err := bw.tx.Exec(insertSQL(head, cols, rows), bw.args...)
+		return err
+	}
+	if *st == nil {
+		s, err := bw.tx.Prepare(insertSQL(head, cols, rows))
+		if err != nil {
+			return err
+		}
+		*st = s
+	}
+	_, err := (*st).Exec(bw.args...)
+	return err
+}
+
+func (bw *batchWriter) putLines(rs []*lineRow) error {
+	bw.args = bw.args[:0]
+	for _, r := range rs {
+		bw.args = append(bw.args, r.hash, r.n, boolInt(r.archived), r.key, r.ts, r.problem, r.parent, string(r.json))
+	}
+	err := bw.exec(&bw.lines, `INSERT OR REPLACE INTO lines(hash,n,archived,key,ts,problem,parent,json)`, 8, len(rs), lineBatch)
+	if err != nil {
+		return dbErr("index lines", err)
+	}
+	return nil
+}
+
+// putEntries writes entries with ids from after+1 on, in order, as the
+// table would number them.
+func (bw *batchWriter) putEntries(after int64, es []entryRow) error {
+	bw.args = bw.args[:0]
+	for i, e := range es {
+		bw.args = append(bw.args, after+int64(i)+1, e.key, e.typ, e.content, e.tags, e.ts, e.status, e.author, boolInt(e.archived), e.idents, string(e.json))
+	}
+	err := bw.exec(&bw.entries, `INSERT INTO entries(id,key,type,content,tags,ts,status,author,archived,idents,json)`, 11, len(es), entryBatch)
+	if err != nil {
+		return dbErr(fmt.Sprintf("index entries %s to %s", es[0].key, es[len(es)-1].key), err)
+	}
+	return nil
+}
