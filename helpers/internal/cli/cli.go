@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/cairn-dev/cairn"
@@ -64,7 +65,7 @@ func Main(args []string, env Env) (code int) {
 	}
 	app := newApp(env)
 	name := commandName(app, args)
-	if name == "add" { // cairn add, cairn --dir P add
+	if name == "add" || name == "sync" && !slices.Contains(args, "--full") { // cairn add, cairn --dir P sync
 		shortLived()
 	}
 	err := app.Run(intersperse(app, args))
@@ -212,7 +213,8 @@ func intersperse(app *ucli.App, args []string) []string {
 }
 
 // shortLived tunes the garbage collector for a process that lives a few
-// milliseconds (a hook, an add): collecting only when the heap nears
+// milliseconds (a hook, an add, a sync after a pull; a rebuild it falls
+// into collects anyway, see package index): collecting only when the heap nears
 // 512 MiB spares several collections of the log's buffers, about a
 // quarter of the time of a capture into a 10k-entry log.
 func shortLived() {

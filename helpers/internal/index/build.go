@@ -72,8 +72,10 @@ func (ix *Index) build(path string) (res SyncResult, files string, recs map[stri
 	// last row written (the files, and a record of each line): the
 	// collector's usual headroom, as much again, would be garbage
 	// alongside it for the whole build.
-	if old := debug.SetGCPercent(buildGCPercent); old < buildGCPercent {
-		debug.SetGCPercent(old) // off, or already tighter
+	// A short-lived process turns the collector off (cli's shortLived);
+	// a build that such a process falls into collects all the same.
+	if old := debug.SetGCPercent(buildGCPercent); old >= 0 && old < buildGCPercent {
+		debug.SetGCPercent(old) // already tighter
 	} else {
 		defer debug.SetGCPercent(old)
 	}
@@ -231,7 +233,7 @@ func (ix *Index) build(path string) (res SyncResult, files string, recs map[stri
 		return res, "", nil, dbErr("index cache", err)
 	}
 	bw.close()
-	if err := ix.setFiles(tx, now); err != nil {
+	if err := ix.setFiles(tx, now, nil); err != nil {
 		return res, "", nil, err
 	}
 	if _, err := tx.Exec(`INSERT INTO meta(k,v) VALUES('schema',?)`, schemaVersion); err != nil {

@@ -18,6 +18,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -97,6 +98,9 @@ type Index struct {
 	path  string
 	store *knowledge.Store
 	stale bool // missing, unreadable or of another schema: Sync rebuilds
+	// total is how many entries the cache holds, as the last write
+	// recorded it.
+	total int
 	// quick counts the catch-ups done by merge-join (for tests).
 	quick int
 	// hook is an Index a hook opened (OpenForHook): it never rebuilds and
@@ -469,20 +473,50 @@ func (saved state) sameSums(now state) bool {
 }
 
 // setFiles records the state of the files the cache now holds, and how
-// many entries of the log it holds (see Count): every write of the cache
-// ends here, so the count is counted where entries change, not on the
-// hook's path.
-func (ix *Index) setFiles(ex execer, st state) error {
+// many entries it holds (see Count and Totals): every write of the cache
+// ends here, so the counts are kept where entries change, not on the
+// hook's path. delta, when the caller knows it, is how the write changed
+// the counts recorded before; without it (or without recorded counts) they
+// are counted.
+func (ix *Index) setFiles(ex querier, st state, delta *counts) error {
 	ix.logSum = st[ix.store.LogPath()].Sum // read only after Sync succeeded
 	_, err := ex.Exec(`INSERT OR REPLACE INTO meta(k,v) VALUES('files',?)`, st.json())
 	if err != nil {
 		return dbErr("save cache state", err)
 	}
-	_, err = ex.Exec(`INSERT OR REPLACE INTO meta(k,v) SELECT 'count', count(*) FROM entries WHERE archived=0`)
+	var c counts
+	var live, all string
+	known := delta != nil &&
+		ex.QueryRow(`SELECT (SELECT v FROM meta WHERE k='count'), (SELECT v FROM meta WHERE k='total')`).Scan(&live, &all) == nil
+	if known {
+		l, lerr := strconv.Atoi(live)
+		a, aerr := strconv.Atoi(all)
+		known = lerr == nil && aerr == nil
+		c = counts{live: l + delta.live, all: a + delta.all}
+	}
+	if !known {
+		err := ex.QueryRow(`SELECT count(*), coalesce(sum(archived=0), 0) FROM entries INDEXED BY entries_archived`).Scan(&c.all, &c.live)
+		if err != nil {
+			return dbErr("count entries", err)
+		}
+	}
+	_, err = ex.Exec(`INSERT OR REPLACE INTO meta(k,v) VALUES('count',?),('total',?)`, strconv.Itoa(c.live), strconv.Itoa(c.all))
 	if err != nil {
 		return dbErr("save cache state", err)
 	}
+	ix.total = c.all
 	return nil
+}
+
+// counts are how many entries the cache holds: live (not archived) and
+// all.
+type counts struct{ live, all int }
+
+// querier is what setFiles writes and reads through: the database, a
+// transaction or a connection.
+type querier interface {
+	execer
+	QueryRow(query string, args ...any) *sql.Row
 }
 
 // json is the state as the cache records it (meta 'files').
@@ -756,7 +790,7 @@ func (ix *Index) catchUp(datas map[string][]byte, now state, sums func()) (SyncR
 			scanLines(datas[src.path], src.archived, rows, &order, &rs)
 			recs[src.path] = rs
 		}
-		if err := ix.setFiles(ix.db, now); err != nil {
+		if err := ix.setFiles(ix.db, now, &counts{}); err != nil {
 			return SyncResult{}, err
 		}
 		ix.saveOrDropLines(now, recs)
@@ -806,7 +840,7 @@ func (ix *Index) quickCatchUp(datas map[string][]byte, now state, old map[string
 	}
 	if len(q.delta) == 0 {
 		// Touched, not changed.
-		if err := ix.setFiles(ix.db, now); err != nil {
+		if err := ix.setFiles(ix.db, now, &counts{}); err != nil {
 			return SyncResult{}, true, err
 		}
 		ix.saveOrDropLines(now, q.recs)
@@ -824,9 +858,7 @@ func (ix *Index) applyDiff(d lineDiff, now state, recs map[string][]lineRec) (Sy
 		return SyncResult{}, err
 	}
 	ix.saveOrDropLines(now, recs)
-	res := SyncResult{Added: len(d.added), Removed: len(d.removed)}
-	err := ix.db.QueryRow(`SELECT count(*) FROM entries`).Scan(&res.Entries)
-	return res, dbErr("count entries", err)
+	return SyncResult{Added: len(d.added), Removed: len(d.removed), Entries: ix.total}, nil
 }
 
 // saveOrDropLines writes the list of the files' lines, now recorded in
@@ -930,7 +962,7 @@ func (ix *Index) apply(tx connExec, d lineDiff, now state) error {
 			return err
 		}
 	}
-	return ix.setFiles(tx, now)
+	return ix.setFiles(tx, now, &w.delta)
 }
 
 // immediate runs fn in a write transaction taken at once (BEGIN

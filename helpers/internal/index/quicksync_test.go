@@ -20,6 +20,7 @@ func dump(t *testing.T, ix *Index) string {
 	for _, q := range []string{
 		`SELECT hex(hash), n, archived, key, ts, problem, hex(parent) FROM lines ORDER BY hash`,
 		`SELECT key, type, content, tags, ts, status, archived, json FROM entries ORDER BY key`,
+		`SELECT k, v FROM meta WHERE k IN ('count', 'total') ORDER BY k`,
 	} {
 		rows, err := ix.db.Query(q)
 		if err != nil {

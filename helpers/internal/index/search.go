@@ -318,11 +318,21 @@ func (ix *Index) Stats(all bool) (Stats, error) {
 
 // Totals are what a sync reports: the entries the cache holds, archived
 // ones included, and the log's problem lines by kind. Unlike [Index.Stats]
-// it reads indexes only, not the tables.
+// it reads the counts every write records (and indexes), not the tables.
 func (ix *Index) Totals() (total int, problems map[string]int, err error) {
 	problems = map[string]int{}
-	if err := ix.db.QueryRow(`SELECT count(*) FROM entries INDEXED BY entries_archived`).Scan(&total); err != nil {
-		return 0, nil, dbErr("count entries", err)
+	if v, err := ix.meta("total"); err == nil {
+		total, err = strconv.Atoi(v)
+		if err != nil {
+			total = -1
+		}
+	} else {
+		total = -1
+	}
+	if total < 0 {
+		if err := ix.db.QueryRow(`SELECT count(*) FROM entries INDEXED BY entries_archived`).Scan(&total); err != nil {
+			return 0, nil, dbErr("count entries", err)
+		}
 	}
 	err = ix.group(`SELECT problem, sum(n) FROM lines INDEXED BY lines_problem WHERE problem != '' GROUP BY 1`, problems)
 	return total, problems, err

@@ -11,6 +11,7 @@ import (
 // writer holds the prepared statements of one write transaction.
 type writer struct {
 	ex        preparer
+	delta     counts // how the entries written and dropped change the counts
 	line      *sql.Stmt
 	entry     *sql.Stmt
 	ftsAdd    *sql.Stmt
@@ -31,7 +32,7 @@ func newWriter(ex preparer) (*writer, error) {
 		{&w.ftsAdd, `INSERT INTO fts(rowid,content,tags,type,idents) VALUES(?,?,?,?,?)`},
 		{&w.ftsDel, `INSERT INTO fts(fts,rowid,content,tags,type,idents) VALUES('delete',?,?,?,?,?)`},
 		{&w.entryDel, `DELETE FROM entries WHERE id=?`},
-		{&w.findEntry, `SELECT id,content,tags,type,idents FROM entries WHERE key=?`},
+		{&w.findEntry, `SELECT id,content,tags,type,idents,archived FROM entries WHERE key=?`},
 		{&w.bestLine, `SELECT archived,ts,json FROM lines WHERE key=? AND problem IN ('','double-encoded','glued-lines')`},
 	} {
 		st, err := ex.Prepare(p.q)
@@ -50,7 +51,7 @@ func (w *writer) close() {
 			st.Close()
 		}
 	}
-	*w = writer{ex: w.ex}
+	*w = writer{ex: w.ex, delta: w.delta}
 }
 
 func (w *writer) putLine(r *lineRow) error {
@@ -85,6 +86,10 @@ func (w *writer) putEntry(r *lineRow) error {
 	if _, err := w.ftsAdd.Exec(id, e.Content, tags, e.Type, idents); err != nil {
 		return dbErr("index text of "+e.Key, err)
 	}
+	w.delta.all++
+	if !r.archived {
+		w.delta.live++
+	}
 	return nil
 }
 
@@ -92,7 +97,8 @@ func (w *writer) putEntry(r *lineRow) error {
 func (w *writer) refold(key string) error {
 	var id int64
 	var content, tags, typ, idents string
-	err := w.findEntry.QueryRow(key).Scan(&id, &content, &tags, &typ, &idents)
+	var archived int
+	err := w.findEntry.QueryRow(key).Scan(&id, &content, &tags, &typ, &idents, &archived)
 	switch {
 	case err == sql.ErrNoRows:
 	case err != nil:
@@ -103,6 +109,10 @@ func (w *writer) refold(key string) error {
 		}
 		if _, err := w.entryDel.Exec(id); err != nil {
 			return dbErr("drop entry "+key, err)
+		}
+		w.delta.all--
+		if archived == 0 {
+			w.delta.live--
 		}
 	}
 	rows, err := w.bestLine.Query(key)
