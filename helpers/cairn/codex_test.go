@@ -259,11 +259,9 @@ func TestCodexInteractiveFirstSession(t *testing.T) {
 	if line := doctorWiring(t, repo, codexHome); !strings.Contains(line, "until you trust it") {
 		t.Errorf("doctor before trust: %s", line)
 	}
-	s.WaitScreen(codextest.TrustFolderScreen)
-	s.Keys("Enter")
-	s.WaitScreen(codextest.HooksReviewScreen)
+	s.Answer(codextest.TrustFolderScreen, "Enter")
 	s.WaitScreen("Trust all and continue")
-	s.Keys("Down", "Enter")
+	s.Answer(codextest.HooksReviewScreen, "Down", "Enter")
 	s.WaitReady()
 	if line := doctorWiring(t, repo, codexHome); !strings.Contains(line, "you trust the project and those hooks") {
 		t.Errorf("doctor after trusting in Codex: %s", line)

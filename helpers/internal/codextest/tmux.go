@@ -153,6 +153,26 @@ func (s *Interactive) Keys(keys ...string) {
 	s.pane.Keys(keys...)
 }
 
+// Answer answers the dialog the screen shows (text names it) with keys,
+// once the screen holds still, and waits until the dialog is gone; a key
+// press the UI was not ready for (under load) is sent again.
+func (s *Interactive) Answer(dialog string, keys ...string) {
+	s.t.Helper()
+	s.WaitScreen(dialog)
+	s.pane.Settle()
+	s.pane.Keys(keys...)
+	looks := 0
+	s.waitFor(fmt.Sprintf("the dialog %q to close", dialog), func(screen string) (bool, error) {
+		if !strings.Contains(screen, dialog) {
+			return true, nil
+		}
+		if looks++; looks%40 == 0 {
+			s.pane.Keys(keys...)
+		}
+		return false, nil
+	})
+}
+
 // Screen returns what the pane shows now, trailing blanks trimmed.
 func (s *Interactive) Screen() string {
 	s.t.Helper()

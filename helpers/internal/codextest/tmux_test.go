@@ -45,8 +45,7 @@ func TestInteractiveTwoTurns(t *testing.T) {
 func TestInteractiveAsksTrust(t *testing.T) {
 	api := StartFakeAPI(t, nil)
 	s := StartInteractive(t, InteractiveOptions{API: api, Dir: NewGitRepo(t)})
-	s.WaitScreen(TrustFolderScreen)
-	s.Keys("Enter")
+	s.Answer(TrustFolderScreen, "Enter")
 	s.WaitReady()
 	s.Quit()
 }
