@@ -5,7 +5,9 @@
 package agent
 
 import (
+	"errors"
 	"io"
+	"io/fs"
 
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
@@ -66,4 +68,18 @@ type Wiring struct {
 	Status string // ok, warn or fail
 	Detail string
 	Fix    string
+}
+
+// MaxConfig caps how much of an agent's configuration file is read.
+const MaxConfig = 1 << 20
+
+// ReadConfig reads the configuration file name under r, at most
+// [MaxConfig] bytes; a missing file is nil, no error. r refuses links and
+// special files (a committed .claude or .codex is someone else's).
+func ReadConfig(r fsx.Root, name string) ([]byte, error) {
+	data, err := r.ReadFile(name, MaxConfig)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return data, err
 }

@@ -26,15 +26,6 @@ const maxSettings = 1 << 20
 // valid JSON): the person fixes it by hand.
 var ErrSettings = errors.New("cannot edit .claude/settings.json")
 
-// readOptional reads name under r; a missing file is nil, no error.
-func readOptional(r fsx.Root, name string) ([]byte, error) {
-	data, err := r.ReadFile(name, maxSettings)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	return data, err
-}
-
 // claudeDir is the project's .claude directory.
 func claudeDir(project string) fsx.Root { return fsx.NewRoot(filepath.Join(project, ".claude")) }
 
@@ -108,7 +99,7 @@ func Wire(project string, cairnDir fsx.Root) (bool, error) {
 		return false, err
 	}
 	dir := claudeDir(project)
-	data, err := readOptional(dir, "settings.json")
+	data, err := agent.ReadConfig(dir, "settings.json")
 	if err != nil {
 		return false, err
 	}
@@ -141,7 +132,7 @@ func Wire(project string, cairnDir fsx.Root) (bool, error) {
 func Unwire(project string, cairnDir fsx.Root) ([]string, error) {
 	var removed []string
 	dir := claudeDir(project)
-	data, err := readOptional(dir, "settings.json")
+	data, err := agent.ReadConfig(dir, "settings.json")
 	if err != nil {
 		return nil, err
 	}

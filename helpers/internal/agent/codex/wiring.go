@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,9 +13,6 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
-
-// maxFile caps how much of a wiring or config file is read.
-const maxFile = 1 << 20
 
 // HooksFile is the project's committed Codex hooks file, from its root.
 const HooksFile = ".codex/hooks.json"
@@ -89,15 +85,6 @@ func codexHome(env, home string) string {
 // codexDir is the project's .codex directory.
 func codexDir(project string) fsx.Root { return fsx.NewRoot(filepath.Join(project, ".codex")) }
 
-// readOptional reads name under r; a missing file is nil, no error.
-func readOptional(r fsx.Root, name string) ([]byte, error) {
-	data, err := r.ReadFile(name, maxFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	return data, err
-}
-
 // Wire writes the committed launcher (.cairn/hook, in cairnDir) and
 // cairn's hooks in .codex/hooks.json (the project's other hooks and keys
 // kept), each only where it differs, and reports whether it wrote.
@@ -107,7 +94,7 @@ func Wire(project string, cairnDir fsx.Root) (bool, error) {
 		return false, err
 	}
 	dir := codexDir(project)
-	data, err := readOptional(dir, "hooks.json")
+	data, err := agent.ReadConfig(dir, "hooks.json")
 	if err != nil {
 		return false, err
 	}
@@ -131,7 +118,7 @@ func Wire(project string, cairnDir fsx.Root) (bool, error) {
 func Unwire(project string, cairnDir fsx.Root) ([]string, error) {
 	var removed []string
 	dir := codexDir(project)
-	data, err := readOptional(dir, "hooks.json")
+	data, err := agent.ReadConfig(dir, "hooks.json")
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +144,7 @@ func Unwire(project string, cairnDir fsx.Root) ([]string, error) {
 
 // Uses reports whether the project's .codex/hooks.json runs the launcher.
 func Uses(project string) bool {
-	data, err := readOptional(codexDir(project), "hooks.json")
+	data, err := agent.ReadConfig(codexDir(project), "hooks.json")
 	if err != nil || data == nil {
 		return false
 	}
@@ -170,7 +157,7 @@ func Uses(project string) bool {
 // this person before it runs them (codexHome is their Codex home): that
 // they trust the project, and each of cairn's hooks as it is now.
 func CheckWiring(project string, cairnDir fsx.Root, codexHome string) agent.Wiring {
-	data, herr := readOptional(codexDir(project), "hooks.json")
+	data, herr := agent.ReadConfig(codexDir(project), "hooks.json")
 	if herr != nil {
 		return wiring("fail", herr.Error(), "")
 	}

@@ -1,9 +1,7 @@
 package cursor
 
 import (
-	"errors"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,15 +21,6 @@ const maxFile = 1 << 20
 
 // cursorDir is the project's .cursor directory.
 func cursorDir(project string) fsx.Root { return fsx.NewRoot(filepath.Join(project, ".cursor")) }
-
-// readOptional reads name under r; a missing file is nil, no error.
-func readOptional(r fsx.Root, name string) ([]byte, error) {
-	data, err := r.ReadFile(name, maxFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	return data, err
-}
 
 // Adapter is Cursor's [agent.Adapter].
 type Adapter struct{}
@@ -93,7 +82,7 @@ func Wire(project string, cairnDir fsx.Root) (bool, error) {
 		return false, err
 	}
 	dir := cursorDir(project)
-	data, err := readOptional(dir, hooksFile)
+	data, err := agent.ReadConfig(dir, hooksFile)
 	if err != nil {
 		return false, err
 	}
@@ -116,7 +105,7 @@ func Wire(project string, cairnDir fsx.Root) (bool, error) {
 // stays (other agents' wiring may run it).
 func Unwire(project string, _ fsx.Root) ([]string, error) {
 	dir := cursorDir(project)
-	data, err := readOptional(dir, hooksFile)
+	data, err := agent.ReadConfig(dir, hooksFile)
 	if err != nil || data == nil {
 		return nil, err
 	}
@@ -151,7 +140,7 @@ func Uses(project string) bool {
 // is fine: not every team uses Cursor.
 func CheckWiring(project string, cairnDir fsx.Root) agent.Wiring {
 	state, lerr := launcher.Check(cairnDir)
-	data, ferr := readOptional(cursorDir(project), hooksFile)
+	data, ferr := agent.ReadConfig(cursorDir(project), hooksFile)
 	missing, perr := Wired(data)
 	if ferr == nil && perr == nil && len(missing) == len(Events()) {
 		return wiring("ok", "Cursor: not wired (cairn init --cursor wires it, for teammates who use Cursor)", "")

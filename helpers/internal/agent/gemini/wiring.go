@@ -17,9 +17,6 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
-// maxSettings caps how much of a settings file is read.
-const maxSettings = 1 << 20
-
 // settingsFile is the project's Gemini CLI settings, from its root.
 const settingsFile = ".gemini/settings.json"
 
@@ -27,15 +24,6 @@ const settingsFile = ".gemini/settings.json"
 // JSON with comments, or hooks that are not an object): the person fixes
 // it by hand.
 var ErrSettings = errors.New("cannot edit .gemini/settings.json")
-
-// readOptional reads name under r; a missing file is nil, no error.
-func readOptional(r fsx.Root, name string) ([]byte, error) {
-	data, err := r.ReadFile(name, maxSettings)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	return data, err
-}
 
 // geminiDir is the project's .gemini directory.
 func geminiDir(project string) fsx.Root { return fsx.NewRoot(filepath.Join(project, ".gemini")) }
@@ -85,7 +73,7 @@ func (Adapter) Unwire(project string, cairnDir fsx.Root) ([]string, error) {
 // Uses reports whether the project's .gemini/settings.json runs the
 // launcher.
 func (Adapter) Uses(project string) bool {
-	data, err := readOptional(geminiDir(project), "settings.json")
+	data, err := agent.ReadConfig(geminiDir(project), "settings.json")
 	return err == nil && data != nil && HasCairn(data)
 }
 
@@ -104,7 +92,7 @@ func Wire(project string, cairnDir fsx.Root) (bool, error) {
 		return false, err
 	}
 	dir := geminiDir(project)
-	data, err := readOptional(dir, "settings.json")
+	data, err := agent.ReadConfig(dir, "settings.json")
 	if err != nil {
 		return false, err
 	}
@@ -127,7 +115,7 @@ func Wire(project string, cairnDir fsx.Root) (bool, error) {
 // CLI removes it once no agent's wiring runs it.
 func Unwire(project string, cairnDir fsx.Root) ([]string, error) {
 	dir := geminiDir(project)
-	data, err := readOptional(dir, "settings.json")
+	data, err := agent.ReadConfig(dir, "settings.json")
 	if err != nil || data == nil {
 		return nil, err
 	}
@@ -158,7 +146,7 @@ func hasComment(data []byte) bool { return !bytes.Equal(stripComments(data), dat
 // are turned off, and whether this user's Gemini CLI trusts the project's
 // folder (it runs no project hook in a folder it does not trust).
 func CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
-	data, serr := readOptional(geminiDir(project), "settings.json")
+	data, serr := agent.ReadConfig(geminiDir(project), "settings.json")
 	var missing []string
 	if serr == nil {
 		missing, serr = Wired(data)
@@ -187,7 +175,7 @@ func CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
 			"remove hooksConfig.enabled from "+settingsFile)
 	}
 	if home != "" {
-		user, _ := readOptional(fsx.NewRoot(filepath.Join(home, ".gemini")), "settings.json")
+		user, _ := agent.ReadConfig(fsx.NewRoot(filepath.Join(home, ".gemini")), "settings.json")
 		if user != nil && Disabled(user) {
 			return wiring("fail", "your ~/.gemini/settings.json turns Gemini CLI's hooks off (hooksConfig.enabled false)",
 				"remove hooksConfig.enabled from ~/.gemini/settings.json")

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -13,9 +12,6 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
-
-// maxFile caps how much of the plugin is read.
-const maxFile = 1 << 20
 
 // pluginName is the plugin's name under .opencode.
 const pluginName = "plugins/cairn.js"
@@ -76,22 +72,13 @@ func (Adapter) CheckWiring(project string, cairnDir fsx.Root, home string) agent
 // opencodeDir is the project's .opencode directory.
 func opencodeDir(project string) fsx.Root { return fsx.NewRoot(filepath.Join(project, ".opencode")) }
 
-// readOptional reads name under r; a missing file is nil, no error.
-func readOptional(r fsx.Root, name string) ([]byte, error) {
-	data, err := r.ReadFile(name, maxFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	return data, err
-}
-
 // Wire writes the committed launcher (.cairn/hook, in cairnDir) and the
 // plugin that runs it (.opencode/plugins/cairn.js), each only where it
 // differs, and reports whether it wrote. A cairn.js that cairn did not
 // write is left alone ([ErrForeignPlugin]).
 func Wire(project string, cairnDir fsx.Root) (bool, error) {
 	dir := opencodeDir(project)
-	cur, err := readOptional(dir, pluginName)
+	cur, err := agent.ReadConfig(dir, pluginName)
 	if err != nil {
 		return false, err
 	}
@@ -118,7 +105,7 @@ func Wire(project string, cairnDir fsx.Root) (bool, error) {
 // wiring runs it ([Uses]).
 func Unwire(project string, _ fsx.Root) ([]string, error) {
 	dir := opencodeDir(project)
-	cur, err := readOptional(dir, pluginName)
+	cur, err := agent.ReadConfig(dir, pluginName)
 	if err != nil || cur == nil || !IsPlugin(cur) {
 		return nil, err
 	}
@@ -133,7 +120,7 @@ func Unwire(project string, _ fsx.Root) ([]string, error) {
 // Uses reports whether the project's .opencode/plugins/cairn.js is cairn's
 // plugin, which runs the launcher.
 func Uses(project string) bool {
-	data, err := readOptional(opencodeDir(project), pluginName)
+	data, err := agent.ReadConfig(opencodeDir(project), pluginName)
 	return err == nil && IsPlugin(data)
 }
 
@@ -141,7 +128,7 @@ func Uses(project string) bool {
 // launcher it runs. A project without the plugin is not an error: its
 // team may not use OpenCode.
 func CheckWiring(project string, cairnDir fsx.Root, _ string) agent.Wiring {
-	plugin, perr := readOptional(opencodeDir(project), pluginName)
+	plugin, perr := agent.ReadConfig(opencodeDir(project), pluginName)
 	state, lerr := launcher.Check(cairnDir)
 	switch {
 	case perr != nil:
