@@ -2,7 +2,7 @@
 // one JSON line per decision sanitize took about the log (what left the
 // working set, what stays flagged, and why), the run's summary last; and
 // its reader. Sanitize writes it; the search cache, curation and doctor
-// read it. It imports nothing but the entry model.
+// read it. It imports nothing but the entry model and file identities.
 package audit
 
 import (
@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 )
 
@@ -81,20 +82,26 @@ type Action struct {
 
 // Summary counts what one sanitize run did; it is the audit's last line.
 type Summary struct {
-	LogSHA256  string `json:"log_sha256"` // the log the run read
-	Lines      int    `json:"lines"`
-	Entries    int    `json:"entries"` // distinct keys in log and archive
-	Active     int    `json:"active"`  // entries in the working set
-	Invalid    int    `json:"invalid"`
-	Repaired   int    `json:"repaired"`
-	Archived   int    `json:"archived"`
-	Retracted  int    `json:"retracted"`
-	Superseded int    `json:"superseded"`
-	Noise      int    `json:"noise"`
-	Duplicates int    `json:"duplicates"`
-	Stale      int    `json:"stale"`
-	Review     int    `json:"needs_review"`
-	Outdated   int    `json:"outdated"`
+	LogSHA256 string `json:"log_sha256"` // the log the run read
+	// LogID is the identity the log had before the run opened it: when
+	// the log still has it, the audit is of the log as it is, which the
+	// search cache can tell without reading the log. A log replaced while
+	// the run read it has another identity by then, so the run is asked
+	// for again, never wrongly skipped.
+	LogID      fsx.FileID `json:"log_id,omitzero"`
+	Lines      int        `json:"lines"`
+	Entries    int        `json:"entries"` // distinct keys in log and archive
+	Active     int        `json:"active"`  // entries in the working set
+	Invalid    int        `json:"invalid"`
+	Repaired   int        `json:"repaired"`
+	Archived   int        `json:"archived"`
+	Retracted  int        `json:"retracted"`
+	Superseded int        `json:"superseded"`
+	Noise      int        `json:"noise"`
+	Duplicates int        `json:"duplicates"`
+	Stale      int        `json:"stale"`
+	Review     int        `json:"needs_review"`
+	Outdated   int        `json:"outdated"`
 	// SymbolsComplete is false when the symbol search hit its time or size
 	// bound; symbols it did not reach are not held against any entry.
 	SymbolsComplete bool  `json:"symbols_complete"`
@@ -137,20 +144,26 @@ func open(s *knowledge.Store) (*os.File, int64, error) {
 	return f, fi.Size(), nil
 }
 
+// From is what an audit says of the log it was made from.
+type From struct {
+	LogSHA256 string
+	LogID     fsx.FileID
+}
+
 // ReadVerdicts reads the store's audit, line by line, and returns the
-// verdicts it holds and the sha256 of the log it was made from. A missing
-// audit has none.
-func ReadVerdicts(s *knowledge.Store) ([]Verdict, string, error) {
+// verdicts it holds and what it says of the log it was made from. A
+// missing audit has none.
+func ReadVerdicts(s *knowledge.Store) ([]Verdict, From, error) {
 	f, size, err := open(s)
 	if err != nil {
-		return nil, "", fmt.Errorf("read audit: %w", err)
+		return nil, From{}, fmt.Errorf("read audit: %w", err)
 	}
 	if f == nil {
-		return nil, "", nil
+		return nil, From{}, nil
 	}
 	defer f.Close()
 	var out []Verdict
-	var logSum string
+	var from From
 	sc := bufio.NewScanner(io.LimitReader(f, size))
 	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
 	for sc.Scan() {
@@ -163,14 +176,14 @@ func ReadVerdicts(s *knowledge.Store) ([]Verdict, string, error) {
 			continue
 		}
 		if a.Summary != nil {
-			logSum = a.Summary.LogSHA256
+			from = From{a.Summary.LogSHA256, a.Summary.LogID}
 		}
 		if a.Key == "" || a.Effect == "" {
 			continue
 		}
 		out = append(out, Verdict{Key: a.Key, TS: a.TS, Effect: a.Effect, Note: a.Reason})
 	}
-	return out, logSum, nil
+	return out, from, nil
 }
 
 // mayMatter reports whether an audit line may carry an effect or the

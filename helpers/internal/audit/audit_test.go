@@ -10,13 +10,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 )
 
 func TestReadVerdictsMissing(t *testing.T) {
 	v, sum, err := ReadVerdicts(knowledge.Open(t.TempDir()))
-	if v != nil || sum != "" || err != nil {
-		t.Errorf("missing audit: %v %q %v", v, sum, err)
+	if v != nil || sum != (From{}) || err != nil {
+		t.Errorf("missing audit: %v %+v %v", v, sum, err)
 	}
 }
 
@@ -31,7 +32,7 @@ func TestReadVerdicts(t *testing.T) {
 not json at all
 {"action":"anchor","key":"fact-b","ts":7,"type":"fact","result":"ok","reason":"no named file or symbol is missing"}
 {"action":"anchor","key":"fact-c","ts":9,"type":"fact","effect":"flagged","result":"needs_review","reason":"needs review: x.go"}
-{"action":"summary","summary":{"log_sha256":"abc","lines":4}}
+{"action":"summary","summary":{"log_sha256":"abc","log_id":{"size":12,"mtime":3,"ctime":4,"ino":5},"lines":4}}
 `
 	if err := os.MkdirAll(filepath.Dir(Path(s.CachePath())), 0o755); err != nil {
 		t.Fatal(err)
@@ -44,8 +45,9 @@ not json at all
 		{Key: "fact-a", TS: 5, Effect: EffectRemoved, Note: "retracted: wrong"},
 		{Key: "fact-c", TS: 9, Effect: EffectFlagged, Note: "needs review: x.go"},
 	}
-	if err != nil || sum != "abc" || !reflect.DeepEqual(v, want) {
-		t.Errorf("ReadVerdicts = %+v, %q, %v; want %+v, abc", v, sum, err, want)
+	from := From{"abc", fsx.FileID{Size: 12, Mtime: 3, Ctime: 4, Ino: 5}}
+	if err != nil || sum != from || !reflect.DeepEqual(v, want) {
+		t.Errorf("ReadVerdicts = %+v, %+v, %v; want %+v, %+v", v, sum, err, want, from)
 	}
 }
 
@@ -61,7 +63,7 @@ func writeAudit(t testing.TB, s *knowledge.Store, data []byte) {
 
 // readAll is what ReadVerdicts and ReadSummary return, the slow way:
 // every line of the whole file decoded.
-func readAll(data []byte) (verdicts []Verdict, logSum string, sum Summary, sumErr bool) {
+func readAll(data []byte) (verdicts []Verdict, logSum From, sum Summary, sumErr bool) {
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
 	for sc.Scan() {
@@ -70,7 +72,7 @@ func readAll(data []byte) (verdicts []Verdict, logSum string, sum Summary, sumEr
 			continue
 		}
 		if a.Summary != nil {
-			logSum = a.Summary.LogSHA256
+			logSum = From{a.Summary.LogSHA256, a.Summary.LogID}
 		}
 		if a.Key != "" && a.Effect != "" {
 			verdicts = append(verdicts, Verdict{Key: a.Key, TS: a.TS, Effect: a.Effect, Note: a.Reason})
@@ -132,7 +134,7 @@ func FuzzReadAudit(f *testing.F) {
 		verdicts, logSum, sum, sumErr := readAll(data)
 		gotV, gotSum, err := ReadVerdicts(s)
 		if err != nil || gotSum != logSum || !reflect.DeepEqual(gotV, verdicts) {
-			t.Errorf("ReadVerdicts = %+v, %q, %v; want %+v, %q", gotV, gotSum, err, verdicts, logSum)
+			t.Errorf("ReadVerdicts = %+v, %+v, %v; want %+v, %+v", gotV, gotSum, err, verdicts, logSum)
 		}
 		got, err := ReadSummary(s)
 		if (err != nil) != sumErr || got != sum {

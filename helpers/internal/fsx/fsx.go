@@ -268,16 +268,27 @@ func ReadMapped(f *os.File, size int64, fn func(data []byte)) (err error) {
 			err = fmt.Errorf("unmap %s: %w", f.Name(), uerr)
 		}
 	}()
+	if gerr := Guard(func() { fn(data) }); gerr != nil {
+		return fmt.Errorf("read %s: it changed while read (%w)", f.Name(), gerr)
+	}
+	return nil
+}
+
+// Guard runs fn on the calling goroutine and returns a fault of fn's on
+// mapped memory (a file shortened while mapped) as an error rather than
+// letting it kill the process. Any goroutine that reads data from
+// [ReadMapped] runs under Guard: the setting is the goroutine's own.
+func Guard(fn func()) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
 			if fault, ok := r.(interface{ Addr() uintptr }); ok {
-				err = fmt.Errorf("read %s: it changed while read (fault at %#x)", f.Name(), fault.Addr())
+				err = fmt.Errorf("fault at %#x", fault.Addr())
 				return
 			}
 			panic(r)
 		}
 	}()
-	fn(data)
+	fn()
 	return nil
 }

@@ -160,6 +160,42 @@ func (r Root) ReadFile(name string, max int64) ([]byte, error) {
 	return data, nil
 }
 
+// MapFile calls fn with the content of the regular file name below the
+// root, refusing one larger than max bytes with [ErrTooLarge]. The file is
+// mapped rather than read where it can be (see [ReadMapped]): fn must keep
+// no part of data, and a fault from a file shortened in place meanwhile
+// is returned as an error. Where files cannot be mapped it is read.
+func (r Root) MapFile(name string, max int64, fn func(data []byte) error) error {
+	f, err := r.OpenFile(name, os.O_RDONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if fi.Size() > max {
+		return fmt.Errorf("%s: %w (%d bytes, the cap is %d)", r.display(name), ErrTooLarge, fi.Size(), max)
+	}
+	var fnErr error
+	err = ReadMapped(f, fi.Size(), func(data []byte) { fnErr = fn(data) })
+	if errors.Is(err, errors.ErrUnsupported) {
+		data := make([]byte, 0, fi.Size()+1)
+		if data, err = readAllInto(io.LimitReader(f, max+1), data); err != nil {
+			return fmt.Errorf("read %s: %w", r.display(name), err)
+		}
+		if int64(len(data)) > max {
+			return fmt.Errorf("%s: %w (over %d bytes)", r.display(name), ErrTooLarge, max)
+		}
+		return fn(data)
+	}
+	if err != nil {
+		return err
+	}
+	return fnErr
+}
+
 func readAllInto(rd io.Reader, b []byte) ([]byte, error) {
 	for {
 		if len(b) == cap(b) {

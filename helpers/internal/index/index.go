@@ -15,12 +15,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
@@ -107,9 +107,23 @@ type Index struct {
 	// applies at most hookMaxLines changed lines; past that, ErrNotReady.
 	hook bool
 
-	// What the last Sync saw, for SanitizeNeeded: the log's sum, and the
-	// sum of the log the loaded audit was made from.
-	logSum, auditLogSum string
+	// What the last Sync saw, for SanitizeNeeded: the log, and the log
+	// the loaded audit was made from.
+	log, auditLog logState
+}
+
+// logState is what SanitizeNeeded compares of a log: its identity and
+// its sum ("" when not known).
+type logState struct {
+	id     fsx.FileID
+	sum    string
+	synced bool // set by a Sync; the audit's is always set
+}
+
+// noteLog notes the log's state as st, the cache's files, records it.
+func (ix *Index) noteLog(st state) {
+	fs := st[ix.store.LogPath()]
+	ix.log = logState{id: fs.ID, sum: fs.Sum, synced: true}
 }
 
 // Path is where the cache of a store lives.
@@ -361,19 +375,41 @@ func (ix *Index) syncLog() (SyncResult, error) {
 		return SyncResult{}, err
 	}
 	if saved.sameIDs(now) {
-		ix.logSum = saved[ix.store.LogPath()].Sum
+		ix.noteLog(saved)
 		return SyncResult{Current: true}, nil
 	}
-	datas, err := ix.readData()
-	if err != nil {
-		return SyncResult{}, err
+	var res SyncResult
+	err = ix.mapSources(func(datas map[string][]byte) error {
+		res, err = ix.catchUp(datas, now)
+		return err
+	})
+	return res, err
+}
+
+// mapSources calls fn with the source files' content, by path, mapped
+// rather than read where they can be (see [fsx.Root.MapFile]): fn must
+// keep no part of it. A missing file is empty. Stat before read: a file
+// that changes in between is read again by the next sync.
+func (ix *Index) mapSources(fn func(datas map[string][]byte) error) error {
+	datas := map[string][]byte{}
+	var next func(srcs []source) error
+	next = func(srcs []source) error {
+		if len(srcs) == 0 {
+			return fn(datas)
+		}
+		called := false
+		err := ix.store.Root().MapFile(srcs[0].name, knowledge.MaxLogBytes, func(data []byte) error {
+			called = true
+			datas[srcs[0].path] = data
+			return next(srcs[1:])
+		})
+		if !called && errors.Is(err, fs.ErrNotExist) {
+			datas[srcs[0].path] = nil
+			return next(srcs[1:])
+		}
+		return err
 	}
-	// The files' sums (SHA-256 of each, for SanitizeNeeded and the
-	// "touched, not changed" case) take the other core meanwhile.
-	sums := make(chan map[string]string, 1)
-	go func() { sums <- sumData(datas) }()
-	var once sync.Once
-	return ix.catchUp(datas, now, func() { once.Do(func() { fillSums(now, <-sums) }) })
+	return next(ix.sources())
 }
 
 // savedFiles is the state of the files the cache holds, as it recorded it.
@@ -479,7 +515,7 @@ func (saved state) sameSums(now state) bool {
 // the counts recorded before; without it (or without recorded counts) they
 // are counted.
 func (ix *Index) setFiles(ex querier, st state, delta *counts) error {
-	ix.logSum = st[ix.store.LogPath()].Sum // read only after Sync succeeded
+	ix.noteLog(st) // read only after Sync succeeded
 	_, err := ex.Exec(`INSERT OR REPLACE INTO meta(k,v) VALUES('files',?)`, st.json())
 	if err != nil {
 		return dbErr("save cache state", err)
@@ -739,46 +775,40 @@ func (r *lineRow) version() knowledge.Version {
 }
 
 // catchUp applies the difference between the files, whose data and
-// identities are given (sums, when called, fills their sums), and the
-// cache. With the list of the lines the cache holds, a merge-join finds the
-// lines that changed at the cost of reading the files once; without one,
-// every line is hashed and compared with the cache's. A rebuild happens
-// when about half of the lines changed; else the lines that went are
-// dropped, those that appeared added, and the keys of both refolded, in
-// one transaction.
-func (ix *Index) catchUp(datas map[string][]byte, now state, sums func()) (SyncResult, error) {
+// identities are given, and the cache. With the list of the lines the
+// cache holds, a merge-join finds the lines that changed at the cost of
+// reading the files once; without one, every line is hashed and compared
+// with the cache's. A rebuild happens when about half of the lines
+// changed; else the lines that went are dropped, those that appeared
+// added, and the keys of both refolded, in one transaction.
+func (ix *Index) catchUp(datas map[string][]byte, now state) (SyncResult, error) {
 	// Serialised with rebuilds, which replace the file: another process
 	// may have replaced it while this one waited for the lock, so it is
 	// reopened under the lock and, if it already holds these files, left
 	// as it is.
 	back, err := ix.exclusive()
 	if err != nil {
-		sums()
 		return SyncResult{}, err
 	}
 	defer back()
 	files, ferr := ix.meta("files")
 	saved, serr := ix.savedFiles()
 	if ferr != nil || serr != nil {
-		sums()
 		if v, err := ix.meta("schema"); err != nil || v != schemaVersion {
 			return ix.rebuild()
 		}
 	}
 	if serr == nil && saved.sameIDs(now) {
-		sums()
-		ix.logSum = saved[ix.store.LogPath()].Sum
+		ix.noteLog(saved)
 		return SyncResult{Current: true}, nil
 	}
 	if ferr == nil {
-		if old, err := ix.loadLines(files); err == nil {
-			res, done, err := ix.quickCatchUp(datas, now, old, sums)
-			if done || err != nil {
-				return res, err
-			}
+		res, done, err := ix.quickCatchUp(datas, now, saved, files)
+		if done || err != nil {
+			return res, err
 		}
 	}
-	sums()
+	fillSums(now, sumData(datas))
 	if saved.sameSums(now) {
 		// Touched, not changed (a checkout, a rewrite with the same bytes).
 		var recs map[string][]lineRec
@@ -818,23 +848,43 @@ func (ix *Index) catchUp(datas map[string][]byte, now state, sums func()) (SyncR
 }
 
 // quickCatchUp is catchUp by a merge-join with the list of the cache's
-// lines, old; done is false when the files differ too much for it (the
-// caller diffs in full, or rebuilds).
-func (ix *Index) quickCatchUp(datas map[string][]byte, now state, old map[string][]lineRec, sums func()) (SyncResult, bool, error) {
-	var n int
-	for _, rs := range old {
-		n += len(rs)
+// lines, if there is one for the cache's files; done is false when there
+// is none or the files differ too much for it (the caller diffs in full,
+// or rebuilds).
+//
+// It hashes no file whole. A file none of whose lines changed keeps the
+// sum saved for it; one that changed gets its sum only when it is small
+// (sumInlineBytes), else none: the sum serves only to tell whether the
+// audit is of this log, which the log's identity tells as well (see
+// [Index.SanitizeNeeded]), and hashing the log would cost a sync after a
+// pull more than all the rest (some 15 ms at 100k entries, 150 ms at 1M).
+func (ix *Index) quickCatchUp(datas map[string][]byte, now, saved state, files string) (SyncResult, bool, error) {
+	var q quickDiff
+	var ok bool
+	err := ix.withLines(files, func(old map[string]recList) error {
+		var err error
+		q, ok, err = ix.mergeJoin(datas, old)
+		return err
+	})
+	if errors.Is(err, errNoLines) {
+		return SyncResult{}, false, nil
 	}
-	q, ok, err := ix.mergeJoin(datas, old, n/2+64)
 	if err != nil || !ok {
 		return SyncResult{}, false, err
 	}
 	if ix.hook && q.work > hookMaxLines && !ix.small() {
-		sums()
 		return SyncResult{}, true, ErrNotReady
 	}
+	for p, fs := range now {
+		switch {
+		case !q.changed[p]:
+			fs.Sum = saved[p].Sum
+		case len(datas[p]) <= sumInlineBytes:
+			fs.Sum = knowledge.Sum(datas[p])
+		}
+		now[p] = fs
+	}
 	d, err := ix.lineDiffOf(q)
-	sums()
 	if err != nil {
 		return SyncResult{}, true, err
 	}
@@ -850,6 +900,10 @@ func (ix *Index) quickCatchUp(datas map[string][]byte, now state, old map[string
 	ix.quick++
 	return res, true, err
 }
+
+// sumInlineBytes is the size up to which a sync that found a file
+// changed records its sum (a few hundred µs of hashing).
+const sumInlineBytes = 1 << 20
 
 // applyDiff writes d into the cache in one transaction, then the list of
 // the files' lines, recs.

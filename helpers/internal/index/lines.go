@@ -7,9 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io/fs"
-	"strings"
+	"os"
+	"runtime"
+	"slices"
+	"sync"
 
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 )
 
@@ -28,8 +31,11 @@ import (
 // linesName is the list's name under .cairn.
 const linesName = name + ".lines"
 
-// linesMagic starts the list file.
-const linesMagic = "cairn-lines 1\n"
+// linesMagic starts the list file. The file ends with the CRC-32C of all
+// that precedes it: the list is written in place (a rewrite of a few MB
+// costs less than a new file renamed over it), so a write cut short
+// leaves a file whose sum does not match, which is not used.
+const linesMagic = "cairn-lines 2\n"
 
 // recSize is the size of one line's record in the list file.
 const recSize = 24
@@ -38,11 +44,18 @@ const recSize = 24
 // newline: completed later, it is another line.
 const tornBit = 1 << 31
 
-// lineRec is what the list keeps of one line.
+// lineRec is what the list keeps of one line (crc, size and hash), and,
+// in memory, where the line is in its file.
 type lineRec struct {
 	crc  uint32
 	size uint32 // the line's length, with tornBit for a torn last line
 	hash [16]byte
+	off  int64 // the line's offset in the file read; not in the list
+}
+
+// line is the record's line in data, the file it was made from.
+func (r lineRec) line(data []byte) []byte {
+	return data[r.off : r.off+int64(r.size&^tornBit)]
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -65,41 +78,102 @@ func (a lineRec) sameLine(b lineRec) bool { return a.crc == b.crc && a.size == b
 // blank reports whether a line is skipped by the cache (whitespace only).
 func blank(line []byte) bool { return len(bytes.TrimSpace(line)) == 0 }
 
-// fileRecs are the quick records of data's non-blank lines, and the
-// lines, split as [knowledge.Lines] splits them, in one pass.
-func fileRecs(data []byte) ([]lineRec, [][]byte) {
-	data = bytes.TrimPrefix(data, []byte("\ufeff"))
-	n := bytes.Count(data, []byte{'\n'}) + 1
-	recs := make([]lineRec, 0, n)
-	lines := make([][]byte, 0, n)
-	for len(data) > 0 {
-		i := bytes.IndexByte(data, '\n')
+// fileRecs are the quick records of data's non-blank lines, split as
+// [knowledge.Lines] splits them, with their offsets. A big file is split
+// in as many parts as there are cores, each recorded by its own goroutine
+// (CRC and line split are most of a sync after a pull). data may be
+// mapped: a fault on it is returned as an error (see [fsx.Guard]).
+func fileRecs(data []byte) ([]lineRec, error) {
+	var base int
+	if bytes.HasPrefix(data, []byte("\ufeff")) {
+		base = len("\ufeff")
+	}
+	parts := 1
+	if len(data) >= recsPartBytes {
+		parts = min(runtime.GOMAXPROCS(0), len(data)/(recsPartBytes/2))
+	}
+	return splitRecs(data[base:], base, parts)
+}
+
+// splitRecs is fileRecs of body, which starts at offset base of its file,
+// in at most parts parts.
+func splitRecs(body []byte, base, parts int) ([]lineRec, error) {
+	bounds := []int{0}
+	for k := 1; k < parts; k++ {
+		at := len(body) * k / parts
+		if at <= bounds[len(bounds)-1] {
+			continue
+		}
+		i := bytes.IndexByte(body[at:], '\n')
+		if i < 0 || at+i+1 == len(body) {
+			break
+		}
+		bounds = append(bounds, at+i+1)
+	}
+	bounds = append(bounds, len(body))
+	recs := make([][]lineRec, len(bounds)-1)
+	errs := make([]error, len(recs))
+	var wg sync.WaitGroup
+	for c := range recs {
+		part := func() {
+			errs[c] = fsx.Guard(func() {
+				recs[c] = partRecs(body[bounds[c]:bounds[c+1]], int64(base+bounds[c]))
+			})
+		}
+		if c == len(recs)-1 {
+			part()
+			continue
+		}
+		wg.Go(part)
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	if len(recs) == 1 {
+		return recs[0], nil
+	}
+	return slices.Concat(recs...), nil
+}
+
+// recsPartBytes is the least size of file that fileRecs splits.
+const recsPartBytes = 4 << 20
+
+// partRecs are the records of the lines of part, which starts at offset
+// off of its file and at a line's start; only its end may be a torn line.
+func partRecs(part []byte, off int64) []lineRec {
+	recs := make([]lineRec, 0, len(part)/256+16)
+	for len(part) > 0 {
+		i := bytes.IndexByte(part, '\n')
 		var line []byte
 		torn := i < 0
 		if torn {
-			line, data = data, nil
+			line, part = part, nil
 		} else {
-			line, data = data[:i], data[i+1:]
+			line, part = part[:i], part[i+1:]
 		}
+		at := off
+		off += int64(len(line)) + 1
 		if l := len(line); l > 0 && line[l-1] == '\r' {
 			line = line[:l-1]
 		}
 		if (len(line) > 0 && line[0] == '{' && line[len(line)-1] == '}') || !blank(line) {
-			recs = append(recs, quickRec(line, torn))
-			lines = append(lines, line)
+			r := quickRec(line, torn)
+			r.off = at
+			recs = append(recs, r)
 		}
 	}
-	return recs, lines
+	return recs
 }
 
 // saveLines writes the list of the sources' lines, for the files' state
-// files (the JSON the database holds as meta 'files').
+// files (the JSON the database holds as meta 'files'), in place.
 func (ix *Index) saveLines(files string, recs map[string][]lineRec) error {
 	var n int
 	for _, src := range ix.sources() {
 		n += 8 + recSize*len(recs[src.path])
 	}
-	buf := make([]byte, 0, len(linesMagic)+len(files)+1+n)
+	buf := make([]byte, 0, len(linesMagic)+len(files)+1+n+4)
 	buf = append(buf, linesMagic...)
 	buf = append(buf, files...)
 	buf = append(buf, '\n')
@@ -112,7 +186,19 @@ func (ix *Index) saveLines(files string, recs map[string][]lineRec) error {
 			buf = append(buf, r.hash[:]...)
 		}
 	}
-	if err := ix.store.Root().ReplaceFile(linesName, buf, 0o644); err != nil {
+	buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf, castagnoli))
+	f, err := ix.store.Root().OpenFile(linesName, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("save the cache's line list: %w", err)
+	}
+	_, err = f.WriteAt(buf, 0)
+	if err == nil {
+		err = f.Truncate(int64(len(buf)))
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return fmt.Errorf("save the cache's line list: %w", err)
 	}
 	return nil
@@ -122,43 +208,68 @@ func (ix *Index) saveLines(files string, recs map[string][]lineRec) error {
 // files than the database's.
 var errNoLines = errors.New("no line list for these files")
 
-// loadLines reads the list, if it describes files (meta 'files').
-func (ix *Index) loadLines(files string) (map[string][]lineRec, error) {
-	data, err := ix.store.Root().ReadFile(linesName, knowledge.MaxLogBytes)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, errNoLines
+// recList is one source's records as the list file holds them.
+type recList []byte
+
+func (l recList) len() int { return len(l) / recSize }
+
+// at is the j-th record, without offset.
+func (l recList) at(j int) lineRec {
+	b := l[j*recSize : (j+1)*recSize]
+	r := lineRec{crc: binary.LittleEndian.Uint32(b), size: binary.LittleEndian.Uint32(b[4:])}
+	copy(r.hash[:], b[8:])
+	return r
+}
+
+// withLines calls fn with the list, mapped (fn must keep no part of it),
+// if it describes files (meta 'files'); else (missing, damaged, a link in
+// its place) it returns errNoLines.
+func (ix *Index) withLines(files string, fn func(old map[string]recList) error) error {
+	called := false
+	err := ix.store.Root().MapFile(linesName, knowledge.MaxLogBytes, func(data []byte) error {
+		called = true
+		old, ok := parseLines(data, files, ix.sources())
+		if !ok {
+			return errNoLines
+		}
+		return fn(old)
+	})
+	if !called && err != nil {
+		return errNoLines
 	}
-	if err != nil {
-		return nil, err
+	return err
+}
+
+// parseLines splits a list file's data into its sources' records, if it
+// is a whole list of files.
+func parseLines(data []byte, files string, srcs []source) (map[string]recList, bool) {
+	if len(data) < 4 {
+		return nil, false
+	}
+	sum := binary.LittleEndian.Uint32(data[len(data)-4:])
+	data = data[:len(data)-4]
+	if crc32.Checksum(data, castagnoli) != sum {
+		return nil, false
 	}
 	head := linesMagic + files + "\n"
-	if !strings.HasPrefix(string(data[:min(len(data), len(head))]), head) {
-		return nil, errNoLines
+	if !bytes.HasPrefix(data, []byte(head)) {
+		return nil, false
 	}
 	data = data[len(head):]
-	recs := map[string][]lineRec{}
-	for _, src := range ix.sources() {
+	old := map[string]recList{}
+	for _, src := range srcs {
 		if len(data) < 8 {
-			return nil, errNoLines
+			return nil, false
 		}
 		n := binary.LittleEndian.Uint64(data)
 		data = data[8:]
 		if n > uint64(len(data)/recSize) {
-			return nil, errNoLines
+			return nil, false
 		}
-		rs := make([]lineRec, n)
-		for i := range rs {
-			rs[i].crc = binary.LittleEndian.Uint32(data)
-			rs[i].size = binary.LittleEndian.Uint32(data[4:])
-			copy(rs[i].hash[:], data[8:recSize])
-			data = data[recSize:]
-		}
-		recs[src.path] = rs
+		old[src.path] = recList(data[:n*recSize])
+		data = data[n*recSize:]
 	}
-	if len(data) != 0 {
-		return nil, errNoLines
-	}
-	return recs, nil
+	return old, len(data) == 0
 }
 
 // place is a line's place in the log's order; ok is false for a line
@@ -193,54 +304,69 @@ type quickDiff struct {
 	lines map[[16]byte]*lineRow // the added lines, by hash
 	recs  map[string][]lineRec  // the files' lists, hashes filled
 	work  int                   // lines that differed
+	// changed holds the files with a line that differed, by path.
+	changed map[string]bool
 }
 
 // mergeJoin lines up the files' lines with the list, source by source.
-// It gives up (ok false) past maxWork differing lines.
-func (ix *Index) mergeJoin(datas map[string][]byte, old map[string][]lineRec, maxWork int) (quickDiff, bool, error) {
-	d := quickDiff{delta: map[[16]byte]int{}, lines: map[[16]byte]*lineRow{}, recs: map[string][]lineRec{}}
+// It gives up (ok false) when about half of the lines differ.
+func (ix *Index) mergeJoin(datas map[string][]byte, old map[string]recList) (quickDiff, bool, error) {
+	var n int
+	for _, rs := range old {
+		n += rs.len()
+	}
+	maxWork := n/2 + 64
+	d := quickDiff{delta: map[[16]byte]int{}, lines: map[[16]byte]*lineRow{}, recs: map[string][]lineRec{}, changed: map[string]bool{}}
 	placeOf := ix.oldPlaces()
 	for _, src := range ix.sources() {
-		recs, lines := fileRecs(datas[src.path])
+		data := datas[src.path]
+		recs, err := fileRecs(data)
+		if err != nil {
+			return d, false, err
+		}
 		was := old[src.path]
+		work := d.work
 		i, j := 0, 0
 		add := func() {
 			torn := recs[i].size&tornBit != 0
-			h := hashLine(src.archived, torn, lines[i])
+			line := recs[i].line(data)
+			h := hashLine(src.archived, torn, line)
 			copy(recs[i].hash[:], h)
 			var k [16]byte
 			copy(k[:], h)
 			d.delta[k]++
 			if d.lines[k] == nil {
-				d.lines[k] = &lineRow{hash: h, archived: src.archived, json: lines[i], torn: torn}
+				d.lines[k] = &lineRow{hash: h, archived: src.archived, json: line, torn: torn}
 			}
 			d.work++
 			i++
 		}
 		remove := func() {
-			d.delta[was[j].hash]--
+			d.delta[was.at(j).hash]--
 			d.work++
 			j++
 		}
-		for i < len(recs) || j < len(was) {
+		for i < len(recs) || j < was.len() {
 			if d.work > maxWork {
 				return d, false, nil
 			}
 			switch {
-			case i < len(recs) && j < len(was) && recs[i].sameLine(was[j]):
-				recs[i].hash = was[j].hash
-				i++
-				j++
-				continue
-			case j == len(was):
+			case i < len(recs) && j < was.len():
+				if w := was.at(j); recs[i].sameLine(w) {
+					recs[i].hash = w.hash
+					i++
+					j++
+					continue
+				}
+			case j == was.len():
 				add()
 				continue
-			case i == len(recs):
+			default: // i == len(recs)
 				remove()
 				continue
 			}
-			pn := newPlace(lines[i])
-			po, err := placeOf(was[j].hash)
+			pn := newPlace(recs[i].line(data))
+			po, err := placeOf(was.at(j).hash)
 			if err != nil {
 				return d, false, err
 			}
@@ -259,6 +385,7 @@ func (ix *Index) mergeJoin(datas map[string][]byte, old map[string][]lineRec, ma
 			}
 		}
 		d.recs[src.path] = recs
+		d.changed[src.path] = d.work > work
 	}
 	for h, n := range d.delta {
 		if n == 0 {

@@ -140,14 +140,15 @@ func TestQuickSyncWorkFollowsThePull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	old, err := ix.loadLines(files)
-	if err != nil {
-		t.Fatalf("no line list after a rebuild: %v", err)
-	}
 	pulled := append(slices.Clone(lines), synthLog(9000, 9050, 2)...)
 	knowledge.SortLines(pulled)
 	datas := map[string][]byte{s.LogPath(): join(pulled), s.ArchivePath(): nil}
-	q, ok, err := ix.mergeJoin(datas, old, 1<<30)
+	var q quickDiff
+	var ok bool
+	err = ix.withLines(files, func(old map[string]recList) error {
+		q, ok, err = ix.mergeJoin(datas, old)
+		return err
+	})
 	if err != nil || !ok {
 		t.Fatalf("merge-join: %v, %v", ok, err)
 	}
@@ -158,7 +159,7 @@ func TestQuickSyncWorkFollowsThePull(t *testing.T) {
 
 // The line list is read back exactly as it was saved, and any other bytes
 // in its place are refused or read without harm.
-func FuzzLoadLines(f *testing.F) {
+func FuzzParseLines(f *testing.F) {
 	s := newStore(f)
 	ix := &Index{store: s}
 	if err := os.MkdirAll(s.CachePath(), 0o755); err != nil {
@@ -180,7 +181,16 @@ func FuzzLoadLines(f *testing.F) {
 		if err := os.WriteFile(filepath.Join(s.Dir, linesName), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		got, err := ix.loadLines(files)
+		var got map[string][]lineRec
+		err := ix.withLines(files, func(old map[string]recList) error {
+			got = map[string][]lineRec{}
+			for p, l := range old {
+				for j := range l.len() {
+					got[p] = append(got[p], l.at(j))
+				}
+			}
+			return nil
+		})
 		if err != nil {
 			return
 		}
@@ -192,4 +202,103 @@ func FuzzLoadLines(f *testing.F) {
 			t.Fatalf("read %d bytes as %d records, which save as other bytes", len(data), len(got))
 		}
 	})
+}
+
+// However a file is split among goroutines, its records are those of one
+// pass over it: the same lines, crcs, sizes and offsets, the torn last line
+// marked, blank lines skipped, a BOM and CRs not part of any line.
+func FuzzFileRecs(f *testing.F) {
+	for _, s := range []string{
+		"",
+		"{\"a\":1}\n{\"b\":2}\n",
+		"\ufeff{\"a\":1}\r\n\n  \n{\"b\":2}",
+		"x\ny\nz\n\n\n{}\n{}\n{}",
+		"\n\n\n\n",
+		strings.Repeat("{\"k\":\"fact-x\"}\n", 50) + "torn",
+	} {
+		f.Add([]byte(s), uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, parts uint8) {
+		var want []lineRec
+		var wantLines [][]byte
+		lines, torn := knowledge.Lines(data)
+		for i, line := range lines {
+			if !blank(line) {
+				want = append(want, quickRec(line, torn && i == len(lines)-1))
+				wantLines = append(wantLines, line)
+			}
+		}
+		base := 0
+		if bytes.HasPrefix(data, []byte("\ufeff")) {
+			base = 3
+		}
+		got, err := splitRecs(data[base:], base, int(parts%8)+1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%d records, want %d", len(got), len(want))
+		}
+		for i, r := range got {
+			w := want[i]
+			if r.crc != w.crc || r.size != w.size || !bytes.Equal(r.line(data), wantLines[i]) {
+				t.Fatalf("record %d: %+v (line %q), want %+v", i, r, r.line(data), w)
+			}
+		}
+		all, err := fileRecs(data)
+		if err != nil || !slices.Equal(all, got) {
+			t.Fatalf("fileRecs differs from splitRecs: %v", err)
+		}
+	})
+}
+
+// The list is written in place: a write cut short (the new list's start
+// over the old one's end, or any byte changed) leaves a file whose sum
+// does not match, so the next sync diffs in full, and rightly, instead of
+// trusting it.
+func TestTornLineListIsNotUsed(t *testing.T) {
+	for name, tear := range map[string]func(old, cur []byte) []byte{
+		"new start, old end": func(old, cur []byte) []byte { return append(slices.Clone(cur[:len(cur)/2]), old[len(cur)/2:]...) },
+		"old end left over":  func(old, cur []byte) []byte { return append(slices.Clone(cur), old[len(old)-8:]...) },
+		"a byte changed":     func(old, cur []byte) []byte { b := slices.Clone(cur); b[len(b)/2] ^= 1; return b },
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := newStore(t)
+			lines := synthLog(0, 300, 1)
+			writeLog(t, s, join(lines))
+			ix := openIndex(t, s)
+			mustSync(t, ix)
+			path := filepath.Join(s.Dir, linesName)
+			old, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines = append(lines, synthLog(1000, 1010, 2)...)
+			knowledge.SortLines(lines)
+			writeLog(t, s, join(lines))
+			mustSync(t, ix)
+			cur, err := os.ReadFile(path)
+			if err != nil || len(cur) <= len(old) {
+				t.Fatalf("list after a pull of 10: %d bytes (was %d), %v", len(cur), len(old), err)
+			}
+			if err := os.WriteFile(path, tear(old, cur), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			lines = append(lines, synthLog(2000, 2005, 3)...)
+			knowledge.SortLines(lines)
+			writeLog(t, s, join(lines))
+			quick := ix.quick
+			res := mustSync(t, ix)
+			if ix.quick != quick || res.Added != 5 {
+				t.Fatalf("sync with a torn list: %+v, merge-joins %d -> %d; want a full diff adding 5", res, quick, ix.quick)
+			}
+			mustSync(t, ix) // and the list it wrote is whole again
+			lines = append(lines, synthLog(3000, 3002, 4)...)
+			knowledge.SortLines(lines)
+			writeLog(t, s, join(lines))
+			if res := mustSync(t, ix); ix.quick != quick+1 || res.Added != 2 {
+				t.Fatalf("sync after the list was rewritten: %+v, merge-joins %d; want one more", res, ix.quick)
+			}
+		})
+	}
 }

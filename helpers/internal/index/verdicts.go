@@ -11,6 +11,7 @@ import (
 type auditState struct {
 	ID     fsx.FileID `json:"id"`
 	LogSum string     `json:"log_sum"`
+	LogID  fsx.FileID `json:"log_id"`
 }
 
 // syncVerdicts loads sanitize's verdicts when the audit file changed since
@@ -52,7 +53,7 @@ func (ix *Index) verdictsCurrent(id fsx.FileID, unreadable bool) bool {
 	if v, err := ix.meta("audit"); err == nil {
 		_ = json.Unmarshal([]byte(v), &saved)
 		if saved.ID == id && !unreadable {
-			ix.auditLogSum = saved.LogSum
+			ix.auditLog = logState{id: saved.LogID, sum: saved.LogSum, synced: true}
 			return true
 		}
 	}
@@ -61,9 +62,9 @@ func (ix *Index) verdictsCurrent(id fsx.FileID, unreadable bool) bool {
 
 // loadVerdicts replaces the cache's verdicts with the audit's.
 func (ix *Index) loadVerdicts(id fsx.FileID, unreadable bool) error {
-	verdicts, logSum, err := audit.ReadVerdicts(ix.store)
+	verdicts, from, err := audit.ReadVerdicts(ix.store)
 	if err != nil || unreadable {
-		verdicts, logSum = nil, ""
+		verdicts, from = nil, audit.From{}
 	}
 	tx, err := ix.db.Begin()
 	if err != nil {
@@ -83,20 +84,32 @@ func (ix *Index) loadVerdicts(id fsx.FileID, unreadable bool) error {
 			return dbErr("load audit", err)
 		}
 	}
-	b, _ := json.Marshal(auditState{ID: id, LogSum: logSum})
+	b, _ := json.Marshal(auditState{ID: id, LogSum: from.LogSHA256, LogID: from.LogID})
 	if _, err := tx.Exec(`INSERT OR REPLACE INTO meta(k,v) VALUES('audit',?)`, string(b)); err != nil {
 		return dbErr("load audit", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return dbErr("load audit", err)
 	}
-	ix.auditLogSum = logSum
+	ix.auditLog = logState{id: from.LogID, sum: from.LogSHA256, synced: true}
 	return nil
 }
 
 // SanitizeNeeded reports, after a Sync, whether the working set is behind
 // the log: no sanitize run yet, or the last one read another version of
-// the log. It asks the database nothing: Sync noted both sums.
+// the log. It asks the database nothing and reads no file: the log still
+// has the identity the run saw (it is replaced, never written in place,
+// so a new version has a new identity), or, failing that, the same sum
+// as far as Sync knows it (a sync that finds the log changed knows the
+// sum of a small log only); not knowing, it asks for a run.
 func (ix *Index) SanitizeNeeded() bool {
-	return ix.logSum != "" && ix.auditLogSum != ix.logSum
+	switch {
+	case !ix.log.synced:
+		return false
+	case ix.auditLog.id != (fsx.FileID{}) && ix.auditLog.id == ix.log.id:
+		return false
+	case ix.log.sum != "":
+		return ix.auditLog.sum != ix.log.sum
+	}
+	return true
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/helpers/internal/audit"
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 )
 
@@ -116,5 +117,75 @@ func TestUnreadableAuditIsNoAudit(t *testing.T) {
 	}
 	if !ix.SanitizeNeeded() {
 		t.Error("unreadable audit, but SanitizeNeeded is false")
+	}
+}
+
+// A log too big to hash on every sync: a sync after a pull does not know
+// its sum, and the audit's record of the log's identity tells instead
+// whether the working set is of the log as it is.
+func TestSanitizeNeededBigLog(t *testing.T) {
+	s := newStore(t)
+	lines := synthLog(0, 6000, 1)
+	writeLog(t, s, join(lines))
+	if len(join(lines)) <= sumInlineBytes {
+		t.Fatalf("log of %d bytes: not past sumInlineBytes", len(join(lines)))
+	}
+	ix := openIndex(t, s)
+	mustSync(t, ix)
+	auditWith := func(id fsx.FileID) {
+		t.Helper()
+		log, err := s.ReadLog()
+		if err != nil {
+			t.Fatal(err)
+		}
+		line, _ := json.Marshal(audit.Action{Action: audit.ActSummary, Summary: &audit.Summary{LogSHA256: knowledge.Sum(log), LogID: id}})
+		if err := os.WriteFile(audit.Path(s.CachePath()), append(line, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	logID := func() fsx.FileID {
+		id, err := s.Root().StatID(knowledge.LogName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	auditWith(logID())
+	mustSync(t, ix)
+	if ix.SanitizeNeeded() {
+		t.Error("audit of the log as it is: SanitizeNeeded")
+	}
+
+	// A pull: the merge-join catches up without hashing the log.
+	lines = append(lines, synthLog(9000, 9050, 2)...)
+	knowledge.SortLines(lines)
+	writeLog(t, s, join(lines))
+	quick := ix.quick
+	mustSync(t, ix)
+	if ix.quick != quick+1 || ix.log.sum != "" {
+		t.Fatalf("pull: merge-joins %d -> %d, log sum %q; want a quick catch-up that hashed nothing", quick, ix.quick, ix.log.sum)
+	}
+	if !ix.SanitizeNeeded() {
+		t.Error("log changed since the audit: SanitizeNeeded is false")
+	}
+	// An audit from before the pull, without the log's identity (an older
+	// cairn's), does not count either.
+	auditWith(fsx.FileID{})
+	mustSync(t, ix)
+	if !ix.SanitizeNeeded() {
+		t.Error("audit without the log's identity and a sum not known: SanitizeNeeded is false")
+	}
+	// The run after the pull.
+	auditWith(logID())
+	mustSync(t, ix)
+	if ix.SanitizeNeeded() {
+		t.Error("audit of the pulled log: SanitizeNeeded")
+	}
+	// A fresh Index (the next process) reads the same from the cache.
+	ix.Close()
+	ix = openIndex(t, s)
+	mustSync(t, ix)
+	if ix.SanitizeNeeded() {
+		t.Error("next process: SanitizeNeeded")
 	}
 }

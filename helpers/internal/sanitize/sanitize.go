@@ -171,6 +171,13 @@ func RunLockedContext(ctx context.Context, s *knowledge.Store, opts Options) (Re
 		return Result{}, false, err
 	}
 	defer arch.close()
+	// The log's identity is taken before it is opened: a log replaced in
+	// between is newer than the identity says, so the search cache asks
+	// for another run rather than trusting this one (see audit.Summary).
+	logID, err := root.StatID(knowledge.LogName)
+	if err != nil {
+		return Result{}, false, err
+	}
 	log, err := fileSource(root, knowledge.LogName, "log")
 	if err != nil {
 		return Result{}, false, err
@@ -182,6 +189,7 @@ func RunLockedContext(ctx context.Context, s *knowledge.Store, opts Options) (Re
 	}
 	defer out.discard()
 	r := newRun(opts, opts.Collect)
+	r.res.Summary.LogID = logID
 	if err := r.build(ctx, arch, log, out.active, out.audit); err != nil {
 		return Result{}, false, err
 	}

@@ -694,9 +694,13 @@ func TestRun(t *testing.T) {
 	if err != nil || !bytes.Equal(gotAudit, wantAudit) {
 		t.Errorf("audit file: %v\n%s\nwant\n%s", err, gotAudit, wantAudit)
 	}
-	verdicts, sum, err := audit.ReadVerdicts(store)
+	verdicts, from, err := audit.ReadVerdicts(store)
+	sum := from.LogSHA256
 	if err != nil || sum != res.Summary.LogSHA256 || sum != fmtSum(before) {
 		t.Errorf("ReadVerdicts: sum %q, err %v; want %q", sum, err, res.Summary.LogSHA256)
+	}
+	if id, _ := store.Root().StatID(knowledge.LogName); from.LogID != id || id.Ino == 0 {
+		t.Errorf("ReadVerdicts: log id %+v; want the log's %+v", from.LogID, id)
 	}
 	effects := map[string]string{}
 	for _, v := range verdicts {
