@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime/debug"
+	"sync"
 	"time"
 )
 
@@ -268,11 +269,31 @@ func ReadMapped(f *os.File, size int64, fn func(data []byte)) (err error) {
 			err = fmt.Errorf("unmap %s: %w", f.Name(), uerr)
 		}
 	}()
+	mapped.Store(&data[0], len(data))
+	defer mapped.Delete(&data[0])
 	if gerr := Guard(func() { fn(data) }); gerr != nil {
 		return fmt.Errorf("read %s: it changed while read (%w)", f.Name(), gerr)
 	}
 	return nil
 }
+
+// Evict lets the pages of data, the whole of what [ReadMapped] or
+// [Root.MapFile] gave, go from the process's memory: a later read maps them
+// again from the page cache. A pass over a big mapped file calls it now and
+// then, so the file does not stay resident in the process as it is read.
+// Data read rather than mapped is left alone.
+func Evict(data []byte) {
+	if len(data) == 0 {
+		return
+	}
+	if n, ok := mapped.Load(&data[0]); ok && n.(int) == len(data) {
+		evict(data)
+	}
+}
+
+// mapped holds the mappings ReadMapped has open: their first byte's
+// address and their length.
+var mapped sync.Map
 
 // Guard runs fn on the calling goroutine and returns a fault of fn's on
 // mapped memory (a file shortened while mapped) as an error rather than

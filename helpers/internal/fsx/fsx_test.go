@@ -535,3 +535,44 @@ func TestReadMapped(t *testing.T) {
 	}()
 	ReadMapped(f, 1, func([]byte) { panic("not a fault") })
 }
+
+// Evict lets a mapping's pages go and leaves its content readable; on data
+// that is not a whole mapping (data read, a part of a mapping) it does
+// nothing. A goroutine under Guard gets a fault as an error, as fn does.
+func TestEvictAndGuard(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big")
+	content := bigContent('E')
+	if err := os.WriteFile(path, content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := NewRoot(filepath.Dir(path))
+	err := r.MapFile("big", 1<<30, func(data []byte) error {
+		Evict(data)
+		Evict(data[1:])
+		if !bytes.Equal(data, content) {
+			t.Error("mapped data changed by Evict")
+		}
+		done := make(chan error)
+		go func() {
+			done <- Guard(func() {
+				if err := os.Truncate(path, 0); err != nil {
+					t.Error(err)
+				}
+				Evict(data)
+				sink = data[len(data)-1]
+			})
+		}()
+		if err := <-done; err == nil {
+			t.Error("a goroutine's read past a shortened file's end under Guard: no error")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	heap := bytes.Clone(content)
+	Evict(heap)
+	if !bytes.Equal(heap, content) {
+		t.Error("Evict changed data that was read, not mapped")
+	}
+}

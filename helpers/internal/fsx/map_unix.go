@@ -17,3 +17,10 @@ func mapFile(f *os.File, size int) ([]byte, func() error, error) {
 	}
 	return data, func() error { return unix.Munmap(data) }, nil
 }
+
+// evict drops the pages of mapped data from the process's memory.
+func evict(data []byte) {
+	if len(data) > 0 {
+		unix.Madvise(data, unix.MADV_DONTNEED)
+	}
+}

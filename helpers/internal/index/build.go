@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/relevance"
 )
@@ -64,10 +65,43 @@ func (ix *Index) build(path string) (res SyncResult, files string, recs map[stri
 	if err != nil {
 		return res, "", nil, err
 	}
-	datas, err := ix.readSources(now)
+	err = ix.mapSources(func(datas map[string][]byte) error {
+		res, recs, err = ix.fill(db, datas, now)
+		return err
+	})
 	if err != nil {
 		return res, "", nil, err
 	}
+	return res, now.json(), recs, nil
+}
+
+// evictEvery is how many chunks of lines or entries a build handles
+// between two evictions of the mapped files (see [fsx.Evict]): it reads
+// their lines in hash and key order, all over the files, and would
+// otherwise end up with the whole of them resident (300 MB at 1M entries).
+const evictEvery = 16
+
+// evictLines is how many lines a build's first pass reads between two
+// evictions.
+const evictLines = 1 << 16
+
+// fill fills the new cache db from the source files' data, whose state
+// now it records (their sums filled), and returns the list of their
+// lines. The data may be mapped: every goroutine that reads it runs under
+// [fsx.Guard], and the files' pages are let go as the build goes.
+func (ix *Index) fill(db *sql.DB, datas map[string][]byte, now state) (res SyncResult, recs map[string][]lineRec, err error) {
+	evictAll := func() {
+		for _, data := range datas {
+			fsx.Evict(data)
+		}
+	}
+	sums := make(chan map[string]string, 1)
+	var sumErr error
+	go func() {
+		var m map[string]string
+		sumErr = fsx.Guard(func() { m = sumData(datas) })
+		sums <- m
+	}()
 	// Most of what a build holds lives from the first line read to the
 	// last row written (the files, and a record of each line): the
 	// collector's usual headroom, as much again, would be garbage
@@ -80,14 +114,19 @@ func (ix *Index) build(path string) (res SyncResult, files string, recs map[stri
 		defer debug.SetGCPercent(old)
 	}
 	recs = map[string][]lineRec{}
-	sorted := distinctLines(ix.sources(), datas, recs)
+	sorted := distinctLines(ix.sources(), datas, recs, evictAll)
+	fillSums(now, <-sums)
+	if sumErr != nil {
+		return res, nil, fmt.Errorf("read the log: it changed while read (%w)", sumErr)
+	}
+	evictAll()
 	// Lines go in in hash order, the lines table's primary key: B-tree
 	// appends instead of random inserts.
 	slices.SortFunc(sorted, func(a, b distinct) int { return bytes.Compare(a.hash[:], b.hash[:]) })
 
 	tx, err := db.Begin()
 	if err != nil {
-		return res, "", nil, dbErr("begin", err)
+		return res, nil, dbErr("begin", err)
 	}
 	defer tx.Rollback() // after Commit, a no-op
 	bw := &batchWriter{tx: tx}
@@ -102,10 +141,11 @@ func (ix *Index) build(path string) (res SyncResult, files string, recs map[stri
 		nKeys   int
 		prodErr error
 	)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		defer close(entries)
+	// The producer: lines parsed in hash order, then entries in key
+	// order. It closes lines once it sent them all (or stops), and
+	// entries when it returns.
+	closeLines := sync.OnceFunc(func() { close(lines) })
+	produce := func() {
 		send := func(b []*lineRow) bool {
 			select {
 			case lines <- b:
@@ -122,9 +162,12 @@ func (ix *Index) build(path string) (res SyncResult, files string, recs map[stri
 		var odd []problems
 		batch := make([]*lineRow, 0, lineBatch)
 		parsed := make([]parsedChunk, (len(sorted)+lineBatch-1)/lineBatch)
-		ok := inOrder(len(parsed), workers, func(c int) {
+		ok, fault := inOrder(len(parsed), workers, func(c int) {
 			parsed[c].parse(sorted[c*lineBatch : min(len(sorted), (c+1)*lineBatch)])
 		}, func(c int) bool {
+			if c%evictEvery == evictEvery-1 {
+				evictAll()
+			}
 			pc := parsed[c]
 			parsed[c] = parsedChunk{}
 			versions = append(versions, pc.versions...)
@@ -143,7 +186,8 @@ func (ix *Index) build(path string) (res SyncResult, files string, recs map[stri
 			return true
 		})
 		if !ok {
-			close(lines)
+			prodErr = fault
+			closeLines()
 			return
 		}
 		slices.SortFunc(glued, func(a, b *lineRow) int { return bytes.Compare(a.hash, b.hash) })
@@ -151,12 +195,12 @@ func (ix *Index) build(path string) (res SyncResult, files string, recs map[stri
 		for len(batch) > 0 {
 			n := min(len(batch), lineBatch)
 			if !send(batch[:n:n]) {
-				close(lines)
+				closeLines()
 				return
 			}
 			batch = batch[n:]
 		}
-		close(lines)
+		closeLines()
 		// Problems in the order of their lines' first appearance, as a
 		// read of the files reports them.
 		slices.SortFunc(odd, func(a, b problems) int { return a.first - b.first })
@@ -179,9 +223,12 @@ func (ix *Index) build(path string) (res SyncResult, files string, recs map[stri
 		nKeys = len(winners)
 		rowsOf := make([][]entryRow, (len(winners)+entryBatch-1)/entryBatch)
 		errs := make([]error, len(rowsOf))
-		inOrder(len(rowsOf), workers, func(c int) {
+		_, fault = inOrder(len(rowsOf), workers, func(c int) {
 			rowsOf[c], errs[c] = entryRows(winners[c*entryBatch : min(len(winners), (c+1)*entryBatch)])
 		}, func(c int) bool {
+			if c%evictEvery == evictEvery-1 {
+				evictAll()
+			}
 			if errs[c] != nil {
 				prodErr = errs[c]
 				return false
@@ -194,6 +241,18 @@ func (ix *Index) build(path string) (res SyncResult, files string, recs map[stri
 				return false
 			}
 		})
+		if fault != nil {
+			prodErr = fault
+		}
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(entries)
+		defer closeLines()
+		if err := fsx.Guard(produce); err != nil {
+			prodErr = fmt.Errorf("read the log: it changed while read (%w)", err)
+		}
 	}()
 	werr := func() error {
 		for b := range lines {
@@ -216,33 +275,33 @@ func (ix *Index) build(path string) (res SyncResult, files string, recs map[stri
 	}
 	wg.Wait()
 	if werr != nil {
-		return res, "", nil, werr
+		return res, nil, werr
 	}
 	if prodErr != nil {
-		return res, "", nil, prodErr
+		return res, nil, prodErr
 	}
 	res.Report = rep
 	res.Entries = nKeys
 	// The text index is filled from the entries table in one statement.
 	if _, err := tx.Exec(`INSERT INTO fts(rowid,content,tags,type,idents) SELECT id,content,tags,type,idents FROM entries ORDER BY id`); err != nil {
-		return res, "", nil, dbErr("index text", err)
+		return res, nil, dbErr("index text", err)
 	}
 	// Indexes for refolds and newest-first listings (must-check at session
 	// start), built once over the sorted data rather than row by row.
 	if _, err := tx.Exec(indexes); err != nil {
-		return res, "", nil, dbErr("index cache", err)
+		return res, nil, dbErr("index cache", err)
 	}
 	bw.close()
 	if err := ix.setFiles(tx, now, nil); err != nil {
-		return res, "", nil, err
+		return res, nil, err
 	}
 	if _, err := tx.Exec(`INSERT INTO meta(k,v) VALUES('schema',?)`, schemaVersion); err != nil {
-		return res, "", nil, dbErr("save cache state", err)
+		return res, nil, dbErr("save cache state", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return res, "", nil, dbErr("commit cache", err)
+		return res, nil, dbErr("commit cache", err)
 	}
-	return res, now.json(), recs, nil
+	return res, recs, nil
 }
 
 // distinct is one distinct line of the sources, as a build scans them.
@@ -257,8 +316,9 @@ type distinct struct {
 
 // distinctLines is scanLines for a build, which needs no more of a line
 // than its hash, text and count: the distinct non-blank lines of the
-// sources, in file order, each line's record appended to recs.
-func distinctLines(srcs []source, datas map[string][]byte, recs map[string][]lineRec) []distinct {
+// sources, in file order, each line's record appended to recs. It calls
+// evict every evictLines lines.
+func distinctLines(srcs []source, datas map[string][]byte, recs map[string][]lineRec, evict func()) []distinct {
 	var out []distinct
 	at := map[[16]byte]int{}
 	h := sha256.New()
@@ -267,6 +327,9 @@ func distinctLines(srcs []source, datas map[string][]byte, recs map[string][]lin
 		lines, torn := knowledge.Lines(datas[src.path])
 		rs := make([]lineRec, 0, len(lines))
 		for i, line := range lines {
+			if i%evictLines == evictLines-1 {
+				evict()
+			}
 			if blank(line) {
 				continue
 			}
@@ -366,21 +429,21 @@ func entryRows(ws []version) ([]entryRow, error) {
 // inOrder runs work(c) for the chunks c from 0 to n-1 on up to workers
 // goroutines, a few chunks ahead, and use(c) on the caller's goroutine for
 // each chunk in order once its work is done. It stops at the first use
-// that returns false, and reports whether every use returned true; work
-// and use share nothing but the chunk's own results.
-func inOrder(n, workers int, work func(c int), use func(c int) bool) bool {
+// that returns false, or the first work that faults on mapped data (see
+// [fsx.Guard]), and reports whether every use returned true, and the
+// fault; work and use share nothing but the chunk's own results.
+func inOrder(n, workers int, work func(c int), use func(c int) bool) (bool, error) {
 	done := make([]chan struct{}, n)
 	for c := range done {
 		done[c] = make(chan struct{})
 	}
+	faults := make([]error, n)
 	ahead := make(chan struct{}, 2*workers) // chunks claimed, not yet used
 	stop := make(chan struct{})
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for {
 				select {
 				case ahead <- struct{}{}:
@@ -391,23 +454,27 @@ func inOrder(n, workers int, work func(c int), use func(c int) bool) bool {
 				if c >= n {
 					return
 				}
-				work(c)
+				faults[c] = fsx.Guard(func() { work(c) })
 				close(done[c])
 			}
-		}()
+		})
 	}
 	ok := true
+	var fault error
 	for c := range n {
 		<-done[c]
 		<-ahead
-		if !use(c) {
+		if fault = faults[c]; fault != nil || !use(c) {
 			ok = false
 			break
 		}
 	}
 	close(stop)
 	wg.Wait()
-	return ok
+	if fault != nil {
+		fault = fmt.Errorf("read the log: it changed while read (%w)", fault)
+	}
+	return ok, fault
 }
 
 // parseRowQuick is parseRowReport with a fast path for the common line,

@@ -265,11 +265,6 @@ func (ix *Index) sources() []source {
 	return []source{{ix.store.LogPath(), knowledge.LogName, false}, {ix.store.ArchivePath(), knowledge.ArchiveName, true}}
 }
 
-// read reads a source file, capped; a missing file is empty.
-func (ix *Index) read(src source) ([]byte, error) {
-	return ix.store.ReadFile(src.name, knowledge.MaxLogBytes)
-}
-
 // fileState is what the cache remembers of a source file.
 type fileState struct {
 	ID  fsx.FileID `json:"id"`
@@ -438,20 +433,6 @@ func (ix *Index) statSources() (state, error) {
 	return now, nil
 }
 
-// readData reads the source files, by path. Stat before read: a file
-// that changes in between is read again by the next sync.
-func (ix *Index) readData() (map[string][]byte, error) {
-	datas := map[string][]byte{}
-	for _, src := range ix.sources() {
-		data, err := ix.read(src)
-		if err != nil {
-			return nil, err
-		}
-		datas[src.path] = data
-	}
-	return datas, nil
-}
-
 // sumData is the sum of each file's data, by path.
 func sumData(datas map[string][]byte) map[string]string {
 	sums := make(map[string]string, len(datas))
@@ -467,17 +448,6 @@ func fillSums(now state, sums map[string]string) {
 		fs.Sum = sums[p]
 		now[p] = fs
 	}
-}
-
-// readSources reads the source files, by path, and fills their sums in
-// now.
-func (ix *Index) readSources(now state) (map[string][]byte, error) {
-	datas, err := ix.readData()
-	if err != nil {
-		return nil, err
-	}
-	fillSums(now, sumData(datas))
-	return datas, nil
 }
 
 // sameIDs reports whether saved, a recorded state, names the files of now
