@@ -33,7 +33,7 @@ bindir="${CAIRN_INSTALL_DIR:-$HOME/.local/bin}"
 mkdir -p "$bindir"
 echo "building cairn into $bindir/cairn (the first build downloads its Go modules: usually 30-90 s; later builds take seconds)"
 started=$(date +%s)
-if ! (cd "$repo" && go build -tags urfave_cli_no_docs -o "$bindir/cairn.tmp.$$" ./helpers/cairn); then
+if ! (cd "$repo" && CGO_ENABLED=0 go build -tags urfave_cli_no_docs -o "$bindir/cairn.tmp.$$" ./helpers/cairn); then
   rm -f "$bindir/cairn.tmp.$$"
   echo "install.sh: go build failed (see above); nothing was installed" >&2
   exit 1

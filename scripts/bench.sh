@@ -52,14 +52,14 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/cairn-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 echo "bench.sh: building cairn" >&2
-(cd "$root" && go build -tags urfave_cli_no_docs -o "$tmp/cairn" ./helpers/cairn)
+(cd "$root" && CGO_ENABLED=0 go build -tags urfave_cli_no_docs -o "$tmp/cairn" ./helpers/cairn)
 cairn=$tmp/cairn
 base=""
 if [ -n "${BENCH_BASELINE:-}" ]; then
 	echo "bench.sh: building the baseline, $BENCH_BASELINE" >&2
 	mkdir "$tmp/base-src"
 	git -C "$root" archive "$BENCH_BASELINE" | tar -x -C "$tmp/base-src"
-	(cd "$tmp/base-src" && go build -tags urfave_cli_no_docs -o "$tmp/cairn-base" ./helpers/cairn)
+	(cd "$tmp/base-src" && CGO_ENABLED=0 go build -tags urfave_cli_no_docs -o "$tmp/cairn-base" ./helpers/cairn)
 	base=$tmp/cairn-base
 fi
 

@@ -34,7 +34,10 @@ func cairnBinary(t *testing.T) string {
 			return
 		}
 		builtBin = filepath.Join(dir, "cairn")
-		out, err := exec.Command("go", "build", "-o", builtBin, ".").CombinedOutput()
+		// Built as install.sh builds it: static, without the docs.
+		build := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", builtBin, ".")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		out, err := build.CombinedOutput()
 		if err != nil {
 			buildErr = err
 			builtBin = string(out)

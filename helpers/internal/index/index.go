@@ -140,13 +140,23 @@ func dsn(path string, pragmas string) string {
 	return u.String() + "?" + pragmas
 }
 
+// The live cache is written without a rollback journal: a journal is a
+// copy of every page a write touches, written before the page is (a few
+// MB for a pull of 50 entries at 100k, with 16 KiB pages), and the cache
+// is disposable. Instead, a write transaction is bracketed by a marker
+// file (dirtyName): created before it begins, removed once it committed.
+// A cache found with the marker was cut short mid-write (a crash, a kill,
+// a failed statement that no journal can roll back) and is rebuilt.
 const (
-	livePragmas = "_pragma=busy_timeout(10000)&_pragma=journal_mode(DELETE)&_pragma=synchronous(OFF)"
+	livePragmas = "_pragma=busy_timeout(10000)&_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)"
 	// A build writes the whole file once, in pages of 16 KiB: a quarter
 	// of the writes and reads of the default 4 KiB (about 8% of a
 	// build's CPU at 100k entries), for a few MB more of page cache.
-	buildPragmas = "_pragma=page_size(16384)&_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)"
+	buildPragmas = "_pragma=page_size(16384)&_pragma=journal_mode(DELETE)&_pragma=synchronous(OFF)"
 )
+
+// dirtyName is the marker of a write under way (see livePragmas).
+const dirtyName = name + ".dirty"
 
 // sqliteFiles are the files SQLite opens by path for a database: they
 // must be regular files (or absent) below real directories, since SQLite
@@ -213,7 +223,7 @@ func open(s *knowledge.Store, hook bool) (*Index, error) {
 	}
 	ix.lock = lock
 	if err := ix.open(); err == nil {
-		if v, err := ix.meta("schema"); err == nil && v == schemaVersion {
+		if v, err := ix.meta("schema"); err == nil && v == schemaVersion && !ix.dirty() {
 			return ix, nil
 		}
 		ix.db.Close()
@@ -221,6 +231,13 @@ func open(s *knowledge.Store, hook bool) (*Index, error) {
 	}
 	ix.stale = true
 	return ix, nil
+}
+
+// dirty reports whether a write to the cache was cut short (see
+// livePragmas); a marker that cannot be checked counts as one.
+func (ix *Index) dirty() bool {
+	id, err := ix.store.Root().StatID(dirtyName)
+	return err != nil || id != (fsx.FileID{})
 }
 
 func (ix *Index) open() error {
@@ -711,6 +728,9 @@ func (ix *Index) Rebuild() (SyncResult, error) {
 	if err := root.Rename(tmpName, name); err != nil {
 		return res, dbErr("install cache", err)
 	}
+	if err := root.Remove(dirtyName); err != nil {
+		return res, fmt.Errorf("unmark the cache: %w", err)
+	}
 	if err := ix.saveLines(files, recs); err != nil {
 		ix.store.Root().Remove(linesName) // the next sync diffs in full
 	}
@@ -790,7 +810,7 @@ func (ix *Index) catchUp(datas map[string][]byte, now state) (SyncResult, error)
 			scanLines(datas[src.path], src.archived, rows, &order, &rs)
 			recs[src.path] = rs
 		}
-		if err := ix.setFiles(ix.db, now, &counts{}); err != nil {
+		if err := ix.immediate(func(tx connExec) error { return ix.setFiles(tx, now, &counts{}) }); err != nil {
 			return SyncResult{}, err
 		}
 		ix.saveOrDropLines(now, recs)
@@ -860,7 +880,7 @@ func (ix *Index) quickCatchUp(datas map[string][]byte, now, saved state, files s
 	}
 	if len(q.delta) == 0 {
 		// Touched, not changed.
-		if err := ix.setFiles(ix.db, now, &counts{}); err != nil {
+		if err := ix.immediate(func(tx connExec) error { return ix.setFiles(tx, now, &counts{}) }); err != nil {
 			return SyncResult{}, true, err
 		}
 		ix.saveOrDropLines(now, q.recs)
@@ -990,9 +1010,17 @@ func (ix *Index) apply(tx connExec, d lineDiff, now state) error {
 }
 
 // immediate runs fn in a write transaction taken at once (BEGIN
-// IMMEDIATE, which database/sql cannot begin) on one connection: committed
-// when fn succeeds, rolled back otherwise.
+// IMMEDIATE, which database/sql cannot begin) on one connection, between
+// the creation and the removal of the dirty marker (see livePragmas):
+// committed when fn succeeds; otherwise the cache is left marked, and this
+// Index takes it for stale.
 func (ix *Index) immediate(fn func(tx connExec) error) error {
+	root := ix.store.Root()
+	mark, err := root.OpenFile(dirtyName, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("mark the cache being written: %w", err)
+	}
+	mark.Close()
 	ctx := context.Background()
 	conn, err := ix.db.Conn(ctx)
 	if err != nil {
@@ -1009,8 +1037,13 @@ func (ix *Index) immediate(fn func(tx connExec) error) error {
 	}
 	if err != nil {
 		conn.ExecContext(ctx, `ROLLBACK`)
+		ix.stale = true
+		return err
 	}
-	return err
+	if err := root.Remove(dirtyName); err != nil {
+		return fmt.Errorf("unmark the cache: %w", err)
+	}
+	return nil
 }
 
 type connExec struct {

@@ -317,7 +317,11 @@ func (ix *Index) mergeJoin(datas map[string][]byte, old map[string]recList) (qui
 	}
 	maxWork := n/2 + 64
 	d := quickDiff{delta: map[[16]byte]int{}, lines: map[[16]byte]*lineRow{}, recs: map[string][]lineRec{}, changed: map[string]bool{}}
-	placeOf := ix.oldPlaces()
+	placeOf, done, err := ix.oldPlaces()
+	if err != nil {
+		return quickDiff{}, false, err
+	}
+	defer done()
 	for _, src := range ix.sources() {
 		data := datas[src.path]
 		recs, err := fileRecs(data)
@@ -395,30 +399,42 @@ func (ix *Index) mergeJoin(datas map[string][]byte, old map[string]recList) (qui
 	return d, true, nil
 }
 
-// oldPlaces returns a lookup of the place of a cache line, by hash.
-func (ix *Index) oldPlaces() func([16]byte) (place, error) {
+// oldPlaces returns a lookup of the place of a cache line, by hash, and
+// a func that frees it.
+func (ix *Index) oldPlaces() (func([16]byte) (place, error), func(), error) {
+	st, err := ix.db.Prepare(`SELECT key, ts FROM lines WHERE hash=?`)
+	if err != nil {
+		return nil, nil, dbErr("read cache line", err)
+	}
 	return func(h [16]byte) (place, error) {
 		var key string
 		var ts int64
-		err := ix.db.QueryRow(`SELECT key, ts FROM lines WHERE hash=?`, h[:]).Scan(&key, &ts)
-		if err != nil {
+		if err := st.QueryRow(h[:]).Scan(&key, &ts); err != nil {
 			return place{}, dbErr("read cache line", err)
 		}
 		if key == "" {
 			return place{}, nil
 		}
 		return place{knowledge.SortKey(key), ts, true}, nil
-	}
+	}, func() { st.Close() }, nil
 }
 
 // lineDiffOf turns a merge-join's counts into the lines to add, drop and
 // recount, asking the database only about the lines that changed.
 func (ix *Index) lineDiffOf(q quickDiff) (lineDiff, error) {
 	d := lineDiff{recount: map[string]int{}, keyOf: map[string]string{}}
+	if len(q.delta) == 0 {
+		return d, nil
+	}
+	line, err := ix.db.Prepare(`SELECT n, key FROM lines WHERE hash=? AND parent IS NULL`)
+	if err != nil {
+		return d, dbErr("read cache line", err)
+	}
+	defer line.Close()
 	for h, delta := range q.delta {
 		var n int
 		var key string
-		err := ix.db.QueryRow(`SELECT n, key FROM lines WHERE hash=? AND parent IS NULL`, h[:]).Scan(&n, &key)
+		err := line.QueryRow(h[:]).Scan(&n, &key)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			if delta > 0 {

@@ -302,3 +302,55 @@ func TestTornLineListIsNotUsed(t *testing.T) {
 		})
 	}
 }
+
+// The live cache has no rollback journal: a write is bracketed by the
+// dirty marker, which a finished write removes and a write cut short
+// leaves, and a cache found marked is rebuilt, not trusted.
+func TestWriteCutShortIsRebuilt(t *testing.T) {
+	s := newStore(t)
+	lines := synthLog(0, 200, 1)
+	writeLog(t, s, join(lines))
+	ix := openIndex(t, s)
+	mustSync(t, ix)
+	marker := filepath.Join(s.Dir, dirtyName)
+	lines = append(lines, synthLog(1000, 1010, 2)...)
+	knowledge.SortLines(lines)
+	writeLog(t, s, join(lines))
+	if res := mustSync(t, ix); res.Added != 10 || res.Rebuilt {
+		t.Fatalf("pull of 10: %+v", res)
+	}
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Fatalf("a finished write left its marker: %v", err)
+	}
+	ix.Close()
+
+	// A process killed mid-write leaves the marker (and maybe half of its
+	// pages): the next open takes the cache for stale.
+	if err := os.WriteFile(marker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hook, err := OpenForHook(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hook.Sync(); err != nil { // small: a hook rebuilds it itself
+		t.Fatalf("hook sync of a marked small cache: %v", err)
+	}
+	hook.Close()
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Fatalf("the rebuild left the marker: %v", err)
+	}
+	if err := os.WriteFile(marker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ix = openIndex(t, s)
+	if res := mustSync(t, ix); !res.Rebuilt {
+		t.Fatalf("sync of a marked cache: %+v; want a rebuild", res)
+	}
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Fatalf("the rebuild left the marker: %v", err)
+	}
+	if res := mustSync(t, ix); !res.Current {
+		t.Fatalf("after the rebuild: %+v; want current", res)
+	}
+}

@@ -66,30 +66,28 @@ func (ix *Index) loadVerdicts(id fsx.FileID, unreadable bool) error {
 	if err != nil || unreadable {
 		verdicts, from = nil, audit.From{}
 	}
-	tx, err := ix.db.Begin()
-	if err != nil {
-		return dbErr("load audit", err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.Exec(`DELETE FROM verdicts`); err != nil {
-		return dbErr("load audit", err)
-	}
-	st, err := tx.Prepare(`INSERT OR REPLACE INTO verdicts(key,ts,effect,note) VALUES(?,?,?,?)`)
-	if err != nil {
-		return dbErr("load audit", err)
-	}
-	defer st.Close()
-	for _, v := range verdicts {
-		if _, err := st.Exec(v.Key, v.TS, v.Effect, v.Note); err != nil {
+	err = ix.immediate(func(tx connExec) error {
+		if _, err := tx.Exec(`DELETE FROM verdicts`); err != nil {
 			return dbErr("load audit", err)
 		}
-	}
-	b, _ := json.Marshal(auditState{ID: id, LogSum: from.LogSHA256, LogID: from.LogID})
-	if _, err := tx.Exec(`INSERT OR REPLACE INTO meta(k,v) VALUES('audit',?)`, string(b)); err != nil {
-		return dbErr("load audit", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return dbErr("load audit", err)
+		st, err := tx.Prepare(`INSERT OR REPLACE INTO verdicts(key,ts,effect,note) VALUES(?,?,?,?)`)
+		if err != nil {
+			return dbErr("load audit", err)
+		}
+		defer st.Close()
+		for _, v := range verdicts {
+			if _, err := st.Exec(v.Key, v.TS, v.Effect, v.Note); err != nil {
+				return dbErr("load audit", err)
+			}
+		}
+		b, _ := json.Marshal(auditState{ID: id, LogSum: from.LogSHA256, LogID: from.LogID})
+		if _, err := tx.Exec(`INSERT OR REPLACE INTO meta(k,v) VALUES('audit',?)`, string(b)); err != nil {
+			return dbErr("load audit", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	ix.auditLog = logState{id: from.LogID, sum: from.LogSHA256, synced: true}
 	return nil
