@@ -82,32 +82,32 @@ type Action struct {
 
 // Summary counts what one sanitize run did; it is the audit's last line.
 type Summary struct {
-	LogSHA256 string `json:"log_sha256"` // the log the run read
-	// LogID is the identity the log had before the run opened it: when
-	// the log still has it, the audit is of the log as it is, which the
-	// search cache can tell without reading the log. A log replaced while
-	// the run read it has another identity by then, so the run is asked
-	// for again, never wrongly skipped.
-	LogID      fsx.FileID `json:"log_id,omitzero"`
-	Lines      int        `json:"lines"`
-	Entries    int        `json:"entries"` // distinct keys in log and archive
-	Active     int        `json:"active"`  // entries in the working set
-	Invalid    int        `json:"invalid"`
-	Repaired   int        `json:"repaired"`
-	Archived   int        `json:"archived"`
-	Retracted  int        `json:"retracted"`
-	Superseded int        `json:"superseded"`
-	Noise      int        `json:"noise"`
-	Duplicates int        `json:"duplicates"`
-	Stale      int        `json:"stale"`
-	Review     int        `json:"needs_review"`
-	Outdated   int        `json:"outdated"`
+	LogSHA256  string `json:"log_sha256"` // the log the run read
+	Lines      int    `json:"lines"`
+	Entries    int    `json:"entries"` // distinct keys in log and archive
+	Active     int    `json:"active"`  // entries in the working set
+	Invalid    int    `json:"invalid"`
+	Repaired   int    `json:"repaired"`
+	Archived   int    `json:"archived"`
+	Retracted  int    `json:"retracted"`
+	Superseded int    `json:"superseded"`
+	Noise      int    `json:"noise"`
+	Duplicates int    `json:"duplicates"`
+	Stale      int    `json:"stale"`
+	Review     int    `json:"needs_review"`
+	Outdated   int    `json:"outdated"`
 	// SymbolsComplete is false when the symbol search hit its time or size
 	// bound; symbols it did not reach are not held against any entry.
 	SymbolsComplete bool  `json:"symbols_complete"`
 	TrackedFiles    int   `json:"tracked_files"`
 	ElapsedMS       int64 `json:"elapsed_ms"`
 	TS              int64 `json:"ts"`
+	// LogID is the identity the log had before the run opened it: when
+	// the log still has it, the audit is of the log as it is, which the
+	// search cache can tell without reading the log. A log replaced while
+	// the run read it has another identity by then, so the run is asked
+	// for again, never wrongly skipped.
+	LogID fsx.FileID `json:"log_id,omitzero"`
 }
 
 // Verdict is what recall needs of the audit for one entry line: whether it
