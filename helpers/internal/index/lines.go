@@ -58,11 +58,13 @@ func (r lineRec) line(data []byte) []byte {
 	return data[r.off : r.off+int64(r.size&^tornBit)]
 }
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli is the CRC-32C table, made on first use: every process
+// (every hook) would pay for it at start otherwise.
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // quickRec is a line's record without its hash.
 func quickRec(line []byte, torn bool) lineRec {
-	r := lineRec{crc: crc32.Checksum(line, castagnoli), size: uint32(len(line))}
+	r := lineRec{crc: crc32.Checksum(line, castagnoli()), size: uint32(len(line))}
 	if torn {
 		r.size |= tornBit
 	}
@@ -186,7 +188,7 @@ func (ix *Index) saveLines(files string, recs map[string][]lineRec) error {
 			buf = append(buf, r.hash[:]...)
 		}
 	}
-	buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf, castagnoli))
+	buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf, castagnoli()))
 	f, err := ix.store.Root().OpenFile(linesName, os.O_WRONLY|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("save the cache's line list: %w", err)
@@ -248,7 +250,7 @@ func parseLines(data []byte, files string, srcs []source) (map[string]recList, b
 	}
 	sum := binary.LittleEndian.Uint32(data[len(data)-4:])
 	data = data[:len(data)-4]
-	if crc32.Checksum(data, castagnoli) != sum {
+	if crc32.Checksum(data, castagnoli()) != sum {
 		return nil, false
 	}
 	head := linesMagic + files + "\n"
