@@ -283,12 +283,19 @@ func ReadMapped(f *os.File, size int64, fn func(data []byte)) (err error) {
 // then, so the file does not stay resident in the process as it is read.
 // Data read rather than mapped is left alone.
 func Evict(data []byte) {
-	if len(data) == 0 {
-		return
-	}
-	if n, ok := mapped.Load(&data[0]); ok && n.(int) == len(data) {
+	if isMapped(data) {
 		evict(data)
 	}
+}
+
+// isMapped reports whether data is the whole of a mapping ReadMapped has
+// open.
+func isMapped(data []byte) bool {
+	if len(data) == 0 {
+		return false
+	}
+	n, ok := mapped.Load(&data[0])
+	return ok && n.(int) == len(data)
 }
 
 // mapped holds the mappings ReadMapped has open: their first byte's

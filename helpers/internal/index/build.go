@@ -75,22 +75,32 @@ func (ix *Index) build(path string) (res SyncResult, files string, recs map[stri
 	return res, now.json(), recs, nil
 }
 
-// evictEvery is how many chunks of lines or entries a build handles
-// between two evictions of the mapped files (see [fsx.Evict]): it reads
-// their lines in hash and key order, all over the files, and would
-// otherwise end up with the whole of them resident (300 MB at 1M entries).
-const evictEvery = 16
-
-// evictLines is how many lines a build's first pass reads between two
-// evictions.
-const evictLines = 1 << 16
+// A build of a big log lets the mapped files' pages go as it reads them
+// (see [fsx.Evict]): every evictLines lines of its first pass, in file
+// order, and every evictScattered lines of the next two, in hash order and
+// in key order, which read all over the files (each read maps the pages
+// around it too) and would otherwise end up with the whole of them
+// resident (300 MB at 1M entries). Files smaller than evictMinBytes in all
+// are left resident.
+const (
+	evictLines     = 1 << 16
+	evictScattered = 1 << 11
+	evictMinBytes  = 64 << 20
+)
 
 // fill fills the new cache db from the source files' data, whose state
 // now it records (their sums filled), and returns the list of their
 // lines. The data may be mapped: every goroutine that reads it runs under
 // [fsx.Guard], and the files' pages are let go as the build goes.
 func (ix *Index) fill(db *sql.DB, datas map[string][]byte, now state) (res SyncResult, recs map[string][]lineRec, err error) {
+	var size int
+	for _, data := range datas {
+		size += len(data)
+	}
 	evictAll := func() {
+		if size < evictMinBytes {
+			return
+		}
 		for _, data := range datas {
 			fsx.Evict(data)
 		}
@@ -165,7 +175,7 @@ func (ix *Index) fill(db *sql.DB, datas map[string][]byte, now state) (res SyncR
 		ok, fault := inOrder(len(parsed), workers, func(c int) {
 			parsed[c].parse(sorted[c*lineBatch : min(len(sorted), (c+1)*lineBatch)])
 		}, func(c int) bool {
-			if c%evictEvery == evictEvery-1 {
+			if c%(evictScattered/lineBatch) == evictScattered/lineBatch-1 {
 				evictAll()
 			}
 			pc := parsed[c]
@@ -226,7 +236,7 @@ func (ix *Index) fill(db *sql.DB, datas map[string][]byte, now state) (res SyncR
 		_, fault = inOrder(len(rowsOf), workers, func(c int) {
 			rowsOf[c], errs[c] = entryRows(winners[c*entryBatch : min(len(winners), (c+1)*entryBatch)])
 		}, func(c int) bool {
-			if c%evictEvery == evictEvery-1 {
+			if c%(evictScattered/entryBatch) == evictScattered/entryBatch-1 {
 				evictAll()
 			}
 			if errs[c] != nil {

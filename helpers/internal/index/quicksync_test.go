@@ -49,11 +49,7 @@ func dump(t *testing.T, ix *Index) string {
 // rebuild of the same files would, and it really is the quick path.
 func TestQuickSyncMatchesRebuild(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
-	s := newStore(t)
-	lines := synthLog(0, 400, 1)
-	writeLog(t, s, join(lines))
-	ix := openIndex(t, s)
-	mustSync(t, ix)
+	s, lines, ix := syncedStore(t, 400)
 	next := 1000
 	for round := range 40 {
 		op := round % 10
@@ -131,11 +127,7 @@ func TestQuickSyncMatchesRebuild(t *testing.T) {
 // The catch-up after a pull reads the database only for the lines that
 // changed: its cost follows the pull, not the log.
 func TestQuickSyncWorkFollowsThePull(t *testing.T) {
-	s := newStore(t)
-	lines := synthLog(0, 3000, 1)
-	writeLog(t, s, join(lines))
-	ix := openIndex(t, s)
-	mustSync(t, ix)
+	s, lines, ix := syncedStore(t, 3000)
 	files, err := ix.meta("files")
 	if err != nil {
 		t.Fatal(err)
@@ -263,19 +255,13 @@ func TestTornLineListIsNotUsed(t *testing.T) {
 		"a byte changed":     func(old, cur []byte) []byte { b := slices.Clone(cur); b[len(b)/2] ^= 1; return b },
 	} {
 		t.Run(name, func(t *testing.T) {
-			s := newStore(t)
-			lines := synthLog(0, 300, 1)
-			writeLog(t, s, join(lines))
-			ix := openIndex(t, s)
-			mustSync(t, ix)
+			s, lines, ix := syncedStore(t, 300)
 			path := filepath.Join(s.Dir, linesName)
 			old, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
 			}
-			lines = append(lines, synthLog(1000, 1010, 2)...)
-			knowledge.SortLines(lines)
-			writeLog(t, s, join(lines))
+			lines = pull(t, s, lines, 1000, 1010, 2)
 			mustSync(t, ix)
 			cur, err := os.ReadFile(path)
 			if err != nil || len(cur) <= len(old) {
@@ -284,18 +270,14 @@ func TestTornLineListIsNotUsed(t *testing.T) {
 			if err := os.WriteFile(path, tear(old, cur), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			lines = append(lines, synthLog(2000, 2005, 3)...)
-			knowledge.SortLines(lines)
-			writeLog(t, s, join(lines))
+			lines = pull(t, s, lines, 2000, 2005, 3)
 			quick := ix.quick
 			res := mustSync(t, ix)
 			if ix.quick != quick || res.Added != 5 {
 				t.Fatalf("sync with a torn list: %+v, merge-joins %d -> %d; want a full diff adding 5", res, quick, ix.quick)
 			}
 			mustSync(t, ix) // and the list it wrote is whole again
-			lines = append(lines, synthLog(3000, 3002, 4)...)
-			knowledge.SortLines(lines)
-			writeLog(t, s, join(lines))
+			pull(t, s, lines, 3000, 3002, 4)
 			if res := mustSync(t, ix); ix.quick != quick+1 || res.Added != 2 {
 				t.Fatalf("sync after the list was rewritten: %+v, merge-joins %d; want one more", res, ix.quick)
 			}
@@ -307,15 +289,9 @@ func TestTornLineListIsNotUsed(t *testing.T) {
 // dirty marker, which a finished write removes and a write cut short
 // leaves, and a cache found marked is rebuilt, not trusted.
 func TestWriteCutShortIsRebuilt(t *testing.T) {
-	s := newStore(t)
-	lines := synthLog(0, 200, 1)
-	writeLog(t, s, join(lines))
-	ix := openIndex(t, s)
-	mustSync(t, ix)
+	s, lines, ix := syncedStore(t, 200)
 	marker := filepath.Join(s.Dir, dirtyName)
-	lines = append(lines, synthLog(1000, 1010, 2)...)
-	knowledge.SortLines(lines)
-	writeLog(t, s, join(lines))
+	pull(t, s, lines, 1000, 1010, 2)
 	if res := mustSync(t, ix); res.Added != 10 || res.Rebuilt {
 		t.Fatalf("pull of 10: %+v", res)
 	}
@@ -353,4 +329,27 @@ func TestWriteCutShortIsRebuilt(t *testing.T) {
 	if res := mustSync(t, ix); !res.Current {
 		t.Fatalf("after the rebuild: %+v; want current", res)
 	}
+}
+
+// pull is what a pull does to the log: lines synthLog(from, to, seed) are
+// added to lines, in the log's order, and the log written; it returns the
+// log's lines.
+func pull(t *testing.T, s *knowledge.Store, lines [][]byte, from, to int, seed uint64) [][]byte {
+	t.Helper()
+	lines = append(lines, synthLog(from, to, seed)...)
+	knowledge.SortLines(lines)
+	writeLog(t, s, join(lines))
+	return lines
+}
+
+// syncedStore is a store whose log holds synthLog(0, n, 1), and its cache,
+// synced.
+func syncedStore(t *testing.T, n int) (*knowledge.Store, [][]byte, *Index) {
+	t.Helper()
+	s := newStore(t)
+	lines := synthLog(0, n, 1)
+	writeLog(t, s, join(lines))
+	ix := openIndex(t, s)
+	mustSync(t, ix)
+	return s, lines, ix
 }
