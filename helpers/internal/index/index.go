@@ -152,7 +152,7 @@ const (
 	// A build writes the whole file once, in pages of 16 KiB: a quarter
 	// of the writes and reads of the default 4 KiB (about 8% of a
 	// build's CPU at 100k entries), for a few MB more of page cache.
-	buildPragmas = "_pragma=page_size(16384)&_pragma=journal_mode(DELETE)&_pragma=synchronous(OFF)"
+	buildPragmas = "_pragma=page_size(16384)&_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)"
 )
 
 // dirtyName is the marker of a write under way (see livePragmas).
