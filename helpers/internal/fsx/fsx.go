@@ -272,7 +272,9 @@ func ReadMapped(f *os.File, size int64, fn func(data []byte)) (err error) {
 	mapped.Store(&data[0], len(data))
 	defer mapped.Delete(&data[0])
 	if gerr := Guard(func() { fn(data) }); gerr != nil {
-		return fmt.Errorf("read %s: it changed while read (%w)", f.Name(), gerr)
+		// fn may have read other mappings too (a file mapped within
+		// another's fn): the fault is not surely this file's.
+		return fmt.Errorf("read %s: it, or a file read with it, changed while read (%w)", f.Name(), gerr)
 	}
 	return nil
 }

@@ -310,6 +310,10 @@ type quickDiff struct {
 	changed map[string]bool
 }
 
+// beforeMergeJoin, when set by a test, runs once the files are mapped,
+// before the merge-join reads them.
+var beforeMergeJoin func()
+
 // mergeJoin lines up the files' lines with the list, source by source.
 // It gives up (ok false) when about half of the lines differ.
 func (ix *Index) mergeJoin(datas map[string][]byte, old map[string]recList) (quickDiff, bool, error) {
@@ -324,6 +328,9 @@ func (ix *Index) mergeJoin(datas map[string][]byte, old map[string]recList) (qui
 		return quickDiff{}, false, err
 	}
 	defer done()
+	if beforeMergeJoin != nil {
+		beforeMergeJoin()
+	}
 	for _, src := range ix.sources() {
 		data := datas[src.path]
 		recs, err := fileRecs(data)

@@ -370,3 +370,38 @@ func TestNoRollbackJournal(t *testing.T) {
 		t.Errorf("live cache journal mode %q, %v; want off", mode, err)
 	}
 }
+
+// A log shortened in place while a sync has it mapped (an editor that
+// truncates and rewrites) makes the sync fail with an error, not crash the
+// process with SIGBUS, and loses nothing: the next sync reads the log as
+// it is then.
+func TestSyncOfLogShortenedWhileMapped(t *testing.T) {
+	s, lines, ix := syncedStore(t, 20_000) // over recsPartBytes: read by two goroutines
+	if size := len(join(lines)); size < recsPartBytes {
+		t.Fatalf("log of %d bytes: not split among goroutines", size)
+	}
+	lines = pull(t, s, lines, 90_000, 90_010, 2)
+	path := s.LogPath()
+	beforeMergeJoin = func() {
+		if err := os.Truncate(path, 0); err != nil {
+			t.Error(err)
+		}
+	}
+	_, err := ix.Sync()
+	beforeMergeJoin = nil
+	if err == nil || !strings.Contains(err.Error(), "changed while read") {
+		t.Fatalf("sync of a log shortened while mapped: %v; want an error saying so", err)
+	}
+	writeLog(t, s, join(lines))
+	res := mustSync(t, ix)
+	if res.Added != 10 && !res.Rebuilt {
+		t.Fatalf("next sync: %+v; want the 10 new lines", res)
+	}
+	other := newStore(t)
+	writeLog(t, other, join(lines))
+	rebuilt := openIndex(t, other)
+	mustSync(t, rebuilt)
+	if got, want := dump(t, ix), dump(t, rebuilt); got != want {
+		t.Error("the cache after the failed sync differs from a rebuild of the log")
+	}
+}
