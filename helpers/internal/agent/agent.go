@@ -83,3 +83,22 @@ func ReadConfig(r fsx.Root, name string) ([]byte, error) {
 	}
 	return data, err
 }
+
+// EditConfig rewrites the configuration file name under r with edit,
+// which gets its content (nil when missing) and says whether it changed
+// it; the file is written, atomically, only then. It reports whether it
+// wrote.
+func EditConfig(r fsx.Root, name string, edit func(data []byte) (out []byte, changed bool, err error)) (bool, error) {
+	data, err := ReadConfig(r, name)
+	if err != nil {
+		return false, err
+	}
+	out, changed, err := edit(data)
+	if err != nil || !changed {
+		return false, err
+	}
+	if err := r.WriteAtomic(name, out, 0o644); err != nil {
+		return false, err
+	}
+	return true, nil
+}

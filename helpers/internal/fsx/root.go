@@ -137,20 +137,39 @@ func split(name string) ([]string, error) {
 // ReadFile reads the regular file name below the root, refusing one larger
 // than max bytes with [ErrTooLarge] before reading it.
 func (r Root) ReadFile(name string, max int64) ([]byte, error) {
-	f, err := r.OpenFile(name, os.O_RDONLY, 0)
+	f, size, err := r.openCapped(name, max)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	return r.readCapped(f, name, size, max)
+}
+
+// openCapped opens the regular file name below the root for reading and
+// returns its size, refusing one larger than max bytes with
+// [ErrTooLarge].
+func (r Root) openCapped(name string, max int64) (*os.File, int64, error) {
+	f, err := r.OpenFile(name, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, 0, err
+	}
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, err
+		f.Close()
+		return nil, 0, err
 	}
 	if fi.Size() > max {
-		return nil, fmt.Errorf("%s: %w (%d bytes, the cap is %d)", r.display(name), ErrTooLarge, fi.Size(), max)
+		f.Close()
+		return nil, 0, fmt.Errorf("%s: %w (%d bytes, the cap is %d)", r.display(name), ErrTooLarge, fi.Size(), max)
 	}
-	data := make([]byte, 0, fi.Size()+1)
-	data, err = readAllInto(io.LimitReader(f, max+1), data)
+	return f, fi.Size(), nil
+}
+
+// readCapped reads the open file f, name below the root, of size bytes
+// when opened, refusing more than max.
+func (r Root) readCapped(f *os.File, name string, size, max int64) ([]byte, error) {
+	data := make([]byte, 0, size+1)
+	data, err := readAllInto(io.LimitReader(f, max+1), data)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", r.display(name), err)
 	}
@@ -166,27 +185,17 @@ func (r Root) ReadFile(name string, max int64) ([]byte, error) {
 // no part of data, and a fault from a file shortened in place meanwhile
 // is returned as an error. Where files cannot be mapped it is read.
 func (r Root) MapFile(name string, max int64, fn func(data []byte) error) error {
-	f, err := r.OpenFile(name, os.O_RDONLY, 0)
+	f, size, err := r.openCapped(name, max)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if fi.Size() > max {
-		return fmt.Errorf("%s: %w (%d bytes, the cap is %d)", r.display(name), ErrTooLarge, fi.Size(), max)
-	}
 	var fnErr error
-	err = ReadMapped(f, fi.Size(), func(data []byte) { fnErr = fn(data) })
+	err = ReadMapped(f, size, func(data []byte) { fnErr = fn(data) })
 	if errors.Is(err, errors.ErrUnsupported) {
-		data := make([]byte, 0, fi.Size()+1)
-		if data, err = readAllInto(io.LimitReader(f, max+1), data); err != nil {
-			return fmt.Errorf("read %s: %w", r.display(name), err)
-		}
-		if int64(len(data)) > max {
-			return fmt.Errorf("%s: %w (over %d bytes)", r.display(name), ErrTooLarge, max)
+		data, err := r.readCapped(f, name, size, max)
+		if err != nil {
+			return err
 		}
 		return fn(data)
 	}

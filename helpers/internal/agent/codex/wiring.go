@@ -93,22 +93,17 @@ func Wire(project string, cairnDir fsx.Root) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	dir := codexDir(project)
-	data, err := agent.ReadConfig(dir, "hooks.json")
+	wrote, err := agent.EditConfig(codexDir(project), "hooks.json", func(data []byte) ([]byte, bool, error) {
+		out, changed, err := Install(data)
+		if err != nil {
+			return nil, false, fmt.Errorf("%w: %w", ErrHooksFile, err)
+		}
+		return out, changed, nil
+	})
 	if err != nil {
 		return false, err
 	}
-	out, wrote, err := Install(data)
-	if err != nil {
-		return false, fmt.Errorf("%w: %w", ErrHooksFile, err)
-	}
-	if wrote {
-		if err := dir.WriteAtomic("hooks.json", out, 0o644); err != nil {
-			return false, err
-		}
-		changed = true
-	}
-	return changed, nil
+	return changed || wrote, nil
 }
 
 // Unwire removes cairn's hooks from .codex/hooks.json (the file, and

@@ -81,22 +81,11 @@ func Wire(project string, cairnDir fsx.Root) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	dir := cursorDir(project)
-	data, err := agent.ReadConfig(dir, hooksFile)
+	wrote, err := agent.EditConfig(cursorDir(project), hooksFile, Install)
 	if err != nil {
 		return false, err
 	}
-	out, wrote, err := Install(data)
-	if err != nil {
-		return false, err
-	}
-	if wrote {
-		if err := dir.WriteAtomic(hooksFile, out, 0o644); err != nil {
-			return false, err
-		}
-		changed = true
-	}
-	return changed, nil
+	return changed || wrote, nil
 }
 
 // Unwire removes cairn's hooks from .cursor/hooks.json, and only those,

@@ -91,22 +91,17 @@ func Wire(project string, cairnDir fsx.Root) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	dir := geminiDir(project)
-	data, err := agent.ReadConfig(dir, "settings.json")
+	wrote, err := agent.EditConfig(geminiDir(project), "settings.json", func(data []byte) ([]byte, bool, error) {
+		out, changed, err := Project(data)
+		if err != nil {
+			return nil, false, fmt.Errorf("%w: %w", ErrSettings, err)
+		}
+		return out, changed, nil
+	})
 	if err != nil {
 		return false, err
 	}
-	out, wrote, err := Project(data)
-	if err != nil {
-		return false, fmt.Errorf("%w: %w", ErrSettings, err)
-	}
-	if wrote {
-		if err := dir.WriteAtomic("settings.json", out, 0o644); err != nil {
-			return false, err
-		}
-		changed = true
-	}
-	return changed, nil
+	return changed || wrote, nil
 }
 
 // Unwire removes cairn's hooks from .gemini/settings.json, and only those,
