@@ -19,6 +19,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/cairn-dev/cairn/helpers/internal/clitest"
 )
 
 // Block is one scripted content block of a fake model reply: either text
@@ -142,8 +144,7 @@ type FakeAPI struct {
 	respond  func(Request) ([]Block, bool)
 	next     int // next scripted turn for a main request
 	msgCount int
-	requests []Request
-	hits     []string
+	clitest.RequestLog[Request]
 }
 
 // StartFakeAPI starts a fake Messages API that answers main requests (those
@@ -217,15 +218,6 @@ func (f *FakeAPI) Respond(fn func(Request) ([]Block, bool)) {
 // ANTHROPIC_BASE_URL.
 func (f *FakeAPI) URL() string { return f.srv.URL }
 
-// Requests returns every POST /v1/messages request received so far, main and
-// side, in arrival order (a request is recorded once the responder, if any,
-// has returned).
-func (f *FakeAPI) Requests() []Request {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]Request(nil), f.requests...)
-}
-
 // MainRequests returns the requests that carried tools, in arrival order,
 // whether a scripted turn or the responder answered them.
 func (f *FakeAPI) MainRequests() []Request {
@@ -258,18 +250,10 @@ func (f *FakeAPI) MainRequestsContain(s string) bool {
 	return false
 }
 
-// Hits returns "METHOD PATH" for every HTTP request the fake received, in
-// arrival order, including count_tokens, HEAD and GET requests.
-func (f *FakeAPI) Hits() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]string(nil), f.hits...)
-}
-
 func (f *FakeAPI) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	f.mu.Lock()
-	f.hits = append(f.hits, r.Method+" "+r.URL.RequestURI())
+	f.Hit(r.Method + " " + r.URL.RequestURI())
 	f.mu.Unlock()
 
 	switch {
@@ -318,7 +302,7 @@ func (f *FakeAPI) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	turn := rec.Turn
 	f.msgCount++
 	msgID := fmt.Sprintf("msg_fake_%03d", f.msgCount)
-	f.requests = append(f.requests, rec)
+	f.Record(rec)
 	f.mu.Unlock()
 
 	if bad != nil {

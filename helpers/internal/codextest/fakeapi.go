@@ -22,6 +22,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/cairn-dev/cairn/helpers/internal/clitest"
 )
 
 // ShellTool is the function Codex 0.169 offers the model to run a shell
@@ -153,12 +155,11 @@ type FakeAPI struct {
 	turns [][]Item
 	t     testing.TB
 
-	mu       sync.Mutex
-	respond  func(Request) ([]Item, bool)
-	next     int
-	n        int
-	requests []Request
-	hits     []string
+	mu      sync.Mutex
+	respond func(Request) ([]Item, bool)
+	next    int
+	n       int
+	clitest.RequestLog[Request]
 }
 
 // StartFakeAPI starts a fake Responses API that answers main requests
@@ -214,14 +215,6 @@ func (f *FakeAPI) Respond(fn func(Request) ([]Item, bool)) {
 // "http://127.0.0.1:41234/v1", for a model provider's base_url.
 func (f *FakeAPI) URL() string { return f.srv.URL + "/v1" }
 
-// Requests returns every POST /v1/responses request received so far, in
-// arrival order.
-func (f *FakeAPI) Requests() []Request {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]Request(nil), f.requests...)
-}
-
 // MainRequests returns the requests that carried tools, in arrival order.
 func (f *FakeAPI) MainRequests() []Request {
 	var out []Request
@@ -255,14 +248,6 @@ func (f *FakeAPI) ProxyEnv() []string {
 	return append(env, "NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost")
 }
 
-// Hits returns "METHOD PATH" for every HTTP request the fake received
-// ("CONNECT host:port" for one it refused as a proxy).
-func (f *FakeAPI) Hits() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]string(nil), f.hits...)
-}
-
 func (f *FakeAPI) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	f.mu.Lock()
@@ -272,7 +257,7 @@ func (f *FakeAPI) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	} else if r.URL.IsAbs() {
 		target = r.URL.String()
 	}
-	f.hits = append(f.hits, r.Method+" "+target)
+	f.Hit(r.Method + " " + target)
 	f.mu.Unlock()
 	switch {
 	case r.Method == http.MethodConnect || r.URL.IsAbs():
@@ -316,7 +301,7 @@ func (f *FakeAPI) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	f.n++
 	id := fmt.Sprintf("resp_fake_%03d", f.n)
-	f.requests = append(f.requests, rec)
+	f.Record(rec)
 	f.mu.Unlock()
 
 	if bad != nil {

@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/cairn-dev/cairn/helpers/internal/clitest"
 )
 
 // Part is one scripted part of a fake model reply: text, or a function
@@ -154,11 +156,10 @@ type FakeAPI struct {
 
 	t testing.TB // for errors in the responder's answers
 
-	mu       sync.Mutex
-	respond  func(Request) ([]Part, bool)
-	next     int // next scripted turn for a main request
-	requests []Request
-	hits     []string
+	mu      sync.Mutex
+	respond func(Request) ([]Part, bool)
+	next    int // next scripted turn for a main request
+	clitest.RequestLog[Request]
 }
 
 // StartFakeAPI starts a fake Gemini API that answers main requests (those
@@ -217,14 +218,6 @@ func (f *FakeAPI) Respond(fn func(Request) ([]Part, bool)) {
 // for GOOGLE_GEMINI_BASE_URL.
 func (f *FakeAPI) URL() string { return f.srv.URL }
 
-// Requests returns every model request received so far, main and side,
-// in arrival order.
-func (f *FakeAPI) Requests() []Request {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]Request(nil), f.requests...)
-}
-
 // MainRequests returns the requests that carried tools, in arrival order.
 func (f *FakeAPI) MainRequests() []Request {
 	var out []Request
@@ -256,14 +249,6 @@ func (f *FakeAPI) MainRequestsContain(s string) bool {
 	return false
 }
 
-// Hits returns "METHOD PATH" for every HTTP request the fake received, in
-// arrival order, model calls or not.
-func (f *FakeAPI) Hits() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]string(nil), f.hits...)
-}
-
 // route splits a Gemini API path, "/v1beta/models/MODEL:METHOD", into the
 // model and the method; ok is false for any other path.
 func route(path string) (model, method string, ok bool) {
@@ -278,7 +263,7 @@ func route(path string) (model, method string, ok bool) {
 func (f *FakeAPI) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	f.mu.Lock()
-	f.hits = append(f.hits, r.Method+" "+r.URL.RequestURI())
+	f.Hit(r.Method + " " + r.URL.RequestURI())
 	f.mu.Unlock()
 
 	model, method, ok := route(r.URL.Path)
@@ -329,7 +314,7 @@ func (f *FakeAPI) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		f.next++
 	}
 	turn := rec.Turn
-	f.requests = append(f.requests, rec)
+	f.Record(rec)
 	f.mu.Unlock()
 
 	if bad != nil {

@@ -20,6 +20,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/helpers/internal/clitest"
 )
 
 // Block is one scripted part of a fake model reply: text, or a call of
@@ -142,11 +144,10 @@ type FakeAPI struct {
 	srv   *httptest.Server
 	turns [][]Block
 
-	mu       sync.Mutex
-	next     int
-	count    int
-	requests []Request
-	hits     []string
+	mu    sync.Mutex
+	next  int
+	count int
+	clitest.RequestLog[Request]
 }
 
 // StartFakeAPI starts a fake that answers main requests (those with
@@ -189,14 +190,6 @@ func checkBlocks(blocks []Block) error {
 // "http://127.0.0.1:41234/v1".
 func (f *FakeAPI) URL() string { return f.srv.URL + "/v1" }
 
-// Requests returns every chat completions request received so far, main
-// and side, in arrival order.
-func (f *FakeAPI) Requests() []Request {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]Request(nil), f.requests...)
-}
-
 // MainRequests returns the requests that carried tools, in arrival order.
 func (f *FakeAPI) MainRequests() []Request {
 	var out []Request
@@ -208,17 +201,10 @@ func (f *FakeAPI) MainRequests() []Request {
 	return out
 }
 
-// Hits returns "METHOD PATH" for every HTTP request the fake received.
-func (f *FakeAPI) Hits() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]string(nil), f.hits...)
-}
-
 func (f *FakeAPI) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	f.mu.Lock()
-	f.hits = append(f.hits, r.Method+" "+r.URL.RequestURI())
+	f.Hit(r.Method + " " + r.URL.RequestURI())
 	f.mu.Unlock()
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
 		w.Header().Set("Content-Type", "application/json")
@@ -241,7 +227,7 @@ func (f *FakeAPI) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	f.count++
 	id := fmt.Sprintf("chatcmpl-fake-%03d", f.count)
-	f.requests = append(f.requests, rec)
+	f.Record(rec)
 	f.mu.Unlock()
 
 	var blocks []Block
