@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/cairn-dev/cairn/helpers/internal/gitx"
+	"github.com/cairn-dev/cairn/helpers/internal/gitmeta"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 )
 
@@ -46,7 +46,7 @@ func Provenance(root string, isGit bool, e *knowledge.Entry, now time.Time) {
 		e.TS = now.Unix()
 	}
 	if isGit {
-		q := gitx.ReadQuick(root)
+		q := gitmeta.Read(root)
 		if e.Author == "" {
 			e.Author = q.UserName
 		}

@@ -49,7 +49,7 @@ func recallCommand(env Env) *ucli.Command {
 				return err
 			}
 			if c.Bool("stats") {
-				st, err := p.Stats(c.Bool("all"))
+				st, err := index.StatsOf(p.Store, c.Bool("all"))
 				if err != nil {
 					return err
 				}
@@ -75,7 +75,7 @@ func recallCommand(env Env) *ucli.Command {
 			if q.Text == "" {
 				q.NewestFirst = true
 			}
-			hits, err := p.Search(q)
+			hits, err := index.SearchStore(p.Store, q)
 			if err != nil {
 				return err
 			}

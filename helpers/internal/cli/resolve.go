@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/cairn-dev/cairn/helpers/internal/curate"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
 	"github.com/cairn-dev/cairn/helpers/internal/session"
@@ -49,7 +50,7 @@ func resolveCommand(env Env) *ucli.Command {
 			if err := p.RequireStore(); err != nil {
 				return err
 			}
-			res, files, stageErr := p.Resolve()
+			res, files, stageErr := curate.Resolve(p)
 			if files == nil {
 				return stageErr
 			}
@@ -65,7 +66,7 @@ func resolveCommand(env Env) *ucli.Command {
 	}
 }
 
-func printResolved(w io.Writer, p *project.Project, files []*project.Resolved) {
+func printResolved(w io.Writer, p *project.Project, files []*curate.Resolved) {
 	done := false
 	for _, f := range files {
 		if !f.Resolved {
@@ -92,7 +93,7 @@ func printResolved(w io.Writer, p *project.Project, files []*project.Resolved) {
 	fmt.Fprintf(w, "nothing to resolve: no conflict markers in %s\n", where)
 }
 
-func writeResolveJSON(w io.Writer, res knowledge.ResolveResult, files []*project.Resolved) error {
+func writeResolveJSON(w io.Writer, res knowledge.ResolveResult, files []*curate.Resolved) error {
 	out := map[string]any{"resolved": res.Changed()}
 	var kept, markers, dups int
 	staged := []string{}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/helpers/internal/doctor"
+	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/session"
 	ucli "github.com/urfave/cli/v2"
@@ -32,7 +33,7 @@ func syncCommand(env Env) *ucli.Command {
 				session.SyncInBackground(p, env.Getenv, c.Bool("full"))
 				return nil
 			}
-			rep, err := p.Sync(c.Bool("full"))
+			rep, err := index.SyncStore(p.Store, c.Bool("full"))
 			if err != nil {
 				return err
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/audit"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/gitx"
+	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
@@ -140,7 +141,7 @@ func checkLog(p *project.Project, name string, add addFunc) {
 
 // checkCache reports the cache and the working set.
 func checkCache(p *project.Project, add addFunc) {
-	ix, res, err := p.OpenIndex()
+	ix, res, err := index.OpenSynced(p.Store)
 	if errors.Is(err, fsx.ErrUnsafe) {
 		return // named above, with its fix
 	}

@@ -1,5 +1,5 @@
-// Package gitx reads what cairn needs from a git repository: its root, the
-// current branch and commit, the user's name, recent commits and the files
+// Package gitx reads what cairn needs from a git repository beyond what
+// package gitmeta reads from .git directly: recent commits and the files
 // they touched. It reads, with go-git; its one write, [Add] (git add, for
 // cairn resolve), runs the git binary. It never computes the worktree
 // status (seconds on a big repository). It is the only package that
@@ -9,36 +9,13 @@ package gitx
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
+	"github.com/cairn-dev/cairn/helpers/internal/gitmeta"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
-
-// ErrNotARepo means no git repository contains the directory.
-var ErrNotARepo = errors.New("not a git repository")
-
-// FindRoot returns the top directory of the git work tree that contains
-// dir, by looking for .git upwards; it opens nothing.
-func FindRoot(dir string) (string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", fmt.Errorf("resolve %s: %w", dir, err)
-	}
-	for d := abs; ; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d, nil
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return "", fmt.Errorf("%s: %w", abs, ErrNotARepo)
-		}
-		d = parent
-	}
-}
 
 // Repo is an open repository.
 type Repo struct {
@@ -52,7 +29,7 @@ func Open(dir string) (*Repo, error) {
 	r, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
 	if err != nil {
 		if errors.Is(err, git.ErrRepositoryNotExists) {
-			return nil, fmt.Errorf("%s: %w", dir, ErrNotARepo)
+			return nil, fmt.Errorf("%s: %w", dir, gitmeta.ErrNotARepo)
 		}
 		return nil, fmt.Errorf("open repository: %w", err)
 	}

@@ -225,7 +225,7 @@ func (s *server) stats(_ context.Context, in statsIn) (string, StatsResult, erro
 	var st index.Stats
 	if p.Store.Exists() {
 		// Without a .cairn there is nothing to count (and asking makes none).
-		if st, err = p.Stats(in.All); err != nil {
+		if st, err = index.StatsOf(p.Store, in.All); err != nil {
 			return "", out, err
 		}
 	}

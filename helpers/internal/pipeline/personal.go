@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairn-dev/cairn/helpers/internal/gitx"
+	"github.com/cairn-dev/cairn/helpers/internal/gitmeta"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
 )
@@ -24,7 +24,7 @@ import (
 // checkout: its origin remote as host-owner-name ("github.com-acme-shop"),
 // else "local-<directory name>-<hash of its path>".
 func ProjectID(root string) string {
-	if id := remoteID(gitx.ReadQuick(root).Origin); id != "" {
+	if id := remoteID(gitmeta.Read(root).Origin); id != "" {
 		return id
 	}
 	sum := sha256.Sum256([]byte(root))

@@ -16,7 +16,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/detach"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
-	"github.com/cairn-dev/cairn/helpers/internal/gitx"
+	"github.com/cairn-dev/cairn/helpers/internal/gitmeta"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/model"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
@@ -302,7 +302,7 @@ func (w *Worker) process(t queue.Task) queue.Done {
 	if c.Branch == "" {
 		// An agent whose transcript names no branch (Gemini CLI's): the
 		// work tree's, now, which the handoff must follow.
-		c.Branch = gitx.ReadQuick(projectRoot(t, c)).Branch
+		c.Branch = gitmeta.Read(projectRoot(t, c)).Branch
 	}
 	know := w.Config.Knowledge(w.Dirs)
 	path, _, err := Export(know, c)
@@ -361,7 +361,7 @@ func projectRoot(t queue.Task, c event.Conversation) string {
 	if dir == "" {
 		dir = c.Cwd
 	}
-	if root, err := gitx.FindRoot(dir); err == nil {
+	if root, err := gitmeta.FindRoot(dir); err == nil {
 		return root
 	}
 	return dir
@@ -371,7 +371,7 @@ func projectRoot(t queue.Task, c event.Conversation) string {
 // log, the branch's handoff, the learnings' files. It says what it wrote.
 func (w *Worker) write(dist Distillation, c event.Conversation, root string, p Personal, know string) (string, error) {
 	now := w.now()
-	entries := Entries(dist, c, gitx.ReadQuick(root).UserName, now)
+	entries := Entries(dist, c, gitmeta.Read(root).UserName, now)
 	if len(entries) > 0 {
 		if err := os.MkdirAll(p.Dir, 0o755); err != nil {
 			return "", err

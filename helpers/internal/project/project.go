@@ -1,7 +1,8 @@
 // Package project finds the project cairn works on and holds what every
 // part of cairn does with it beyond the log itself: cairn's own log
-// (.cairn/cache/cairn.log), the hooks' heartbeat, and the cache opened and
-// brought up to date with the log.
+// (.cairn/cache/cairn.log) and the hooks' heartbeat. It imports neither
+// SQLite nor go-git (the cache is package index's, with [index.OpenSynced]),
+// so the capture hook's fast path can use it.
 package project
 
 import (
@@ -13,8 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairn-dev/cairn/helpers/internal/gitx"
-	"github.com/cairn-dev/cairn/helpers/internal/index"
+	"github.com/cairn-dev/cairn/helpers/internal/gitmeta"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 )
 
@@ -51,7 +51,7 @@ func Find(dir, explicit string) (*Project, error) {
 		_, gerr := os.Lstat(filepath.Join(explicit, ".git"))
 		return New(explicit, gerr == nil), nil
 	}
-	if root, err := gitx.FindRoot(dir); err == nil {
+	if root, err := gitmeta.FindRoot(dir); err == nil {
 		return New(root, true), nil
 	}
 	if d, ok := knowledge.FindUp(dir); ok {
@@ -64,7 +64,7 @@ func Find(dir, explicit string) (*Project, error) {
 // of dir, else the nearest directory above it with a .cairn, else dir
 // itself (where nothing is provisioned, so the hook does nothing).
 func Locate(dir string) *Project {
-	if root, err := gitx.FindRoot(dir); err == nil {
+	if root, err := gitmeta.FindRoot(dir); err == nil {
 		return New(root, true)
 	}
 	if d, ok := knowledge.FindUp(dir); ok {
@@ -87,43 +87,12 @@ func (p *Project) RequireStore() error {
 	return nil
 }
 
-// OpenIndex opens the project's cache and brings it up to date with the
-// log.
-func (p *Project) OpenIndex() (*index.Index, index.SyncResult, error) {
-	ix, err := index.Open(p.Store)
-	if err != nil {
-		return nil, index.SyncResult{}, err
-	}
-	res, err := ix.Sync()
-	if err != nil {
-		ix.Close()
-		return nil, res, err
-	}
-	return ix, res, nil
-}
-
-// OpenIndexForHook opens the cache for a hook and syncs it with the log,
-// without ever waiting on a rebuild: a cache that needs one, or more than
-// a pull's worth of catching up, gives [index.ErrNotReady] (see
-// [index.OpenForHook]).
-func (p *Project) OpenIndexForHook() (*index.Index, error) {
-	ix, err := index.OpenForHook(p.Store)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := ix.Sync(); err != nil {
-		ix.Close()
-		return nil, err
-	}
-	return ix, nil
-}
-
 // UserName is the git user.name of the project's repository, if any.
 func (p *Project) UserName() string {
 	if !p.IsGit {
 		return ""
 	}
-	return gitx.ReadQuick(p.Root).UserName
+	return gitmeta.Read(p.Root).UserName
 }
 
 // LogFile is cairn's own log, under .cairn.
@@ -181,56 +150,4 @@ func (p *Project) LastBeat() (hb Heartbeat, when time.Time, ok bool) {
 	}
 	when, err = time.Parse(time.RFC3339, hb.Time)
 	return hb, when, err == nil
-}
-
-// SyncReport is what a sync did and what the cache holds after it.
-type SyncReport struct {
-	index.SyncResult                // Entries counts the log's and the archive's
-	Problems         map[string]int // lines the reader skipped or repaired, by kind
-}
-
-// Sync brings the cache up to date with the log, or rebuilds it from
-// scratch when full is set.
-func (p *Project) Sync(full bool) (SyncReport, error) {
-	ix, err := index.Open(p.Store)
-	if err != nil {
-		return SyncReport{}, err
-	}
-	defer ix.Close()
-	var res index.SyncResult
-	if full {
-		res, err = ix.Rebuild() // once, even for a cache that was missing
-	} else {
-		res, err = ix.Sync()
-	}
-	if err != nil {
-		return SyncReport{}, err
-	}
-	total, problems, err := ix.Totals()
-	if err != nil {
-		return SyncReport{}, err
-	}
-	res.Entries = total
-	return SyncReport{SyncResult: res, Problems: problems}, nil
-}
-
-// Search runs q against the cache, synced with the log first.
-func (p *Project) Search(q index.Query) ([]index.Hit, error) {
-	ix, _, err := p.OpenIndex()
-	if err != nil {
-		return nil, err
-	}
-	defer ix.Close()
-	return ix.Search(q)
-}
-
-// Stats counts the entries by type, status, author and month (all: with
-// the archive), from the cache synced with the log.
-func (p *Project) Stats(all bool) (index.Stats, error) {
-	ix, _, err := p.OpenIndex()
-	if err != nil {
-		return index.Stats{}, err
-	}
-	defer ix.Close()
-	return ix.Stats(all)
 }

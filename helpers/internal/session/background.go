@@ -125,7 +125,7 @@ func SyncInBackground(p *project.Project, getenv func(string) string, full bool)
 		}
 		defer lock.Release()
 	}
-	if _, err := p.Sync(full); err != nil {
+	if _, err := index.SyncStore(p.Store, full); err != nil {
 		p.Log("background sync: " + err.Error())
 	}
 }

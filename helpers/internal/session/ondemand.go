@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairn-dev/cairn/helpers/internal/gitx"
+	"github.com/cairn-dev/cairn/helpers/internal/gitmeta"
 	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
@@ -41,7 +41,7 @@ func Recall(p *project.Project, getenv func(string) string, q index.Query) (Foun
 	if !p.Store.Exists() {
 		return Found{}, nil
 	}
-	ix, _, err := p.OpenIndex()
+	ix, _, err := index.OpenSynced(p.Store)
 	if err != nil {
 		return Found{}, err
 	}
@@ -89,7 +89,7 @@ type Left struct {
 // personal, never in the repository; without a pipeline there is none.
 func Handoff(p *project.Project, getenv func(string) string, branch string) (Left, error) {
 	if branch == "" && p.IsGit {
-		branch = gitx.ReadQuick(p.Root).Branch
+		branch = gitmeta.Read(p.Root).Branch
 	}
 	l := Left{Branch: branch}
 	own, ok := pipeline.PersonalFor(getenv, p.Root)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+	"github.com/cairn-dev/cairn/helpers/internal/gitmeta"
 	"github.com/cairn-dev/cairn/helpers/internal/gitx"
 	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
@@ -110,7 +111,7 @@ func (s *Session) start(e event.Event) (event.Answer, error) {
 // a long catch-up. When it cannot serve ([index.ErrNotReady]), a
 // background sync is started and the error returned.
 func (s *Session) openIndex() (*index.Index, error) {
-	ix, err := s.proj.OpenIndexForHook()
+	ix, err := index.OpenSyncedForHook(s.proj.Store)
 	if errors.Is(err, index.ErrNotReady) {
 		s.startSync(false)
 	}
@@ -158,7 +159,7 @@ func (s *Session) startWithoutIndex(e event.Event, cfg knowledge.Config, why err
 	}
 	branch := ""
 	if s.proj.IsGit {
-		branch = gitx.ReadQuick(s.proj.Root).Branch
+		branch = gitmeta.Read(s.proj.Root).Branch
 	}
 	block.Handoff, block.HandoffHeading, block.Personal = s.personal(branch, branch, func(string) bool { return false })
 	text, shown := recall.RenderShown(block)
@@ -177,7 +178,7 @@ func (s *Session) startWithoutIndex(e event.Event, cfg knowledge.Config, why err
 func (s *Session) personalOnly() string {
 	branch := ""
 	if s.proj.IsGit {
-		branch = gitx.ReadQuick(s.proj.Root).Branch
+		branch = gitmeta.Read(s.proj.Root).Branch
 	}
 	handoff, heading, own := s.personal(branch, branch, func(string) bool { return false })
 	pages := s.wikiLines(branch)
@@ -236,7 +237,7 @@ func (s *Session) context() recall.Context {
 	var c recall.Context
 	p := s.proj
 	if p.IsGit {
-		c.Branch = gitx.ReadQuick(p.Root).Branch
+		c.Branch = gitmeta.Read(p.Root).Branch
 		if repo, err := gitx.Open(p.Root); err == nil {
 			commits, err := repo.RecentCommits(5, 20)
 			if err != nil {

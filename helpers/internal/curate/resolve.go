@@ -1,4 +1,4 @@
-package project
+package curate
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/gitx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/project"
 )
 
 // ErrNotStaged: the log was resolved but git add failed; the files stay
@@ -28,16 +29,16 @@ func (f *Resolved) Path() string { return knowledge.DirName + "/" + f.Name }
 // each file it repaired that git tracks or that the merge left unmerged.
 // A failure of git wraps ErrNotStaged and names the files to stage by
 // hand; the files stay resolved.
-func (p *Project) Resolve() (knowledge.ResolveResult, []*Resolved, error) {
+func Resolve(p *project.Project) (knowledge.ResolveResult, []*Resolved, error) {
 	res, err := p.Store.Resolve()
 	if err != nil {
 		return res, nil, err
 	}
 	files := []*Resolved{{ResolveStats: res.Log}, {ResolveStats: res.Archive}}
-	return res, files, p.stage(files)
+	return res, files, stage(p, files)
 }
 
-func (p *Project) stage(files []*Resolved) error {
+func stage(p *project.Project, files []*Resolved) error {
 	if !p.IsGit {
 		return nil
 	}

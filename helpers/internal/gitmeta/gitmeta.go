@@ -1,18 +1,47 @@
-package gitx
+// Package gitmeta reads what a hook needs of a git work tree straight from
+// the files under .git: its root, branch, short HEAD, user.name and the
+// origin's URL. It imports only the standard library, so the capture
+// hook's fast path (package hookgate) can use it before the program's
+// heavier packages (go-git, SQLite) are initialised.
+package gitmeta
 
 import (
 	"bufio"
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 )
 
-// Quick is what capture needs of a repository — branch, short HEAD and
+// ErrNotARepo means no git repository contains the directory.
+var ErrNotARepo = errors.New("not a git repository")
+
+// FindRoot returns the top directory of the git work tree that contains
+// dir, by looking for .git upwards; it opens nothing.
+func FindRoot(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("resolve %s: %w", dir, err)
+	}
+	for d := abs; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d, nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", fmt.Errorf("%s: %w", abs, ErrNotARepo)
+		}
+		d = parent
+	}
+}
+
+// Info is what capture needs of a repository — branch, short HEAD and
 // user.name — read straight from the files under .git. It costs a few
 // small reads where opening the repository with go-git costs milliseconds,
 // which matters on a hook's path. Anything it cannot read is left empty.
-type Quick struct {
+type Info struct {
 	Branch   string
 	Head     string
 	UserName string
@@ -20,10 +49,10 @@ type Quick struct {
 	Origin string
 }
 
-// ReadQuick reads branch, HEAD and user.name for the work tree at root.
+// Read reads branch, HEAD and user.name for the work tree at root.
 // Linked worktrees (a .git file and a commondir) are followed.
-func ReadQuick(root string) Quick {
-	var q Quick
+func Read(root string) Info {
+	var q Info
 	gitDir := filepath.Join(root, ".git")
 	if b, err := os.ReadFile(gitDir); err == nil { // a .git file: worktree or submodule
 		if rest, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:"); ok {
