@@ -74,4 +74,3 @@ func BenchmarkRead(b *testing.B) {
 		Read(dir)
 	}
 }
-
