@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/helpers/internal/hookgate"
 	"github.com/cairn-dev/cairn/helpers/internal/typed"
 	ucli "github.com/urfave/cli/v2"
 )
@@ -60,13 +61,13 @@ func Main(args []string, env Env) (code int) {
 		}
 	}()
 	if hook {
-		shortLived()
+		hookgate.ShortLived()
 		return runHook(args, env)
 	}
 	app := newApp(env)
 	name := commandName(app, args)
 	if name == "add" || name == "sync" && !slices.Contains(args, "--full") { // cairn add, cairn --dir P sync
-		shortLived()
+		hookgate.ShortLived()
 	}
 	err := app.Run(intersperse(app, args))
 	return report(env.Stderr, name, err)
@@ -210,16 +211,6 @@ func intersperse(app *ucli.App, args []string) []string {
 		out = append(out, rest...)
 	}
 	return out
-}
-
-// shortLived tunes the garbage collector for a process that lives a few
-// milliseconds (a hook, an add, a sync after a pull; a rebuild it falls
-// into collects anyway, see package index): collecting only when the heap nears
-// 512 MiB spares several collections of the log's buffers, about a
-// quarter of the time of a capture into a 10k-entry log.
-func shortLived() {
-	debug.SetGCPercent(-1)
-	debug.SetMemoryLimit(512 << 20)
 }
 
 // commandName is the subcommand args run ("" when none).

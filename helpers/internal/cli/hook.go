@@ -6,6 +6,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
 	"github.com/cairn-dev/cairn/helpers/internal/session"
+	"github.com/cairn-dev/cairn/helpers/internal/session/record"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -50,7 +51,7 @@ func runHook(args []string, env Env) int {
 	if project != "" {
 		project = abs(env, project)
 	}
-	out := session.Hook(a, name, env.Stdin, session.Env{
+	out := session.Hook(a, name, env.Stdin, record.Env{
 		Getenv:  env.Getenv,
 		Stderr:  env.Stderr,
 		Dir:     env.Dir,

@@ -364,11 +364,30 @@ func (lf *logFile) copyTo(w io.Writer, from, to int64) error {
 // spliceLog replaces the log with lf's content and lines at their places,
 // atomically (temporary file, fsync, rename, fsync of the directory).
 func (s *Store) spliceLog(lf *logFile, lines [][]byte) error {
+	return s.spliceLogIf(lf, lines, nil)
+}
+
+// errNotAllNew is spliceLogIf's answer when it was told not to replace
+// the log.
+var errNotAllNew = errors.New("not every entry is new")
+
+// spliceLogIf is spliceLog that, with ok non-nil, writes the new file
+// and then waits for a value on ok: true replaces the log (fsync,
+// rename), false drops the new file and returns errNotAllNew. It must be the only
+// user of lf's file offset meanwhile (others read with ReadAt or a
+// mapping).
+func (s *Store) spliceLogIf(lf *logFile, lines [][]byte, ok <-chan bool) error {
 	places, err := placeLines(lf.readerAt(), lf.start, lf.size, lines)
 	if err != nil {
 		return err
 	}
 	return s.root.WriteAtomicWith(LogName, 0o644, func(w *os.File) error {
-		return writeSpliced(w, lf, places)
+		if err := writeSpliced(w, lf, places); err != nil {
+			return err
+		}
+		if ok != nil && !<-ok {
+			return errNotAllNew
+		}
+		return nil
 	})
 }

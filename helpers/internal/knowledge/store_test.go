@@ -124,6 +124,20 @@ func newTestStore(t testing.TB) *Store {
 	return s
 }
 
+// noTemps fails t if a writer left a temporary file in .cairn.
+func noTemps(t *testing.T, s *Store) {
+	t.Helper()
+	names, err := os.ReadDir(filepath.Dir(s.LogPath()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		if strings.Contains(n.Name(), "cairn-tmp") {
+			t.Errorf("temporary file left: %s", n.Name())
+		}
+	}
+}
+
 func readLog(t testing.TB, s *Store) []byte {
 	t.Helper()
 	data, err := os.ReadFile(s.LogPath())
@@ -299,6 +313,32 @@ func TestInsertDedupe(t *testing.T) {
 		if !bytes.Equal(readLog(t, s), before) {
 			t.Error("log changed by a duplicate")
 		}
+		noTemps(t, s)
+	})
+	t.Run("a batch partly in the log", func(t *testing.T) {
+		// The new file is written while the log is searched; when an
+		// entry turns out to be there, the file is dropped and the new
+		// entries alone are written.
+		s := newTestStore(t)
+		for i := range 40 {
+			if _, err := s.Insert([]Entry{mkEntry("fact", fmt.Sprintf("filler entry %d", i), int64(i+1))}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s.Insert([]Entry{base})
+		other := mkEntry("fact", "a new fact beside an old one", 7)
+		res, err := s.Insert([]Entry{other, base})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Added) != 1 || res.Added[0].Key != other.Key || len(res.Duplicates) != 1 || res.Duplicates[0].Key != base.Key {
+			t.Errorf("added %v, duplicates %v", res.Added, res.Duplicates)
+		}
+		keys := logKeys(t, readLog(t, s))
+		if len(keys) != 42 || keys[base.Key] != 1 || keys[other.Key] != 1 {
+			t.Errorf("log keys %v", keys)
+		}
+		noTemps(t, s)
 	})
 	t.Run("case and space variant", func(t *testing.T) {
 		s := newTestStore(t)

@@ -40,8 +40,8 @@ func (s *Session) sanitizeIfNeeded(ix *index.Index) {
 	if !ix.SanitizeNeeded() {
 		return
 	}
-	if err := StartSanitize(s.proj, s.env.Getenv); err != nil {
-		s.logf("%v", err)
+	if err := StartSanitize(s.Proj, s.Env.Getenv); err != nil {
+		s.Logf("%v", err)
 	}
 }
 

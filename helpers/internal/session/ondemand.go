@@ -11,6 +11,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/project"
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
 	"github.com/cairn-dev/cairn/helpers/internal/relevance"
+	"github.com/cairn-dev/cairn/helpers/internal/session/record"
 )
 
 // What an agent asks for itself, outside the hooks (an MCP tool call):
@@ -34,7 +35,7 @@ type Found struct {
 // nothing (and is not provisioned by asking). getenv reads the
 // environment (for the background sanitize a changed log starts).
 func Recall(p *project.Project, getenv func(string) string, q index.Query) (Found, error) {
-	s := &Session{env: Env{Getenv: getenv, Dir: p.Root}, name: "recall", proj: p}
+	s := &Session{&record.Session{Env: record.Env{Getenv: getenv, Dir: p.Root}, Name: "recall", Proj: p}}
 	if err := p.Store.Check(); err != nil {
 		return Found{}, err
 	}
@@ -59,7 +60,7 @@ func Recall(p *project.Project, getenv func(string) string, q index.Query) (Foun
 		return f, nil
 	}
 	b := recall.Block{Budget: recall.MaxBudget, Query: strings.Join(relevance.Terms(q.Text), " "),
-		Heading: "Matching " + inert(q.Text, 80) + ", best first:"}
+		Heading: "Matching " + record.Inert(q.Text, 80) + ", best first:"}
 	if q.Text == "" {
 		b.Heading = "The newest entries:"
 	}

@@ -20,44 +20,21 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/wiki"
 )
 
-// task is the pipeline's task for the session of e.
-func (s *Session) task(e event.Event, reason string) queue.Task {
-	transcript := e.Transcript
-	if !filepath.IsAbs(transcript) {
-		transcript = filepath.Join(s.env.Dir, transcript) // the worker runs elsewhere
-	}
-	return queue.Task{Session: e.Session, Transcript: transcript, Cwd: e.Cwd, Project: s.proj.Root,
-		Agent: e.Agent, Reason: reason}
-}
-
-// enqueue hands the session to the personal session pipeline, when the
-// user turned it on: a reply passes the gates (debounce, growth), the
-// session's end forces past them. A failure is a line in the log; the
-// session goes on.
-func (s *Session) enqueue(e event.Event, reason string, force bool) {
-	if e.Transcript == "" {
-		return
-	}
-	if _, err := queue.Produce(s.env.Getenv, s.task(e, reason), force, time.Now()); err != nil {
-		s.logf("session pipeline: %v", err)
-	}
-}
-
 // remember notes the session at its start, when the pipeline is on, so
 // that `cairn handoff-now` in it knows its transcript.
 func (s *Session) remember(e event.Event) {
-	if e.Transcript == "" || s.env.Getenv(queue.ChildEnv) != "" {
+	if e.Transcript == "" || s.Env.Getenv(queue.ChildEnv) != "" {
 		return
 	}
-	d, err := queue.UserDirs(s.env.Getenv)
+	d, err := queue.UserDirs(s.Env.Getenv)
 	if err != nil {
 		return
 	}
 	if c, err := queue.LoadConfig(d); err != nil || !c.Pipeline {
 		return
 	}
-	if err := queue.Open(d).Remember(s.task(e, queue.ReasonManual)); err != nil {
-		s.logf("session pipeline: %v", err)
+	if err := queue.Open(d).Remember(s.Task(e, queue.ReasonManual)); err != nil {
+		s.Logf("session pipeline: %v", err)
 	}
 }
 
@@ -73,11 +50,11 @@ const maxCompactRead = 32 << 20
 // between tool calls only here, before compaction summarises it away),
 // then queues the session for the pipeline.
 func (s *Session) compact(e event.Event) (event.Answer, error) {
-	defer s.enqueue(e, queue.ReasonCompact, false)
-	if s.transcripts == nil || e.Transcript == "" || !s.proj.Store.Exists() {
+	defer s.Enqueue(e, queue.ReasonCompact, false)
+	if s.Transcripts == nil || e.Transcript == "" || !s.Proj.Store.Exists() {
 		return event.Answer{}, nil
 	}
-	root := s.proj.Store.Root()
+	root := s.Proj.Store.Root()
 	mark := compactDir + "/" + queue.Name(e.Session)
 	var from int64
 	if data, err := root.ReadFile(mark, 64); err == nil {
@@ -103,7 +80,7 @@ func (s *Session) compact(e event.Event) (event.Answer, error) {
 		return event.Answer{}, err
 	}
 	end := bytes.LastIndexByte(data, '\n') + 1 // whole lines only
-	c, err := s.transcripts(bytes.NewReader(data[:end]))
+	c, err := s.Transcripts(bytes.NewReader(data[:end]))
 	if err != nil {
 		return event.Answer{}, fmt.Errorf("compaction capture: %w", err)
 	}
@@ -116,7 +93,7 @@ func (s *Session) compact(e event.Event) (event.Answer, error) {
 	// Silent: what PreCompact prints may reach the compaction's
 	// instructions, so the capture's status line is not said here (the
 	// log has it).
-	if _, err := s.capture(e, items, "agent"); err != nil {
+	if _, err := s.Capture(e, items, "agent"); err != nil {
 		return event.Answer{}, err
 	}
 	if err := root.MkdirAll(compactDir); err != nil {
@@ -131,7 +108,7 @@ func (s *Session) compact(e event.Event) (event.Answer, error) {
 // branch, or matching the query; without a query, the most recent) and
 // the most recent decisions, each as one entry to show.
 func (s *Session) personal(branch, query string, team func(key string) bool) (handoff []string, heading string, own []knowledge.Entry) {
-	p, ok := pipeline.PersonalFor(s.env.Getenv, s.proj.Root)
+	p, ok := pipeline.PersonalFor(s.Env.Getenv, s.Proj.Root)
 	if !ok {
 		return nil, "", nil
 	}
@@ -140,7 +117,7 @@ func (s *Session) personal(branch, query string, team func(key string) bool) (ha
 	}
 	entries, err := p.Entries()
 	if err != nil {
-		s.logf("personal knowledge: %v", err)
+		s.Logf("personal knowledge: %v", err)
 	}
 	terms := relevance.Terms(query)
 	var failures, decisions []knowledge.Entry
@@ -169,7 +146,7 @@ const maxWikiLines = 3
 // index rows sharing its terms, best first), each with its file, never
 // the whole index.
 func (s *Session) wikiLines(query string) []string {
-	d, err := queue.UserDirs(s.env.Getenv)
+	d, err := queue.UserDirs(s.Env.Getenv)
 	if err != nil {
 		return nil
 	}
@@ -180,7 +157,7 @@ func (s *Session) wikiLines(query string) []string {
 	w := filepath.Join(c.Knowledge(d), "wiki")
 	rows, err := wiki.RelevantRows(w, query, maxWikiLines)
 	if err != nil {
-		s.logf("wiki index: %v", err)
+		s.Logf("wiki index: %v", err)
 	}
 	var out []string
 	for _, r := range rows {

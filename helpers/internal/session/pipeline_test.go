@@ -16,11 +16,12 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
 	"github.com/cairn-dev/cairn/helpers/internal/session"
+	"github.com/cairn-dev/cairn/helpers/internal/session/record"
 )
 
 // withPipeline is a project's environment with a HOME whose config turns
 // the pipeline on; vars can be changed by the test.
-func withPipeline(t *testing.T) (dir string, e session.Env, vars map[string]string, q queue.Queue) {
+func withPipeline(t *testing.T) (dir string, e record.Env, vars map[string]string, q queue.Queue) {
 	t.Helper()
 	dir, e = repo(t)
 	vars = map[string]string{"HOME": t.TempDir(), session.NoBackgroundEnv: "1"}

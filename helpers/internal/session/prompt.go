@@ -14,13 +14,13 @@ import (
 // ownForPrompt is up to n of the developer's own entries strongly
 // relevant to the prompt's terms and not shown yet in the session.
 func (s *Session) ownForPrompt(terms []string, shown map[string]bool, n int) []knowledge.Entry {
-	p, ok := pipeline.PersonalFor(s.env.Getenv, s.proj.Root)
+	p, ok := pipeline.PersonalFor(s.Env.Getenv, s.Proj.Root)
 	if !ok {
 		return nil
 	}
 	entries, err := p.Entries()
 	if err != nil {
-		s.logf("personal knowledge: %v", err)
+		s.Logf("personal knowledge: %v", err)
 	}
 	var out []knowledge.Entry
 	for _, e := range entries {
@@ -45,7 +45,7 @@ const maxPerPrompt = 3
 // otherwise, and when .cairn/config.json sets recall.per_prompt to false.
 func (s *Session) prompt(e event.Event) (event.Answer, error) {
 	var none event.Answer
-	p := s.proj
+	p := s.Proj
 	cfg, ok, err := s.recallable()
 	if !ok || cfg.Recall.PerPrompt != nil && !*cfg.Recall.PerPrompt {
 		return none, err
@@ -57,7 +57,7 @@ func (s *Session) prompt(e event.Event) (event.Answer, error) {
 	ix, err := s.openIndex()
 	if errors.Is(err, index.ErrNotReady) {
 		// The session start said so; this prompt goes without.
-		s.logf("%v: no per-prompt recall", err)
+		s.Logf("%v: no per-prompt recall", err)
 		return none, nil
 	}
 	if err != nil {
@@ -98,7 +98,7 @@ func (s *Session) prompt(e event.Event) (event.Answer, error) {
 		return none, nil
 	}
 	if err := recall.AddShown(p.Store, e.Session, keys); err != nil {
-		s.logf("record shown entries: %v", err)
+		s.Logf("record shown entries: %v", err)
 	}
 	return event.Answer{Context: text}, nil
 }

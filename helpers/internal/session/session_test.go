@@ -16,6 +16,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
 	"github.com/cairn-dev/cairn/helpers/internal/session"
+	"github.com/cairn-dev/cairn/helpers/internal/session/record"
 )
 
 // lineProtocol is a second agent's protocol, as small as one can be: the
@@ -77,7 +78,7 @@ func (lineProtocol) Encode(_ event.Event, a event.Answer) ([]byte, error) {
 
 // repo is a git work tree with cairn provisioned, and an environment in
 // which no background run starts.
-func repo(t *testing.T) (string, session.Env) {
+func repo(t *testing.T) (string, record.Env) {
 	t.Helper()
 	dir := t.TempDir()
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"config", "user.name", "Ada"}, {"config", "user.email", "ada@example.com"}} {
@@ -93,8 +94,8 @@ func repo(t *testing.T) (string, session.Env) {
 	return dir, env(dir)
 }
 
-func env(dir string) session.Env {
-	return session.Env{
+func env(dir string) record.Env {
+	return record.Env{
 		Getenv: func(k string) string {
 			if k == session.NoBackgroundEnv {
 				return "1"
@@ -106,7 +107,7 @@ func env(dir string) session.Env {
 	}
 }
 
-func call(t *testing.T, e session.Env, name string, payload any) event.Answer {
+func call(t *testing.T, e record.Env, name string, payload any) event.Answer {
 	t.Helper()
 	data, _ := json.Marshal(payload)
 	out := session.Hook(lineProtocol{}, name, bytes.NewReader(data), e)
@@ -220,7 +221,7 @@ func TestSubagentNudge(t *testing.T) {
 		t.Fatalf("nudged without capture.subagent_nudge: %+v", a)
 	}
 	writeConfig(t, dir, `{"capture":{"subagent_nudge":true}}`)
-	if a := call(t, e, "subagent", map[string]any{"text": long, "cwd": dir}); a.GoOn != session.NudgeReason {
+	if a := call(t, e, "subagent", map[string]any{"text": long, "cwd": dir}); a.GoOn != record.NudgeReason {
 		t.Fatalf("not nudged: %+v", a)
 	}
 	if a := call(t, e, "subagent", map[string]any{"text": long, "cwd": dir, "continued": true}); !a.Empty() {

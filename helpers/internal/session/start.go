@@ -18,19 +18,16 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
 	"github.com/cairn-dev/cairn/helpers/internal/relevance"
+	"github.com/cairn-dev/cairn/helpers/internal/session/record"
 	"github.com/cairn-dev/cairn/helpers/internal/typed"
-	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
 )
-
-// inert makes untrusted text safe to show an agent, in at most max runes.
-func inert(s string, max int) string { return untrusted.ForAgent(s, max) }
 
 // start syncs the cache and injects the knowledge that matters for the
 // work at hand: the must-checks, then what is relevant to the branch,
 // recent commits and open tasks, within the recall budget.
 func (s *Session) start(e event.Event) (event.Answer, error) {
 	var none event.Answer
-	p := s.proj
+	p := s.Proj
 	cfg, ok, err := s.recallable()
 	if !ok {
 		if err != nil {
@@ -41,7 +38,7 @@ func (s *Session) start(e event.Event) (event.Answer, error) {
 		if text := s.personalOnly(); text != "" {
 			return event.Answer{Context: text}, nil
 		}
-		s.logf("no %s in %s: nothing to recall (install.sh or cairn add provisions it)", knowledge.DirName, p.Root)
+		s.Logf("no %s in %s: nothing to recall (install.sh or cairn add provisions it)", knowledge.DirName, p.Root)
 		return none, nil
 	}
 	ix, err := s.openIndex()
@@ -95,10 +92,10 @@ func (s *Session) start(e event.Event) (event.Answer, error) {
 	block.Wiki = s.wikiLines(query)
 	text, shown := recall.RenderShown(block)
 	if err := recall.PruneShown(p.Store, time.Now()); err != nil {
-		s.logf("prune session records: %v", err)
+		s.Logf("prune session records: %v", err)
 	}
 	if err := recall.AddShown(p.Store, e.Session, shown); err != nil {
-		s.logf("record shown entries: %v", err)
+		s.Logf("record shown entries: %v", err)
 	}
 	a := event.Answer{Context: text}
 	if cfg.ShowStatus() {
@@ -111,7 +108,7 @@ func (s *Session) start(e event.Event) (event.Answer, error) {
 // a long catch-up. When it cannot serve ([index.ErrNotReady]), a
 // background sync is started and the error returned.
 func (s *Session) openIndex() (*index.Index, error) {
-	ix, err := index.OpenSyncedForHook(s.proj.Store)
+	ix, err := index.OpenSyncedForHook(s.Proj.Store)
 	if errors.Is(err, index.ErrNotReady) {
 		s.startSync(false)
 	}
@@ -121,8 +118,8 @@ func (s *Session) openIndex() (*index.Index, error) {
 // startSync starts a background sync of the project (a rebuild when
 // full), logging why it could not.
 func (s *Session) startSync(full bool) {
-	if err := StartSync(s.proj, s.env.Getenv, full); err != nil {
-		s.logf("%v", err)
+	if err := StartSync(s.Proj, s.Env.Getenv, full); err != nil {
+		s.Logf("%v", err)
 	}
 }
 
@@ -139,11 +136,11 @@ const (
 // built: the must-checks and newest entries of one bounded read of the
 // log, under a heading that says so.
 func (s *Session) startWithoutIndex(e event.Event, cfg knowledge.Config, why error) (event.Answer, error) {
-	g, err := s.proj.Store.Glance(glanceBytes, glanceMust, glanceNewest)
+	g, err := s.Proj.Store.Glance(glanceBytes, glanceMust, glanceNewest)
 	if err != nil {
 		return event.Answer{}, err
 	}
-	s.logf("%v: answered from a bounded read of the log (%d lines, %d bytes)", why, g.Lines, g.Read)
+	s.Logf("%v: answered from a bounded read of the log (%d lines, %d bytes)", why, g.Lines, g.Read)
 	heading := "cairn's search index of the team memory is still being built in the background, so this is not matched to your work: the must-checks and the newest entries"
 	if g.Partial {
 		heading += fmt.Sprintf(" of the first %d MiB of the log", glanceBytes>>20)
@@ -158,13 +155,13 @@ func (s *Session) startWithoutIndex(e event.Event, cfg knowledge.Config, why err
 		Command:   agentCommand(),
 	}
 	branch := ""
-	if s.proj.IsGit {
-		branch = gitmeta.Read(s.proj.Root).Branch
+	if s.Proj.IsGit {
+		branch = gitmeta.Read(s.Proj.Root).Branch
 	}
 	block.Handoff, block.HandoffHeading, block.Personal = s.personal(branch, branch, func(string) bool { return false })
 	text, shown := recall.RenderShown(block)
-	if err := recall.AddShown(s.proj.Store, e.Session, shown); err != nil {
-		s.logf("record shown entries: %v", err)
+	if err := recall.AddShown(s.Proj.Store, e.Session, shown); err != nil {
+		s.Logf("record shown entries: %v", err)
 	}
 	a := event.Answer{Context: text}
 	if cfg.ShowStatus() {
@@ -177,8 +174,8 @@ func (s *Session) startWithoutIndex(e event.Event, cfg knowledge.Config, why err
 // project without team memory: the branch's handoff and own entries.
 func (s *Session) personalOnly() string {
 	branch := ""
-	if s.proj.IsGit {
-		branch = gitmeta.Read(s.proj.Root).Branch
+	if s.Proj.IsGit {
+		branch = gitmeta.Read(s.Proj.Root).Branch
 	}
 	handoff, heading, own := s.personal(branch, branch, func(string) bool { return false })
 	pages := s.wikiLines(branch)
@@ -220,7 +217,7 @@ func heading(ctx recall.Context) string {
 		what = append(what, "open tasks")
 	}
 	if ctx.Branch != "" {
-		what = append(what, "branch "+inert(ctx.Branch, 80))
+		what = append(what, "branch "+record.Inert(ctx.Branch, 80))
 	}
 	if len(ctx.Commits) > 0 {
 		what = append(what, "recent commits")
@@ -235,13 +232,13 @@ func heading(ctx recall.Context) string {
 // installed, open task titles (under a short time limit).
 func (s *Session) context() recall.Context {
 	var c recall.Context
-	p := s.proj
+	p := s.Proj
 	if p.IsGit {
 		c.Branch = gitmeta.Read(p.Root).Branch
 		if repo, err := gitx.Open(p.Root); err == nil {
 			commits, err := repo.RecentCommits(5, 20)
 			if err != nil {
-				s.logf("recent commits: %v", err)
+				s.Logf("recent commits: %v", err)
 			}
 			for _, cm := range commits {
 				c.Commits = append(c.Commits, recall.Commit{Subject: cm.Subject, Files: cm.Files})
@@ -263,10 +260,10 @@ func (s *Session) beadTitles() []string {
 	var titles []string
 	for _, status := range []string{"in_progress", "open"} {
 		cmd := exec.CommandContext(ctx, bd, "list", "--status", status, "--json")
-		cmd.Dir = s.proj.Root
+		cmd.Dir = s.Proj.Root
 		out, err := cmd.Output()
 		if err != nil {
-			s.logf("bd list: %v", err)
+			s.Logf("bd list: %v", err)
 			return titles
 		}
 		var issues []struct {

@@ -1,4 +1,4 @@
-package session
+package record
 
 import (
 	"fmt"
@@ -11,25 +11,25 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/typed"
 )
 
-// capture adds the items to the log with provenance. It provisions .cairn
+// Capture adds the items to the log with provenance. It provisions .cairn
 // if needed: an agent that wrote typed knowledge meant it to be kept.
-func (s *Session) capture(e event.Event, items []capture.Item, source string) (event.Answer, error) {
+func (s *Session) Capture(e event.Event, items []capture.Item, source string) (event.Answer, error) {
 	var none event.Answer
 	if len(items) == 0 {
 		return none, nil
 	}
-	p := s.proj
+	p := s.Proj
 	if err := p.Store.Check(); err != nil {
 		return none, fmt.Errorf("capture: %w", err)
 	}
 	if !p.IsGit && !p.Store.Exists() {
 		// Never provision outside a git work tree: an event's cwd may be
 		// anywhere (even /etc), and nothing there asked for cairn.
-		s.logf("not captured: %s is not in a git work tree and has no %s", p.Root, knowledge.DirName)
+		s.Logf("not captured: %s is not in a git work tree and has no %s", p.Root, knowledge.DirName)
 		return none, nil
 	}
 	if len(items) > capture.MaxPerEvent {
-		s.logf("captured the first %d of %d typed lines; the other %d were dropped (at most %d per event)",
+		s.Logf("captured the first %d of %d typed lines; the other %d were dropped (at most %d per event)",
 			capture.MaxPerEvent, len(items), len(items)-capture.MaxPerEvent, capture.MaxPerEvent)
 		items = items[:capture.MaxPerEvent]
 	}
@@ -46,14 +46,14 @@ func (s *Session) capture(e event.Event, items []capture.Item, source string) (e
 	for _, a := range res.Added {
 		keys = append(keys, a.Key)
 		if len(a.Redacted) > 0 {
-			s.logf("redacted %s from %s", strings.Join(a.Redacted, ","), a.Key)
+			s.Logf("redacted %s from %s", strings.Join(a.Redacted, ","), a.Key)
 		}
 	}
 	if len(keys) == 0 {
 		return none, nil
 	}
-	s.logf("captured %d: %s", len(keys), strings.Join(keys, " "))
-	if cfg, err := s.config(); err != nil || !cfg.ShowStatus() {
+	s.Logf("captured %d: %s", len(keys), strings.Join(keys, " "))
+	if cfg, err := s.Config(); err != nil || !cfg.ShowStatus() {
 		return none, nil
 	}
 	return event.Answer{Status: captureStatus(res.Added)}, nil
@@ -93,10 +93,10 @@ const minNudgeWords = 30
 // learned: only when .cairn/config.json sets capture.subagent_nudge, and
 // never twice.
 func (s *Session) nudge(e event.Event) (event.Answer, error) {
-	if e.Continued || len(strings.Fields(e.Text)) < minNudgeWords || !s.proj.Store.Exists() {
+	if e.Continued || len(strings.Fields(e.Text)) < minNudgeWords || !s.Proj.Store.Exists() {
 		return event.Answer{}, nil
 	}
-	cfg, err := s.config()
+	cfg, err := s.Config()
 	if err != nil || !cfg.Capture.SubagentNudge {
 		return event.Answer{}, err
 	}

@@ -1,0 +1,320 @@
+// Package record is the session layer's light half: the hook entry every
+// event goes through (payload, project, version gate, heartbeat, failing
+// open) and the events that record what an agent learned — a tool ran, a
+// reply, a subagent's reply — into the log, with the session pipeline's
+// queue. It imports neither SQLite, go-git nor the CLI framework, so the
+// capture hook's fast path (package hookgate) runs it before those are
+// initialised; package session adds recall and the background work, and
+// answers every other event.
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/helpers/internal/capture"
+	"github.com/cairn-dev/cairn/helpers/internal/event"
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
+	"github.com/cairn-dev/cairn/helpers/internal/project"
+	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
+)
+
+// Env is what a session may touch of the outside world.
+type Env struct {
+	Getenv func(string) string
+	Stderr io.Writer // where a line goes when the project has no cairn.log
+	Dir    string    // the working directory
+	// Project, when set (cairn --dir, CAIRN_DIR), is the project, whatever
+	// the agent says.
+	Project string
+}
+
+// Protocol is an agent's hook protocol, as its adapter speaks it.
+type Protocol interface {
+	// Kind is the moment the agent's event name stands for.
+	Kind(name string) event.Kind
+	// Decode turns the payload of the agent's event name into an event.
+	Decode(name string, payload []byte, getenv func(string) string) (event.Event, error)
+	// Encode writes cairn's answer to e as the hook's stdout.
+	Encode(e event.Event, a event.Answer) ([]byte, error)
+	// ReadTranscript reads the agent's transcript of a session.
+	ReadTranscript(r io.Reader) (event.Conversation, error)
+}
+
+// Errors of reading a payload.
+var (
+	ErrEmpty       = errors.New("empty hook payload")
+	ErrTooLarge    = errors.New("hook payload too large")
+	ErrNotObject   = errors.New("hook payload is not a JSON object")
+	ErrUnknown     = errors.New("unknown hook event")
+	errPanicPrefix = "panic: "
+)
+
+// ReadPayload reads a hook's stdin up to [event.MaxPayload] bytes.
+func ReadPayload(r io.Reader) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, event.MaxPayload+1))
+	if err != nil {
+		return nil, fmt.Errorf("read hook payload: %w", err)
+	}
+	if len(data) > event.MaxPayload {
+		return nil, fmt.Errorf("%w (over %d MiB)", ErrTooLarge, event.MaxPayload>>20)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, ErrEmpty
+	}
+	return data, nil
+}
+
+// Handler answers one decoded event of a session.
+type Handler func(s *Session, e event.Event) (event.Answer, error)
+
+// Run runs one hook call of an agent: the event name, its payload on
+// stdin, answered by handle; it returns what to print on stdout, which is
+// nothing or the protocol's output. It never fails and never panics:
+// whatever goes wrong becomes one line in .cairn/cache/cairn.log (or on
+// Stderr, without a .cairn), and the session goes on.
+func Run(p Protocol, name string, stdin io.Reader, env Env, handle Handler) (out []byte) {
+	s := &Session{Env: env, Name: name}
+	defer func() {
+		if r := recover(); r != nil {
+			s.Locate("")
+			s.Logf("%s%v", errPanicPrefix, r)
+			out = nil
+		}
+	}()
+	out, err := s.run(p, stdin, handle)
+	if err != nil {
+		s.Locate("") // a no-op once the event located the project
+		s.Logf("%v", err)
+		return nil
+	}
+	s.beat()
+	return out
+}
+
+func (s *Session) run(p Protocol, stdin io.Reader, handle Handler) ([]byte, error) {
+	if s.Env.Getenv(queue.ChildEnv) != "" {
+		return nil, nil // the pipeline's own model call: no hook acts in it
+	}
+	s.Transcripts = p.ReadTranscript
+	kind := p.Kind(s.Name)
+	if kind == event.Unknown {
+		return nil, fmt.Errorf("%w %q", ErrUnknown, s.Name)
+	}
+	data, err := ReadPayload(stdin)
+	if err != nil {
+		return nil, err
+	}
+	if kind.CaptureOnly() {
+		// The reject path: a payload without a typed prefix anywhere has
+		// nothing to capture. No decode, no git, no SQLite; a payload that
+		// is not a JSON object is reported.
+		if !capture.MightContain(string(data)) {
+			if b := bytes.TrimSpace(data); b[0] != '{' || !json.Valid(b) {
+				return nil, ErrNotObject
+			}
+			if kind == event.Reply {
+				// Nothing to capture, but the session pipeline's
+				// producer runs at every reply (package hookgate does the
+				// same before the program starts).
+				e, err := p.Decode(s.Name, data, s.Env.Getenv)
+				if err != nil {
+					return nil, err
+				}
+				s.Locate(e.ProjectDir, e.Cwd)
+				s.Enqueue(e, queue.ReasonStop, false)
+			}
+			return nil, nil
+		}
+	}
+	e, err := p.Decode(s.Name, data, s.Env.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	a, err := handle(s, e)
+	if err != nil {
+		return nil, err
+	}
+	return p.Encode(e, a)
+}
+
+// Hook is Run for the events this package answers alone (see
+// [Session.Record]); any other event is answered with nothing.
+func Hook(p Protocol, name string, stdin io.Reader, env Env) []byte {
+	return Run(p, name, stdin, env, (*Session).Record)
+}
+
+// Session is the handling of one event.
+type Session struct {
+	Env  Env
+	Name string // the agent's name of the event, for the log
+	// Proj is the event's project, once Locate found it.
+	Proj *project.Project
+
+	// Transcripts reads the agent's transcripts (nil when the session was
+	// not started from an agent's hook).
+	Transcripts func(io.Reader) (event.Conversation, error)
+
+	cfg    knowledge.Config // .cairn/config.json, read once (see Config)
+	cfgErr error
+	cfgOK  bool
+}
+
+// Record answers the events that may record typed lines — a tool ran, a
+// reply, a subagent's reply — and reports false for any other.
+func (s *Session) Record(e event.Event) (event.Answer, error) {
+	a, _, err := s.record(e)
+	return a, err
+}
+
+// Recorded is Record that also reports whether e was one of its events.
+func (s *Session) Recorded(e event.Event) (event.Answer, bool, error) {
+	return s.record(e)
+}
+
+func (s *Session) record(e event.Event) (event.Answer, bool, error) {
+	switch e.Kind {
+	case event.ToolRan, event.Reply, event.SubagentReply:
+	default:
+		return event.Answer{}, false, nil
+	}
+	s.Begin(e)
+	if a, old := s.TooOld(e); old {
+		return a, true, nil
+	}
+	switch e.Kind {
+	case event.ToolRan:
+		if !e.Shell {
+			return event.Answer{}, true, nil
+		}
+		a, err := s.Capture(e, capture.FromCommand(e.Command), "agent")
+		return a, true, err
+	case event.Reply:
+		defer s.Enqueue(e, queue.ReasonStop, false)
+		a, err := s.Capture(e, capture.FromReply(e.Text), "agent")
+		return a, true, err
+	default:
+		items := capture.FromReply(e.Text)
+		if len(items) == 0 {
+			a, err := s.nudge(e)
+			return a, true, err
+		}
+		a, err := s.Capture(e, items, "subagent")
+		return a, true, err
+	}
+}
+
+// Begin names the session after e (when the hook did not) and finds its
+// project.
+func (s *Session) Begin(e event.Event) {
+	if s.Name == "" {
+		s.Name = e.Name
+	}
+	s.Locate(e.ProjectDir, e.Cwd)
+}
+
+// Locate finds the project once: the explicit one (--dir), else the first
+// of dirs given (the agent's project directory, its cwd), else the working
+// directory.
+func (s *Session) Locate(dirs ...string) {
+	if s.Proj != nil {
+		return
+	}
+	dir := s.Env.Project
+	for _, d := range dirs {
+		if dir == "" {
+			dir = d
+		}
+	}
+	if dir == "" {
+		dir = s.Env.Dir
+	}
+	s.Proj = project.Locate(dir)
+}
+
+// Config reads the project's .cairn/config.json once per event: several
+// steps ask it (the version gate, recall, the status line).
+func (s *Session) Config() (knowledge.Config, error) {
+	if !s.cfgOK {
+		s.cfg, s.cfgErr = s.Proj.Store.LoadConfig()
+		s.cfgOK = true
+	}
+	return s.cfg, s.cfgErr
+}
+
+// Logf appends one line to .cairn/cache/cairn.log. Without a .cairn
+// directory (a project that does not use cairn) it writes nothing there —
+// creating .cairn just to log would litter every repository — and the line
+// goes to Stderr, which an agent keeps in its debug log.
+func (s *Session) Logf(format string, args ...any) {
+	msg := s.Name + " " + fmt.Sprintf(format, args...)
+	if s.Proj != nil && s.Proj.Log(msg) {
+		return
+	}
+	if s.Env.Stderr != nil {
+		fmt.Fprint(s.Env.Stderr, "cairn: "+project.LogLine(msg))
+	}
+}
+
+// beat notes that this hook ran, when the project has a .cairn (the reject
+// path never gets here: it has nothing to note and no time).
+func (s *Session) beat() {
+	if s.Proj == nil || !s.Proj.Store.Exists() {
+		return
+	}
+	if err := s.Proj.Beat(s.Name); err != nil {
+		s.Logf("heartbeat: %v", err)
+	}
+}
+
+// TooOld reports whether the project's config asks for a newer cairn than
+// this one; then cairn stays out of the session, and at its start tells
+// the agent and the person how to update.
+func (s *Session) TooOld(e event.Event) (event.Answer, bool) {
+	if !s.Proj.Store.Exists() {
+		return event.Answer{}, false
+	}
+	cfg, err := s.Config()
+	if err != nil || cfg.MinVersion == "" || !knowledge.VersionLess(cairn.Version, cfg.MinVersion) {
+		return event.Answer{}, false
+	}
+	if e.Kind != event.Start {
+		return event.Answer{}, true
+	}
+	msg := fmt.Sprintf("This repository's team memory (cairn) asks for cairn %s or newer; this machine has %s, so none of it was loaded. To update: %s",
+		Inert(cfg.MinVersion, 20), cairn.Version, cairn.InstallCommand)
+	return event.Answer{Context: msg, Status: "cairn: " + msg}, true
+}
+
+// Inert is s made safe to show an agent, within max bytes.
+func Inert(s string, max int) string { return untrusted.ForAgent(s, max) }
+
+// Task is the pipeline's task for the session of e.
+func (s *Session) Task(e event.Event, reason string) queue.Task {
+	transcript := e.Transcript
+	if !filepath.IsAbs(transcript) {
+		transcript = filepath.Join(s.Env.Dir, transcript) // the worker runs elsewhere
+	}
+	return queue.Task{Session: e.Session, Transcript: transcript, Cwd: e.Cwd, Project: s.Proj.Root,
+		Agent: e.Agent, Reason: reason}
+}
+
+// Enqueue hands the session to the personal session pipeline, when the
+// user turned it on: a reply passes the gates (debounce, growth), the
+// session's end forces past them. A failure is a line in the log; the
+// session goes on.
+func (s *Session) Enqueue(e event.Event, reason string, force bool) {
+	if e.Transcript == "" {
+		return
+	}
+	if _, err := queue.Produce(s.Env.Getenv, s.Task(e, reason), force, time.Now()); err != nil {
+		s.Logf("session pipeline: %v", err)
+	}
+}
