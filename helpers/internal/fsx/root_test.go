@@ -79,6 +79,7 @@ func TestRootRefusesLinksAndSpecialFiles(t *testing.T) {
 			_, err = r.StatID(tc.name)
 			checkUnsafe("StatID", err)
 			checkUnsafe("Remove", r.Remove(tc.name))
+			checkUnsafe("Link", r.Link(tc.name, "cache/linked"))
 		})
 	}
 	if b, err := os.ReadFile(filepath.Join(outside, ".ssh", "id")); err != nil || string(b) != "SECRET" {
@@ -92,6 +93,22 @@ func TestRootRefusesLinksAndSpecialFiles(t *testing.T) {
 		if fi, err := os.Lstat(r.Path(link)); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 			t.Errorf("%s is no longer the link it was: %v, %v", link, fi, err)
 		}
+	}
+}
+
+// Link gives a regular file a second name, in another directory of the
+// root too, and never replaces an existing name.
+func TestRootLink(t *testing.T) {
+	r, _ := hostile(t)
+	must(t, r.Link("plain", "cache/plain-too"))
+	if b, err := os.ReadFile(r.Path("cache/plain-too")); err != nil || string(b) != "plain" {
+		t.Errorf("linked file reads %q, %v", b, err)
+	}
+	if err := r.Link("plain", "cache/plain-too"); !errors.Is(err, fs.ErrExist) {
+		t.Errorf("Link over an existing name = %v, want ErrExist", err)
+	}
+	if err := r.Link("missing", "cache/missing"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Link of a missing file = %v, want ErrNotExist", err)
 	}
 }
 

@@ -404,3 +404,32 @@ func (r Root) Rename(oldName, newName string) error {
 	}
 	return nil
 }
+
+// Link gives the regular file oldName a second name, newName, which must
+// not exist; both are below the root (in any directories of it). A link or
+// special file at oldName is refused.
+func (r Root) Link(oldName, newName string) error {
+	odfd, oldBase, err := r.parent(oldName, false)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(odfd)
+	ndfd, newBase, err := r.parent(newName, false)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(ndfd)
+	if st, ok, err := lstatAt(odfd, oldBase); err != nil || !ok || !isRegular(&st) {
+		if err == nil && !ok {
+			err = fs.ErrNotExist
+		}
+		if err == nil {
+			return &UnsafeError{Path: r.display(oldName), What: describe(modeOf(uint32(st.Mode)))}
+		}
+		return &fs.PathError{Op: "link", Path: r.display(oldName), Err: err}
+	}
+	if err := unix.Linkat(odfd, oldBase, ndfd, newBase, 0); err != nil {
+		return &fs.PathError{Op: "link", Path: r.display(newName), Err: err}
+	}
+	return nil
+}

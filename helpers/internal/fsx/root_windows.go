@@ -395,3 +395,8 @@ func (r Root) Rename(oldName, newName string) error {
 	}
 	return nil
 }
+
+// Link is not offered on Windows: it reports [errors.ErrUnsupported].
+func (r Root) Link(oldName, newName string) error {
+	return fmt.Errorf("link %s: %w", r.display(newName), errors.ErrUnsupported)
+}

@@ -9,6 +9,9 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
@@ -364,30 +367,56 @@ func (lf *logFile) copyTo(w io.Writer, from, to int64) error {
 // spliceLog replaces the log with lf's content and lines at their places,
 // atomically (temporary file, fsync, rename, fsync of the directory).
 func (s *Store) spliceLog(lf *logFile, lines [][]byte) error {
-	return s.spliceLogIf(lf, lines, nil)
-}
-
-// errNotAllNew is spliceLogIf's answer when it was told not to replace
-// the log.
-var errNotAllNew = errors.New("not every entry is new")
-
-// spliceLogIf is spliceLog that, with ok non-nil, writes the new file
-// and then waits for a value on ok: true replaces the log (fsync,
-// rename), false drops the new file and returns errNotAllNew. It must be the only
-// user of lf's file offset meanwhile (others read with ReadAt or a
-// mapping).
-func (s *Store) spliceLogIf(lf *logFile, lines [][]byte, ok <-chan bool) error {
 	places, err := placeLines(lf.readerAt(), lf.start, lf.size, lines)
 	if err != nil {
 		return err
 	}
+	removed := s.removeReplaced()
+	defer removed()
 	return s.root.WriteAtomicWith(LogName, 0o644, func(w *os.File) error {
 		if err := writeSpliced(w, lf, places); err != nil {
 			return err
 		}
-		if ok != nil && !<-ok {
-			return errNotAllNew
-		}
+		// Named before it is replaced, the old log is not freed when
+		// its writer closes it.
+		removed()
+		_ = s.root.Link(LogName, replacedName())
 		return nil
 	})
+}
+
+// replacedPrefix names, under cache/, the logs writers replaced (see
+// keepReplaced).
+const replacedPrefix = "replaced-log."
+
+// replacedName is a new name for the log under cache/: a log whose
+// writer is about to replace it is given it, so that closing the old file
+// does not free its pages and blocks on the writer's path (about 1 ms for
+// a 3 MB log, on the capture hook's path); the next writer frees it, see
+// removeReplaced.
+func replacedName() string {
+	return CacheDir + "/" + replacedPrefix + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+}
+
+// removeReplaced removes the logs earlier writers kept under cache/ (see
+// replacedName), on another goroutine: it runs while the new log is
+// written, before that write allocates any block, which it would contend
+// with. The returned func waits for it (and may be called again). It must be called under the
+// writers' lock, and the old log given its name only once it returned.
+func (s *Store) removeReplaced() (wait func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() { _ = recover() }()
+		names, err := s.root.ReadDir(CacheDir)
+		if err != nil {
+			return
+		}
+		for _, n := range names {
+			if strings.HasPrefix(n.Name, replacedPrefix) {
+				_ = s.root.Remove(CacheDir + "/" + n.Name)
+			}
+		}
+	}()
+	return func() { <-done }
 }

@@ -254,64 +254,24 @@ func (s *Store) Insert(entries []Entry) (InsertResult, error) {
 		return res, err
 	}
 	defer lf.Close()
-	fresh := dedupeBatch(entries, &res)
-	if len(fresh) == 0 {
-		return res, nil
-	}
-	lines, err := marshalAll(fresh)
+	fresh, err := dedupe(lf, entries, &res)
 	if err != nil {
 		return res, err
 	}
-	// The new file is written while the log is searched for duplicates
-	// (on two cores, the kernel's copy and the search overlap); it
-	// replaces the log only if every entry is new.
-	allNew := make(chan bool, 1)
-	written := make(chan error, 1)
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				written <- fmt.Errorf("write %s/%s: %v", DirName, LogName, r)
-			}
-		}()
-		written <- s.spliceLogIf(lf, lines, allNew)
-	}()
-	kept, err := dedupeLog(lf, fresh, &res)
-	allNew <- err == nil && len(kept) == len(fresh)
-	werr := <-written
-	switch {
-	case err != nil:
-		return res, err
-	case len(kept) == len(fresh):
-		if werr != nil {
-			return res, werr
-		}
-		res.Added = fresh
-		return res, nil
-	case werr != nil && !errors.Is(werr, errNotAllNew):
-		return res, werr
-	case len(kept) == 0:
+	if len(fresh) == 0 {
 		return res, nil
 	}
-	if lines, err = marshalAll(kept); err != nil {
-		return res, err
+	lines := make([][]byte, len(fresh))
+	for i := range fresh {
+		if lines[i], err = Marshal(&fresh[i]); err != nil {
+			return res, err
+		}
 	}
 	if err := s.spliceLog(lf, lines); err != nil {
 		return res, err
 	}
-	res.Added = kept
+	res.Added = fresh
 	return res, nil
-}
-
-// marshalAll is the log lines of entries.
-func marshalAll(entries []Entry) ([][]byte, error) {
-	lines := make([][]byte, len(entries))
-	for i := range entries {
-		var err error
-		if lines[i], err = Marshal(&entries[i]); err != nil {
-			return nil, err
-		}
-	}
-	return lines, nil
 }
 
 // InsertLines adds raw JSON object lines at their sorted places without
@@ -359,13 +319,6 @@ func (s *Store) InsertLinesIf(lines [][]byte, check func(log []byte) error) erro
 // dedupe returns the entries that are neither in the log nor repeated
 // earlier in entries, and records the others in res.Duplicates.
 func dedupe(lf *logFile, entries []Entry, res *InsertResult) ([]Entry, error) {
-	return dedupeLog(lf, dedupeBatch(entries, res), res)
-}
-
-// dedupeBatch returns the entries not repeated earlier in entries (by
-// key, or by type and normalised content), and records the others in
-// res.Duplicates.
-func dedupeBatch(entries []Entry, res *InsertResult) []Entry {
 	type tc struct{ typ, content string }
 	want := map[tc]bool{}
 	keys := map[string]bool{}
@@ -380,21 +333,8 @@ func dedupeBatch(entries []Entry, res *InsertResult) []Entry {
 		want[id] = true
 		fresh = append(fresh, e)
 	}
-	return fresh
-}
-
-// dedupeLog returns the entries of fresh (none repeating another) that
-// are not in the log, and records the others in res.Duplicates.
-func dedupeLog(lf *logFile, fresh []Entry, res *InsertResult) ([]Entry, error) {
 	if len(fresh) == 0 || lf.size == 0 {
 		return fresh, nil
-	}
-	type tc struct{ typ, content string }
-	want := map[tc]bool{}
-	keys := map[string]bool{}
-	for _, e := range fresh {
-		want[tc{e.Type, NormalizeContent(e.Content)}] = true
-		keys[e.Key] = true
 	}
 	// A line under cairn's own key scheme holds the content its key was
 	// made from, so its key alone says whether it repeats a wanted entry

@@ -316,9 +316,6 @@ func TestInsertDedupe(t *testing.T) {
 		noTemps(t, s)
 	})
 	t.Run("a batch partly in the log", func(t *testing.T) {
-		// The new file is written while the log is searched; when an
-		// entry turns out to be there, the file is dropped and the new
-		// entries alone are written.
 		s := newTestStore(t)
 		for i := range 40 {
 			if _, err := s.Insert([]Entry{mkEntry("fact", fmt.Sprintf("filler entry %d", i), int64(i+1))}); err != nil {
@@ -484,6 +481,56 @@ func lineKey(l string) string {
 	var v struct{ Key string }
 	json.Unmarshal([]byte(l), &v)
 	return v.Key
+}
+
+// A writer names the log it replaces under cache/ (closing it then frees
+// nothing on the writer's path), and the next writer removes it: one such
+// file at most, whatever earlier writers left.
+func TestInsertKeepsOneReplacedLog(t *testing.T) {
+	s := newTestStore(t)
+	replaced := func() []string {
+		t.Helper()
+		names, err := os.ReadDir(s.CachePath())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, n := range names {
+			if strings.HasPrefix(n.Name(), replacedPrefix) {
+				out = append(out, filepath.Join(s.CachePath(), n.Name()))
+			}
+		}
+		return out
+	}
+	if _, err := s.Insert([]Entry{mkEntry("fact", "first", 1)}); err != nil {
+		t.Fatal(err)
+	}
+	// Left by writers that died before removing them.
+	if err := os.MkdirAll(s.CachePath(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{replacedPrefix + "1-a", replacedPrefix + "2-b"} {
+		if err := os.WriteFile(filepath.Join(s.CachePath(), name), []byte("old\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 2; i <= 4; i++ {
+		before := readLog(t, s)
+		if _, err := s.Insert([]Entry{mkEntry("fact", fmt.Sprintf("entry %d", i), int64(i))}); err != nil {
+			t.Fatal(err)
+		}
+		got := replaced()
+		if len(got) != 1 {
+			t.Fatalf("insert %d: replaced logs %v, want one", i, got)
+		}
+		if kept, _ := os.ReadFile(got[0]); !bytes.Equal(kept, before) {
+			t.Errorf("insert %d: the replaced log kept is not the log before it", i)
+		}
+	}
+	if keys := logKeys(t, readLog(t, s)); len(keys) != 4 {
+		t.Errorf("log keys %v", keys)
+	}
+	noTemps(t, s)
 }
 
 func TestInsertKeepsExistingBytes(t *testing.T) {
