@@ -6,6 +6,11 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/cli"
 	"github.com/cairn-dev/cairn/helpers/internal/hookgate"
+
+	// The capture hook's accept path runs in its init, before the
+	// program's heavy packages initialise (hookgate's reject path runs
+	// before it).
+	_ "github.com/cairn-dev/cairn/helpers/internal/hookgate/accept"
 )
 
 func main() {

@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/helpers/internal/hookgate"
+	"github.com/cairn-dev/cairn/helpers/internal/hookgate/accept"
 	"github.com/cairn-dev/cairn/helpers/internal/typed"
 	ucli "github.com/urfave/cli/v2"
 )
@@ -61,13 +61,13 @@ func Main(args []string, env Env) (code int) {
 		}
 	}()
 	if hook {
-		hookgate.ShortLived()
+		accept.ShortLived()
 		return runHook(args, env)
 	}
 	app := newApp(env)
 	name := commandName(app, args)
 	if name == "add" || name == "sync" && !slices.Contains(args, "--full") { // cairn add, cairn --dir P sync
-		hookgate.ShortLived()
+		accept.ShortLived()
 	}
 	err := app.Run(intersperse(app, args))
 	return report(env.Stderr, name, err)

@@ -1,0 +1,82 @@
+// Package accept is the capture hook's accept path: a capture event whose
+// payload holds a typed prefix, which package hookgate read and let
+// through ([hookgate.Accepted]), is answered in this package's init by the
+// session layer's capture ([record.Hook], the code the full hook runs for
+// it), and the process exits. This package imports only cairn's light
+// packages — the agents' adapters and session/record (project, log,
+// capture, the pipeline's queue) — none of which imports SQLite, go-git,
+// the MCP SDK or the CLI framework, so its init runs before theirs, which
+// the capture then does not wait for (TestGateRunsBeforeHeavyPackages
+// checks it). The reject path stays in hookgate, whose init runs earlier
+// still.
+package accept
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+
+	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/codex"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/cursor"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/gemini"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/opencode"
+	"github.com/cairn-dev/cairn/helpers/internal/hookgate"
+	"github.com/cairn-dev/cairn/helpers/internal/session/record"
+)
+
+// adapters are the agents whose capture events are answered here, by name:
+// those hookgate judges (a test checks they agree).
+var adapters = map[string]record.Protocol{
+	claude.Name:   claude.Adapter{},
+	cursor.Name:   cursor.Adapter{},
+	codex.Name:    codex.Adapter{},
+	opencode.Name: opencode.Adapter{},
+	gemini.Name:   gemini.Adapter{},
+}
+
+func init() {
+	agent, name, data, ok := hookgate.Accepted()
+	if !ok {
+		return
+	}
+	p := adapters[agent]
+	if p == nil {
+		return
+	}
+	if out, ok := capture(p, name, data); ok {
+		os.Stdout.Write(out)
+		os.Exit(0)
+	}
+}
+
+// capture answers the event as the full hook would (record.Hook never
+// fails, never panics, and logs its errors); ok is false only when this
+// package itself failed before it, and the full hook then answers.
+func capture(p record.Protocol, name string, data []byte) (out []byte, ok bool) {
+	// A panic in an init would exit 2, which Claude Code reads as "block".
+	defer func() {
+		if recover() != nil {
+			out, ok = nil, false
+		}
+	}()
+	ShortLived()
+	dir, _ := os.Getwd()
+	project := os.Getenv("CAIRN_DIR")
+	if project != "" && !filepath.IsAbs(project) {
+		project = filepath.Join(dir, project)
+	}
+	env := record.Env{Getenv: os.Getenv, Stderr: os.Stderr, Dir: dir, Project: project}
+	return record.Hook(p, name, bytes.NewReader(data), env), true
+}
+
+// ShortLived tunes the garbage collector for a process that lives a few
+// milliseconds (a hook, an add, a sync after a pull; a rebuild it falls
+// into collects anyway, see package index): collecting only when the heap
+// nears 512 MiB spares several collections of the log's buffers, about a
+// quarter of the time of a capture into a 10k-entry log.
+func ShortLived() {
+	debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(512 << 20)
+}
