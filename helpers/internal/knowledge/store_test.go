@@ -533,6 +533,42 @@ func TestInsertKeepsOneReplacedLog(t *testing.T) {
 	noTemps(t, s)
 }
 
+// A log several writeback chunks long is copied chunk by chunk around the
+// new line: the new log is the old one with that line inserted, byte for
+// byte.
+func TestInsertCopiesABigLogInChunks(t *testing.T) {
+	s := newTestStore(t)
+	var lines []string
+	for i := range 8000 {
+		lines = append(lines, mkLine(fmt.Sprintf("fact-big-%d", i), "fact", fmt.Sprintf("big log entry %d with some words to make it longer", i), int64(i+1)))
+	}
+	sort.Slice(lines, func(a, b int) bool { return hashHex(lineKey(lines[a])) < hashHex(lineKey(lines[b])) })
+	old := strings.Join(lines, "\n") + "\n"
+	if len(old) < 3*writebackChunk {
+		t.Fatalf("log of %d bytes is not several chunks long", len(old))
+	}
+	writeLog(t, s, old)
+	e := mkEntry("learned", "the one new line in a big log", 9)
+	if res, err := s.Insert([]Entry{e}); err != nil || len(res.Added) != 1 {
+		t.Fatalf("insert: %v, %v", res, err)
+	}
+	got := string(readLog(t, s))
+	line, err := Marshal(&e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := strings.Index(got, string(line)+"\n")
+	if i < 0 {
+		t.Fatal("the new line is not in the log")
+	}
+	if rest := got[:i] + got[i+len(line)+1:]; rest != old {
+		t.Errorf("the log around the new line changed (%d bytes, want %d)", len(rest), len(old))
+	}
+	if i > 0 && got[i-1] != '\n' {
+		t.Error("the new line does not start a line")
+	}
+}
+
 func TestInsertKeepsExistingBytes(t *testing.T) {
 	orig, keys := messyLog()
 	s := newTestStore(t)
