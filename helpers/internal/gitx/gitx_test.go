@@ -6,19 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-func run(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+t.TempDir(), "GIT_AUTHOR_NAME=x", "GIT_AUTHOR_EMAIL=x@x", "GIT_COMMITTER_NAME=x", "GIT_COMMITTER_EMAIL=x@x")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
+	"github.com/cairn-dev/cairn/helpers/internal/clitest"
+)
 
 func BenchmarkOpenGoGit(b *testing.B) {
 	dir := b.TempDir()
@@ -40,7 +30,7 @@ func BenchmarkOpenGoGit(b *testing.B) {
 // HashesAt reads a path's content id at an abbreviated commit, as git does.
 func TestTrackedAndHashesAt(t *testing.T) {
 	dir := t.TempDir()
-	run(t, dir, "init", "-q", "-b", "main")
+	clitest.Git(t, dir, "init", "-q", "-b", "main")
 	if err := os.MkdirAll(filepath.Join(dir, "src", "Components"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -49,13 +39,13 @@ func TestTrackedAndHashesAt(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	run(t, dir, "add", "src", "README.md")
-	run(t, dir, "commit", "-q", "-m", "one")
-	first := run(t, dir, "rev-parse", "--short=7", "HEAD")
+	clitest.Git(t, dir, "add", "src", "README.md")
+	clitest.Git(t, dir, "commit", "-q", "-m", "one")
+	first := clitest.Git(t, dir, "rev-parse", "--short=7", "HEAD")
 	if err := os.WriteFile(filepath.Join(dir, "src/Components/Foo.tsx"), []byte("v2\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	run(t, dir, "commit", "-q", "-am", "two")
+	clitest.Git(t, dir, "commit", "-q", "-am", "two")
 
 	g, err := Open(dir)
 	if err != nil {
@@ -70,7 +60,7 @@ func TestTrackedAndHashesAt(t *testing.T) {
 		got = append(got, f.Path+" "+f.Hash)
 	}
 	var want []string
-	for _, line := range strings.Split(run(t, dir, "ls-files", "-s"), "\n") {
+	for _, line := range strings.Split(clitest.Git(t, dir, "ls-files", "-s"), "\n") {
 		meta, path, _ := strings.Cut(line, "\t") // mode hash stage<TAB>path
 		want = append(want, path+" "+strings.Fields(meta)[1])
 	}
@@ -81,7 +71,7 @@ func TestTrackedAndHashesAt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(at) != 1 || at["src/Components/Foo.tsx"] != run(t, dir, "rev-parse", first+":src/Components/Foo.tsx") {
+	if len(at) != 1 || at["src/Components/Foo.tsx"] != clitest.Git(t, dir, "rev-parse", first+":src/Components/Foo.tsx") {
 		t.Errorf("HashesAt(%s) = %v", first, at)
 	}
 	if _, err := g.HashesAt("0000000", nil); err == nil {
