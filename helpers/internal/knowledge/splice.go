@@ -430,9 +430,12 @@ func (s *Store) spliceLog(lf *logFile, lines [][]byte) error {
 		}
 		wb.startWriteback()
 		// Named before it is replaced, the old log is not freed when
-		// its writer closes it.
+		// its writer closes it; a big one is, rather than doubled on
+		// disk (its copy costs far more than freeing it).
 		removed()
-		_ = s.root.Link(LogName, replacedName())
+		if lf.size <= keepReplacedBytes {
+			_ = s.root.Link(LogName, replacedName())
+		}
 		return nil
 	})
 }
@@ -440,6 +443,10 @@ func (s *Store) spliceLog(lf *logFile, lines [][]byte) error {
 // replacedPrefix names, under cache/, the logs writers replaced (see
 // keepReplaced).
 const replacedPrefix = "replaced-log."
+
+// keepReplacedBytes is the size up to which a replaced log is kept for the
+// next writer to free (see replacedName).
+const keepReplacedBytes = 64 << 20
 
 // replacedName is a new name for the log under cache/: a log whose
 // writer is about to replace it is given it, so that closing the old file
