@@ -17,7 +17,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/cairn-dev/cairn/helpers/internal/clitest"
@@ -133,18 +132,24 @@ func appendContentText(parts []string, raw json.RawMessage) []string {
 }
 
 // FakeAPI is a scripted fake of the Anthropic Messages API served on
-// 127.0.0.1. It is safe for concurrent requests.
+// 127.0.0.1. It is safe for concurrent requests. Its Script's Respond sets
+// a responder for POST /v1/messages requests, e.g. answering a headless
+// side call (a distillation prompt a hook sends with "claude -p") by what
+// it contains:
+//
+//	api.Respond(func(r claudetest.Request) ([]claudetest.Block, bool) {
+//		if strings.Contains(r.Text(), "distill") {
+//			return []claudetest.Block{claudetest.Text(`{"decisions": []}`)}, true
+//		}
+//		return nil, false
+//	})
+//
+// An answer that is not valid (no blocks, a tool_use without id or name)
+// fails the test and is answered with HTTP 500.
 type FakeAPI struct {
-	srv   *httptest.Server
-	turns [][]Block
-
-	t testing.TB // for errors in the responder's answers
-
-	mu       sync.Mutex
-	respond  func(Request) ([]Block, bool)
-	next     int // next scripted turn for a main request
-	msgCount int
-	clitest.RequestLog[Request]
+	srv *httptest.Server
+	t   testing.TB // for errors in the responder's answers
+	*clitest.Script[Request, Block]
 }
 
 // StartFakeAPI starts a fake Messages API that answers main requests (those
@@ -153,12 +158,11 @@ type FakeAPI struct {
 // server is closed when the test ends.
 func StartFakeAPI(t testing.TB, turns [][]Block) *FakeAPI {
 	t.Helper()
-	for i, turn := range turns {
-		if err := checkBlocks(turn); err != nil {
-			t.Fatalf("claudetest: scripted turn %d: %v", i, err)
-		}
+	script, err := clitest.NewScript[Request](turns, checkBlocks, []Block{Text(DoneText)})
+	if err != nil {
+		t.Fatalf("claudetest: %v", err)
 	}
-	f := &FakeAPI{turns: turns, t: t}
+	f := &FakeAPI{t: t, Script: script}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serveHTTP))
 	t.Cleanup(f.srv.Close)
 	return f
@@ -186,32 +190,6 @@ func checkBlocks(blocks []Block) error {
 		}
 	}
 	return nil
-}
-
-// Respond sets a responder, consulted first for every POST /v1/messages
-// request, main or side (nil removes it). When it returns ok, the fake
-// streams its blocks as the answer and the request consumes no scripted
-// turn; otherwise the request is answered as without a responder. The
-// request is recorded in Requests either way (Responded tells which).
-//
-// fn may be called from several goroutines at once, and must not block for
-// long: the CLI waits for the answer. Typical use is answering a headless
-// side call (say a distillation prompt a hook sends with "claude -p") by
-// what the request contains:
-//
-//	api.Respond(func(r claudetest.Request) ([]claudetest.Block, bool) {
-//		if strings.Contains(r.Text(), "distill") {
-//			return []claudetest.Block{claudetest.Text(`{"decisions": []}`)}, true
-//		}
-//		return nil, false
-//	})
-//
-// An answer that is not valid (no blocks, a tool_use without id or name)
-// fails the test and is answered with HTTP 500.
-func (f *FakeAPI) Respond(fn func(Request) ([]Block, bool)) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.respond = fn
 }
 
 // URL returns the base URL of the fake, e.g. "http://127.0.0.1:41234", for
@@ -252,9 +230,7 @@ func (f *FakeAPI) MainRequestsContain(s string) bool {
 
 func (f *FakeAPI) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	f.mu.Lock()
 	f.Hit(r.Method + " " + r.URL.RequestURI())
-	f.mu.Unlock()
 
 	switch {
 	case r.Method == http.MethodHead:
@@ -277,34 +253,10 @@ func (f *FakeAPI) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	_ = json.Unmarshal(body, &req)
 	side := len(req.Tools) == 0
 	rec := Request{Side: side, Turn: -1, Path: r.URL.RequestURI(), Body: body}
-
-	// The responder runs outside the lock: it may be slow or call Requests.
-	f.mu.Lock()
-	respond := f.respond
-	f.mu.Unlock()
-	var blocks []Block
-	if respond != nil {
-		var ok bool
-		if blocks, ok = respond(rec); ok {
-			rec.Responded = true
-		}
-	}
-	var bad error
-	if rec.Responded {
-		bad = checkBlocks(blocks)
-	}
-
-	f.mu.Lock()
-	if !side && !rec.Responded {
-		rec.Turn = f.next
-		f.next++
-	}
-	turn := rec.Turn
-	f.msgCount++
-	msgID := fmt.Sprintf("msg_fake_%03d", f.msgCount)
-	f.Record(rec)
-	f.mu.Unlock()
-
+	blocks, n, bad := f.Answer(rec, side, func(r *Request, turn int, responded bool) {
+		r.Turn, r.Responded = turn, responded
+	})
+	msgID := fmt.Sprintf("msg_fake_%03d", n)
 	if bad != nil {
 		f.t.Errorf("claudetest: the responder's answer to %s: %v", rec.Path, bad)
 		w.Header().Set("Content-Type", "application/json")
@@ -312,15 +264,8 @@ func (f *FakeAPI) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `{"type":"error","error":{"type":"api_error","message":"claudetest: invalid responder answer"}}`)
 		return
 	}
-
-	switch {
-	case rec.Responded:
-	case side:
+	if blocks == nil {
 		blocks = []Block{Text(SideReplyText)}
-	case turn < len(f.turns):
-		blocks = f.turns[turn]
-	default:
-		blocks = []Block{Text(DoneText)}
 	}
 	model := req.Model
 	if model == "" {

@@ -20,7 +20,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/cairn-dev/cairn/helpers/internal/clitest"
@@ -149,17 +148,12 @@ func appendContent(parts []string, raw json.RawMessage) []string {
 }
 
 // FakeAPI is a scripted fake of the OpenAI Responses API served on
-// 127.0.0.1. It is safe for concurrent requests.
+// 127.0.0.1. It is safe for concurrent requests. Its Script's Respond sets
+// a responder for POST /v1/responses requests.
 type FakeAPI struct {
-	srv   *httptest.Server
-	turns [][]Item
-	t     testing.TB
-
-	mu      sync.Mutex
-	respond func(Request) ([]Item, bool)
-	next    int
-	n       int
-	clitest.RequestLog[Request]
+	srv *httptest.Server
+	t   testing.TB
+	*clitest.Script[Request, Item]
 }
 
 // StartFakeAPI starts a fake Responses API that answers main requests
@@ -168,12 +162,11 @@ type FakeAPI struct {
 // first. The server is closed when the test ends.
 func StartFakeAPI(t testing.TB, turns [][]Item) *FakeAPI {
 	t.Helper()
-	for i, turn := range turns {
-		if err := checkItems(turn); err != nil {
-			t.Fatalf("codextest: scripted turn %d: %v", i, err)
-		}
+	script, err := clitest.NewScript[Request](turns, checkItems, []Item{Text(DoneText)})
+	if err != nil {
+		t.Fatalf("codextest: %v", err)
 	}
-	f := &FakeAPI{turns: turns, t: t}
+	f := &FakeAPI{t: t, Script: script}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serveHTTP))
 	t.Cleanup(f.srv.Close)
 	return f
@@ -199,16 +192,6 @@ func checkItems(items []Item) error {
 		}
 	}
 	return nil
-}
-
-// Respond sets a responder, consulted first for every POST /v1/responses
-// request (nil removes it). When it returns ok, the fake streams its items
-// and the request consumes no scripted turn. fn may be called from
-// several goroutines at once and must not block for long.
-func (f *FakeAPI) Respond(fn func(Request) ([]Item, bool)) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.respond = fn
 }
 
 // URL returns the base URL of the fake's API, e.g.
@@ -250,7 +233,6 @@ func (f *FakeAPI) ProxyEnv() []string {
 
 func (f *FakeAPI) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	f.mu.Lock()
 	target := r.URL.RequestURI()
 	if r.Method == http.MethodConnect {
 		target = r.Host
@@ -258,7 +240,6 @@ func (f *FakeAPI) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		target = r.URL.String()
 	}
 	f.Hit(r.Method + " " + target)
-	f.mu.Unlock()
 	switch {
 	case r.Method == http.MethodConnect || r.URL.IsAbs():
 		// The CLI asked the fake, as its proxy, for somewhere else: the
@@ -279,44 +260,17 @@ func (f *FakeAPI) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	_ = json.Unmarshal(body, &req)
 	rec := Request{Side: len(req.Tools) == 0, Turn: -1, Path: r.URL.RequestURI(), Header: r.Header.Clone(), Body: body}
-
-	f.mu.Lock()
-	respond := f.respond
-	f.mu.Unlock()
-	var items []Item
-	if respond != nil {
-		var ok bool
-		if items, ok = respond(rec); ok {
-			rec.Responded = true
-		}
-	}
-	var bad error
-	if rec.Responded {
-		bad = checkItems(items)
-	}
-	f.mu.Lock()
-	if !rec.Side && !rec.Responded {
-		rec.Turn = f.next
-		f.next++
-	}
-	f.n++
-	id := fmt.Sprintf("resp_fake_%03d", f.n)
-	f.Record(rec)
-	f.mu.Unlock()
-
+	items, n, bad := f.Answer(rec, rec.Side, func(r *Request, turn int, responded bool) {
+		r.Turn, r.Responded = turn, responded
+	})
+	id := fmt.Sprintf("resp_fake_%03d", n)
 	if bad != nil {
 		f.t.Errorf("codextest: the responder's answer: %v", bad)
 		http.Error(w, `{"error":{"message":"codextest: invalid responder answer"}}`, http.StatusInternalServerError)
 		return
 	}
-	switch {
-	case rec.Responded:
-	case rec.Side:
+	if items == nil {
 		items = []Item{Text(SideReplyText)}
-	case rec.Turn < len(f.turns):
-		items = f.turns[rec.Turn]
-	default:
-		items = []Item{Text(DoneText)}
 	}
 	model := req.Model
 	if model == "" {

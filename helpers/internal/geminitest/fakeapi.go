@@ -16,7 +16,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/cairn-dev/cairn/helpers/internal/clitest"
@@ -149,17 +148,12 @@ func (c content) appendText(out []string) []string {
 }
 
 // FakeAPI is a scripted fake of the Gemini API served on 127.0.0.1. It is
-// safe for concurrent requests.
+// safe for concurrent requests. Its Script's Respond sets a responder for
+// generateContent and streamGenerateContent requests.
 type FakeAPI struct {
-	srv   *httptest.Server
-	turns [][]Part
-
-	t testing.TB // for errors in the responder's answers
-
-	mu      sync.Mutex
-	respond func(Request) ([]Part, bool)
-	next    int // next scripted turn for a main request
-	clitest.RequestLog[Request]
+	srv *httptest.Server
+	t   testing.TB // for errors in the responder's answers
+	*clitest.Script[Request, Part]
 }
 
 // StartFakeAPI starts a fake Gemini API that answers main requests (those
@@ -168,12 +162,11 @@ type FakeAPI struct {
 // first. The server is closed when the test ends.
 func StartFakeAPI(t testing.TB, turns [][]Part) *FakeAPI {
 	t.Helper()
-	for i, turn := range turns {
-		if err := checkParts(turn); err != nil {
-			t.Fatalf("geminitest: scripted turn %d: %v", i, err)
-		}
+	script, err := clitest.NewScript[Request](turns, checkParts, []Part{Text(DoneText)})
+	if err != nil {
+		t.Fatalf("geminitest: %v", err)
 	}
-	f := &FakeAPI{turns: turns, t: t}
+	f := &FakeAPI{t: t, Script: script}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serveHTTP))
 	t.Cleanup(f.srv.Close)
 	return f
@@ -199,19 +192,6 @@ func checkParts(parts []Part) error {
 		}
 	}
 	return nil
-}
-
-// Respond sets a responder, consulted first for every generateContent and
-// streamGenerateContent request, main or side (nil removes it). When it
-// returns ok, the fake answers with its parts and the request consumes no
-// scripted turn; otherwise the request is answered as without a
-// responder. fn may be called from several goroutines at once and must
-// not block for long. An answer that is not valid fails the test and is
-// answered with HTTP 500.
-func (f *FakeAPI) Respond(fn func(Request) ([]Part, bool)) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.respond = fn
 }
 
 // URL returns the base URL of the fake, e.g. "http://127.0.0.1:41234",
@@ -262,9 +242,7 @@ func route(path string) (model, method string, ok bool) {
 
 func (f *FakeAPI) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	f.mu.Lock()
 	f.Hit(r.Method + " " + r.URL.RequestURI())
-	f.mu.Unlock()
 
 	model, method, ok := route(r.URL.Path)
 	switch {
@@ -293,38 +271,15 @@ func (f *FakeAPI) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	stream := method == "streamGenerateContent"
 	rec := Request{Side: side, Turn: -1, Model: model, Stream: stream, Path: r.URL.RequestURI(), Body: body}
 
-	// The responder runs outside the lock: it may be slow or call Requests.
-	f.mu.Lock()
-	respond := f.respond
-	f.mu.Unlock()
-	var parts []Part
-	if respond != nil {
-		if parts, ok = respond(rec); ok {
-			rec.Responded = true
-		}
-	}
-	var bad error
-	if rec.Responded {
-		bad = checkParts(parts)
-	}
-
-	f.mu.Lock()
-	if !side && !rec.Responded {
-		rec.Turn = f.next
-		f.next++
-	}
-	turn := rec.Turn
-	f.Record(rec)
-	f.mu.Unlock()
-
+	parts, _, bad := f.Answer(rec, side, func(r *Request, turn int, responded bool) {
+		r.Turn, r.Responded = turn, responded
+	})
 	if bad != nil {
 		f.t.Errorf("geminitest: the responder's answer to %s: %v", rec.Path, bad)
 		writeError(w, http.StatusInternalServerError, "geminitest: invalid responder answer")
 		return
 	}
-	switch {
-	case rec.Responded:
-	case side:
+	if parts == nil { // a side request nobody responded to
 		schema := req.GenerationConfig.ResponseJSONSchema
 		if len(schema) == 0 {
 			schema = req.GenerationConfig.ResponseSchema
@@ -334,10 +289,6 @@ func (f *FakeAPI) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		} else {
 			parts = []Part{Text(SideReplyText)}
 		}
-	case turn < len(f.turns):
-		parts = f.turns[turn]
-	default:
-		parts = []Part{Text(DoneText)}
 	}
 
 	if !stream {

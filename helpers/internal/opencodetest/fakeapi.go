@@ -17,7 +17,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -141,13 +140,9 @@ func appendContent(parts []string, raw json.RawMessage) []string {
 // FakeAPI is a scripted fake of an OpenAI-compatible chat completions API
 // served on 127.0.0.1. It is safe for concurrent requests.
 type FakeAPI struct {
-	srv   *httptest.Server
-	turns [][]Block
-
-	mu    sync.Mutex
-	next  int
-	count int
-	clitest.RequestLog[Request]
+	srv *httptest.Server
+	t   testing.TB // for errors in a responder's answers
+	*clitest.Script[Request, Block]
 }
 
 // StartFakeAPI starts a fake that answers main requests (those with
@@ -155,12 +150,11 @@ type FakeAPI struct {
 // requests with SideReplyText. The server is closed when the test ends.
 func StartFakeAPI(t testing.TB, turns [][]Block) *FakeAPI {
 	t.Helper()
-	for i, turn := range turns {
-		if err := checkBlocks(turn); err != nil {
-			t.Fatalf("opencodetest: scripted turn %d: %v", i, err)
-		}
+	script, err := clitest.NewScript[Request](turns, checkBlocks, []Block{Text(DoneText)})
+	if err != nil {
+		t.Fatalf("opencodetest: %v", err)
 	}
-	f := &FakeAPI{turns: turns}
+	f := &FakeAPI{t: t, Script: script}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serveHTTP))
 	t.Cleanup(f.srv.Close)
 	return f
@@ -203,9 +197,7 @@ func (f *FakeAPI) MainRequests() []Request {
 
 func (f *FakeAPI) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	f.mu.Lock()
 	f.Hit(r.Method + " " + r.URL.RequestURI())
-	f.mu.Unlock()
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusNotFound)
@@ -220,24 +212,17 @@ func (f *FakeAPI) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	_ = json.Unmarshal(body, &req)
 	rec := Request{Side: len(req.Tools) == 0, Turn: -1, Body: body}
 
-	f.mu.Lock()
-	if !rec.Side {
-		rec.Turn = f.next
-		f.next++
+	blocks, n, bad := f.Answer(rec, rec.Side, func(r *Request, turn int, _ bool) { r.Turn = turn })
+	id := fmt.Sprintf("chatcmpl-fake-%03d", n)
+	if bad != nil {
+		f.t.Errorf("opencodetest: the responder's answer: %v", bad)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusInternalServerError)
+		io.WriteString(w, `{"error":{"message":"opencodetest: invalid responder answer","type":"server_error"}}`)
+		return
 	}
-	f.count++
-	id := fmt.Sprintf("chatcmpl-fake-%03d", f.count)
-	f.Record(rec)
-	f.mu.Unlock()
-
-	var blocks []Block
-	switch {
-	case rec.Side:
+	if blocks == nil {
 		blocks = []Block{Text(SideReplyText)}
-	case rec.Turn < len(f.turns):
-		blocks = f.turns[rec.Turn]
-	default:
-		blocks = []Block{Text(DoneText)}
 	}
 	model := req.Model
 	if model == "" {
