@@ -385,14 +385,8 @@ func (r Root) Rename(oldName, newName string) error {
 	if odir != ndir {
 		return fmt.Errorf("rename %s to %s: not in one directory", oldName, newName)
 	}
-	if st, ok, err := lstatAt(dfd, oldBase); err != nil || !ok || !isRegular(&st) {
-		if err == nil && !ok {
-			err = fs.ErrNotExist
-		}
-		if err == nil {
-			return &UnsafeError{Path: r.display(oldName), What: describe(modeOf(uint32(st.Mode)))}
-		}
-		return &fs.PathError{Op: "rename", Path: r.display(oldName), Err: err}
+	if err := r.existingRegular(dfd, oldBase, oldName, "rename"); err != nil {
+		return err
 	}
 	if st, ok, err := lstatAt(dfd, newBase); err != nil {
 		return &fs.PathError{Op: "stat", Path: r.display(newName), Err: err}
@@ -419,17 +413,27 @@ func (r Root) Link(oldName, newName string) error {
 		return err
 	}
 	defer unix.Close(ndfd)
-	if st, ok, err := lstatAt(odfd, oldBase); err != nil || !ok || !isRegular(&st) {
-		if err == nil && !ok {
-			err = fs.ErrNotExist
-		}
-		if err == nil {
-			return &UnsafeError{Path: r.display(oldName), What: describe(modeOf(uint32(st.Mode)))}
-		}
-		return &fs.PathError{Op: "link", Path: r.display(oldName), Err: err}
+	if err := r.existingRegular(odfd, oldBase, oldName, "link"); err != nil {
+		return err
 	}
 	if err := unix.Linkat(odfd, oldBase, ndfd, newBase, 0); err != nil {
 		return &fs.PathError{Op: "link", Path: r.display(newName), Err: err}
+	}
+	return nil
+}
+
+// existingRegular fails, for op, unless base in dfd (name below the root)
+// is a regular file: a missing one wraps fs.ErrNotExist, a link or special
+// file is an UnsafeError.
+func (r Root) existingRegular(dfd int, base, name, op string) error {
+	st, ok, err := lstatAt(dfd, base)
+	switch {
+	case err != nil:
+		return &fs.PathError{Op: op, Path: r.display(name), Err: err}
+	case !ok:
+		return &fs.PathError{Op: op, Path: r.display(name), Err: fs.ErrNotExist}
+	case !isRegular(&st):
+		return &UnsafeError{Path: r.display(name), What: describe(modeOf(uint32(st.Mode)))}
 	}
 	return nil
 }

@@ -15,6 +15,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
 // ---- helpers ----
@@ -544,7 +546,7 @@ func TestInsertCopiesABigLogInChunks(t *testing.T) {
 	}
 	sort.Slice(lines, func(a, b int) bool { return hashHex(lineKey(lines[a])) < hashHex(lineKey(lines[b])) })
 	old := strings.Join(lines, "\n") + "\n"
-	if len(old) < 3*writebackChunk {
+	if len(old) < 3*fsx.WritebackChunk {
 		t.Fatalf("log of %d bytes is not several chunks long", len(old))
 	}
 	writeLog(t, s, old)
@@ -1155,7 +1157,8 @@ func synthEntry(rng *rand.Rand, i int) Entry {
 func benchStore(b *testing.B, n int) *Store {
 	s := Open(b.TempDir())
 	lines := synthLines(n, 1)
-	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
+	// As in a project where a hook or a sync ran: with cache/.
+	if err := os.MkdirAll(s.CachePath(), 0o755); err != nil {
 		b.Fatal(err)
 	}
 	if err := os.WriteFile(s.LogPath(), append(bytes.Join(lines, []byte("\n")), '\n'), 0o644); err != nil {

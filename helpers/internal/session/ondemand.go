@@ -12,6 +12,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
 	"github.com/cairn-dev/cairn/helpers/internal/relevance"
 	"github.com/cairn-dev/cairn/helpers/internal/session/record"
+	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
 )
 
 // What an agent asks for itself, outside the hooks (an MCP tool call):
@@ -60,7 +61,7 @@ func Recall(p *project.Project, getenv func(string) string, q index.Query) (Foun
 		return f, nil
 	}
 	b := recall.Block{Budget: recall.MaxBudget, Query: strings.Join(relevance.Terms(q.Text), " "),
-		Heading: "Matching " + record.Inert(q.Text, 80) + ", best first:"}
+		Heading: "Matching " + untrusted.ForAgent(q.Text, 80) + ", best first:"}
 	if q.Text == "" {
 		b.Heading = "The newest entries:"
 	}

@@ -2,9 +2,10 @@
 // start, prompt, a tool ran, a reply, a subagent's reply, compaction, end —
 // in terms that name no agent. An agent's adapter (a [Protocol]) turns its
 // hook calls into [event.Event] values and cairn's [event.Answer] back
-// into its output; everything between lives here: finding the project,
-// the version gate, capture, recall within a budget, the background
-// sanitize, and failing open.
+// into its output; everything between lives here and in package
+// session/record, its light half (the hook's entry, finding the project,
+// the version gate, capture, failing open): recall within a budget, the
+// background sanitize, compaction, the session's end.
 package session
 
 import (
@@ -34,7 +35,7 @@ type Session struct {
 
 // Handle acts on one event and returns cairn's answer.
 func (s *Session) Handle(e event.Event) (event.Answer, error) {
-	if a, ok, err := s.Recorded(e); ok {
+	if a, ok, err := s.Record(e); ok {
 		return a, err
 	}
 	s.Begin(e)

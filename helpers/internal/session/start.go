@@ -18,8 +18,8 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
 	"github.com/cairn-dev/cairn/helpers/internal/relevance"
-	"github.com/cairn-dev/cairn/helpers/internal/session/record"
 	"github.com/cairn-dev/cairn/helpers/internal/typed"
+	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
 )
 
 // start syncs the cache and injects the knowledge that matters for the
@@ -217,7 +217,7 @@ func heading(ctx recall.Context) string {
 		what = append(what, "open tasks")
 	}
 	if ctx.Branch != "" {
-		what = append(what, "branch "+record.Inert(ctx.Branch, 80))
+		what = append(what, "branch "+untrusted.ForAgent(ctx.Branch, 80))
 	}
 	if len(ctx.Commits) > 0 {
 		what = append(what, "recent commits")

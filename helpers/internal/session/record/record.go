@@ -148,7 +148,10 @@ func (s *Session) run(p Protocol, stdin io.Reader, handle Handler) ([]byte, erro
 // Hook is Run for the events this package answers alone (see
 // [Session.Record]); any other event is answered with nothing.
 func Hook(p Protocol, name string, stdin io.Reader, env Env) []byte {
-	return Run(p, name, stdin, env, (*Session).Record)
+	return Run(p, name, stdin, env, func(s *Session, e event.Event) (event.Answer, error) {
+		a, _, err := s.Record(e)
+		return a, err
+	})
 }
 
 // Session is the handling of one event.
@@ -168,18 +171,8 @@ type Session struct {
 }
 
 // Record answers the events that may record typed lines — a tool ran, a
-// reply, a subagent's reply — and reports false for any other.
-func (s *Session) Record(e event.Event) (event.Answer, error) {
-	a, _, err := s.record(e)
-	return a, err
-}
-
-// Recorded is Record that also reports whether e was one of its events.
-func (s *Session) Recorded(e event.Event) (event.Answer, bool, error) {
-	return s.record(e)
-}
-
-func (s *Session) record(e event.Event) (event.Answer, bool, error) {
+// reply, a subagent's reply — and reports whether e was one of them.
+func (s *Session) Record(e event.Event) (event.Answer, bool, error) {
 	switch e.Kind {
 	case event.ToolRan, event.Reply, event.SubagentReply:
 	default:
@@ -289,12 +282,9 @@ func (s *Session) TooOld(e event.Event) (event.Answer, bool) {
 		return event.Answer{}, true
 	}
 	msg := fmt.Sprintf("This repository's team memory (cairn) asks for cairn %s or newer; this machine has %s, so none of it was loaded. To update: %s",
-		Inert(cfg.MinVersion, 20), cairn.Version, cairn.InstallCommand)
+		untrusted.ForAgent(cfg.MinVersion, 20), cairn.Version, cairn.InstallCommand)
 	return event.Answer{Context: msg, Status: "cairn: " + msg}, true
 }
-
-// Inert is s made safe to show an agent, within max bytes.
-func Inert(s string, max int) string { return untrusted.ForAgent(s, max) }
 
 // Task is the pipeline's task for the session of e.
 func (s *Session) Task(e event.Event, reason string) queue.Task {
