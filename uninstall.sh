@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# uninstall.sh PROJECT [--purge]: remove what install.sh added to PROJECT —
-# the project's Claude Code wiring (cairn uninstall --claude), and what
+# uninstall.sh PROJECT [--purge]: remove what install.sh and cairn init
+# added to PROJECT — every agent's wiring (cairn uninstall --all: Claude
+# Code, Codex, Cursor, Gemini CLI, OpenCode, and the launcher), and what
 # older versions of install.sh added (the plugin enabled at project scope,
 # or hooks that ran this checkout's wrapper). The knowledge log stays unless
 # --purge is given. The binary stays; delete it from ~/.local/bin by hand.
@@ -13,7 +14,7 @@ for a in "$@"; do
   case "$a" in
     --purge) purge=1 ;;
     -h|--help) echo "usage: ./uninstall.sh PROJECT_DIR [--purge]"; exit 0 ;;
-    -*) usage ;;
+    -*) echo "uninstall.sh: unknown option $a" >&2; usage ;;
     *) args+=("$a") ;;
   esac
 done
@@ -33,7 +34,10 @@ export CAIRN_SCRIPTS
 # shellcheck source=scripts/cairn-bin
 . "$repo/scripts/cairn-bin"
 if bin=$(CAIRN_MAY_BUILD=1 cairn_find_bin); then
-  "$bin" --dir "$project" uninstall --claude
+  "$bin" --dir "$project" uninstall --all
+else
+  echo "uninstall.sh: no cairn binary found or built; the agents' wiring is left as it is" >&2
+  exit 1
 fi
 if [ "$purge" = 1 ]; then
   rm -rf "$project/.cairn"

@@ -387,8 +387,6 @@ func TestGeminiPipeline(t *testing.T) {
 	}
 	env := []string{
 		"CAIRN_BIN=" + cairnBinary(t), "CAIRN_NO_BACKGROUND=", "CAIRN_PIPELINE_CHILD=",
-		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
-		"XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
 	}
 	s := geminitest.StartInteractive(t, geminitest.InteractiveOptions{CLI: cli, API: api, Dir: repo, Home: home, Env: env})
 	s.Type("The retry loop in client.go hangs forever when the server resets the connection during a deploy. Find out why and fix it.")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/cairn-dev/cairn/helpers/internal/testenv"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -18,7 +19,7 @@ func installEnv(t *testing.T, home, claude, bindir string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "CLAUDE") || strings.HasPrefix(k, "ANTHROPIC") || k == "HOME" || k == "CAIRN_BIN" {
+		if strings.HasPrefix(k, "CLAUDE") || strings.HasPrefix(k, "ANTHROPIC") || k == "HOME" || strings.HasPrefix(k, "XDG_") || k == "CAIRN_BIN" {
 			continue
 		}
 		env = append(env, kv)
@@ -30,7 +31,7 @@ func installEnv(t *testing.T, home, claude, bindir string) []string {
 		}
 		env = append(env, k+"="+strings.TrimSpace(string(out)))
 	}
-	env = append(env, "HOME="+home, "CAIRN_INSTALL_DIR="+bindir, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
+	env = append(append(env, testenv.Home(home)...), "CAIRN_INSTALL_DIR="+bindir, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
 	if claude != "" {
 		env = append(env, "CLAUDE_BIN="+claude)
 	}

@@ -234,7 +234,7 @@ func TestOpenCodeTeammates(t *testing.T) {
 		api := opencodetest.StartFakeAPI(t, [][]opencodetest.Block{{opencodetest.Text("ok")}})
 		res := c.opencodeSession(t, cli, api, "work on the payment retry budget")
 		system := firstSystem(t, api, res)
-		if !strings.Contains(system, "cairn is not installed on this machine") || !strings.Contains(system, cairn.InstallCommand) {
+		if !strings.Contains(system, "cairn is not installed on this machine") || !strings.Contains(system, cairn.NoRouteHint) {
 			t.Errorf("C's first request does not carry the notice:\n%.3000s", system)
 		}
 		if strings.Contains(system, mustCheck) {

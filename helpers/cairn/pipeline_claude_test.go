@@ -62,8 +62,6 @@ func TestPipelineInteractiveSession(t *testing.T) {
 	env := []string{
 		"CAIRN_BIN=" + cairnBinary(t), "CAIRN_NO_BACKGROUND=", "CAIRN_PIPELINE_CHILD=",
 		"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"),
-		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
-		"XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
 	}
 
 	s := claudetest.StartInteractive(t, claudetest.InteractiveOptions{CLI: cli, API: api, Dir: repo, Home: home, Env: env})
@@ -190,8 +188,7 @@ func TestPipelineCompactCaptures(t *testing.T) {
 	home := t.TempDir()
 	os.MkdirAll(filepath.Join(home, ".config", "cairn"), 0o755)
 	os.WriteFile(filepath.Join(home, ".config", "cairn", "config.json"), []byte(`{"pipeline": true, "model_command": ["false"]}`), 0o644)
-	env := []string{"CAIRN_BIN=" + cairnBinary(t), "CAIRN_NO_BACKGROUND=1", "CAIRN_PIPELINE_CHILD=",
-		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_STATE_HOME=" + filepath.Join(home, ".local", "state")}
+	env := []string{"CAIRN_BIN=" + cairnBinary(t), "CAIRN_NO_BACKGROUND=1", "CAIRN_PIPELINE_CHILD="}
 	s := claudetest.StartInteractive(t, claudetest.InteractiveOptions{CLI: cli, API: api, Dir: repo, Home: home, Env: env})
 	s.Type("Read the README and tell me what you learn.")
 	s.WaitRequests(2)

@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/cairn-dev/cairn/helpers/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,7 +22,7 @@ func pipelineHome(t *testing.T, argv ...string) (home string, env []string) {
 	t.Helper()
 	home = t.TempDir()
 	writeModel(t, home, argv...)
-	env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME=", "XDG_DATA_HOME=", "XDG_STATE_HOME=",
+	env = append(append(os.Environ(), testenv.Home(home)...),
 		"CAIRN_NO_BACKGROUND=1", "CLAUDE_PROJECT_DIR=", "CAIRN_PIPELINE_CHILD=")
 	return home, env
 }

@@ -6,10 +6,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/cairn-dev/cairn/helpers/internal/cli"
 	"github.com/cairn-dev/cairn/helpers/internal/hookgate"
+	"github.com/cairn-dev/cairn/helpers/internal/testenv"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -18,7 +20,7 @@ func TestMain(m *testing.M) {
 	// write into its removed directory; the tests of that behaviour turn
 	// it back on and wait for the run.
 	os.Setenv("CAIRN_NO_BACKGROUND", "1")
-	testscript.Main(m, map[string]func(){
+	testscript.Main(testenv.Isolated(m), map[string]func(){
 		"cairn": func() {
 			os.Exit(cli.Main(os.Args, cli.Env{Stdin: hookgate.Stdin(), Stdout: os.Stdout, Stderr: os.Stderr}))
 		},
@@ -39,8 +41,10 @@ func TestScript(t *testing.T) {
 		RequireUniqueNames:  true,
 		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"exitcode": exitCode},
 		Setup: func(e *testscript.Env) error {
-			e.Setenv("HOME", e.WorkDir)
-			e.Setenv("XDG_CONFIG_HOME", filepath.Join(e.WorkDir, ".config"))
+			for _, kv := range testenv.Home(e.WorkDir) {
+				k, v, _ := strings.Cut(kv, "=")
+				e.Setenv(k, v)
+			}
 			e.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 			e.Setenv("GIT_AUTHOR_DATE", "2026-01-02T03:04:05Z")
 			e.Setenv("GIT_COMMITTER_DATE", "2026-01-02T03:04:05Z")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"os"
@@ -62,7 +63,7 @@ func TestProjectWiringFollowsTheEventTable(t *testing.T) {
 		t.Fatalf("wired settings miss %v (%v)", missing, err)
 	}
 	for _, h := range claude.Events {
-		if !strings.Contains(launcher.Script(), h.Event) {
+		if !strings.Contains(launcher.Script(""), h.Event) {
 			t.Errorf("the launcher does not pass %s on", h.Event)
 		}
 	}
@@ -221,4 +222,49 @@ func keys(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// Every package's tests run with their own HOME and XDG directories: each
+// TestMain goes through testenv, so no test (and no process a test starts)
+// reads or writes the person's own cairn.
+func TestEveryTestPackageIsIsolated(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.Dir}}\t{{join .TestGoFiles \",\"}},{{join .XTestGoFiles \",\"}}", module+"/...").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		dir, files, _ := strings.Cut(line, "\t")
+		if strings.Trim(files, ",") == "" {
+			continue
+		}
+		checked++
+		isolated := false
+		for _, f := range strings.Split(files, ",") {
+			if f == "" {
+				continue
+			}
+			src, err := os.ReadFile(filepath.Join(dir, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := bytes.Index(src, []byte("func TestMain(m *testing.M) {"))
+			if start < 0 {
+				continue
+			}
+			body := src[start:]
+			if end := bytes.Index(body, []byte("\n}\n")); end >= 0 {
+				body = body[:end]
+			}
+			if regexp.MustCompile(`\b(testenv\.)?(Main|Isolated)\(m\)`).Match(body) {
+				isolated = true
+			}
+		}
+		if !isolated {
+			t.Errorf("%s: no TestMain calling testenv.Main(m) (see helpers/internal/testenv)", dir)
+		}
+	}
+	if checked < 30 {
+		t.Errorf("go list found %d packages with tests", checked)
+	}
 }

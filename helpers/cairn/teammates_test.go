@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/cairn-dev/cairn/helpers/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,7 +36,7 @@ func newTeammate(t *testing.T, remote string, withCairn bool) teammate {
 		}
 		path = bin + ":" + path
 	}
-	tm.env = []string{"PATH=" + path, "HOME=" + tm.home, "CAIRN_BIN=", "CAIRN_NO_BACKGROUND=1", "GOPATH=" + filepath.Join(tm.home, "go")}
+	tm.env = append(testenv.Home(tm.home), "PATH="+path, "CAIRN_BIN=", "CAIRN_NO_BACKGROUND=1", "GOPATH="+filepath.Join(tm.home, "go"))
 	if err := os.MkdirAll(filepath.Dir(tm.dir), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func TestClaudeTeammates(t *testing.T) {
 		api := claudetest.StartFakeAPI(t, [][]claudetest.Block{{claudetest.Text("ok")}})
 		c.session(t, cli, api, "work on the payment retry budget", false)
 		texts := api.MainRequestTexts()
-		if len(texts) == 0 || !strings.Contains(texts[0], "cairn is not installed on this machine") || !strings.Contains(texts[0], cairn.InstallCommand) {
+		if len(texts) == 0 || !strings.Contains(texts[0], "cairn is not installed on this machine") || !strings.Contains(texts[0], cairn.NoRouteHint) {
 			t.Errorf("C's first request does not carry the notice:\n%.3000s", strings.Join(texts, "\n"))
 		}
 		if strings.Contains(strings.Join(texts, "\n"), fact) {

@@ -16,7 +16,9 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
+	"github.com/cairn-dev/cairn/helpers/internal/testenv"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -84,10 +86,8 @@ func fakeHome(t *testing.T) string {
 // nothing of the caller's leaks in (no GIT_*, no CLAUDE_PROJECT_DIR, no
 // CAIRN_DIR).
 func trustEnv(home string) []string {
-	env := []string{
-		"PATH=" + os.Getenv("PATH"),
-		"HOME=" + home,
-		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+	env := append(testenv.Home(home),
+		"PATH="+os.Getenv("PATH"),
 		"CLAUDE_PROJECT_DIR=",
 		"CAIRN_NO_BACKGROUND=1",
 		"CAIRN_DIR=",
@@ -97,7 +97,7 @@ func trustEnv(home string) []string {
 		"GIT_COMMITTER_NAME=Ana Tester",
 		"GIT_COMMITTER_EMAIL=ana@example.com",
 		"GIT_TERMINAL_PROMPT=0",
-	}
+	)
 	if tmp := os.Getenv("TMPDIR"); tmp != "" {
 		env = append(env, "TMPDIR="+tmp)
 	}
@@ -860,8 +860,11 @@ func TestTrustUntrustedTextIsInert(t *testing.T) {
 }
 
 // concurrentRounds is how many times TestTrustConcurrentWriters starts
-// its eight writers into a fresh .cairn.
-const concurrentRounds = 300
+// its eight writers into a fresh .cairn, per path: 40 in the suite (1,600
+// processes over the five paths, a fifth of what it ran before the suite
+// had to fit a loaded 2-core machine's timeout); -concurrent-rounds=300
+// for a longer hunt.
+var concurrentRoundsFlag = flag.Int("concurrent-rounds", 40, "rounds of TestTrustConcurrentWriters per path")
 
 // concurrentWriters is how many writers start at once.
 const concurrentWriters = 8
@@ -901,6 +904,7 @@ func TestTrustConcurrentWriters(t *testing.T) {
 			bin := cairnBinary(t)
 			began := time.Now()
 			lost, reported, badRounds, failed := 0, 0, 0, 0
+			concurrentRounds := *concurrentRoundsFlag
 			for round := 1; round <= concurrentRounds; round++ {
 				if err := os.RemoveAll(filepath.Join(repo, ".cairn")); err != nil {
 					t.Fatal(err)

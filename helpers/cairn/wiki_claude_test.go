@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/cairn-dev/cairn/helpers/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,8 +52,8 @@ func TestWikiWithClaude(t *testing.T) {
 	know := filepath.Join(home, ".local", "share", "cairn")
 	os.MkdirAll(filepath.Join(know, "daily"), 0o755)
 	os.WriteFile(filepath.Join(know, "daily", "2026-11-24.md"), []byte("# Daily Log: 2026-11-24\n\n### Session (09:00) - Retry loop\n\n**Decisions Made:**\n- Retry with exponential backoff capped at 30 s\n"), 0o644)
-	env := api.Env("HOME="+home, "XDG_CONFIG_HOME=", "XDG_DATA_HOME=", "XDG_STATE_HOME=", "CAIRN_NO_BACKGROUND=1",
-		"PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	env := api.Env(append(testenv.Home(home), "CAIRN_NO_BACKGROUND=1",
+		"PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))...)
 	run := func(args ...string) (string, error) {
 		cmd := exec.Command(cairnBinary(t), args...)
 		cmd.Dir, cmd.Env = home, env

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/clitest"
+	"github.com/cairn-dev/cairn/helpers/internal/testenv"
 )
 
 // Version is the oldest Claude Code CLI version cairn supports, and the one
@@ -324,11 +325,10 @@ func Run(t testing.TB, opts RunOptions) Result {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = res.Dir
-	cmd.Env = childEnv(os.Environ(), append([]string{
-		"HOME=" + res.Home,
+	cmd.Env = childEnv(os.Environ(), append(append(testenv.Home(res.Home),
 		"ANTHROPIC_API_KEY=test",
-		"ANTHROPIC_BASE_URL=" + baseURL,
-	}, opts.Env...))
+		"ANTHROPIC_BASE_URL="+baseURL,
+	), opts.Env...))
 	clitest.SetProcessGroup(cmd)
 	cmd.WaitDelay = 5 * time.Second
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/clitest"
+	"github.com/cairn-dev/cairn/helpers/internal/testenv"
 )
 
 // DefaultInteractiveTimeout bounds each wait of an Interactive session
@@ -136,11 +137,10 @@ func StartInteractive(t testing.TB, opts InteractiveOptions) *Interactive {
 		Harness: "claudetest", Session: interactiveSession,
 		Width: interactiveWidth, Height: interactiveHeight,
 		Bin: bin, Args: args, Dir: s.dir, Home: s.home,
-		Env: childEnv(os.Environ(), append([]string{
-			"HOME=" + s.home,
-			"ANTHROPIC_API_KEY=" + InteractiveAPIKey,
-			"ANTHROPIC_BASE_URL=" + baseURL,
-		}, opts.Env...)),
+		Env: childEnv(os.Environ(), append(append(testenv.Home(s.home),
+			"ANTHROPIC_API_KEY="+InteractiveAPIKey,
+			"ANTHROPIC_BASE_URL="+baseURL,
+		), opts.Env...)),
 		Timeout:  timeout,
 		Describe: s.describeAPI,
 	})

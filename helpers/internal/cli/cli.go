@@ -85,7 +85,7 @@ func newApp(env Env) *ucli.App {
 		Writer:               env.Stdout,
 		ErrWriter:            env.Stderr,
 		ExitErrHandler:       func(*ucli.Context, error) {},
-		OnUsageError:         onUsageError,
+		OnUsageError:         nil, // set below, with the app's flags
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "dir", Usage: "the project (default: the git repository of the working directory; env CAIRN_DIR)", EnvVars: []string{"CAIRN_DIR"}},
 		},
@@ -124,14 +124,87 @@ func newApp(env Env) *ucli.App {
 		}
 		return nil
 	}
-	for _, cmd := range app.Commands {
-		cmd.OnUsageError = onUsageError
-	}
+	app.OnUsageError = usageError(app.Flags)
+	setUsageErrors(app.Commands)
 	return app
 }
 
-func onUsageError(_ *ucli.Context, err error, _ bool) error {
-	return usagef("%s (run with --help for usage)", strings.TrimPrefix(err.Error(), "flag provided but not defined: "))
+// setUsageErrors gives every command and subcommand the messages of
+// usageError, for its own flags.
+func setUsageErrors(cmds []*ucli.Command) {
+	for _, cmd := range cmds {
+		cmd.OnUsageError = usageError(cmd.Flags)
+		setUsageErrors(cmd.Subcommands)
+	}
+}
+
+// usageError turns urfave/cli's flag errors ("flag provided but not
+// defined: -limt", `invalid value "abc" for flag -limit: parse error`)
+// into messages that name the flag as it is written, with the closest
+// flag of flags or the kind of value it takes.
+func usageError(flags []ucli.Flag) ucli.OnUsageErrorFunc {
+	return func(_ *ucli.Context, err error, _ bool) error {
+		msg := err.Error()
+		if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+			name = strings.TrimLeft(name, "-")
+			out := "unknown flag " + dashed(name)
+			if s := closestFlag(flags, name); s != "" {
+				out += " (did you mean " + s + "?)"
+			}
+			return usagef("%s; run with --help for usage", out)
+		}
+		var value, name string
+		if _, err := fmt.Sscanf(msg, "invalid value %q for flag -%s", &value, &name); err == nil {
+			name = strings.TrimSuffix(name, ":")
+			return usagef("invalid value %q for %s: want %s", value, dashed(name), valueKind(flags, name))
+		}
+		return usagef("%s (run with --help for usage)", msg)
+	}
+}
+
+// dashed writes a flag's name as it is typed: -h, --limit.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// closestFlag is the flag of flags nearest to name (urfave/cli's
+// Jaro-Winkler suggestion), when it is near enough to be a slip: the same
+// first letter, or one name inside the other.
+func closestFlag(flags []ucli.Flag, name string) string {
+	if ucli.SuggestFlag == nil || name == "" {
+		return ""
+	}
+	s := ucli.SuggestFlag(flags, name, false)
+	bare := strings.TrimLeft(s, "-")
+	if bare == "" || bare[0] != name[0] && !strings.Contains(bare, name) && !strings.Contains(name, bare) {
+		return ""
+	}
+	return s
+}
+
+// valueKind says what a flag's value must be.
+func valueKind(flags []ucli.Flag, name string) string {
+	for _, f := range flags {
+		if !slices.Contains(f.Names(), name) {
+			continue
+		}
+		switch f.(type) {
+		case *ucli.IntFlag, *ucli.Int64Flag, *ucli.UintFlag, *ucli.Uint64Flag:
+			return "a whole number"
+		case *ucli.Float64Flag:
+			return "a number"
+		case *ucli.DurationFlag:
+			return "a duration such as 30s or 2m"
+		case *ucli.BoolFlag:
+			return "true or false"
+		case *ucli.TimestampFlag:
+			return "a time"
+		}
+	}
+	return "a value of its kind (see --help)"
 }
 
 // intersperse moves a subcommand's flags ahead of its arguments, so

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/codex"
@@ -12,6 +13,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/opencode"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -50,7 +52,9 @@ func initCommand(env Env) *ucli.Command {
 			"every teammate who pulls gets the memory with their own cairn (and one without cairn is\n" +
 			"told in the session how to install it, where the agent lets a hook say so). Flags combine.\n" +
 			"Nothing written names this machine. Running it again changes nothing.",
-		Flags: adapterFlags("wire the project (committed files) for"),
+		Flags: append(adapterFlags("wire the project (committed files) for"),
+			&ucli.StringFlag{Name: "install-hint", Usage: "the command that installs cairn on a teammate's machine, recorded in .cairn/config.json\n" +
+				"and shown to a teammate without cairn (default: how this cairn was installed, when it knows)"}),
 		Action: func(c *ucli.Context) error {
 			p, err := findProject(c, env)
 			if err != nil {
@@ -64,6 +68,10 @@ func initCommand(env Env) *ucli.Command {
 				fmt.Fprintf(env.Stdout, "%s already provisioned\n", p.Store.Dir)
 			} else {
 				fmt.Fprintf(env.Stdout, "provisioned %s\n", p.Store.Dir)
+			}
+			recorded, err := recordInstallHint(env, p.Store, c.String("install-hint"), c.IsSet("install-hint"))
+			if err != nil {
+				return err
 			}
 			wire := chosen(c)
 			paths := map[string]bool{}
@@ -85,12 +93,49 @@ func initCommand(env Env) *ucli.Command {
 					}
 				}
 			}
-			if len(wire) > 0 {
+			if recorded && !paths[knowledge.DirName] {
+				commit = append([]string{knowledge.DirName + "/" + knowledge.ConfigName}, commit...)
+			}
+			if len(commit) > 0 {
 				fmt.Fprintf(env.Stdout, "commit it so teammates get it with a pull:\n  git add %s && git commit -m \"Add cairn team memory\"\n", strings.Join(commit, " "))
 			}
 			return nil
 		},
 	}
+}
+
+// recordInstallHint records in .cairn/config.json how a teammate installs
+// cairn: given (--install-hint) when set, else how this binary was
+// installed when the config names no route yet. A launcher already
+// there is rewritten to name it. It reports whether it wrote the config.
+func recordInstallHint(env Env, store *knowledge.Store, given string, set bool) (bool, error) {
+	cfg, err := store.LoadConfig()
+	if err != nil {
+		return false, err
+	}
+	hint := knowledge.CleanInstallHint(given)
+	switch {
+	case set && hint == "":
+		return false, usagef("--install-hint needs the command a teammate runs, e.g. --install-hint \"git clone URL cairn && cd cairn && ./install.sh\"")
+	case !set && cfg.InstallHint != "":
+		return false, nil
+	case !set:
+		if hint = cairn.InstallHint(); hint == "" {
+			fmt.Fprintf(env.Stdout, "teammates without cairn will be told to clone cairn and run ./install.sh; name the exact command with: cairn init --install-hint \"...\"\n")
+			return false, nil
+		}
+	}
+	changed, err := store.SetInstallHint(hint)
+	if err != nil || !changed {
+		return false, err
+	}
+	fmt.Fprintf(env.Stdout, "recorded how teammates install cairn: %s\n  (in %s; change it with cairn init --install-hint \"...\")\n", hint, knowledge.DirName+"/"+knowledge.ConfigName)
+	if st, _ := launcher.Check(store.Root()); st != launcher.Missing {
+		if _, err := launcher.Write(store.Root()); err != nil {
+			return true, err
+		}
+	}
+	return true, nil
 }
 
 func uninstallCommand(env Env) *ucli.Command {
@@ -99,28 +144,39 @@ func uninstallCommand(env Env) *ucli.Command {
 		Usage: "remove the project's agent wiring that cairn init added (.cairn/ and its knowledge stay)",
 		Description: "An agent's flag (--claude, --codex, ...) removes cairn's hooks from that agent's files\n" +
 			"and nothing else: other hooks and keys stay as they were; a file or directory left empty\n" +
-			"is removed. The launcher .cairn/hook goes once no agent's wiring runs it. The knowledge\n" +
-			"in .cairn/ is kept.",
-		Flags: adapterFlags("remove the wiring for"),
+			"is removed; --all does it for every agent. The launcher .cairn/hook goes once no agent's\n" +
+			"wiring runs it. The knowledge in .cairn/ is kept.",
+		Flags: append(adapterFlags("remove the wiring for"),
+			&ucli.BoolFlag{Name: "all", Usage: "remove every agent's wiring that cairn init added"}),
 		Action: func(c *ucli.Context) error {
 			unwire := chosen(c)
+			if c.Bool("all") {
+				unwire = adapters
+			}
 			if len(unwire) == 0 {
-				return usagef("uninstall needs what to remove, e.g. cairn uninstall --claude")
+				return usagef("uninstall needs what to remove, e.g. cairn uninstall --claude, or --all")
 			}
 			p, err := findProject(c, env)
 			if err != nil {
 				return err
 			}
+			removedAny := false
 			for _, a := range unwire {
 				removed, err := a.Unwire(p.Root, p.Store.Root())
 				if err != nil {
 					return err
 				}
 				if len(removed) == 0 {
-					fmt.Fprintf(env.Stdout, "no %s wiring of cairn's here; nothing removed\n", a.Title())
+					if !c.Bool("all") {
+						fmt.Fprintf(env.Stdout, "no %s wiring of cairn's here; nothing removed\n", a.Title())
+					}
 					continue
 				}
+				removedAny = true
 				fmt.Fprintf(env.Stdout, "removed %s; commit the change so teammates' sessions stop running it\n", strings.Join(removed, " and "))
+			}
+			if c.Bool("all") && !removedAny {
+				fmt.Fprintf(env.Stdout, "no agent's wiring of cairn's here; nothing removed\n")
 			}
 			return removeLauncher(env, p.Root, p.Store.Root())
 		},

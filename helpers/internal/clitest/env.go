@@ -74,6 +74,16 @@ func Unavailable(t testing.TB, msg string) {
 	t.Skip(msg)
 }
 
+// SkipIfShort skips a real-client test under `go test -short`, the quick
+// loop: everything runs but the tests that need a real agent CLI (what,
+// e.g. "Claude Code CLI") or QMD, which the full suite installs.
+func SkipIfShort(t testing.TB, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("-short: a real-client test (needs %s)", what)
+	}
+}
+
 // IsExecutable reports whether path is a file with an execute bit.
 func IsExecutable(path string) bool {
 	st, err := os.Stat(path)

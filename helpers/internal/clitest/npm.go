@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+	"github.com/cairn-dev/cairn/helpers/internal/testenv"
 )
 
 // NPM describes a CLI pinned to one version of an npm package, and where a
@@ -84,7 +85,8 @@ func (n NPM) inPrefix(prefix string) (string, []string) {
 	return "", tried
 }
 
-// Find returns the path of the pinned CLI:
+// Find returns the path of the pinned CLI (under -short it skips the
+// test: see SkipIfShort):
 //
 //  1. $BinEnv if set (used as is; the test fails if it is not usable);
 //  2. the CLI inside the npm prefix $PrefixEnv, then inside Prefixes, if
@@ -97,6 +99,7 @@ func (n NPM) inPrefix(prefix string) (string, []string) {
 // CI is "true" it fails instead (see Unavailable).
 func (n NPM) Find(t testing.TB) string {
 	t.Helper()
+	SkipIfShort(t, n.Name)
 	if n.BinEnv != "" {
 		if bin := os.Getenv(n.BinEnv); bin != "" {
 			if !n.usable(bin) {
@@ -142,7 +145,7 @@ func (n NPM) Find(t testing.TB) string {
 }
 
 // InstallCached installs the CLI from the npm registry into
-// <user cache>/cairn/CacheDir (once for every test process of the
+// <user cache>/cairn/CacheDir ($CAIRN_TEST_TOOLS/CacheDir; once for every test process of the
 // machine: the first installs under a lock, the others wait and use it)
 // and returns it, so plain `go test ./...` runs the real-client tests
 // wherever npm is. $NoInstallEnv=1 turns it off.
@@ -174,16 +177,17 @@ func (n NPM) InstallCached() (string, error) {
 	return bin, nil
 }
 
-// LockedCachePrefix returns the npm prefix <user cache>/cairn/dir,
+// LockedCachePrefix returns the npm prefix <user cache>/cairn/dir (see
+// testenv.Tools),
 // created, holding its install lock until release is called: the test
 // processes of the machine install into it in turn, and the later ones
 // find it done.
 func LockedCachePrefix(dir string) (prefix string, release func(), err error) {
-	cache, err := os.UserCacheDir()
+	tools, err := testenv.Tools()
 	if err != nil {
 		return "", nil, fmt.Errorf("npm install into the user cache (%v)", err)
 	}
-	prefix = filepath.Join(cache, "cairn", dir)
+	prefix = filepath.Join(tools, dir)
 	if err := os.MkdirAll(prefix, 0o755); err != nil {
 		return "", nil, fmt.Errorf("npm install into %s (%v)", prefix, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/clitest"
+	"github.com/cairn-dev/cairn/helpers/internal/testenv"
 )
 
 // Version is the Codex CLI version these helpers are verified against.
@@ -67,7 +68,7 @@ func cliVersion(bin string) string {
 			return ""
 		}
 		defer os.RemoveAll(home)
-		out, _ := clitest.RunVersion(bin, childEnv(os.Environ(), []string{"HOME=" + home, "CODEX_HOME=" + home}), 30*time.Second)
+		out, _ := clitest.RunVersion(bin, childEnv(os.Environ(), append(testenv.Home(home), "CODEX_HOME="+home)), 30*time.Second)
 		if f := strings.Fields(out); len(f) == 2 && f[0] == "codex-cli" {
 			return f[1]
 		}
@@ -269,7 +270,7 @@ func childEnv(base, extra []string) []string {
 // the variables that could reach a real account, with the fake's key, and
 // extra last.
 func Env(home string, extra ...string) []string {
-	return childEnv(os.Environ(), append([]string{"HOME=" + home, "CODEX_HOME=" + filepath.Join(home, ".codex")}, extra...))
+	return childEnv(os.Environ(), append(append(testenv.Home(home), "CODEX_HOME="+filepath.Join(home, ".codex")), extra...))
 }
 
 // Run runs `codex exec PROMPT` once, isolated: HOME opts.Home (a fresh one

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/clitest"
+	"github.com/cairn-dev/cairn/helpers/internal/testenv"
 )
 
 // Version is the Gemini CLI version these helpers are verified against.
@@ -51,7 +52,7 @@ func cliVersion(cli string) string {
 			return ""
 		}
 		defer os.RemoveAll(home)
-		out, err := clitest.RunVersion(cli, childEnv(os.Environ(), []string{"HOME=" + home}), 60*time.Second)
+		out, err := clitest.RunVersion(cli, childEnv(os.Environ(), testenv.Home(home)), 60*time.Second)
 		if f := strings.Fields(out); err == nil && len(f) > 0 {
 			return f[len(f)-1]
 		}
@@ -271,11 +272,10 @@ func Run(t testing.TB, opts RunOptions) Result {
 
 	ran := clitest.Command{
 		Harness: "geminitest", Bin: cli, Args: res.Args, Dir: res.Dir,
-		Env: childEnv(os.Environ(), append([]string{
-			"HOME=" + res.Home,
-			"GEMINI_API_KEY=" + APIKey,
-			"GOOGLE_GEMINI_BASE_URL=" + baseURL,
-		}, opts.Env...)),
+		Env: childEnv(os.Environ(), append(append(testenv.Home(res.Home),
+			"GEMINI_API_KEY="+APIKey,
+			"GOOGLE_GEMINI_BASE_URL="+baseURL,
+		), opts.Env...)),
 		Timeout: timeout,
 	}.Run(t, func(ran clitest.Ran) string { return res.withRan(ran).String() })
 	return res.withRan(ran)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/clitest"
+	"github.com/cairn-dev/cairn/helpers/internal/testenv"
 )
 
 // DefaultInteractiveTimeout bounds each wait of an Interactive session
@@ -116,11 +117,10 @@ func StartInteractive(t testing.TB, opts InteractiveOptions) *Interactive {
 		Width: paneWidth, Height: paneHeight,
 		Bin: cli, Args: append([]string{"--approval-mode", "yolo"}, opts.Args...),
 		Dir: s.dir, Home: s.home,
-		Env: childEnv(os.Environ(), append([]string{
-			"HOME=" + s.home,
-			"GEMINI_API_KEY=" + APIKey,
-			"GOOGLE_GEMINI_BASE_URL=" + baseURL,
-		}, opts.Env...)),
+		Env: childEnv(os.Environ(), append(append(testenv.Home(s.home),
+			"GEMINI_API_KEY="+APIKey,
+			"GOOGLE_GEMINI_BASE_URL="+baseURL,
+		), opts.Env...)),
 		Timeout:  timeout,
 		Describe: s.describeAPI,
 	})

@@ -1,10 +1,14 @@
 package knowledge
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
 )
 
 // Config is the team's settings in .cairn/config.json. Every field is
@@ -25,7 +29,12 @@ type Config struct {
 	// MinVersion is the oldest cairn the team's log asks for; an older
 	// cairn tells the session how to update and stays out ("" for any).
 	MinVersion string `json:"min_version"`
-	Capture    struct {
+	// InstallHint is the command that installs cairn on a teammate's
+	// machine, as the person who wired the project installed it (cairn
+	// init records it; --install-hint sets it). The launcher and the
+	// min_version notice show it, through [CleanInstallHint].
+	InstallHint string `json:"install_hint"`
+	Capture     struct {
 		// SubagentNudge asks a subagent that worked and recorded nothing,
 		// once, to record what it learned (default off).
 		SubagentNudge bool `json:"subagent_nudge"`
@@ -43,6 +52,79 @@ func (s *Store) LoadConfig() (Config, error) {
 		return c, fmt.Errorf("%s: %w", ConfigName, err)
 	}
 	return c, nil
+}
+
+// MaxInstallHint caps an install hint's length, in bytes.
+const MaxInstallHint = 300
+
+// CleanInstallHint makes a committed install hint fit to show and to put
+// in a shell string and a JSON string: one line of at most
+// [MaxInstallHint] bytes, without control characters or any of ' " \ %
+// and the backquote. It is a command a person reads and may run; whoever
+// can commit it can commit the launcher too, which doctor checks.
+func CleanInstallHint(hint string) string {
+	var b strings.Builder
+	for _, r := range hint {
+		if r < 0x20 || r == 0x7f || strings.ContainsRune("'\"\\%`", r) || r >= 0x80 && r < 0xa0 {
+			r = ' '
+		}
+		if r == ' ' && strings.HasSuffix(b.String(), " ") {
+			continue
+		}
+		if b.Len()+utf8.RuneLen(r) > MaxInstallHint {
+			break
+		}
+		b.WriteRune(r)
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// SetInstallHint records hint as the config's install_hint, keeping every
+// other setting and the file's layout, and reports whether it changed.
+func (s *Store) SetInstallHint(hint string) (bool, error) {
+	hint = CleanInstallHint(hint)
+	data, err := s.ReadFile(ConfigName, MaxConfigBytes)
+	if err != nil {
+		return false, err
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		data = []byte("{}\n")
+	}
+	if !gjson.ValidBytes(data) {
+		return false, fmt.Errorf("%s: not valid JSON; fix it by hand, then run again", ConfigName)
+	}
+	cfg := gjson.ParseBytes(data)
+	if !cfg.IsObject() {
+		return false, fmt.Errorf("%s: not a JSON object; fix it by hand, then run again", ConfigName)
+	}
+	cur := cfg.Get("install_hint")
+	if cur.Type == gjson.String && cur.Str == hint {
+		return false, nil
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // && stays readable
+	enc.Encode(hint)
+	value := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	var out []byte
+	if cur.Exists() && cur.Index > 0 {
+		// In place: the rest of the file stays byte for byte.
+		out = append(append(append(out, data[:cur.Index]...), value...), data[cur.Index+len(cur.Raw):]...)
+	} else {
+		// A new last member, before the object's closing brace.
+		end := bytes.LastIndexByte(data, '}')
+		head := bytes.TrimRight(data[:end], " \t\r\n")
+		sep := ",\n  "
+		if len(cfg.Map()) == 0 {
+			sep = "\n  "
+		}
+		out = append(append(append(append(out, head...), sep+`"install_hint": `...), value...), "\n"...)
+		out = append(out, data[end:]...)
+	}
+	if !bytes.HasSuffix(out, []byte("\n")) {
+		out = append(out, '\n')
+	}
+	return true, s.root.WriteAtomic(ConfigName, out, 0o644)
 }
 
 // ShowStatus reports whether hooks show the person their status line.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/clitest"
+	"github.com/cairn-dev/cairn/helpers/internal/testenv"
 )
 
 // Version is the OpenCode version these helpers are verified against.
@@ -64,7 +65,7 @@ func cliVersion(bin string) string {
 			return ""
 		}
 		defer os.RemoveAll(home)
-		out, err := clitest.RunVersion(bin, childEnv(os.Environ(), []string{"HOME=" + home}), 60*time.Second)
+		out, err := clitest.RunVersion(bin, childEnv(os.Environ(), testenv.Home(home)), 60*time.Second)
 		if f := strings.Fields(out); err == nil && len(f) > 0 {
 			return f[len(f)-1]
 		}
@@ -268,16 +269,9 @@ func Run(t testing.TB, opts RunOptions) Result {
 	res.Args = append([]string{"run", "--print-logs", "--log-level", "INFO", opts.Prompt}, opts.Args...)
 	ran := clitest.Command{
 		Harness: "opencodetest", Bin: bin, Args: res.Args, Dir: res.Dir,
-		Env: childEnv(os.Environ(), append([]string{
-			// OpenCode takes its directory from PWD, not from its working
-			// directory.
-			"PWD=" + res.Dir,
-			"HOME=" + res.Home,
-			"XDG_CONFIG_HOME=" + filepath.Join(res.Home, ".config"),
-			"XDG_DATA_HOME=" + filepath.Join(res.Home, ".local", "share"),
-			"XDG_CACHE_HOME=" + filepath.Join(res.Home, ".cache"),
-			"XDG_STATE_HOME=" + filepath.Join(res.Home, ".local", "state"),
-		}, opts.Env...)),
+		// OpenCode takes its directory from PWD, not from its working
+		// directory.
+		Env:     childEnv(os.Environ(), append(append(testenv.Home(res.Home), "PWD="+res.Dir), opts.Env...)),
 		Timeout: timeout,
 	}.Run(t, func(ran clitest.Ran) string { return res.withRan(ran).String() })
 	return res.withRan(ran)

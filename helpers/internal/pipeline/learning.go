@@ -13,8 +13,20 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 )
+
+// learnedOn is the day a session's learnings are filed under: the day the
+// session started, as its export and daily entry are (so a session
+// distilled after midnight, or a week later, files them where the rest of
+// it is), else now for a transcript without times.
+func learnedOn(c event.Conversation, now time.Time) time.Time {
+	if len(c.Messages) > 0 && !c.Messages[0].Time.IsZero() {
+		return sessionStart(c)
+	}
+	return now
+}
 
 // LearningPath is where a learning titled title, written at now, lives
 // under the knowledge directory: learnings/YYYY-MM/YYYY-MM-DD-<slug>.md.

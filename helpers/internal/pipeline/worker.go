@@ -392,7 +392,7 @@ func (w *Worker) write(dist Distillation, c event.Conversation, root string, p P
 	}
 	learned := 0
 	for _, l := range dist.Learnings {
-		ok, err := WriteLearning(know, l, filepath.Base(root), c.Session, now)
+		ok, err := WriteLearning(know, l, filepath.Base(root), c.Session, learnedOn(c, now))
 		if err != nil {
 			return "", fmt.Errorf("learning: %w", err)
 		}

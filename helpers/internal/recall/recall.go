@@ -166,7 +166,25 @@ func Render(b Block) string {
 // RenderShown is Render that also returns the keys of the entries it
 // showed, so a session can avoid showing them again.
 func RenderShown(b Block) (string, []string) {
+	text, shown, _ := RenderCounted(b)
+	return text, shown
+}
+
+// Counts says what a rendered block holds, for the person's status line:
+// team entries (must-checks and relevant), the developer's own entries,
+// and handoff items.
+type Counts struct {
+	Team, Personal, Handoff int
+}
+
+// RenderCounted is RenderShown that also counts what it showed by kind.
+// Knowledge that the block holds twice — a team entry, the developer's
+// own distilled copy of it, a handoff item saying the same — is shown
+// once, as the team's (see [Block.Dedupe]).
+func RenderCounted(b Block) (string, []string, Counts) {
+	b = b.Dedupe()
 	var shown []string
+	var counts Counts
 	budget := b.Budget
 	if budget <= 0 {
 		budget = DefaultBudget
@@ -174,9 +192,9 @@ func RenderShown(b Block) (string, []string) {
 	budget = max(b.minBudget(), min(budget, MaxBudget))
 	if len(b.MustCheck) == 0 && len(b.Relevant) == 0 && len(b.Handoff) == 0 && len(b.Personal) == 0 && len(b.Wiki) == 0 {
 		if b.HowTo {
-			return HowTo(b.Command), nil
+			return HowTo(b.Command), nil, counts
 		}
-		return "", nil
+		return "", nil, counts
 	}
 	var tail string
 	if b.HowTo {
@@ -213,6 +231,7 @@ func RenderShown(b Block) (string, []string) {
 			lines = append(lines, line)
 			used += units(line) + 1
 			shown = append(shown, e.Key)
+			counts.Team++
 		}
 	}
 	// section adds a heading and then, best first, the lines that fit,
@@ -258,15 +277,19 @@ func RenderShown(b Block) (string, []string) {
 	if handoffHeading == "" {
 		handoffHeading = "Left open by your last session on this branch:"
 	}
-	more += len(b.Handoff) - section(handoffHeading, bullets(b.Handoff), nil)
+	counts.Handoff = section(handoffHeading, bullets(b.Handoff), nil)
+	more += len(b.Handoff) - counts.Handoff
 	items, keys := entries(b.Personal, 400)
-	more += len(items) - section(PersonalHeading, items, keys)
+	counts.Personal = section(PersonalHeading, items, keys)
+	more += len(items) - counts.Personal
 	heading := untrusted.ForAgent(b.Heading, 200)
 	if heading == "" {
 		heading = "Relevant to this work, best first:"
 	}
 	items, keys = entries(b.Relevant, 600)
-	more += len(items) - section(heading, items, keys)
+	relevant := section(heading, items, keys)
+	counts.Team += relevant
+	more += len(items) - relevant
 	section(WikiHeading, bullets(b.Wiki), nil)
 	if more > 0 {
 		q := untrusted.ForAgent(b.Query, 80)
@@ -276,7 +299,66 @@ func RenderShown(b Block) (string, []string) {
 			lines = append(lines, fmt.Sprintf("(%d more matched: cairn recall %s)", more, q))
 		}
 	}
-	return head + strings.Join(lines, "\n") + "\n" + CloseTag + tail, shown
+	return head + strings.Join(lines, "\n") + "\n" + CloseTag + tail, shown, counts
+}
+
+// Dedupe returns b with each piece of knowledge once: a relevant entry
+// saying what a must-check says, a personal entry or handoff item saying
+// what a team entry (or an earlier personal one) says, is dropped. Two
+// texts say the same when, lower-cased and with only their letters and
+// digits kept, they are equal or one begins with the other and the
+// shorter has at least 24 characters (a distilled decision is its summary
+// and then " Why: ...").
+func (b Block) Dedupe() Block {
+	var seen []string
+	dup := func(text string) bool {
+		n := sameText(text)
+		for _, s := range seen {
+			if n == s || len(n) >= 24 && len(s) >= 24 && (strings.HasPrefix(n, s) || strings.HasPrefix(s, n)) {
+				return true
+			}
+		}
+		seen = append(seen, n)
+		return false
+	}
+	keep := func(list []knowledge.Entry) []knowledge.Entry {
+		var out []knowledge.Entry
+		for _, e := range list {
+			if !dup(e.Content) {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	b.MustCheck = keep(b.MustCheck)
+	b.Relevant = keep(b.Relevant)
+	b.Personal = keep(b.Personal)
+	var handoff []string
+	for _, h := range b.Handoff {
+		if !dup(h) {
+			handoff = append(handoff, h)
+		}
+	}
+	b.Handoff = handoff
+	return b
+}
+
+// sameText is text as Dedupe compares it.
+func sameText(text string) string {
+	var sb strings.Builder
+	space := false
+	for _, r := range strings.ToLower(text) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if space && sb.Len() > 0 {
+				sb.WriteByte(' ')
+			}
+			sb.WriteRune(r)
+			space = false
+			continue
+		}
+		space = true
+	}
+	return sb.String()
 }
 
 // minBudget is the smallest budget honoured: per-prompt blocks are small.

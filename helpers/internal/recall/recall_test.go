@@ -589,3 +589,35 @@ func TestRenderEmojiBudget(t *testing.T) {
 		}
 	}
 }
+
+// One session start never shows the same knowledge twice: a team entry,
+// the developer's distilled copy of it (its summary, then " Why: ...") and
+// a handoff item saying the same are one item, shown as the team's; the
+// counts name team and personal apart.
+func TestRenderCountedDedupes(t *testing.T) {
+	team := knowledge.Entry{Key: "decision-retry-1", Type: "decision", Content: "Retry with backoff capped at 30 s"}
+	other := knowledge.Entry{Key: "fact-cron-2", Type: "fact", Content: "The billing cron runs at 02:00 UTC"}
+	copyOf := knowledge.Entry{Key: "decision-retry-personal", Type: "decision", Content: "Retry with backoff capped at 30 s. Why: the server rate-limits bursts"}
+	own := knowledge.Entry{Key: "decision-own-3", Type: "decision", Content: "Keep the fixtures under testdata/"}
+	b := recall.Block{
+		MustCheck: []knowledge.Entry{{Key: "must-check-x", Type: "must-check", Content: "RETRY with backoff, capped at 30 s!"}},
+		Relevant:  []knowledge.Entry{team, other},
+		Personal:  []knowledge.Entry{copyOf, own},
+		Handoff:   []string{"retry with backoff capped at 30 s", "Add a test for the connection reset"},
+	}
+	text, shown, counts := recall.RenderCounted(b)
+	if n := strings.Count(strings.ToLower(text), "backoff"); n != 1 {
+		t.Errorf("the retry decision is shown %d times, want once:\n%s", n, text)
+	}
+	if want := (recall.Counts{Team: 2, Personal: 1, Handoff: 1}); counts != want {
+		t.Errorf("counts = %+v, want %+v", counts, want)
+	}
+	if strings.Join(shown, ",") != "must-check-x,decision-own-3,fact-cron-2" {
+		t.Errorf("shown = %v", shown)
+	}
+	// Short texts are only the same when equal.
+	short := recall.Block{Relevant: []knowledge.Entry{{Key: "a", Content: "Use Go"}, {Key: "b", Content: "Use Go modules"}}}.Dedupe()
+	if len(short.Relevant) != 2 {
+		t.Errorf("short texts sharing a beginning were merged: %v", short.Relevant)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cairn-dev/cairn/helpers/internal/testenv"
 	"io"
 	"os"
 	"os/exec"
@@ -182,7 +183,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "the run returned:", err)
 		os.Exit(2)
 	}
-	os.Exit(m.Run())
+	testenv.Main(m)
 }
 
 // A run killed after writing its files and before renaming them leaves

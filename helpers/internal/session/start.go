@@ -90,7 +90,7 @@ func (s *Session) start(e event.Event) (event.Answer, error) {
 		return err == nil && has
 	})
 	block.Wiki = s.wikiLines(query)
-	text, shown := recall.RenderShown(block)
+	text, shown, counts := recall.RenderCounted(block)
 	if err := recall.PruneShown(p.Store, time.Now()); err != nil {
 		s.Logf("prune session records: %v", err)
 	}
@@ -99,7 +99,7 @@ func (s *Session) start(e event.Event) (event.Answer, error) {
 	}
 	a := event.Answer{Context: text}
 	if cfg.ShowStatus() {
-		a.Status = startStatus(ix, len(shown))
+		a.Status = startStatus(ix, counts)
 	}
 	return a, nil
 }
@@ -185,16 +185,42 @@ func (s *Session) personalOnly() string {
 	return recall.Render(recall.Block{Handoff: handoff, HandoffHeading: heading, Personal: own, Wiki: pages})
 }
 
-// startStatus is the person's line at session start.
-func startStatus(ix *index.Index, shown int) string {
+// startStatus is the person's line at session start: the team entries
+// shown out of the team's total, and the developer's own additions named
+// apart ("cairn: recalled 5 of 120 team entries, your handoff and 2
+// notes").
+func startStatus(ix *index.Index, c recall.Counts) string {
 	total, err := ix.Count()
 	if err != nil {
 		return ""
 	}
-	if total == 0 {
-		return "cairn: team memory is empty; typed lines (LEARNED: ...) in replies are recorded"
+	var own []string
+	if c.Handoff > 0 {
+		own = append(own, "your handoff")
 	}
-	return fmt.Sprintf("cairn: recalled %d of %d team entries", shown, total)
+	switch {
+	case c.Personal == 1 && len(own) == 0:
+		own = append(own, "1 note of yours")
+	case c.Personal == 1:
+		own = append(own, "1 note")
+	case c.Personal > 1 && len(own) == 0:
+		own = append(own, fmt.Sprintf("%d notes of yours", c.Personal))
+	case c.Personal > 1:
+		own = append(own, fmt.Sprintf("%d notes", c.Personal))
+	}
+	mine := strings.Join(own, " and ")
+	if total == 0 {
+		msg := "cairn: team memory is empty; typed lines (LEARNED: ...) in replies are recorded"
+		if mine != "" {
+			msg += "; recalled " + mine
+		}
+		return msg
+	}
+	msg := fmt.Sprintf("cairn: recalled %d of %d team entries", c.Team, total)
+	if mine != "" {
+		msg += ", " + mine
+	}
+	return msg
 }
 
 // agentCommand is how the agent can run cairn in this session: "cairn"

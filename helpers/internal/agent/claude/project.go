@@ -2,18 +2,12 @@ package claude
 
 import (
 	"strings"
-
-	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
 )
 
 // ProjectCommand is how a project's committed .claude/settings.json runs
 // cairn: the committed launcher, found through the variable Claude Code
 // sets to the project's root, so the file names nothing of one machine.
 const ProjectCommand = `"$CLAUDE_PROJECT_DIR"/` + ProjectMarker
-
-// NotInstalled is what a session is told when the project shares memory
-// through cairn and this machine has no cairn to read it.
-const NotInstalled = launcher.NotInstalled
 
 // Project returns data with exactly the project wiring: every event of
 // [Hooks] runs [ProjectCommand], and any other handler of cairn's (the

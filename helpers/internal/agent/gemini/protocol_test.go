@@ -139,7 +139,7 @@ func TestLauncherWithoutCairn(t *testing.T) {
 	}
 	dir := t.TempDir()
 	launcher := filepath.Join(dir, "hook")
-	if err := os.WriteFile(launcher, []byte(launcherpkg.Script()), 0o755); err != nil {
+	if err := os.WriteFile(launcher, []byte(launcherpkg.Script("")), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	run := func(args ...string) string {

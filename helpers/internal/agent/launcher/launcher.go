@@ -8,6 +8,7 @@ package launcher
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -21,6 +22,7 @@ import (
 	geminihooks "github.com/cairn-dev/cairn/helpers/internal/agent/gemini/hooks"
 	opencodehooks "github.com/cairn-dev/cairn/helpers/internal/agent/opencode/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 )
 
 // File is the launcher's name under .cairn.
@@ -33,10 +35,33 @@ const Path = ".cairn/" + File
 const maxScript = 1 << 20
 
 // NotInstalled is what a session is told when the project shares memory
-// through cairn and this machine has no cairn to read it.
-const NotInstalled = "This repository shares team memory through cairn (.cairn/knowledge.jsonl), " +
-	"but cairn is not installed on this machine, so none of it was loaded into this session. " +
-	"To install it: " + cairn.InstallCommand + " (then make sure $(go env GOPATH)/bin is on PATH)."
+// through cairn and this machine has no cairn to read it: how to install
+// it, by the project's install hint (see [knowledge.CleanInstallHint]; ""
+// for none).
+func NotInstalled(hint string) string {
+	how := knowledge.CleanInstallHint(hint)
+	if how == "" {
+		how = cairn.NoRouteHint
+	}
+	return "This repository shares team memory through cairn (.cairn/knowledge.jsonl), " +
+		"but cairn is not installed on this machine, so none of it was loaded into this session. " +
+		"To install it: " + how + ". Then start a new session."
+}
+
+// Hint is the install hint of the project whose .cairn is cairnDir: its
+// config's install_hint ("" without one, or when the config can't be
+// read: the launcher then names the route that always works).
+func Hint(cairnDir fsx.Root) string {
+	data, err := cairnDir.ReadFile(knowledge.ConfigName, knowledge.MaxConfigBytes)
+	if err != nil {
+		return ""
+	}
+	var c knowledge.Config
+	if json.Unmarshal(data, &c) != nil {
+		return ""
+	}
+	return c.InstallHint
+}
 
 // notice is an agent the launcher accepts after --agent (Claude Code's
 // is the default) and its answer, without cairn, to the agent's
@@ -59,19 +84,15 @@ var notices = []notice{
 	{geminihooks.Agent, geminihooks.StartEvent, geminihooks.NotInstalledFormat},
 }
 
-// script is the launcher's text, built once.
-var script = build()
-
-// Script is the launcher's text: POSIX sh, so a hook costs a dash start.
-func Script() string { return script }
-
-// build writes the launcher's text from the agents' tables.
-func build() string {
+// Script is the launcher's text for a project whose install hint is hint:
+// POSIX sh, so a hook costs a dash start. It is built from the agents'
+// tables.
+func Script(hint string) string {
 	names := make([]string, len(hooks.Events))
 	for i, h := range hooks.Events {
 		names[i] = h.Event
 	}
-	msg := strings.NewReplacer("'", "", "%", "").Replace(NotInstalled)
+	msg := strings.NewReplacer("'", "", "%", "").Replace(NotInstalled(hint))
 	var b strings.Builder
 	b.WriteString(`#!/bin/sh
 # cairn's launcher, committed with the project. The project's agent hooks
@@ -160,10 +181,10 @@ exit 0
 	return b.String()
 }
 
-// Write writes the launcher into cairnDir, executable, only where it
-// differs, and reports whether it wrote.
+// Write writes the launcher into cairnDir (with the project's install
+// hint), executable, only where it differs, and reports whether it wrote.
 func Write(cairnDir fsx.Root) (bool, error) {
-	want := []byte(Script())
+	want := []byte(Script(Hint(cairnDir)))
 	cur, err := cairnDir.ReadFile(File, maxScript)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false, err
@@ -211,7 +232,7 @@ func Check(cairnDir fsx.Root) (State, error) {
 		return Missing, nil
 	case err != nil:
 		return Unreadable, err
-	case string(cur) != Script():
+	case string(cur) != Script(Hint(cairnDir)):
 		return Differs, nil
 	}
 	f, err := cairnDir.OpenFile(File, os.O_RDONLY, 0)

@@ -2,6 +2,8 @@ package launcher
 
 import (
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -111,7 +113,7 @@ func TestCheckStates(t *testing.T) {
 	if st, _ := Check(r); st != Differs {
 		t.Fatalf("other script: %v", st)
 	}
-	if err := r.WriteAtomic(File, []byte(Script()), 0o644); err != nil {
+	if err := r.WriteAtomic(File, []byte(Script("")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.Chmod(File, 0o644); err != nil {
@@ -126,4 +128,58 @@ func TestCheckStates(t *testing.T) {
 	if removed, err := Remove(r); removed || err != nil {
 		t.Fatalf("second Remove = %v, %v", removed, err)
 	}
+}
+
+// The notice names the project's install hint (cairn init records it in
+// .cairn/config.json), cleaned so that no committed hint can break out of
+// the shell string or the JSON around it; a changed hint rewrites the
+// launcher, and until then doctor's Check sees it differ.
+func TestNoticeNamesTheInstallHint(t *testing.T) {
+	dir := t.TempDir()
+	r := fsx.NewRoot(dir)
+	if _, err := Write(r); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := run(t, dir, "", "{}", "SessionStart")
+	if !strings.Contains(out, "clone cairn") || !strings.Contains(out, "./install.sh") {
+		t.Errorf("without a hint, the notice should name the clone and install.sh route: %s", out)
+	}
+	hint := "git clone https://git.example.com/tools/cairn.git cairn && cd cairn && ./install.sh"
+	hostile := hint + "'; touch pwned; echo '\"},\"x\":\"%s\\\n$(touch pwned2)`id`"
+	if err := r.WriteAtomic("config.json", []byte(`{"min_version": "0.1.0", "install_hint": `+strconvQuote(hostile)+`}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := Check(r); st != Differs {
+		t.Errorf("Check with a new hint = %v, want Differs", st)
+	}
+	if wrote, err := Write(r); err != nil || !wrote {
+		t.Fatalf("Write after the hint changed = %v, %v", wrote, err)
+	}
+	if st, _ := Check(r); st != OK {
+		t.Errorf("Check after Write = %v", st)
+	}
+	for _, args := range [][]string{{"SessionStart"}, {"--agent", "codex", "SessionStart"}, {"--agent", "gemini", "SessionStart"}} {
+		out, code := run(t, dir, "", "{}", args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d", args, code)
+		}
+		if !json.Valid([]byte(out)) {
+			t.Fatalf("%v: the notice is not JSON: %s", args, out)
+		}
+		if !strings.Contains(out, hint) {
+			t.Errorf("%v: the notice does not name the hint: %s", args, out)
+		}
+	}
+	for _, f := range []string{"pwned", "pwned2"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil || !errors.Is(statErr(f), fs.ErrNotExist) {
+			t.Errorf("the hint ran a command (%s exists)", f)
+		}
+	}
+}
+
+func statErr(name string) error { _, err := os.Stat(name); return err }
+
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

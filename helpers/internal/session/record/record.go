@@ -282,8 +282,21 @@ func (s *Session) TooOld(e event.Event) (event.Answer, bool) {
 		return event.Answer{}, true
 	}
 	msg := fmt.Sprintf("This repository's team memory (cairn) asks for cairn %s or newer; this machine has %s, so none of it was loaded. To update: %s",
-		untrusted.ForAgent(cfg.MinVersion, 20), cairn.Version, cairn.InstallCommand)
+		untrusted.ForAgent(cfg.MinVersion, 20), cairn.Version, updateRoute(cfg))
 	return event.Answer{Context: msg, Status: "cairn: " + msg}, true
+}
+
+// updateRoute is how to update cairn here: the way this binary was
+// installed when it knows, else the project's install hint, else the
+// route that always works.
+func updateRoute(cfg knowledge.Config) string {
+	if own := cairn.InstallHint(); own != "" {
+		return own
+	}
+	if hint := knowledge.CleanInstallHint(cfg.InstallHint); hint != "" {
+		return hint
+	}
+	return cairn.NoRouteHint
 }
 
 // Task is the pipeline's task for the session of e.
