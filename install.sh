@@ -63,12 +63,16 @@ progress() {
   printf '  %s: %d%s (%d s)\n' "$label" "$n" "$of" "$SECONDS"
 }
 
-# Where teammates clone cairn from: this checkout's origin (without any
-# credentials in it), else the checkout's own path.
+# Where teammates clone cairn from: this checkout's origin, when it is a
+# URL (any credentials in it left out); a path on this machine is no route
+# for a teammate, so then the binary knows none (cairn init says how to
+# name one).
 source_url=$(git -C "$repo" remote get-url origin 2>/dev/null | sed -E 's#^([a-z+]+://)[^/@]*@#\1#') || true
-[ -n "$source_url" ] || source_url=$repo
 ldflags=
-case "$source_url" in *"'"*) ;; *) ldflags="-X 'github.com/cairn-dev/cairn.Source=$source_url'" ;; esac
+case "$source_url" in
+  *"'"*|*' '*) ;;
+  [a-z]*://*|[A-Za-z0-9._-]*@[A-Za-z0-9._-]*:*) ldflags="-X 'github.com/cairn-dev/cairn.Source=$source_url'" ;;
+esac
 
 SECONDS=0
 echo "building cairn from $repo into $bindir/cairn"

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/cairn-dev/cairn/helpers/internal/testenv"
+	"encoding/json"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/claudetest"
+	"github.com/cairn-dev/cairn/helpers/internal/testenv"
 )
 
 // installEnv is an isolated environment for install.sh/uninstall.sh: its own
@@ -318,4 +319,119 @@ func buildDirUnder(t *testing.T, roots ...string) string {
 		t.Fatalf("no background build was started under %v", roots)
 	}
 	return found
+}
+
+// sourceCheckout is a cairn checkout as a teammate would clone it: the
+// working tree's files (tracked, and untracked but not ignored) committed
+// into a new repository, pushed to a bare remote whose file:// URL is its
+// origin. It returns the checkout and the URL.
+func sourceCheckout(t *testing.T) (string, string) {
+	t.Helper()
+	root := pluginRoot(t)
+	src := filepath.Join(t.TempDir(), "cairn-src")
+	files := strings.Split(strings.TrimRight(git(t, root, "ls-files", "-z", "--cached", "--others", "--exclude-standard"), "\x00"), "\x00")
+	for _, f := range files {
+		info, err := os.Lstat(filepath.Join(root, f))
+		if err != nil || !info.Mode().IsRegular() {
+			continue // deleted in the working tree
+		}
+		data, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := filepath.Join(src, f)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, data, info.Mode().Perm()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git(t, src, "init", "-q", "-b", "main")
+	git(t, src, "add", "-A")
+	git(t, src, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "-m", "cairn")
+	remote := filepath.Join(t.TempDir(), "cairn.git")
+	git(t, filepath.Dir(remote), "clone", "-q", "--bare", src, remote)
+	url := "file://" + filepath.ToSlash(remote)
+	git(t, src, "remote", "add", "origin", url)
+	return src, url
+}
+
+// The front door for a teammate: install.sh from a clone of cairn shows
+// its progress, says how to put cairn on PATH when it is not (and prints
+// every next command so that it works as printed), and records in the
+// project how a teammate installs cairn: a clone of the same origin and
+// ./install.sh. A teammate without cairn is told exactly that command, and
+// running it as printed, on a fresh HOME, installs a working cairn.
+func TestTeammateInstallRoute(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds cairn twice with install.sh")
+	}
+	src, url := sourceCheckout(t)
+	project := claudetest.NewGitRepo(t)
+	homeA := t.TempDir()
+	env := installEnv(t, homeA, "", filepath.Join(homeA, ".local", "bin"))
+	env = append(env, "PATH="+filteredPath(), "SHELL=/bin/bash")
+	cmd := exec.Command(filepath.Join(src, "install.sh"), project)
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("install.sh: %v\n%s", err, out)
+	}
+	transcript := string(out)
+	bin := filepath.Join(homeA, ".local", "bin", "cairn")
+	hint := "git clone " + url + " cairn && cd cairn && ./install.sh"
+	for _, want := range []string{
+		"building cairn from " + src,
+		"Go modules ready: ",
+		"packages compiled (the others were cached): ",
+		"built cairn 0.1.0 in ",
+		homeA + "/.local/bin is not on your PATH",
+		`echo 'export PATH="$HOME/.local/bin:$PATH"' >> ~/.bashrc`,
+		"recorded how teammates install cairn: " + hint,
+		"Try: " + bin + " --dir " + project + " doctor",
+	} {
+		if !strings.Contains(transcript, want) {
+			t.Errorf("install.sh does not say %q:\n%s", want, transcript)
+		}
+	}
+	// The next command, as printed, works.
+	try := exec.Command(bin, "--dir", project, "doctor")
+	try.Env = env
+	if out, err := try.CombinedOutput(); err != nil && !strings.Contains(string(out), "ok   wiring") {
+		t.Errorf("the printed doctor command: %v\n%s", err, out)
+	}
+	var cfg struct {
+		InstallHint string `json:"install_hint"`
+	}
+	if err := json.Unmarshal([]byte(readText(t, filepath.Join(project, ".cairn", "config.json"))), &cfg); err != nil || cfg.InstallHint != hint {
+		t.Fatalf("config.json install_hint = %q (%v), want %q", cfg.InstallHint, err, hint)
+	}
+
+	// Teammate B has no cairn: the session's start names the route.
+	homeB := t.TempDir()
+	envB := append(installEnv(t, homeB, "", filepath.Join(homeB, ".local", "bin")), "PATH="+filteredPath(), "CAIRN_BIN=", "GOBIN=")
+	notice := exec.Command("sh", filepath.Join(project, ".cairn", "hook"), "SessionStart")
+	notice.Env, notice.Stdin = envB, strings.NewReader(`{"session_id":"s","hook_event_name":"SessionStart"}`)
+	nout, err := notice.Output()
+	if err != nil || !strings.Contains(string(nout), "cairn is not installed on this machine") || !strings.Contains(string(nout), "To install it: "+hint+".") {
+		t.Fatalf("the notice (%v):\n%s", err, nout)
+	}
+	// B runs it as printed.
+	run := exec.Command("sh", "-c", hint)
+	run.Dir, run.Env = t.TempDir(), envB
+	if out, err := run.CombinedOutput(); err != nil {
+		t.Fatalf("the notice's command, as printed: %v\n%s", err, out)
+	}
+	version := exec.Command(filepath.Join(homeB, ".local", "bin", "cairn"), "version")
+	if out, err := version.Output(); err != nil || !strings.HasPrefix(string(out), "cairn 0.1.0") {
+		t.Errorf("B's cairn after the printed command: %v %s", err, out)
+	}
+
+	// install.sh names the bad argument.
+	bad := exec.Command(filepath.Join(src, "install.sh"), filepath.Join(homeA, "no such project"))
+	bad.Env = env
+	if out, err := bad.CombinedOutput(); err == nil || !strings.Contains(string(out), "install.sh: "+filepath.Join(homeA, "no such project")+" is not a directory") {
+		t.Errorf("install.sh with a missing project: %v\n%s", err, out)
+	}
 }

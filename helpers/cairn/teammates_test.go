@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/cairn-dev/cairn/helpers/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/helpers/internal/claudetest"
+	"github.com/cairn-dev/cairn/helpers/internal/testenv"
 )
 
 // teammate is one developer: a HOME, a checkout, and a PATH that has

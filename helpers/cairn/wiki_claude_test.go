@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/cairn-dev/cairn/helpers/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/helpers/internal/claudetest"
+	"github.com/cairn-dev/cairn/helpers/internal/testenv"
 	"github.com/cairn-dev/cairn/helpers/internal/wiki"
 )
 
