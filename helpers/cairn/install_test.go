@@ -71,7 +71,7 @@ func TestInstallWiresProject(t *testing.T) {
 	bindir := t.TempDir()
 	env := installEnv(t, home, cli, bindir)
 	out := runScript(t, env, "install.sh", project)
-	for _, want := range []string{"building cairn into", "built cairn", "git add .cairn .claude"} {
+	for _, want := range []string{"building cairn from", "built cairn", "git add .cairn .claude"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("install.sh does not say %q:\n%s", want, out)
 		}
