@@ -150,6 +150,7 @@ func eachVersion(t *testing.T, test func(t *testing.T, cli string)) {
 // Scenario 1: an entry relevant to the branch reaches the model inside the
 // untrusted wrapper; an irrelevant one does not; must-check always does.
 func TestClaudeSessionStartInjectsRelevant(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
 	eachVersion(t, testSessionStartInjectsRelevant)
 }
 
@@ -193,6 +194,7 @@ func testSessionStartInjectsRelevant(t *testing.T, cli string) {
 // its first, and the subagent's end comes back as a <task-notification>
 // prompt and one more turn.
 func TestClaudeCaptureAndRecallAcrossClones(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
 	eachVersion(t, testCaptureAndRecallAcrossClones)
 }
 
@@ -264,7 +266,10 @@ func testCaptureAndRecallAcrossClones(t *testing.T, cli string) {
 
 // Scenario 4: an entry crafted to escape the wrapper or impersonate the
 // system reaches the model harmless.
-func TestClaudeHostileEntryIsHarmless(t *testing.T) { eachVersion(t, testHostileEntryIsHarmless) }
+func TestClaudeHostileEntryIsHarmless(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
+	eachVersion(t, testHostileEntryIsHarmless)
+}
 
 func testHostileEntryIsHarmless(t *testing.T, cli string) {
 	repo := claudetest.NewGitRepo(t)
@@ -312,6 +317,7 @@ func mkLog(t *testing.T, dir string, entries ...knowledge.Entry) {
 // brings the entry into that turn's request; an unrelated prompt brings
 // nothing; the same entry is not injected twice in one session.
 func TestClaudePerPromptRecall(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
 	cli := claudetest.FindCLI(t)
 	repo := claudetest.NewGitRepo(t)
 	cairnIn(t, repo, "add", "learned", "OAuth redirect URI must match exactly, including the trailing slash")
@@ -353,6 +359,7 @@ func TestClaudePerPromptRecall(t *testing.T) {
 // reaches the model or the repository, the credentials file is untouched,
 // and a reply's typed line is not written through the link.
 func TestClaudeHostileSymlinkedLog(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
 	cli := claudetest.FindCLI(t)
 	repo := claudetest.NewGitRepo(t)
 	home := t.TempDir()

@@ -98,6 +98,7 @@ func doctorWiring(t *testing.T, dir, codexHome string) string {
 // does not; must-check always does. Doctor sees the trust the run's
 // config holds.
 func TestCodexSessionStartInjectsRelevant(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
 	codextest.FindCLI(t)
 	repo := claudetest.NewGitRepo(t)
 	git(t, repo, "checkout", "-q", "-b", "fix/oauth-trailing-slash")
@@ -132,6 +133,7 @@ func TestCodexSessionStartInjectsRelevant(t *testing.T) {
 // Per-prompt recall: on a branch that recalls nothing at start, a prompt
 // about a recorded topic brings the entry into that turn's request.
 func TestCodexPerPromptRecall(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
 	codextest.FindCLI(t)
 	repo := claudetest.NewGitRepo(t)
 	cairnIn(t, repo, "init", "--codex")
@@ -151,6 +153,7 @@ func TestCodexPerPromptRecall(t *testing.T) {
 // DECISION: land in the log with Codex's session id; a clone that pulls
 // the commit recalls them in a Claude Code session.
 func TestCodexCaptureRecalledInClaude(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
 	codextest.FindCLI(t)
 	cli := claudetest.FindCLI(t)
 	origin := t.TempDir()
@@ -208,6 +211,7 @@ func TestCodexCaptureRecalledInClaude(t *testing.T) {
 // A teammate without cairn: the session starts normally, and its first
 // request tells the model (and the person) how to install cairn.
 func TestCodexWithoutCairn(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
 	codextest.FindCLI(t)
 	repo := claudetest.NewGitRepo(t)
 	cairnIn(t, repo, "init", "--codex")
@@ -247,6 +251,7 @@ func pathWithout(t *testing.T, name string) string {
 // gets the team's entry, its reply's typed line lands in the log, and
 // /quit runs SessionEnd.
 func TestCodexInteractiveFirstSession(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
 	codextest.FindCLI(t)
 	repo := claudetest.NewGitRepo(t)
 	git(t, repo, "checkout", "-q", "-b", "fix/oauth-trailing-slash")
@@ -287,6 +292,7 @@ func TestCodexInteractiveFirstSession(t *testing.T) {
 // hooks (the project's own stay) and leaves the launcher Claude Code runs;
 // `--claude` then takes the rest.
 func TestCodexInitUninstall(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
 	repo := claudetest.NewGitRepo(t)
 	own := `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"./scripts/notify.sh"}]}]}}`
 	if err := os.MkdirAll(filepath.Join(repo, ".codex"), 0o755); err != nil {

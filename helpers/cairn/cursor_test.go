@@ -185,6 +185,7 @@ const userCursorHooks = `{
 // afterAgentResponse into .cairn/knowledge.jsonl, saying nothing; `cairn
 // uninstall --cursor` gives the user's file back as it was.
 func TestCursorReplayedHooks(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
 	repo := cursorRepo(t)
 	hooksPath := filepath.Join(repo, ".cursor", "hooks.json")
 	if err := os.MkdirAll(filepath.Dir(hooksPath), 0o755); err != nil {
@@ -307,6 +308,7 @@ func TestCursorReplayedHooks(t *testing.T) {
 // 10 MB output, an event or agent cairn does not handle), it exits 0 and
 // prints nothing, adds nothing to the log, and says why in cairn.log.
 func TestCursorHooksFailOpen(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
 	repo := cursorRepo(t)
 	cairnIn(t, repo, "init", "--cursor")
 	cairnIn(t, repo, "add", "learned", "OAuth redirect URI must match exactly, including the trailing slash")
@@ -365,6 +367,7 @@ func TestCursorHooksFailOpen(t *testing.T) {
 // real Claude Code in the same project (wired for both agents, one
 // launcher).
 func TestCursorCaptureRecalledByClaude(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
 	cli := claudetest.FindCLI(t)
 	repo := cursorRepo(t)
 	git(t, repo, "checkout", "-q", "-b", "fix/payment-retries")

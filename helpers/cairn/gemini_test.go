@@ -72,6 +72,7 @@ func geminiWrapped(t *testing.T, text string) string {
 // inside the untrusted wrapper, with the must-check entry and the how-to;
 // an irrelevant one does not; the person sees cairn's status line.
 func TestGeminiSessionStartInjects(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
 	cli := geminitest.FindCLI(t)
 	repo := geminiRepo(t)
 	git(t, repo, "checkout", "-q", "-b", "fix/oauth-trailing-slash")
@@ -115,6 +116,7 @@ func TestGeminiSessionStartInjects(t *testing.T) {
 // (with prompt_response, this test captures it). cairn reads the reply from
 // the session's transcript instead.
 func TestGeminiCapture(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
 	cli := geminitest.FindCLI(t)
 	repo := geminiRepo(t)
 	api := geminitest.StartFakeAPI(t, [][]geminitest.Part{
@@ -159,6 +161,7 @@ func TestGeminiCapture(t *testing.T) {
 // prompt recall reads the person's prompt, not the start's context that
 // Gemini CLI put before it.
 func TestGeminiPromptRecall(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
 	cli := geminitest.FindCLI(t)
 	repo := geminiRepo(t)
 	cairnIn(t, repo, "add", "learned", "OAuth redirect URI must match exactly, including the trailing slash")
@@ -186,6 +189,7 @@ func TestGeminiPromptRecall(t *testing.T) {
 // session of the same project (wired for both), and one captured in Claude
 // Code in the next Gemini CLI session.
 func TestGeminiAndClaudeShareMemory(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
 	gcli := geminitest.FindCLI(t)
 	ccli := claudetest.FindCLI(t)
 	repo := geminitest.NewGitRepo(t)
@@ -225,6 +229,7 @@ func TestGeminiAndClaudeShareMemory(t *testing.T) {
 // finds no cairn; the session starts normally and the first request says
 // how to install it.
 func TestGeminiWithoutCairn(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
 	cli := geminitest.FindCLI(t)
 	repo := geminiRepo(t)
 	home := t.TempDir()
@@ -258,6 +263,7 @@ func nodePath(t *testing.T) string {
 // hooks and settings (and their comments) stay; a settings file of cairn's
 // own making goes, and the launcher once no agent's wiring runs it.
 func TestGeminiInitUninstall(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
 	repo := geminitest.NewGitRepo(t)
 	own := "{\n  // the team's model\n  \"model\": {\"name\": \"gemini-2.5-pro\"},\n  \"hooks\": {\n    \"AfterTool\": [\n      {\"matcher\": \"write_file\", \"hooks\": [{\"type\": \"command\", \"command\": \"./lint.sh\"}]}\n    ]\n  }\n}\n"
 	settings := filepath.Join(repo, ".gemini", "settings.json")
@@ -313,6 +319,7 @@ func TestGeminiInitUninstall(t *testing.T) {
 // recorded after the session started comes in with the prompt about it,
 // once; a reply's typed line is captured; /quit ends the session.
 func TestGeminiInteractive(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
 	cli := geminitest.FindCLI(t)
 	repo := geminiRepo(t)
 	git(t, repo, "checkout", "-q", "-b", "fix/oauth-trailing-slash")
@@ -366,6 +373,7 @@ func TestGeminiInteractive(t *testing.T) {
 // (model_command: a script that answers the distillation). Gemini CLI's
 // transcript names no branch: the export has none.
 func TestGeminiPipeline(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
 	cli := geminitest.FindCLI(t)
 	repo := geminiRepo(t)
 	git(t, repo, "checkout", "-q", "-b", "fix/retry")

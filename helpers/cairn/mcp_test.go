@@ -18,7 +18,10 @@ import (
 // them to the model, which loads their schemas with ToolSearch first). The recall's result, as
 // the client sends it back to the model, holds the seeded entry inside the
 // untrusted wrapper; the entry the model adds lands in the log, redacted.
-func TestClaudeMCP(t *testing.T) { eachVersion(t, testClaudeMCP) }
+func TestClaudeMCP(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
+	eachVersion(t, testClaudeMCP)
+}
 
 // Tool names as Claude Code gives them to the model: mcp__<server>__<tool>,
 // the server's name being the key of its --mcp-config entry.

@@ -73,6 +73,7 @@ func (tm teammate) initIn(t *testing.T, flags ...string) string {
 // in its system prompt, inside the untrusted wrapper, with the lines that
 // say how to record; an irrelevant entry does not.
 func TestOpenCodeSessionStartInjectsRelevant(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
 	cli := opencodetest.FindCLI(t)
 	remote := filepath.Join(t.TempDir(), "remote.git")
 	git(t, filepath.Dir(remote), "init", "-q", "--bare", "-b", "main", remote)
@@ -129,6 +130,7 @@ func main0User(api *opencodetest.FakeAPI) string {
 // cairn: C's OpenCode session succeeds and carries the notice of how to
 // install it.
 func TestOpenCodeTeammates(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
 	cli := opencodetest.FindCLI(t)
 	remote := filepath.Join(t.TempDir(), "remote.git")
 	git(t, filepath.Dir(remote), "init", "-q", "--bare", "-b", "main", remote)

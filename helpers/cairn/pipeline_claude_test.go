@@ -29,6 +29,7 @@ const distillation = "```json\n" + `{
 // appear; the next session on the branch starts with the handoff and the
 // failure's prevention in its first model request, wrapped as untrusted.
 func TestPipelineInteractiveSession(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
 	cli := claudetest.FindCLI(t)
 	api := claudetest.StartFakeAPI(t, [][]claudetest.Block{
 		{claudetest.Text("Found it: the retry loop never selects on ctx.Done(), so a reset leaves it spinning. I made it select on ctx.Done().")},
@@ -174,6 +175,7 @@ func TestPipelineInteractiveSession(t *testing.T) {
 // typed line the agent wrote between tool calls (no Stop sees it: it is
 // not the turn's last message) and queues the session.
 func TestPipelineCompactCaptures(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
 	cli := claudetest.FindCLI(t)
 	api := claudetest.StartFakeAPI(t, [][]claudetest.Block{
 		{claudetest.Text("LEARNED: the session cookie is scoped to /app, not /"), claudetest.ToolUse("toolu_1", "Read", map[string]any{"file_path": "README.md"})},

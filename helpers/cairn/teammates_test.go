@@ -67,6 +67,7 @@ func (tm teammate) session(t *testing.T, cli string, api *claudetest.FakeAPI, pr
 // project wiring, each entry is injected once and captured once. Nothing
 // committed names A's machine.
 func TestClaudeTeammates(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
 	cli := claudetest.FindCLI(t)
 	remote := filepath.Join(t.TempDir(), "remote.git")
 	git(t, filepath.Dir(remote), "init", "-q", "--bare", "-b", "main", remote)

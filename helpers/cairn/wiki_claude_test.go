@@ -28,6 +28,7 @@ const wikiEdits = "```json\n" + `{"articles": [
 // query files back a qa page; lint finds no error, and every link of the
 // compiled wiki resolves as Obsidian reads it.
 func TestWikiWithClaude(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
 	cli := claudetest.FindCLI(t)
 	api := claudetest.StartFakeAPI(t, nil)
 	var compiles, picks, answers int

@@ -236,13 +236,14 @@ func TestSubagentNudge(t *testing.T) {
 // session start says how to update.
 func TestTooOld(t *testing.T) {
 	dir, e := repo(t)
-	writeConfig(t, dir, `{"min_version":"999.0.0"}`)
+	writeConfig(t, dir, `{"min_version":"999.0.0", "install_hint": "git clone https://git.example.com/cairn.git cairn && cd cairn && ./install.sh"}`)
 	call(t, e, "reply", map[string]string{"text": "LEARNED: never captured", "cwd": dir})
 	if got := entries(t, dir); len(got) != 0 {
 		t.Fatalf("captured under a newer min_version: %+v", got)
 	}
 	a := call(t, e, "start", map[string]string{"cwd": dir})
-	if !strings.Contains(a.Context, "asks for cairn 999.0.0 or newer") || !strings.Contains(a.Context, "go install") {
+	// This test binary knows no route of its own: the project's hint.
+	if !strings.Contains(a.Context, "asks for cairn 999.0.0 or newer") || !strings.Contains(a.Context, "To update: git clone https://git.example.com/cairn.git cairn && cd cairn && ./install.sh") {
 		t.Errorf("start = %+v", a)
 	}
 }

@@ -141,7 +141,7 @@ func TestNoticeNamesTheInstallHint(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, _ := run(t, dir, "", "{}", "SessionStart")
-	if !strings.Contains(out, "clone cairn") || !strings.Contains(out, "./install.sh") {
+	if !strings.Contains(out, "clone the cairn repository") || !strings.Contains(out, "./install.sh") {
 		t.Errorf("without a hint, the notice should name the clone and install.sh route: %s", out)
 	}
 	hint := "git clone https://git.example.com/tools/cairn.git cairn && cd cairn && ./install.sh"
