@@ -56,6 +56,9 @@ const lockName = ".worker.lock"
 // is tried once more by the next; whatever happens to a task, it ends in
 // done/, so no task can block the queue.
 func (w *Worker) Run() error {
+	if err := w.check(); err != nil {
+		return err
+	}
 	q := queue.Open(w.Dirs)
 	if err := os.MkdirAll(filepath.Join(q.Dir, queue.WorkDir), 0o755); err != nil {
 		return err
@@ -83,6 +86,17 @@ func (w *Worker) Run() error {
 			return err
 		}
 	}
+}
+
+// check refuses directories and a config that would make the worker write
+// relative to wherever it was started, or into a repository.
+func (w *Worker) check() error {
+	for _, dir := range []string{w.Dirs.State, w.Dirs.Data} {
+		if !filepath.IsAbs(dir) {
+			return fmt.Errorf("%w: the state and data directories must be absolute (%q, %q)", queue.ErrPath, w.Dirs.State, w.Dirs.Data)
+		}
+	}
+	return w.Config.Check(w.Dirs)
 }
 
 // compileMark's time is when the worker last compiled the wiki by itself.
@@ -263,6 +277,10 @@ func (w *Worker) safely(t queue.Task) (d queue.Done) {
 // process exports, distills and writes one session.
 func (w *Worker) process(t queue.Task) queue.Done {
 	d := queue.Done{Task: t}
+	if !filepath.IsAbs(t.Transcript) {
+		d.Outcome = fmt.Sprintf("skipped: the transcript path %q is not absolute", t.Transcript)
+		return d
+	}
 	fi, err := os.Stat(t.Transcript)
 	if err == nil && !fi.Mode().IsRegular() {
 		err = fmt.Errorf("%s is not a regular file", t.Transcript)
@@ -299,10 +317,15 @@ func (w *Worker) process(t queue.Task) queue.Done {
 		d.Outcome = fmt.Sprintf("skipped: not a session to keep (interactive %v, subagent %v, %d messages)", c.Interactive, c.Sidechain, len(c.Messages))
 		return d
 	}
+	root := projectRoot(t, c)
+	if root == "" {
+		d.Outcome = "skipped: no absolute project directory in the task or the transcript"
+		return d
+	}
 	if c.Branch == "" {
 		// An agent whose transcript names no branch (Gemini CLI's): the
 		// work tree's, now, which the handoff must follow.
-		c.Branch = gitmeta.Read(projectRoot(t, c)).Branch
+		c.Branch = gitmeta.Read(root).Branch
 	}
 	know := w.Config.Knowledge(w.Dirs)
 	path, _, err := Export(know, c)
@@ -314,7 +337,6 @@ func (w *Worker) process(t queue.Task) queue.Done {
 		d.Outcome = fmt.Sprintf("exported to %s; too thin to distill (%d characters typed)", path, c.UserChars())
 		return d
 	}
-	root := projectRoot(t, c)
 	personal := OpenPersonal(know, root)
 	entries, err := personal.Entries()
 	if err != nil {
@@ -352,14 +374,19 @@ func (w *Worker) process(t queue.Task) queue.Done {
 }
 
 // projectRoot is the task's project: the one the agent named, else the git
-// work tree of the session's directory, else that directory.
+// work tree of the session's directory, else that directory; "" when none
+// of them is an absolute path (the worker's own directory is never taken
+// for the session's).
 func projectRoot(t queue.Task, c event.Conversation) string {
-	if t.Project != "" {
+	if filepath.IsAbs(t.Project) {
 		return t.Project
 	}
 	dir := t.Cwd
-	if dir == "" {
+	if !filepath.IsAbs(dir) {
 		dir = c.Cwd
+	}
+	if !filepath.IsAbs(dir) {
+		return ""
 	}
 	if root, err := gitmeta.FindRoot(dir); err == nil {
 		return root

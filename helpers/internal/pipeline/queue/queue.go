@@ -262,7 +262,7 @@ func Produce(getenv func(string) string, t Task, force bool, now time.Time) (Ski
 	if err != nil || !c.Pipeline {
 		return "pipeline off", err
 	}
-	skip, err := Open(d).Enqueue(t, force, now)
+	skip, err := Open(d).Enqueue(absolute(t), force, now)
 	if err != nil || skip != Queued {
 		return skip, err
 	}
@@ -274,6 +274,22 @@ func Produce(getenv func(string) string, t Task, force bool, now time.Time) (Ski
 		return Queued, err
 	}
 	return Queued, Spawn(self, d)
+}
+
+// absolute is t with its relative paths made absolute against this
+// process's working directory (a hook's is the session's): the worker,
+// started anywhere, never reads them against its own.
+func absolute(t Task) Task {
+	wd, err := os.Getwd()
+	if err != nil {
+		return t
+	}
+	for _, p := range []*string{&t.Transcript, &t.Cwd, &t.Project} {
+		if *p != "" && !filepath.IsAbs(*p) {
+			*p = filepath.Join(wd, *p)
+		}
+	}
+	return t
 }
 
 // lastPath is where the latest session started in the project at root is

@@ -213,3 +213,29 @@ func FuzzReadTask(f *testing.F) {
 		_ = queue.ReadTask(path, &task)
 	})
 }
+
+// The producer records absolute paths: a payload's relative transcript
+// and cwd are the hook's, not those of the worker that reads them later.
+func TestProduceAbsolute(t *testing.T) {
+	home := t.TempDir()
+	getenv := func(k string) string { return map[string]string{"HOME": home, "CAIRN_NO_BACKGROUND": "1"}[k] }
+	if _, err := queue.Turn(getenv, true); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	transcript(t, dir, time.Now())
+	t.Chdir(dir)
+	task := queue.Task{Session: "s1", Transcript: "session.jsonl", Cwd: ".", Agent: "claude"}
+	if got, err := queue.Produce(getenv, task, true, time.Now()); err != nil || got != queue.Queued {
+		t.Fatalf("Produce: %q, %v", got, err)
+	}
+	d, _ := queue.UserDirs(getenv)
+	q := queue.Open(d)
+	var queued queue.Task
+	if err := queue.ReadTask(q.Pending(queue.Name("s1")), &queued); err != nil {
+		t.Fatal(err)
+	}
+	if queued.Transcript != filepath.Join(dir, "session.jsonl") || queued.Cwd != dir {
+		t.Errorf("queued %+v", queued)
+	}
+}
