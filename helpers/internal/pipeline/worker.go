@@ -72,6 +72,9 @@ func (w *Worker) Run() error {
 		if err != nil || !ok {
 			return err
 		}
+		if n := model.Reap(); n > 0 {
+			w.logf("killed %d processes that a dead worker's model call left running", n)
+		}
 		err = w.drain(q)
 		if err == nil {
 			w.compileDaily()

@@ -176,8 +176,7 @@ func compileOne(w string, src Readable, name, hash string, ask model.Func, now t
 	}
 	summaries := readSummaries(w)
 	prompt := CompilePrompt(name, string(content), pages, summaries)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
+	ctx := context.Background() // the model command bounds each call with the configured timeout
 	reply, err := ask(ctx, prompt)
 	if err != nil {
 		return sr, reply, fmt.Errorf("model: %w", err)
