@@ -346,15 +346,18 @@ func (w *Worker) process(t queue.Task) queue.Done {
 		w.logf("personal log: %v", err)
 	}
 	prompt := Prompt(c, root, RecordedFrom(entries, LearningTitles(know)))
+	// A failed call (no answer, a cut or empty one, an error object)
+	// writes nothing, so the branch's handoff stays; the session is not
+	// distilled, so the next Stop queues it again.
 	reply, err := w.ask(prompt)
 	answer := reply.Text
 	if err != nil {
-		d.Outcome = fmt.Sprintf("exported to %s; model unreachable, not distilled: %v", path, err)
+		d.Outcome = fmt.Sprintf("exported to %s; the model call failed, not distilled (the next Stop retries): %v", path, err)
 		return d
 	}
 	dist, err := ParseDistillation(answer)
 	if err != nil {
-		d.Outcome = fmt.Sprintf("exported to %s; the model's answer was not read: %v (it began %q)", path, err, cut(answer, 200))
+		d.Outcome = fmt.Sprintf("exported to %s; the model's answer was not read, not distilled (the next Stop retries): %v (it began %q)", path, err, cut(answer, 200))
 		return d
 	}
 	dist = dist.Capped()
@@ -413,9 +416,11 @@ func (w *Worker) write(dist Distillation, c event.Conversation, root string, p P
 	if err := os.MkdirAll(p.Dir, 0o755); err != nil {
 		return "", err
 	}
-	h := Handoff{Branch: c.Branch, Session: c.Session, Written: now, Items: dist.Handoff}
-	if err := p.WriteHandoff(h); err != nil {
-		return "", fmt.Errorf("handoff: %w", err)
+	if dist.HasHandoff {
+		h := Handoff{Branch: c.Branch, Session: c.Session, Written: now, Items: dist.Handoff}
+		if err := p.WriteHandoff(h); err != nil {
+			return "", fmt.Errorf("handoff: %w", err)
+		}
 	}
 	if _, err := WriteDaily(know, c, dist); err != nil {
 		return "", fmt.Errorf("daily log: %w", err)

@@ -267,7 +267,7 @@ func TestWorkerSkipsAndFailures(t *testing.T) {
 	for id, want := range map[string]string{
 		"s-short": "skipped: not a session to keep",
 		"s-thin":  "too thin to distill",
-		"s-down":  "model unreachable, not distilled: connection refused",
+		"s-down":  "the model call failed, not distilled (the next Stop retries): connection refused",
 		"s-prose": "the model's answer was not read",
 		"s-panic": "failed: panic: the model broke",
 	} {
@@ -575,5 +575,69 @@ func TestWorkerBranchFromWorkTree(t *testing.T) {
 	own := pipeline.OpenPersonal(filepath.Join(h.dir, "data"), root)
 	if hand, ok := own.ReadHandoff("feat/gemini"); !ok || len(hand.Items) != 2 {
 		t.Fatalf("no handoff for the work tree's branch: %+v, %v", hand, ok)
+	}
+}
+
+// issue 24: an answer that is not a distillation is a failed call, not an
+// empty distillation: the runner's error object, an empty answer, a cut
+// one (the command's ErrCut, or the first inner object of a cut answer),
+// fields of the wrong type. The session is not distilled (the next Stop
+// queues it again), the branch's handoff is kept, and the log says why.
+// An answer without a handoff keeps it too.
+func TestWorkerFailedAnswers(t *testing.T) {
+	next, nextErr := answer, error(nil)
+	h := newHarness(t, func(string) (string, error) { return next, nextErr })
+	var log bytes.Buffer
+	h.w.Log = &log
+	root := h.add("s-err", "main", 6)
+	if err := h.w.Run(); err != nil || !h.done("s-err").Distilled {
+		t.Fatalf("the first distillation: %v %+v", err, h.done("s-err"))
+	}
+	own := pipeline.OpenPersonal(filepath.Join(h.dir, "data"), root)
+	n := 6
+	for _, bad := range []struct {
+		name, text string
+		err        error
+		why        string
+	}{
+		{"overloaded", `{"error":{"type":"overloaded_error","message":"Overloaded"}}`, nil, "overloaded_error"},
+		{"anthropic error", `{"type":"error","error":{"type":"overloaded_error"}}`, nil, "not a distillation"},
+		{"empty", "", nil, "no JSON object"},
+		{"cut by the command", "", fmt.Errorf("sh: %w", model.ErrCut), "over 1048576 bytes"},
+		{"inner object of a cut answer", `{"decisions":[{"summary":"a","context":"b"},{"summary":"c","rationale":"`, nil, "not a distillation"},
+		{"wrong types", `{"decisions":"none","handoff":[]}`, nil, `"decisions" is "none"`},
+		{"list of strings as decisions", `{"decisions":["a"]}`, nil, "not a distillation"},
+	} {
+		n += 2
+		h.add("s-err", "main", n) // the session grew
+		next, nextErr = bad.text, bad.err
+		log.Reset()
+		if err := h.w.Run(); err != nil {
+			t.Fatal(err)
+		}
+		d := h.done("s-err")
+		if d.Distilled || !strings.Contains(d.Outcome, "not distilled (the next Stop retries)") || !strings.Contains(d.Outcome, bad.why) {
+			t.Errorf("%s: %+v", bad.name, d)
+		}
+		if !strings.Contains(log.String(), bad.why) {
+			t.Errorf("%s: the log does not say why: %s", bad.name, log.String())
+		}
+		if hand, ok := own.ReadHandoff("main"); !ok || len(hand.Items) != 2 {
+			t.Errorf("%s: the handoff was not kept: %+v", bad.name, hand)
+		}
+		task := queue.Task{Session: "s-err", Transcript: filepath.Join(h.dir, "s-err.jsonl"), Cwd: root, Agent: "lines", Reason: queue.ReasonStop}
+		if skip, err := h.q.Enqueue(task, false, time.Now()); err != nil || skip != queue.Queued {
+			t.Errorf("%s: the next Stop did not queue it again: %q, %v", bad.name, skip, err)
+		}
+	}
+	n += 2
+	h.add("s-err", "main", n)
+	next, nextErr = `{"decisions":[{"summary":"Keep the handoff when the answer has none"}]}`, nil
+	h.w.Run()
+	if d := h.done("s-err"); !d.Distilled {
+		t.Errorf("an answer without a handoff: %s", d.Outcome)
+	}
+	if hand, ok := own.ReadHandoff("main"); !ok || len(hand.Items) != 2 {
+		t.Errorf("an answer without a handoff cleared it: %+v", hand)
 	}
 }
