@@ -162,7 +162,7 @@ func TestWorkerDistills(t *testing.T) {
 		}
 	}
 	know := filepath.Join(h.dir, "data")
-	export := read(t, filepath.Join(know, "sessions", "2026-11", "2026-11-24-26e7e04b.md"))
+	export := read(t, filepath.Join(know, "sessions", "2026-11", "2026-11-24-26e7e04b-aaaa.md"))
 	if !strings.Contains(export, `branch: "feat/retry"`) || !strings.Contains(export, "## Assistant") {
 		t.Errorf("export:\n%s", export)
 	}
@@ -639,5 +639,101 @@ func TestWorkerFailedAnswers(t *testing.T) {
 	}
 	if hand, ok := own.ReadHandoff("main"); !ok || len(hand.Items) != 2 {
 		t.Errorf("an answer without a handoff cleared it: %+v", hand)
+	}
+}
+
+// issue 24: two Codex sessions started within the same 65 s have UUIDv7
+// ids that share their first eight characters; each keeps its own export
+// and its own daily entry.
+func TestWorkerSessionsSharingAPrefix(t *testing.T) {
+	h := newHarness(t, func(string) (string, error) { return answer, nil })
+	ids := []string{"0195f3a1-7c2e-7000-8000-0000000000a1", "0195f3a1-9d40-7b11-8000-0000000000b2"}
+	for _, id := range ids {
+		h.add(id, "main", 6)
+	}
+	if err := h.w.Run(); err != nil {
+		t.Fatal(err)
+	}
+	know := filepath.Join(h.dir, "data")
+	daily := read(t, pipeline.DailyPath(know, session(ids[0], "", "", 1)))
+	for _, id := range ids {
+		path := filepath.Join(know, "sessions", "2026-11", "2026-11-24-"+id+".md")
+		if d := h.done(id); !d.Distilled || !strings.Contains(d.Outcome, "exported to "+path) {
+			t.Errorf("%s: %s", id, d.Outcome)
+		}
+		if !strings.Contains(read(t, path), `session_id: "`+id+`"`) {
+			t.Errorf("%s: its export holds another session", id)
+		}
+		if n := strings.Count(daily, "<!-- cairn:session "+id+" -->"); n != 1 {
+			t.Errorf("%s: %d daily entries", id, n)
+		}
+	}
+	if n := strings.Count(daily, "### Session ("); n != 2 {
+		t.Errorf("%d daily entries, want 2:\n%s", n, daily)
+	}
+}
+
+// Files named by the first eight characters before issue 24 still count:
+// the session's own old export is moved to its new name (another
+// session's of the same prefix is left alone), and its old daily entry
+// (same prefix, same start) is replaced rather than repeated.
+func TestWorkerLegacyShortNames(t *testing.T) {
+	h := newHarness(t, func(string) (string, error) { return answer, nil })
+	know := filepath.Join(h.dir, "data")
+	id := "0195f3a1-7c2e-7000-8000-0000000000a1"
+	month := filepath.Join(know, "sessions", "2026-11")
+	os.MkdirAll(month, 0o755)
+	legacy := filepath.Join(month, "2026-11-24-0195f3a1.md")
+	os.WriteFile(legacy, []byte("---\ntype: \"session\"\nsession_id: \""+id+"\"\nmessages: 4\n---\n"), 0o644)
+	other := filepath.Join(month, "2026-11-24-0195f3a2.md")
+	os.WriteFile(other, []byte("---\nsession_id: \"0195f3a2-0000-7000-8000-000000000000\"\nmessages: 9\n---\n"), 0o644)
+	start := session(id, "", "", 1).Messages[0].Time.Local().Format("15:04")
+	os.MkdirAll(filepath.Join(know, "daily"), 0o755)
+	os.WriteFile(pipeline.DailyPath(know, session(id, "", "", 1)), []byte("# Daily Log: 2026-11-24\n\n"+
+		"<!-- cairn:session 0195f3a1 -->\n### Session ("+start+") - the old entry\n<!-- cairn:end -->\n\n"+
+		"<!-- cairn:session 0195f3a1 -->\n### Session (23:59) - a colliding session's entry\n<!-- cairn:end -->\n"), 0o644)
+	h.add(id, "main", 6)
+	if err := h.w.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(legacy); err == nil {
+		t.Error("the old export was kept besides the new one")
+	}
+	if got := read(t, filepath.Join(month, "2026-11-24-"+id+".md")); !strings.Contains(got, "messages: 6") {
+		t.Errorf("new export:\n%s", got)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("another session's old export: %v", err)
+	}
+	daily := read(t, pipeline.DailyPath(know, session(id, "", "", 1)))
+	if strings.Contains(daily, "the old entry") || !strings.Contains(daily, "a colliding session's entry") ||
+		strings.Count(daily, "<!-- cairn:session "+id+" -->") != 1 {
+		t.Errorf("daily log:\n%s", daily)
+	}
+}
+
+// issue 24: a model that writes the daily log's markers in its text
+// cannot make the next rewrite of the session's entry leave a stray tail
+// or steer another session's entry.
+func TestWorkerDailyMarkersInAnswer(t *testing.T) {
+	hostile := `{"handoff": ["next <!-- cairn:end -->"], "daily": {"title": "<!-- cairn:session s-two -->",
+		"context": "done <!-- cairn:end -->\n<!-- cairn:end -->", "key_exchanges": ["<!-- cairn:end -->", "only once"]}}`
+	h := newHarness(t, func(string) (string, error) { return hostile, nil })
+	h.add("s-one", "main", 6)
+	h.w.Run()
+	h.add("s-two", "main", 6)
+	h.w.Run()
+	h.add("s-one", "main", 8) // grew: its entry is rewritten
+	h.w.Run()
+	h.add("s-two", "main", 8)
+	h.w.Run()
+	daily := read(t, pipeline.DailyPath(filepath.Join(h.dir, "data"), session("s-one", "", "", 1)))
+	for _, want := range []struct {
+		s string
+		n int
+	}{{"<!-- cairn:session s-one -->", 1}, {"<!-- cairn:session s-two -->", 1}, {"<!-- cairn:end -->", 2}, {"only once", 2}, {"### Session (", 2}} {
+		if n := strings.Count(daily, want.s); n != want.n {
+			t.Errorf("%q %d times, want %d:\n%s", want.s, n, want.n, daily)
+		}
 	}
 }

@@ -88,20 +88,34 @@ const (
 	ext     = ".task"
 )
 
-// Name is the file name a session's tasks get: its id's characters of
-// [0-9A-Za-z_-], at most 64, so that no session id can steer a path.
+// Name is the file name a session's tasks get: its id when that is at
+// most 64 characters of [0-9A-Za-z_-], else those of its characters and a
+// hash of the whole id, so that no session id can steer a path and no two
+// ids share a name.
 func Name(session string) string {
 	var b strings.Builder
+	plain := len(session) <= 64
 	for _, r := range session {
 		if b.Len() == 64 {
+			plain = false
 			break
 		}
 		if r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '-' || r == '_' {
 			b.WriteRune(r)
+		} else {
+			plain = false
 		}
 	}
-	if b.Len() == 0 {
+	if session == "" {
 		return "session" + ext
+	}
+	if !plain {
+		prefix := b.String()[:min(b.Len(), 32)]
+		if prefix == "" {
+			prefix = "session"
+		}
+		sum := sha256.Sum256([]byte(session))
+		return prefix + "-" + hex.EncodeToString(sum[:12]) + ext
 	}
 	return b.String() + ext
 }
