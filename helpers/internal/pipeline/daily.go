@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/event"
-	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
 )
 
 // maxDaily caps a daily log read.
@@ -121,13 +120,13 @@ func WriteDaily(know string, c event.Conversation, d Distillation) (string, erro
 	}
 	if ok {
 		out := append(append(append([]byte{}, data[:start]...), entry...), data[end:]...)
-		return path, queue.WriteAtomic(path, out)
+		return path, writeOwned(path, out)
 	}
 	if !bytes.HasSuffix(data, []byte("\n")) {
 		data = append(data, '\n')
 	}
 	out := append(append(data, '\n'), entry...)
-	return path, queue.WriteAtomic(path, out)
+	return path, writeOwned(path, out)
 }
 
 // findEntry finds the entry of session id in a daily log: from its open

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/helpers/internal/event"
-	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
 	"github.com/cairn-dev/cairn/helpers/internal/redact"
 )
 
@@ -149,7 +148,7 @@ func Export(knowledge string, c event.Conversation) (string, bool, error) {
 	if n, ok := exportedMessages(path); ok && n >= len(c.Messages) {
 		return path, false, nil
 	}
-	if err := queue.WriteAtomic(path, Markdown(c)); err != nil {
+	if err := writeOwned(path, Markdown(c)); err != nil {
 		return path, false, err
 	}
 	return path, true, nil

@@ -144,6 +144,7 @@ const keepDone = 30 * 24 * time.Hour
 // drain recovers tasks a dead worker left, then processes every pending
 // task, oldest first.
 func (w *Worker) drain(q queue.Queue) error {
+	w.sweep(q)
 	if err := w.recoverWork(q); err != nil {
 		return err
 	}
@@ -174,8 +175,65 @@ func (w *Worker) pruneDone(q queue.Queue) {
 	}
 }
 
+// sweep removes the temporary files that killed writers left in the
+// queue: in work/ and done/, which only the worker (holding its lock)
+// writes, all of them; in the queue and last/, which hooks write too, those
+// older than fsx.AbandonedAge.
+func (w *Worker) sweep(q queue.Queue) {
+	n := 0
+	for _, dir := range []struct {
+		path string
+		age  time.Duration
+	}{{q.Dir, fsx.AbandonedAge}, {filepath.Join(q.Dir, "last"), fsx.AbandonedAge},
+		{filepath.Join(q.Dir, queue.WorkDir), 0}, {filepath.Join(q.Dir, queue.DoneDir), 0}} {
+		cutoff := time.Time{}
+		if dir.age > 0 {
+			cutoff = w.now().Add(-dir.age)
+		}
+		n += removeTemps(dir.path, "", cutoff)
+	}
+	if n > 0 {
+		w.logf("removed %d temporary files that killed writers left", n)
+	}
+}
+
+// removeTemps removes the regular files of dir named as queue.WriteAtomic
+// names its temporary files (of base's, when base is set) that were last
+// written before cutoff (any, when it is zero), and counts them.
+func removeTemps(dir, base string, cutoff time.Time) int {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, e := range entries {
+		if !isTemp(e.Name()) || base != "" && !strings.HasPrefix(e.Name(), "."+base+".tmp-") {
+			continue
+		}
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && (cutoff.IsZero() || info.ModTime().Before(cutoff)) {
+			if os.Remove(filepath.Join(dir, e.Name())) == nil {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// isTemp reports whether name is one of queue.WriteAtomic's temporary
+// files (".<name>.tmp-<random>").
+func isTemp(name string) bool { return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-") }
+
+// writeOwned writes a file only the worker writes (an export, a daily log,
+// a handoff) atomically, first removing the temporary files of it that a
+// killed worker left: the worker holds the lock, so none is another's.
+func writeOwned(path string, data []byte) error {
+	removeTemps(filepath.Dir(path), filepath.Base(path), time.Time{})
+	return queue.WriteAtomic(path, data)
+}
+
 // recoverWork puts back the tasks a killed worker held, or, when one had
-// been tried MaxAttempts times, records it as done.
+// been tried MaxAttempts times, records it as done. What is not a task
+// (a killed writer's temporary file) is not one to recover.
 func (w *Worker) recoverWork(q queue.Queue) error {
 	entries, err := os.ReadDir(filepath.Join(q.Dir, queue.WorkDir))
 	if err != nil {
@@ -183,6 +241,9 @@ func (w *Worker) recoverWork(q queue.Queue) error {
 	}
 	for _, e := range entries {
 		name := e.Name()
+		if !e.Type().IsRegular() || !strings.HasSuffix(name, ".task") || isTemp(name) {
+			continue
+		}
 		var t queue.Task
 		if err := queue.ReadTask(q.Work(name), &t); err != nil || t.Attempts >= MaxAttempts {
 			outcome := fmt.Sprintf("poison: a worker stopped on it %d times; not tried again", t.Attempts)

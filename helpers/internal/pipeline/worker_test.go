@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/event"
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/model"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
@@ -735,5 +736,65 @@ func TestWorkerDailyMarkersInAnswer(t *testing.T) {
 		if n := strings.Count(daily, want.s); n != want.n {
 			t.Errorf("%q %d times, want %d:\n%s", want.s, n, want.n, daily)
 		}
+	}
+}
+
+// issue 24: a worker killed (kill -9) at any point is recovered from, not
+// quarantined. Killed while writing its claim, it leaves a temporary file
+// in work/ besides the claimed task: the next worker retries the task
+// (one kill never makes it poison) and takes the temporary file for none.
+// Every temporary file a killed writer left is removed: all of them in
+// work/, done/ and the files only the worker writes (export, daily log),
+// those older than fsx.AbandonedAge in the queue, which hooks write too.
+func TestWorkerRecoversFromKills(t *testing.T) {
+	h := newHarness(t, func(string) (string, error) { return answer, nil })
+	var log bytes.Buffer
+	h.w.Log = &log
+	h.add("s-killed", "main", 6)
+	var task queue.Task
+	queue.ReadTask(h.q.Pending(queue.Name("s-killed")), &task)
+	task.Attempts = 1
+	data, _ := json.Marshal(task)
+	work, done := filepath.Join(h.q.Dir, queue.WorkDir), filepath.Join(h.q.Dir, queue.DoneDir)
+	os.MkdirAll(work, 0o755)
+	os.MkdirAll(done, 0o755)
+	os.WriteFile(h.q.Work(queue.Name("s-killed")), data, 0o644)
+	os.Remove(h.q.Pending(queue.Name("s-killed")))
+	know := filepath.Join(h.dir, "data")
+	now := h.w.Now()
+	old, fresh := now.Add(-2*fsx.AbandonedAge), now
+	temps := map[string]time.Time{
+		filepath.Join(work, ".s-killed.task.tmp-123"):                                fresh,
+		filepath.Join(done, ".s-gone.task.tmp-9"):                                    fresh,
+		filepath.Join(h.q.Dir, ".s-old.task.tmp-1"):                                  old,
+		filepath.Join(know, "sessions", "2026-11", ".2026-11-24-s-killed.md.tmp-77"): fresh,
+		filepath.Join(know, "daily", ".2026-11-24.md.tmp-5"):                         fresh,
+	}
+	freshHook := filepath.Join(h.q.Dir, ".s-fresh.task.tmp-2") // a hook writing now
+	temps[freshHook] = fresh
+	for path, mod := range temps {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		os.WriteFile(path, nil, 0o644)
+		os.Chtimes(path, mod, mod)
+	}
+	if err := h.w.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if d := h.done("s-killed"); !d.Distilled || d.Attempts != 2 {
+		t.Errorf("the killed worker's task: %+v", d)
+	}
+	if strings.Contains(log.String(), "poison") {
+		t.Errorf("a kill made something poison:\n%s", log.String())
+	}
+	for path := range temps {
+		_, err := os.Stat(path)
+		if path == freshHook && err != nil {
+			t.Errorf("a hook's fresh temporary file was removed")
+		} else if path != freshHook && err == nil {
+			t.Errorf("left: %s", path)
+		}
+	}
+	if entries, _ := os.ReadDir(done); len(entries) != 1 {
+		t.Errorf("done records: %v", entries)
 	}
 }
