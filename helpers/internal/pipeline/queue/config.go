@@ -220,8 +220,8 @@ func (c Config) Check(d Dirs) error {
 	dir := c.Knowledge(d)
 	if !filepath.IsAbs(dir) {
 		why := "is relative"
-		if dir != c.KnowledgeDir || strings.HasPrefix(dir, "~") || strings.HasPrefix(dir, "$") {
-			why = "needs HOME set to an absolute path"
+		if d.Home == "" && expandHome(c.KnowledgeDir, string(filepath.Separator)) != c.KnowledgeDir {
+			why = "starts with ~ or $HOME, but HOME is not set to an absolute path"
 		}
 		return fmt.Errorf("%w: knowledge_dir %q %s: write an absolute path (a leading ~/ or $HOME/ is expanded)", ErrPath, c.KnowledgeDir, why)
 	}
