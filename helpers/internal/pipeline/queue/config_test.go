@@ -151,3 +151,24 @@ func TestConfigWithBadPath(t *testing.T) {
 		t.Errorf("a relative HOME: %v", err)
 	}
 }
+
+// What the knowledge_dir check adds to the Stop hook's producer, which
+// loads the config: a few stats up the directory's parents.
+func BenchmarkLoadConfig(b *testing.B) {
+	for name, config := range map[string]string{
+		"default":       `{"pipeline": true}`,
+		"knowledge_dir": `{"pipeline": true, "knowledge_dir": "~/vault/notes/cairn"}`,
+	} {
+		b.Run(name, func(b *testing.B) {
+			home := b.TempDir()
+			d := queue.Dirs{Home: home, Config: filepath.Join(home, ".config", "cairn")}
+			os.MkdirAll(d.Config, 0o755)
+			os.WriteFile(filepath.Join(d.Config, "config.json"), []byte(config), 0o644)
+			for b.Loop() {
+				if _, err := queue.LoadConfig(d); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
