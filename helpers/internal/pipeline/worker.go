@@ -190,44 +190,18 @@ func (w *Worker) sweep(q queue.Queue) {
 		if dir.age > 0 {
 			cutoff = w.now().Add(-dir.age)
 		}
-		n += removeTemps(dir.path, "", cutoff)
+		n += queue.RemoveTemps(dir.path, "", cutoff)
 	}
 	if n > 0 {
 		w.logf("removed %d temporary files that killed writers left", n)
 	}
 }
 
-// removeTemps removes the regular files of dir named as queue.WriteAtomic
-// names its temporary files (of base's, when base is set) that were last
-// written before cutoff (any, when it is zero), and counts them.
-func removeTemps(dir, base string, cutoff time.Time) int {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return 0
-	}
-	n := 0
-	for _, e := range entries {
-		if !isTemp(e.Name()) || base != "" && !strings.HasPrefix(e.Name(), "."+base+".tmp-") {
-			continue
-		}
-		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && (cutoff.IsZero() || info.ModTime().Before(cutoff)) {
-			if os.Remove(filepath.Join(dir, e.Name())) == nil {
-				n++
-			}
-		}
-	}
-	return n
-}
-
-// isTemp reports whether name is one of queue.WriteAtomic's temporary
-// files (".<name>.tmp-<random>").
-func isTemp(name string) bool { return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-") }
-
 // writeOwned writes a file only the worker writes (an export, a daily log,
 // a handoff) atomically, first removing the temporary files of it that a
 // killed worker left: the worker holds the lock, so none is another's.
 func writeOwned(path string, data []byte) error {
-	removeTemps(filepath.Dir(path), filepath.Base(path), time.Time{})
+	queue.RemoveTemps(filepath.Dir(path), filepath.Base(path), time.Time{})
 	return queue.WriteAtomic(path, data)
 }
 
@@ -241,7 +215,7 @@ func (w *Worker) recoverWork(q queue.Queue) error {
 	}
 	for _, e := range entries {
 		name := e.Name()
-		if !e.Type().IsRegular() || !strings.HasSuffix(name, ".task") || isTemp(name) {
+		if !e.Type().IsRegular() || !strings.HasSuffix(name, ".task") || queue.IsTemp(name) {
 			continue
 		}
 		var t queue.Task

@@ -281,7 +281,7 @@ func writeFile(path string, data []byte, durable bool) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+tempMarker+"*")
 	if err != nil {
 		return err
 	}
@@ -301,6 +301,39 @@ func writeFile(path string, data []byte, durable bool) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// tempMarker is in the name of every temporary file writeFile makes:
+// ".<name>.tmp-<random>".
+const tempMarker = ".tmp-"
+
+// IsTemp reports whether name is one of [WriteAtomic]'s temporary files.
+func IsTemp(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, tempMarker)
+}
+
+// RemoveTemps removes the temporary files that writers killed before
+// their rename left in dir (only base's, when base is set), those last
+// written before cutoff (any, when it is zero), and counts them. Call it
+// only where no live writer can own one: holding the lock every writer
+// holds, or with a cutoff older than any write takes.
+func RemoveTemps(dir, base string, cutoff time.Time) int {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, e := range entries {
+		if !IsTemp(e.Name()) || base != "" && !strings.HasPrefix(e.Name(), "."+base+tempMarker) {
+			continue
+		}
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && (cutoff.IsZero() || info.ModTime().Before(cutoff)) {
+			if os.Remove(filepath.Join(dir, e.Name())) == nil {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // Turn sets the pipeline on or off in the user's config (found through
