@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -38,13 +39,18 @@ func writeModel(t *testing.T, home string, argv ...string) {
 }
 
 // A worker killed (SIGKILL) while the model answers leaves its task
-// claimed; the next worker finds it and distills the session. Producers
-// never wait on a worker.
+// claimed; the next worker finds it and distills the session (the first
+// kill never makes a task poison). The model dies with the worker
+// (Pdeathsig), and what it started in a session of its own (setsid) is
+// killed by the next worker (issue 24). Producers never wait on a worker.
 func TestPipelineWorkerKilled(t *testing.T) {
 	bin := cairnBinary(t)
-	mark := filepath.Join(t.TempDir(), "model.pid")
-	home, env := pipelineHome(t, "sh", "-c", `echo $$ > "$MODEL_MARK.tmp"; mv "$MODEL_MARK.tmp" "$MODEL_MARK"; cat >/dev/null; exec sleep 600`)
-	env = append(env, "MODEL_MARK="+mark)
+	marks := t.TempDir()
+	home, env := pipelineHome(t, "sh", "-c", `cat >/dev/null
+setsid sh -c 'echo $$ > "$MARKS/child.tmp"; mv "$MARKS/child.tmp" "$MARKS/child.pid"; exec sleep 600' </dev/null >/dev/null 2>&1 &
+echo $$ > "$MARKS/model.tmp"; mv "$MARKS/model.tmp" "$MARKS/model.pid"
+exec sleep 600`)
+	env = append(env, "MARKS="+marks)
 	repo := t.TempDir()
 	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v %s", err, out)
@@ -77,21 +83,27 @@ func TestPipelineWorkerKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(60 * time.Second)
-	var modelPID int
-	for modelPID == 0 {
+	var modelPID, childPID int
+	for modelPID == 0 || childPID == 0 {
 		if time.Now().After(deadline) {
 			worker.Process.Kill()
 			t.Fatalf("the model never started; worker said: %s", werr.String())
 		}
-		if b, err := os.ReadFile(mark); err == nil {
+		if b, err := os.ReadFile(filepath.Join(marks, "model.pid")); err == nil {
 			modelPID, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		}
+		if b, err := os.ReadFile(filepath.Join(marks, "child.pid")); err == nil {
+			childPID, _ = strconv.Atoi(strings.TrimSpace(string(b)))
 		}
 		time.Sleep(20 * time.Millisecond) // polling for the model's start, not timing
 	}
+	t.Cleanup(func() {
+		for _, pid := range []int{modelPID, childPID} {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
 	worker.Process.Kill()
 	worker.Wait()
-	syscall.Kill(-modelPID, syscall.SIGKILL)
-	syscall.Kill(modelPID, syscall.SIGKILL)
 	if _, err := os.Stat(filepath.Join(queue, "work", "26e7e04b-f769-409a-a007-3b9794e3bc9d.task")); err != nil {
 		t.Fatalf("the killed worker's claim is gone: %v", err)
 	}
@@ -107,6 +119,16 @@ func TestPipelineWorkerKilled(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "distilled: 1 decisions, 1 failures, 1 handoff items, 1 learnings") {
 		t.Fatalf("the next worker: %v\n%s", err, out)
 	}
+	if runtime.GOOS == "linux" {
+		if !strings.Contains(string(out), "left running") {
+			t.Errorf("the next worker did not say it killed the dead call's processes:\n%s", out)
+		}
+		for name, pid := range map[string]int{"model": modelPID, "its setsid child": childPID} {
+			if !ended(pid) {
+				t.Errorf("the killed worker's %s (%d) is still running", name, pid)
+			}
+		}
+	}
 	var done struct {
 		Attempts  int  `json:"attempts"`
 		Distilled bool `json:"distilled"`
@@ -115,4 +137,15 @@ func TestPipelineWorkerKilled(t *testing.T) {
 	if json.Unmarshal(b, &done) != nil || !done.Distilled || done.Attempts != 2 {
 		t.Errorf("done record: %s", b)
 	}
+}
+
+// ended reports whether process pid has ended: gone, or a zombie its
+// parent has yet to reap (Linux: /proc).
+func ended(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	return len(f) == 0 || f[0] == "Z" || f[0] == "X"
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -41,8 +42,12 @@ func wikiCommand(env Env) *ucli.Command {
 					if err != nil {
 						return err
 					}
+					failed := error(nil)
+					if n := res.Failed(); n > 0 {
+						failed = fmt.Errorf("%d of %d sources failed to compile; the next compile tries them again", n, len(res.Sources))
+					}
 					if c.Bool("json") {
-						return writeJSON(env.Stdout, res)
+						return errors.Join(writeJSON(env.Stdout, res), failed)
 					}
 					if len(res.Sources) == 0 {
 						fmt.Fprintln(env.Stdout, "nothing to compile: every source is compiled as it is")
@@ -65,7 +70,7 @@ func wikiCommand(env Env) *ucli.Command {
 					if res.Costed {
 						fmt.Fprintf(env.Stdout, "cost $%.4f\n", res.CostUSD)
 					}
-					return nil
+					return failed
 				},
 			},
 			{

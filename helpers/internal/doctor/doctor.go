@@ -210,8 +210,8 @@ func checkHeartbeat(p *project.Project, add addFunc) {
 func checkPipeline(getenv func(string) string, add addFunc) {
 	on, config, knowledge, err := queue.State(getenv)
 	switch {
-	case err != nil:
-		add("pipeline", Warn, err.Error(), "fix or remove "+config)
+	case err != nil: // the pipeline stays off until the config is fixed
+		add("pipeline", Fail, err.Error(), "fix or remove "+config)
 	case on:
 		add("pipeline", OK, "on ("+config+"); sessions are exported to "+knowledge, "")
 		checkQueue(getenv, add)

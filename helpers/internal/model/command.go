@@ -6,10 +6,14 @@ package model
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"time"
 
@@ -32,17 +36,48 @@ type Func func(ctx context.Context, prompt string) (Reply, error)
 // maxAnswer caps what is read of the model's answer.
 const maxAnswer = 1 << 20
 
+// Why a model call failed.
+var (
+	// ErrTimeout: the model did not answer within its timeout; it was
+	// killed with everything it started.
+	ErrTimeout = errors.New("no answer within the timeout")
+	// ErrCut: the answer was longer than cairn reads; a cut answer is
+	// never taken for a whole one.
+	ErrCut = fmt.Errorf("the answer is over %d bytes, so it was not read", maxAnswer)
+)
+
+// CallEnv names, in the environment of the model and of everything it
+// starts, the call it belongs to: "<owner pid>.<owner start>.<nonce>". A
+// child that leaves the model's process group (setsid) keeps it, so the
+// call's end finds it, and so does [Reap] once the owner is dead.
+const CallEnv = "CAIRN_MODEL_CALL"
+
 // Command runs argv with the prompt on stdin, in the scratch directory dir
 // (so a headless run's files land in no project), with the pipeline's
 // child mark in its environment so that none of cairn's hooks act in it,
-// in a process group of its own that the context's end kills whole. An
-// answer in Claude Code's JSON output (`--output-format json`) is
+// for at most timeout (none when zero or less). It runs in a process group
+// of its own, killed whole at the timeout or the context's end, together
+// with every process that carries the call's [CallEnv] (on Linux: those
+// that left the group too, found in /proc); whatever the call leaves
+// running when it ends is killed as well. On Linux the model is also
+// killed when the thread that started it dies (Pdeathsig), and what it
+// started is left to [Reap]. An answer over 1 MiB is an error ([ErrCut]);
+// an answer in Claude Code's JSON output (`--output-format json`) is
 // unwrapped: its result is the text, and its cost is reported.
 func Command(argv []string, dir string, timeout time.Duration) Func {
 	return func(ctx context.Context, prompt string) (Reply, error) {
+		if len(argv) == 0 {
+			return Reply{}, errors.New("no model command")
+		}
+		if timeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, timeout)
+			defer cancel()
+		}
+		call := callID()
 		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 		cmd.Stdin = strings.NewReader(prompt)
-		cmd.Env = append(os.Environ(), queue.ChildEnv+"=1")
+		cmd.Env = append(os.Environ(), queue.ChildEnv+"=1", CallEnv+"="+call)
 		if err := os.MkdirAll(dir, 0o755); err == nil {
 			cmd.Dir = dir
 		}
@@ -50,14 +85,41 @@ func Command(argv []string, dir string, timeout time.Duration) Func {
 		cmd.Stdout, cmd.Stderr = out, errOut
 		cmd.WaitDelay = 5 * time.Second
 		detach.Group(cmd)
-		if err := cmd.Run(); err != nil {
-			if ctx.Err() != nil {
-				return Reply{}, fmt.Errorf("%s: no answer within %s", argv[0], timeout)
+		killGroup := cmd.Cancel
+		cmd.Cancel = func() error {
+			err := killGroup()
+			killCall(call)
+			return err
+		}
+		dieWithParent(cmd)
+		// Pdeathsig fires when the thread that started the model ends: keep
+		// this one until the model is waited for.
+		runtime.LockOSThread()
+		err := cmd.Run()
+		runtime.UnlockOSThread()
+		killCall(call)
+		if err != nil {
+			switch {
+			case errors.Is(ctx.Err(), context.DeadlineExceeded):
+				return Reply{}, fmt.Errorf("%s: %w (%s)", argv[0], ErrTimeout, timeout)
+			case ctx.Err() != nil:
+				return Reply{}, fmt.Errorf("%s: %w", argv[0], ctx.Err())
 			}
 			return Reply{}, fmt.Errorf("%s: %w: %s", argv[0], err, strings.TrimSpace(errOut.String()))
 		}
+		if out.Cut() {
+			return Reply{}, fmt.Errorf("%s: %w", argv[0], ErrCut)
+		}
 		return Unwrap(out.String())
 	}
+}
+
+// callID names one call of this process: its pid and start (so that a
+// reused pid is not taken for it) and a random nonce.
+func callID() string {
+	var nonce [6]byte
+	_, _ = rand.Read(nonce[:])
+	return fmt.Sprintf("%d.%d.%s", os.Getpid(), startTime(os.Getpid()), hex.EncodeToString(nonce[:]))
 }
 
 // Unwrap reads Claude Code's JSON result ({"type":"result", "result":
@@ -88,6 +150,7 @@ func Unwrap(out string) (Reply, error) {
 type Capped struct {
 	strings.Builder
 	max int
+	cut bool
 }
 
 // NewCapped keeps up to max bytes.
@@ -95,12 +158,14 @@ func NewCapped(max int) *Capped { return &Capped{max: max} }
 
 // Write keeps what fits and reports all of p written.
 func (c *Capped) Write(p []byte) (int, error) {
-	if room := c.max - c.Len(); room > 0 {
-		if len(p) > room {
-			c.Builder.Write(p[:room])
-		} else {
-			c.Builder.Write(p)
-		}
+	n := len(p)
+	if room := c.max - c.Len(); n > room {
+		c.cut = true
+		p = p[:max(room, 0)]
 	}
-	return len(p), nil
+	c.Builder.Write(p)
+	return n, nil
 }
+
+// Cut reports whether more was written than kept.
+func (c *Capped) Cut() bool { return c.cut }

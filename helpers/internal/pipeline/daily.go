@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/event"
-	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
 )
 
 // maxDaily caps a daily log read.
@@ -33,12 +32,19 @@ func sessionStart(c event.Conversation) time.Time {
 	return time.Unix(0, 0).Local()
 }
 
-// Markers around one session's entry in a daily log: a session distilled
-// again replaces its entry, so the same turns are never logged twice.
+// Markers around one session's entry in a daily log, each on a line of
+// its own: a session distilled again replaces its entry, so the same
+// turns are never logged twice. No text the model wrote can hold one (see
+// inert), and only whole lines count.
 const (
 	dailyOpen  = "<!-- cairn:session %s -->"
 	dailyClose = "<!-- cairn:end -->"
 )
+
+// inert makes s unable to open an HTML comment, so that no marker can be
+// written by the model: "<!--" is written "&lt;!--" (the same text in
+// rendered markdown).
+func inert(s string) string { return strings.ReplaceAll(s, "<!--", "&lt;!--") }
 
 // DailyEntry renders a session's entry: "### Session (HH:MM) - title",
 // then Context, Key Exchanges, Decisions Made, Lessons Learned and Action
@@ -46,14 +52,14 @@ const (
 // redacted.
 func DailyEntry(c event.Conversation, d Distillation) string {
 	var b strings.Builder
-	title := oneLine(clean(d.Daily.Title))
+	title := inert(oneLine(clean(d.Daily.Title)))
 	if title == "" {
 		title = "untitled"
 	}
-	fmt.Fprintf(&b, dailyOpen+"\n", shortID(c.Session))
+	fmt.Fprintf(&b, dailyOpen+"\n", fileID(c.Session))
 	fmt.Fprintf(&b, "### Session (%s) - %s\n", sessionStart(c).Format("15:04"), title)
 	if ctx := strings.TrimSpace(clean(d.Daily.Context)); ctx != "" {
-		fmt.Fprintf(&b, "\n**Context:** %s\n", oneLine(ctx))
+		fmt.Fprintf(&b, "\n**Context:** %s\n", inert(oneLine(ctx)))
 	}
 	list := func(heading string, items []string) {
 		if len(items) == 0 {
@@ -61,7 +67,7 @@ func DailyEntry(c event.Conversation, d Distillation) string {
 		}
 		fmt.Fprintf(&b, "\n**%s:**\n", heading)
 		for _, it := range items {
-			if it = oneLine(clean(it)); it != "" {
+			if it = inert(oneLine(clean(it))); it != "" {
 				fmt.Fprintf(&b, "- %s\n", it)
 			}
 		}
@@ -95,8 +101,10 @@ func DailyEntry(c event.Conversation, d Distillation) string {
 }
 
 // WriteDaily puts the session's entry in its daily log: in place of the
-// session's earlier entry if it has one, else at the end (a new log
-// starts with "# Daily Log: DATE"). The write is atomic.
+// session's earlier entry if it has one (one written before issue 24,
+// under the first eight characters of its id, counts when it began at
+// the same minute), else at the end (a new log starts with "# Daily Log:
+// DATE"). The write is atomic.
 func WriteDaily(know string, c event.Conversation, d Distillation) (string, error) {
 	path := DailyPath(know, c)
 	data, err := readCapped(path, maxDaily)
@@ -106,19 +114,44 @@ func WriteDaily(know string, c event.Conversation, d Distillation) (string, erro
 		return path, err
 	}
 	entry := []byte(DailyEntry(c, d))
-	open := []byte(fmt.Sprintf(dailyOpen, shortID(c.Session)))
-	if i := bytes.Index(data, open); i >= 0 {
-		if j := bytes.Index(data[i:], []byte(dailyClose+"\n")); j >= 0 {
-			end := i + j + len(dailyClose) + 1
-			out := append(append(append([]byte{}, data[:i]...), entry...), data[end:]...)
-			return path, queue.WriteAtomic(path, out)
-		}
+	start, end, ok := findEntry(data, fileID(c.Session), "")
+	if !ok {
+		start, end, ok = findEntry(data, shortID(c.Session), "### Session ("+sessionStart(c).Format("15:04")+")")
+	}
+	if ok {
+		out := append(append(append([]byte{}, data[:start]...), entry...), data[end:]...)
+		return path, writeOwned(path, out)
 	}
 	if !bytes.HasSuffix(data, []byte("\n")) {
 		data = append(data, '\n')
 	}
 	out := append(append(data, '\n'), entry...)
-	return path, queue.WriteAtomic(path, out)
+	return path, writeOwned(path, out)
+}
+
+// findEntry finds the entry of session id in a daily log: from its open
+// marker's line to its close marker's, both whole lines; with heading
+// set, only an entry whose next line starts with it.
+func findEntry(data []byte, id, heading string) (start, end int, ok bool) {
+	open := []byte("\n" + fmt.Sprintf(dailyOpen, id) + "\n")
+	closing := []byte("\n" + dailyClose + "\n")
+	for from := 0; ; {
+		i := bytes.Index(data[from:], open)
+		if i < 0 {
+			return 0, 0, false
+		}
+		start = from + i + 1
+		body := start + len(open) - 1
+		from = body
+		if heading != "" && !bytes.HasPrefix(data[body:], []byte(heading)) {
+			continue
+		}
+		j := bytes.Index(data[body-1:], closing)
+		if j < 0 {
+			return 0, 0, false
+		}
+		return start, body - 1 + j + len(closing), true
+	}
 }
 
 // readCapped reads a file of at most max bytes.

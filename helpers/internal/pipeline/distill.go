@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -17,6 +18,9 @@ type Distillation struct {
 	Learnings []Learning `json:"learnings"`
 	// Daily is the session's entry of the daily log.
 	Daily Daily `json:"daily"`
+	// HasHandoff says the answer had a handoff (an empty one clears the
+	// branch's); without one, the branch's handoff is kept.
+	HasHandoff bool `json:"-"`
 }
 
 // Daily is what the model says of the session for the daily log; the
@@ -105,15 +109,48 @@ func (l *List) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// ParseDistillation reads the model's answer as a Distillation.
+// ErrNotDistillation: the model's answer holds JSON, but not a
+// distillation (an error object, or another shape).
+var ErrNotDistillation = errors.New("the model's answer is not a distillation")
+
+// distillationKeys are a distillation's fields and the JSON each must be:
+// '[' a list, '{' an object, '"' a string.
+var distillationKeys = map[string]string{
+	"decisions": "[", "failures": "[", "learnings": "[", "handoff": `["`, "daily": "{",
+}
+
+// ParseDistillation reads the model's answer as a Distillation. An answer
+// that has none of a distillation's fields, or one of the wrong type (an
+// error object such as {"error":{"type":"overloaded_error"}}, an object
+// inside a cut answer), is refused with [ErrNotDistillation]: a failed
+// call, not an empty distillation.
 func ParseDistillation(answer string) (Distillation, error) {
 	var d Distillation
 	obj, err := model.ExtractJSON(answer)
 	if err != nil {
 		return d, err
 	}
-	if err := json.Unmarshal(obj, &d); err != nil {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(obj, &fields); err != nil {
 		return d, fmt.Errorf("the model's answer: %w", err)
 	}
+	known := 0
+	for key, kinds := range distillationKeys {
+		v := strings.TrimSpace(string(fields[key]))
+		if v == "" || v == "null" {
+			continue
+		}
+		if !strings.ContainsRune(kinds, rune(v[0])) {
+			return d, fmt.Errorf("%w: its %q is %s", ErrNotDistillation, key, cut(v, 80))
+		}
+		known++
+	}
+	if known == 0 {
+		return d, fmt.Errorf("%w: it has none of decisions, failures, handoff, learnings, daily (it began %q)", ErrNotDistillation, cut(string(obj), 120))
+	}
+	if err := json.Unmarshal(obj, &d); err != nil {
+		return d, fmt.Errorf("%w: %v", ErrNotDistillation, err)
+	}
+	d.HasHandoff = fields["handoff"] != nil && strings.TrimSpace(string(fields["handoff"])) != "null"
 	return d, nil
 }

@@ -1,6 +1,7 @@
 package pipeline_test
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
@@ -21,5 +22,24 @@ func TestParseDistillation(t *testing.T) {
 	}
 	if _, err := pipeline.ParseDistillation(`{"decisions": "not a list"}`); err == nil {
 		t.Errorf("a wrong shape parsed")
+	}
+}
+
+// issue 24: only an answer with a distillation's fields, of the right
+// types, is one.
+func TestParseDistillationShape(t *testing.T) {
+	for _, ok := range []string{`{"handoff": []}`, `{"handoff": "one item"}`, `{"daily": {"title": "t"}}`, `{"learnings": [], "extra": 1}`} {
+		if _, err := pipeline.ParseDistillation(ok); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{`{"error":{"type":"overloaded_error"}}`, `{}`, `{"handoff": null}`, `{"daily": "text"}`,
+		`{"failures": {"summary": "x"}}`, `{"learnings": 3}`, `{"summary":"an inner object","context":"of a cut answer"}`} {
+		if _, err := pipeline.ParseDistillation(bad); !errors.Is(err, pipeline.ErrNotDistillation) {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+	if d, _ := pipeline.ParseDistillation(`{"decisions": []}`); d.HasHandoff {
+		t.Error("an answer without a handoff has one")
 	}
 }

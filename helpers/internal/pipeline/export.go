@@ -3,6 +3,8 @@ package pipeline
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/helpers/internal/event"
-	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
 	"github.com/cairn-dev/cairn/helpers/internal/redact"
 )
 
@@ -25,25 +26,64 @@ func Worth(c event.Conversation, headless bool) bool {
 }
 
 // ExportPath is where conversation c is exported under the knowledge
-// directory: sessions/YYYY-MM/YYYY-MM-DD-<short id>.md, dated by its first
-// message (UTC).
+// directory: sessions/YYYY-MM/YYYY-MM-DD-<session>.md (see fileID), dated
+// by its first message (UTC).
 func ExportPath(knowledge string, c event.Conversation) string {
+	return exportPath(knowledge, c, fileID(c.Session))
+}
+
+// legacyExportPath is where cairn before issue 24 exported c: named by the
+// first eight characters of its id, which two sessions may share.
+func legacyExportPath(knowledge string, c event.Conversation) string {
+	return exportPath(knowledge, c, shortID(c.Session))
+}
+
+func exportPath(knowledge string, c event.Conversation, name string) string {
 	day := "0000-00-00"
 	if len(c.Messages) > 0 && !c.Messages[0].Time.IsZero() {
 		day = c.Messages[0].Time.UTC().Format("2006-01-02")
 	}
-	return filepath.Join(knowledge, "sessions", day[:7], day+"-"+shortID(c.Session)+".md")
+	return filepath.Join(knowledge, "sessions", day[:7], day+"-"+name+".md")
+}
+
+// maxFileID is the longest session id a file is named by as it is.
+const maxFileID = 64
+
+// fileID names a session's files (its export, its daily log entry) by its
+// whole id: the id itself when it is at most maxFileID characters of
+// [0-9A-Za-z_-] (Claude Code's, Codex's and Gemini CLI's UUIDs, OpenCode's
+// ses_ ids), else its
+// first such characters and a hash of the whole id. Never its first eight
+// characters alone: Codex's ids are UUIDv7, and two sessions started
+// within 65 s share them.
+func fileID(id string) string {
+	if id == "" {
+		return "session"
+	}
+	plain := len(id) <= maxFileID
+	for _, r := range id {
+		if !idChar(r) && r != '_' { // OpenCode's ids are ses_...
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return id
+	}
+	sum := sha256.Sum256([]byte(id))
+	return shortID(id) + "-" + hex.EncodeToString(sum[:12])
 }
 
 // shortID is the session id's first eight characters of [0-9A-Za-z-], or
-// "session".
+// "session": what named a session's files before issue 24, and what an
+// entry keeps of it.
 func shortID(id string) string {
 	var b strings.Builder
 	for _, r := range id {
 		if b.Len() == 8 {
 			break
 		}
-		if r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '-' {
+		if idChar(r) {
 			b.WriteRune(r)
 		}
 	}
@@ -51,6 +91,11 @@ func shortID(id string) string {
 		return "session"
 	}
 	return b.String()
+}
+
+// idChar reports whether r may name a file as it is.
+func idChar(r rune) bool {
+	return r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '-'
 }
 
 // Markdown renders c as the exported file: YAML front matter (type,
@@ -99,29 +144,64 @@ func yamlString(s string) string { return strconv.Quote(s) }
 // path and whether it wrote.
 func Export(knowledge string, c event.Conversation) (string, bool, error) {
 	path := ExportPath(knowledge, c)
+	adoptLegacy(path, legacyExportPath(knowledge, c), c.Session)
 	if n, ok := exportedMessages(path); ok && n >= len(c.Messages) {
 		return path, false, nil
 	}
-	if err := queue.WriteAtomic(path, Markdown(c)); err != nil {
+	if err := writeOwned(path, Markdown(c)); err != nil {
 		return path, false, err
 	}
 	return path, true, nil
 }
 
+// adoptLegacy moves the session's export from its old name (legacy) to
+// its new one (path), when the old file is this session's (its front
+// matter says so) and the new one is not there yet; another session's
+// file of the same eight characters is left as it is.
+func adoptLegacy(path, legacy, session string) {
+	if legacy == path {
+		return
+	}
+	if id, ok := exportedField(legacy, "session_id"); !ok || id != session {
+		return
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return
+	}
+	_ = os.Rename(legacy, path) // a failure leaves the old file, and the new one is written
+}
+
 // exportedMessages reads the messages count of an exported file's front
 // matter.
 func exportedMessages(path string) (int, bool) {
+	v, ok := exportedField(path, "messages")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(v)
+	return n, err == nil
+}
+
+// exportedField reads a field of an exported file's front matter (a
+// quoted string unquoted).
+func exportedField(path, key string) (string, bool) {
+	if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() {
+		return "", false
+	}
 	f, err := os.Open(path)
 	if err != nil {
-		return 0, false
+		return "", false
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for i := 0; sc.Scan() && i < 20; i++ {
-		if v, ok := strings.CutPrefix(sc.Text(), "messages: "); ok {
-			n, err := strconv.Atoi(strings.TrimSpace(v))
-			return n, err == nil
+		if v, ok := strings.CutPrefix(sc.Text(), key+": "); ok {
+			v = strings.TrimSpace(v)
+			if u, err := strconv.Unquote(v); err == nil {
+				v = u
+			}
+			return v, true
 		}
 	}
-	return 0, false
+	return "", false
 }

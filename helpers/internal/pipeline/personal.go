@@ -151,7 +151,7 @@ func (p Personal) WriteHandoff(h Handoff) error {
 	for _, it := range h.Items {
 		fmt.Fprintf(&b, "- %s\n", oneLine(clean(it)))
 	}
-	return queue.WriteAtomic(path, b.Bytes())
+	return writeOwned(path, b.Bytes())
 }
 
 // maxHandoff caps a handoff file read.

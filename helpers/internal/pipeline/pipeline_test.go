@@ -44,7 +44,7 @@ func TestWorth(t *testing.T) {
 	}
 }
 
-// A session becomes sessions/YYYY-MM/YYYY-MM-DD-<short id>.md with its
+// A session becomes sessions/YYYY-MM/YYYY-MM-DD-<session id>.md with its
 // front matter and one block per message, secrets redacted; exporting it
 // again writes nothing until it has more messages.
 func TestExport(t *testing.T) {
@@ -55,7 +55,7 @@ func TestExport(t *testing.T) {
 	if err != nil || !wrote {
 		t.Fatalf("Export = %s, %v, %v", path, wrote, err)
 	}
-	if want := filepath.Join(dir, "sessions", "2026-11", "2026-11-24-26e7e04b.md"); path != want {
+	if want := filepath.Join(dir, "sessions", "2026-11", "2026-11-24-26e7e04b-f769-409a-a007-3b9794e3bc9d.md"); path != want {
 		t.Errorf("path %s, want %s", path, want)
 	}
 	data, _ := os.ReadFile(path)

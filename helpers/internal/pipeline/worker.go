@@ -56,6 +56,9 @@ const lockName = ".worker.lock"
 // is tried once more by the next; whatever happens to a task, it ends in
 // done/, so no task can block the queue.
 func (w *Worker) Run() error {
+	if err := w.check(); err != nil {
+		return err
+	}
 	q := queue.Open(w.Dirs)
 	if err := os.MkdirAll(filepath.Join(q.Dir, queue.WorkDir), 0o755); err != nil {
 		return err
@@ -68,6 +71,9 @@ func (w *Worker) Run() error {
 		lock, ok, err := root.TryAcquire(lockName)
 		if err != nil || !ok {
 			return err
+		}
+		if n := model.Reap(); n > 0 {
+			w.logf("killed %d processes that a dead worker's model call left running", n)
 		}
 		err = w.drain(q)
 		if err == nil {
@@ -83,6 +89,17 @@ func (w *Worker) Run() error {
 			return err
 		}
 	}
+}
+
+// check refuses directories and a config that would make the worker write
+// relative to wherever it was started, or into a repository.
+func (w *Worker) check() error {
+	for _, dir := range []string{w.Dirs.State, w.Dirs.Data} {
+		if !filepath.IsAbs(dir) {
+			return fmt.Errorf("%w: the state and data directories must be absolute (%q, %q)", queue.ErrPath, w.Dirs.State, w.Dirs.Data)
+		}
+	}
+	return w.Config.Check(w.Dirs)
 }
 
 // compileMark's time is when the worker last compiled the wiki by itself.
@@ -127,6 +144,7 @@ const keepDone = 30 * 24 * time.Hour
 // drain recovers tasks a dead worker left, then processes every pending
 // task, oldest first.
 func (w *Worker) drain(q queue.Queue) error {
+	w.sweep(q)
 	if err := w.recoverWork(q); err != nil {
 		return err
 	}
@@ -157,8 +175,39 @@ func (w *Worker) pruneDone(q queue.Queue) {
 	}
 }
 
+// sweep removes the temporary files that killed writers left in the
+// queue: in work/ and done/, which only the worker (holding its lock)
+// writes, all of them; in the queue and last/, which hooks write too, those
+// older than fsx.AbandonedAge.
+func (w *Worker) sweep(q queue.Queue) {
+	n := 0
+	for _, dir := range []struct {
+		path string
+		age  time.Duration
+	}{{q.Dir, fsx.AbandonedAge}, {filepath.Join(q.Dir, "last"), fsx.AbandonedAge},
+		{filepath.Join(q.Dir, queue.WorkDir), 0}, {filepath.Join(q.Dir, queue.DoneDir), 0}} {
+		cutoff := time.Time{}
+		if dir.age > 0 {
+			cutoff = w.now().Add(-dir.age)
+		}
+		n += queue.RemoveTemps(dir.path, "", cutoff)
+	}
+	if n > 0 {
+		w.logf("removed %d temporary files that killed writers left", n)
+	}
+}
+
+// writeOwned writes a file only the worker writes (an export, a daily log,
+// a handoff) atomically, first removing the temporary files of it that a
+// killed worker left: the worker holds the lock, so none is another's.
+func writeOwned(path string, data []byte) error {
+	queue.RemoveTemps(filepath.Dir(path), filepath.Base(path), time.Time{})
+	return queue.WriteAtomic(path, data)
+}
+
 // recoverWork puts back the tasks a killed worker held, or, when one had
-// been tried MaxAttempts times, records it as done.
+// been tried MaxAttempts times, records it as done. What is not a task
+// (a killed writer's temporary file) is not one to recover.
 func (w *Worker) recoverWork(q queue.Queue) error {
 	entries, err := os.ReadDir(filepath.Join(q.Dir, queue.WorkDir))
 	if err != nil {
@@ -166,6 +215,9 @@ func (w *Worker) recoverWork(q queue.Queue) error {
 	}
 	for _, e := range entries {
 		name := e.Name()
+		if !e.Type().IsRegular() || !strings.HasSuffix(name, ".task") || queue.IsTemp(name) {
+			continue
+		}
 		var t queue.Task
 		if err := queue.ReadTask(q.Work(name), &t); err != nil || t.Attempts >= MaxAttempts {
 			outcome := fmt.Sprintf("poison: a worker stopped on it %d times; not tried again", t.Attempts)
@@ -263,6 +315,10 @@ func (w *Worker) safely(t queue.Task) (d queue.Done) {
 // process exports, distills and writes one session.
 func (w *Worker) process(t queue.Task) queue.Done {
 	d := queue.Done{Task: t}
+	if !filepath.IsAbs(t.Transcript) {
+		d.Outcome = fmt.Sprintf("skipped: the transcript path %q is not absolute", t.Transcript)
+		return d
+	}
 	fi, err := os.Stat(t.Transcript)
 	if err == nil && !fi.Mode().IsRegular() {
 		err = fmt.Errorf("%s is not a regular file", t.Transcript)
@@ -299,10 +355,15 @@ func (w *Worker) process(t queue.Task) queue.Done {
 		d.Outcome = fmt.Sprintf("skipped: not a session to keep (interactive %v, subagent %v, %d messages)", c.Interactive, c.Sidechain, len(c.Messages))
 		return d
 	}
+	root := projectRoot(t, c)
+	if root == "" {
+		d.Outcome = "skipped: no absolute project directory in the task or the transcript"
+		return d
+	}
 	if c.Branch == "" {
 		// An agent whose transcript names no branch (Gemini CLI's): the
 		// work tree's, now, which the handoff must follow.
-		c.Branch = gitmeta.Read(projectRoot(t, c)).Branch
+		c.Branch = gitmeta.Read(root).Branch
 	}
 	know := w.Config.Knowledge(w.Dirs)
 	path, _, err := Export(know, c)
@@ -314,22 +375,24 @@ func (w *Worker) process(t queue.Task) queue.Done {
 		d.Outcome = fmt.Sprintf("exported to %s; too thin to distill (%d characters typed)", path, c.UserChars())
 		return d
 	}
-	root := projectRoot(t, c)
 	personal := OpenPersonal(know, root)
 	entries, err := personal.Entries()
 	if err != nil {
 		w.logf("personal log: %v", err)
 	}
 	prompt := Prompt(c, root, RecordedFrom(entries, LearningTitles(know)))
+	// A failed call (no answer, a cut or empty one, an error object)
+	// writes nothing, so the branch's handoff stays; the session is not
+	// distilled, so the next Stop queues it again.
 	reply, err := w.ask(prompt)
 	answer := reply.Text
 	if err != nil {
-		d.Outcome = fmt.Sprintf("exported to %s; model unreachable, not distilled: %v", path, err)
+		d.Outcome = fmt.Sprintf("exported to %s; the model call failed, not distilled (the next Stop retries): %v", path, err)
 		return d
 	}
 	dist, err := ParseDistillation(answer)
 	if err != nil {
-		d.Outcome = fmt.Sprintf("exported to %s; the model's answer was not read: %v (it began %q)", path, err, cut(answer, 200))
+		d.Outcome = fmt.Sprintf("exported to %s; the model's answer was not read, not distilled (the next Stop retries): %v (it began %q)", path, err, cut(answer, 200))
 		return d
 	}
 	dist = dist.Capped()
@@ -352,14 +415,19 @@ func (w *Worker) process(t queue.Task) queue.Done {
 }
 
 // projectRoot is the task's project: the one the agent named, else the git
-// work tree of the session's directory, else that directory.
+// work tree of the session's directory, else that directory; "" when none
+// of them is an absolute path (the worker's own directory is never taken
+// for the session's).
 func projectRoot(t queue.Task, c event.Conversation) string {
-	if t.Project != "" {
+	if filepath.IsAbs(t.Project) {
 		return t.Project
 	}
 	dir := t.Cwd
-	if dir == "" {
+	if !filepath.IsAbs(dir) {
 		dir = c.Cwd
+	}
+	if !filepath.IsAbs(dir) {
+		return ""
 	}
 	if root, err := gitmeta.FindRoot(dir); err == nil {
 		return root
@@ -383,9 +451,11 @@ func (w *Worker) write(dist Distillation, c event.Conversation, root string, p P
 	if err := os.MkdirAll(p.Dir, 0o755); err != nil {
 		return "", err
 	}
-	h := Handoff{Branch: c.Branch, Session: c.Session, Written: now, Items: dist.Handoff}
-	if err := p.WriteHandoff(h); err != nil {
-		return "", fmt.Errorf("handoff: %w", err)
+	if dist.HasHandoff {
+		h := Handoff{Branch: c.Branch, Session: c.Session, Written: now, Items: dist.Handoff}
+		if err := p.WriteHandoff(h); err != nil {
+			return "", fmt.Errorf("handoff: %w", err)
+		}
 	}
 	if _, err := WriteDaily(know, c, dist); err != nil {
 		return "", fmt.Errorf("daily log: %w", err)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/event"
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/model"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
@@ -162,7 +163,7 @@ func TestWorkerDistills(t *testing.T) {
 		}
 	}
 	know := filepath.Join(h.dir, "data")
-	export := read(t, filepath.Join(know, "sessions", "2026-11", "2026-11-24-26e7e04b.md"))
+	export := read(t, filepath.Join(know, "sessions", "2026-11", "2026-11-24-26e7e04b-aaaa.md"))
 	if !strings.Contains(export, `branch: "feat/retry"`) || !strings.Contains(export, "## Assistant") {
 		t.Errorf("export:\n%s", export)
 	}
@@ -267,7 +268,7 @@ func TestWorkerSkipsAndFailures(t *testing.T) {
 	for id, want := range map[string]string{
 		"s-short": "skipped: not a session to keep",
 		"s-thin":  "too thin to distill",
-		"s-down":  "model unreachable, not distilled: connection refused",
+		"s-down":  "the model call failed, not distilled (the next Stop retries): connection refused",
 		"s-prose": "the model's answer was not read",
 		"s-panic": "failed: panic: the model broke",
 	} {
@@ -575,5 +576,225 @@ func TestWorkerBranchFromWorkTree(t *testing.T) {
 	own := pipeline.OpenPersonal(filepath.Join(h.dir, "data"), root)
 	if hand, ok := own.ReadHandoff("feat/gemini"); !ok || len(hand.Items) != 2 {
 		t.Fatalf("no handoff for the work tree's branch: %+v, %v", hand, ok)
+	}
+}
+
+// issue 24: an answer that is not a distillation is a failed call, not an
+// empty distillation: the runner's error object, an empty answer, a cut
+// one (the command's ErrCut, or the first inner object of a cut answer),
+// fields of the wrong type. The session is not distilled (the next Stop
+// queues it again), the branch's handoff is kept, and the log says why.
+// An answer without a handoff keeps it too.
+func TestWorkerFailedAnswers(t *testing.T) {
+	next, nextErr := answer, error(nil)
+	h := newHarness(t, func(string) (string, error) { return next, nextErr })
+	var log bytes.Buffer
+	h.w.Log = &log
+	root := h.add("s-err", "main", 6)
+	if err := h.w.Run(); err != nil || !h.done("s-err").Distilled {
+		t.Fatalf("the first distillation: %v %+v", err, h.done("s-err"))
+	}
+	own := pipeline.OpenPersonal(filepath.Join(h.dir, "data"), root)
+	n := 6
+	for _, bad := range []struct {
+		name, text string
+		err        error
+		why        string
+	}{
+		{"overloaded", `{"error":{"type":"overloaded_error","message":"Overloaded"}}`, nil, "overloaded_error"},
+		{"anthropic error", `{"type":"error","error":{"type":"overloaded_error"}}`, nil, "not a distillation"},
+		{"empty", "", nil, "no JSON object"},
+		{"cut by the command", "", fmt.Errorf("sh: %w", model.ErrCut), "over 1048576 bytes"},
+		{"inner object of a cut answer", `{"decisions":[{"summary":"a","context":"b"},{"summary":"c","rationale":"`, nil, "not a distillation"},
+		{"wrong types", `{"decisions":"none","handoff":[]}`, nil, `"decisions" is "none"`},
+		{"list of strings as decisions", `{"decisions":["a"]}`, nil, "not a distillation"},
+	} {
+		n += 2
+		h.add("s-err", "main", n) // the session grew
+		next, nextErr = bad.text, bad.err
+		log.Reset()
+		if err := h.w.Run(); err != nil {
+			t.Fatal(err)
+		}
+		d := h.done("s-err")
+		if d.Distilled || !strings.Contains(d.Outcome, "not distilled (the next Stop retries)") || !strings.Contains(d.Outcome, bad.why) {
+			t.Errorf("%s: %+v", bad.name, d)
+		}
+		if !strings.Contains(log.String(), bad.why) {
+			t.Errorf("%s: the log does not say why: %s", bad.name, log.String())
+		}
+		if hand, ok := own.ReadHandoff("main"); !ok || len(hand.Items) != 2 {
+			t.Errorf("%s: the handoff was not kept: %+v", bad.name, hand)
+		}
+		task := queue.Task{Session: "s-err", Transcript: filepath.Join(h.dir, "s-err.jsonl"), Cwd: root, Agent: "lines", Reason: queue.ReasonStop}
+		if skip, err := h.q.Enqueue(task, false, time.Now()); err != nil || skip != queue.Queued {
+			t.Errorf("%s: the next Stop did not queue it again: %q, %v", bad.name, skip, err)
+		}
+	}
+	n += 2
+	h.add("s-err", "main", n)
+	next, nextErr = `{"decisions":[{"summary":"Keep the handoff when the answer has none"}]}`, nil
+	h.w.Run()
+	if d := h.done("s-err"); !d.Distilled {
+		t.Errorf("an answer without a handoff: %s", d.Outcome)
+	}
+	if hand, ok := own.ReadHandoff("main"); !ok || len(hand.Items) != 2 {
+		t.Errorf("an answer without a handoff cleared it: %+v", hand)
+	}
+}
+
+// issue 24: two Codex sessions started within the same 65 s have UUIDv7
+// ids that share their first eight characters; each keeps its own export
+// and its own daily entry.
+func TestWorkerSessionsSharingAPrefix(t *testing.T) {
+	h := newHarness(t, func(string) (string, error) { return answer, nil })
+	ids := []string{"0195f3a1-7c2e-7000-8000-0000000000a1", "0195f3a1-9d40-7b11-8000-0000000000b2"}
+	for _, id := range ids {
+		h.add(id, "main", 6)
+	}
+	if err := h.w.Run(); err != nil {
+		t.Fatal(err)
+	}
+	know := filepath.Join(h.dir, "data")
+	daily := read(t, pipeline.DailyPath(know, session(ids[0], "", "", 1)))
+	for _, id := range ids {
+		path := filepath.Join(know, "sessions", "2026-11", "2026-11-24-"+id+".md")
+		if d := h.done(id); !d.Distilled || !strings.Contains(d.Outcome, "exported to "+path) {
+			t.Errorf("%s: %s", id, d.Outcome)
+		}
+		if !strings.Contains(read(t, path), `session_id: "`+id+`"`) {
+			t.Errorf("%s: its export holds another session", id)
+		}
+		if n := strings.Count(daily, "<!-- cairn:session "+id+" -->"); n != 1 {
+			t.Errorf("%s: %d daily entries", id, n)
+		}
+	}
+	if n := strings.Count(daily, "### Session ("); n != 2 {
+		t.Errorf("%d daily entries, want 2:\n%s", n, daily)
+	}
+}
+
+// Files named by the first eight characters before issue 24 still count:
+// the session's own old export is moved to its new name (another
+// session's of the same prefix is left alone), and its old daily entry
+// (same prefix, same start) is replaced rather than repeated.
+func TestWorkerLegacyShortNames(t *testing.T) {
+	h := newHarness(t, func(string) (string, error) { return answer, nil })
+	know := filepath.Join(h.dir, "data")
+	id := "0195f3a1-7c2e-7000-8000-0000000000a1"
+	month := filepath.Join(know, "sessions", "2026-11")
+	os.MkdirAll(month, 0o755)
+	legacy := filepath.Join(month, "2026-11-24-0195f3a1.md")
+	os.WriteFile(legacy, []byte("---\ntype: \"session\"\nsession_id: \""+id+"\"\nmessages: 4\n---\n"), 0o644)
+	other := filepath.Join(month, "2026-11-24-0195f3a2.md")
+	os.WriteFile(other, []byte("---\nsession_id: \"0195f3a2-0000-7000-8000-000000000000\"\nmessages: 9\n---\n"), 0o644)
+	start := session(id, "", "", 1).Messages[0].Time.Local().Format("15:04")
+	os.MkdirAll(filepath.Join(know, "daily"), 0o755)
+	os.WriteFile(pipeline.DailyPath(know, session(id, "", "", 1)), []byte("# Daily Log: 2026-11-24\n\n"+
+		"<!-- cairn:session 0195f3a1 -->\n### Session ("+start+") - the old entry\n<!-- cairn:end -->\n\n"+
+		"<!-- cairn:session 0195f3a1 -->\n### Session (23:59) - a colliding session's entry\n<!-- cairn:end -->\n"), 0o644)
+	h.add(id, "main", 6)
+	if err := h.w.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(legacy); err == nil {
+		t.Error("the old export was kept besides the new one")
+	}
+	if got := read(t, filepath.Join(month, "2026-11-24-"+id+".md")); !strings.Contains(got, "messages: 6") {
+		t.Errorf("new export:\n%s", got)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("another session's old export: %v", err)
+	}
+	daily := read(t, pipeline.DailyPath(know, session(id, "", "", 1)))
+	if strings.Contains(daily, "the old entry") || !strings.Contains(daily, "a colliding session's entry") ||
+		strings.Count(daily, "<!-- cairn:session "+id+" -->") != 1 {
+		t.Errorf("daily log:\n%s", daily)
+	}
+}
+
+// issue 24: a model that writes the daily log's markers in its text
+// cannot make the next rewrite of the session's entry leave a stray tail
+// or steer another session's entry.
+func TestWorkerDailyMarkersInAnswer(t *testing.T) {
+	hostile := `{"handoff": ["next <!-- cairn:end -->"], "daily": {"title": "<!-- cairn:session s-two -->",
+		"context": "done <!-- cairn:end -->\n<!-- cairn:end -->", "key_exchanges": ["<!-- cairn:end -->", "only once"]}}`
+	h := newHarness(t, func(string) (string, error) { return hostile, nil })
+	h.add("s-one", "main", 6)
+	h.w.Run()
+	h.add("s-two", "main", 6)
+	h.w.Run()
+	h.add("s-one", "main", 8) // grew: its entry is rewritten
+	h.w.Run()
+	h.add("s-two", "main", 8)
+	h.w.Run()
+	daily := read(t, pipeline.DailyPath(filepath.Join(h.dir, "data"), session("s-one", "", "", 1)))
+	for _, want := range []struct {
+		s string
+		n int
+	}{{"<!-- cairn:session s-one -->", 1}, {"<!-- cairn:session s-two -->", 1}, {"<!-- cairn:end -->", 2}, {"only once", 2}, {"### Session (", 2}} {
+		if n := strings.Count(daily, want.s); n != want.n {
+			t.Errorf("%q %d times, want %d:\n%s", want.s, n, want.n, daily)
+		}
+	}
+}
+
+// issue 24: a worker killed (kill -9) at any point is recovered from, not
+// quarantined. Killed while writing its claim, it leaves a temporary file
+// in work/ besides the claimed task: the next worker retries the task
+// (one kill never makes it poison) and takes the temporary file for none.
+// Every temporary file a killed writer left is removed: all of them in
+// work/, done/ and the files only the worker writes (export, daily log),
+// those older than fsx.AbandonedAge in the queue, which hooks write too.
+func TestWorkerRecoversFromKills(t *testing.T) {
+	h := newHarness(t, func(string) (string, error) { return answer, nil })
+	var log bytes.Buffer
+	h.w.Log = &log
+	h.add("s-killed", "main", 6)
+	var task queue.Task
+	queue.ReadTask(h.q.Pending(queue.Name("s-killed")), &task)
+	task.Attempts = 1
+	data, _ := json.Marshal(task)
+	work, done := filepath.Join(h.q.Dir, queue.WorkDir), filepath.Join(h.q.Dir, queue.DoneDir)
+	os.MkdirAll(work, 0o755)
+	os.MkdirAll(done, 0o755)
+	os.WriteFile(h.q.Work(queue.Name("s-killed")), data, 0o644)
+	os.Remove(h.q.Pending(queue.Name("s-killed")))
+	know := filepath.Join(h.dir, "data")
+	now := h.w.Now()
+	old, fresh := now.Add(-2*fsx.AbandonedAge), now
+	temps := map[string]time.Time{
+		filepath.Join(work, ".s-killed.task.tmp-123"):                                fresh,
+		filepath.Join(done, ".s-gone.task.tmp-9"):                                    fresh,
+		filepath.Join(h.q.Dir, ".s-old.task.tmp-1"):                                  old,
+		filepath.Join(know, "sessions", "2026-11", ".2026-11-24-s-killed.md.tmp-77"): fresh,
+		filepath.Join(know, "daily", ".2026-11-24.md.tmp-5"):                         fresh,
+	}
+	freshHook := filepath.Join(h.q.Dir, ".s-fresh.task.tmp-2") // a hook writing now
+	temps[freshHook] = fresh
+	for path, mod := range temps {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		os.WriteFile(path, nil, 0o644)
+		os.Chtimes(path, mod, mod)
+	}
+	if err := h.w.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if d := h.done("s-killed"); !d.Distilled || d.Attempts != 2 {
+		t.Errorf("the killed worker's task: %+v", d)
+	}
+	if strings.Contains(log.String(), "poison") {
+		t.Errorf("a kill made something poison:\n%s", log.String())
+	}
+	for path := range temps {
+		_, err := os.Stat(path)
+		if path == freshHook && err != nil {
+			t.Errorf("a hook's fresh temporary file was removed")
+		} else if path != freshHook && err == nil {
+			t.Errorf("left: %s", path)
+		}
+	}
+	if entries, _ := os.ReadDir(done); len(entries) != 1 {
+		t.Errorf("done records: %v", entries)
 	}
 }

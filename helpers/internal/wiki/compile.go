@@ -87,6 +87,20 @@ type SourceResult struct {
 	Refused  []string `json:"refused,omitempty"`
 	Repaired []string `json:"repaired,omitempty"`
 	Skipped  string   `json:"skipped,omitempty"` // why it was not compiled
+	// Failed says the source's compile failed (Skipped says why): it is
+	// not marked compiled, and the next compile tries it again.
+	Failed bool `json:"failed,omitempty"`
+}
+
+// Failed counts the sources whose compile failed.
+func (c Compiled) Failed() int {
+	n := 0
+	for _, s := range c.Sources {
+		if s.Failed {
+			n++
+		}
+	}
+	return n
 }
 
 // Pending lists the sources a compile would take: new or changed since
@@ -120,6 +134,10 @@ func Pending(w string, src Readable, all bool, file string) ([]string, error) {
 
 // ErrNoModel: a compile needs a model.
 var ErrNoModel = errors.New("no model to compile with")
+
+// ErrNotEdits: the model's answer holds JSON, but not the edits asked
+// for; the source stays uncompiled.
+var ErrNotEdits = errors.New("the model's answer is not a list of edits")
 
 // Compile compiles the pending sources of src into the wiki w: for each,
 // one model call that answers structured edits, which are validated
@@ -155,7 +173,7 @@ func Compile(w string, src Readable, opts CompileOptions) (Compiled, error) {
 			res.Costed = true
 		}
 		if err != nil {
-			sr.Skipped = err.Error()
+			sr.Skipped, sr.Failed = err.Error(), true
 		}
 		res.Sources = append(res.Sources, sr)
 	}
@@ -176,8 +194,7 @@ func compileOne(w string, src Readable, name, hash string, ask model.Func, now t
 	}
 	summaries := readSummaries(w)
 	prompt := CompilePrompt(name, string(content), pages, summaries)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
+	ctx := context.Background() // the model command bounds each call with the configured timeout
 	reply, err := ask(ctx, prompt)
 	if err != nil {
 		return sr, reply, fmt.Errorf("model: %w", err)
@@ -187,14 +204,18 @@ func compileOne(w string, src Readable, name, hash string, ask model.Func, now t
 		return sr, reply, err
 	}
 	var answer struct {
-		Articles []Edit `json:"articles"`
+		Articles *[]Edit `json:"articles"`
 	}
 	if err := json.Unmarshal(obj, &answer); err != nil {
 		return sr, reply, fmt.Errorf("the model's edits: %w", err)
 	}
-	if len(answer.Articles) > maxEdits {
-		sr.Refused = append(sr.Refused, fmt.Sprintf("%d edits past the first %d", len(answer.Articles)-maxEdits, maxEdits))
-		answer.Articles = answer.Articles[:maxEdits]
+	if answer.Articles == nil { // an error object, an object inside a cut answer
+		return sr, reply, fmt.Errorf("%w: no articles list (it began %q)", ErrNotEdits, cutText(string(obj), 120))
+	}
+	articles := *answer.Articles
+	if len(articles) > maxEdits {
+		sr.Refused = append(sr.Refused, fmt.Sprintf("%d edits past the first %d", len(articles)-maxEdits, maxEdits))
+		articles = articles[:maxEdits]
 	}
 	// Paths first, so links between the new articles resolve.
 	valid := map[string]bool{}
@@ -202,7 +223,7 @@ func compileOne(w string, src Readable, name, hash string, ask model.Func, now t
 		valid[p] = true
 	}
 	var edits []Edit
-	for _, e := range answer.Articles {
+	for _, e := range articles {
 		e = e.redacted()
 		path, why := cleanPath(e.Path)
 		if why != "" {

@@ -2,6 +2,7 @@ package wiki_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -234,6 +235,30 @@ func TestCompileRedacts(t *testing.T) {
 		data, _ := os.ReadFile(filepath.Join(w, name))
 		if strings.Contains(string(data), secret) {
 			t.Errorf("%s holds the secret:\n%s", name, data)
+		}
+	}
+}
+
+// issue 24: an answer that is not the edits asked for (the runner's error
+// object, an object inside a cut answer) or a failed call (a cut answer:
+// the command's ErrCut) fails the source: it is not marked compiled, and
+// the next compile takes it again.
+func TestCompileFailedAnswer(t *testing.T) {
+	for name, ask := range map[string]model.Func{
+		"error object": (&fake{answers: []string{`{"error":{"type":"overloaded_error"}}`}}).model(),
+		"inner object": (&fake{answers: []string{`{"articles": [{"path": "concepts/a", "title": "A", "body": "cut`}}).model(),
+		"cut": func(context.Context, string) (model.Reply, error) {
+			return model.Reply{}, fmt.Errorf("sh: %w", model.ErrCut)
+		},
+	} {
+		know, w := knowledgeDir(t)
+		src := wiki.DailySources(know)
+		res, err := wiki.Compile(w, src, wiki.CompileOptions{Model: ask, Now: day})
+		if err != nil || len(res.Sources) != 1 || !res.Sources[0].Failed || res.Failed() != 1 {
+			t.Errorf("%s: %+v, %v", name, res, err)
+		}
+		if pending, err := wiki.Pending(w, src, false, ""); err != nil || len(pending) != 1 {
+			t.Errorf("%s: the failed source was marked compiled: %v, %v", name, pending, err)
 		}
 	}
 }

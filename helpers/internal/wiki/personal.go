@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/model"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
@@ -55,8 +54,7 @@ func Contradictions(ask model.Func) func(pages []Page) ([]Finding, error) {
 			}
 			fmt.Fprintf(&b, "### %s (%s)\n\n%s\n\n", p.Path, p.Front.Title, cutText(p.Body, 1500))
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-		defer cancel()
+		ctx := context.Background() // the model command bounds each call with the configured timeout
 		r, err := ask(ctx, b.String())
 		if err != nil {
 			return nil, err

@@ -57,8 +57,7 @@ func Query(w string, src Readable, question string, fileBack bool, ask model.Fun
 	for _, p := range rows {
 		fmt.Fprintf(&pick, "- [[%s]] %s: %s\n", p.Path, p.Front.Title, summaries[p.Path])
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
+	ctx := context.Background() // the model command bounds each call with the configured timeout
 	r1, err := ask(ctx, pick.String())
 	if err != nil {
 		return a, fmt.Errorf("model: %w", err)

@@ -15,6 +15,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -23,27 +24,33 @@ type Dirs struct {
 	Config string // $XDG_CONFIG_HOME/cairn: config.json
 	Data   string // $XDG_DATA_HOME/cairn: the default knowledge directory
 	State  string // $XDG_STATE_HOME/cairn: the queue, logs
+	// Home is $HOME when it is absolute: what ~ and $HOME in the config's
+	// paths stand for.
+	Home string
 }
 
 // ErrNoHome: neither the XDG variable nor HOME says where the user's
 // directories are.
-var ErrNoHome = errors.New("no HOME and no XDG base directory set")
+var ErrNoHome = errors.New("no absolute HOME and no XDG base directory set")
 
 // UserDirs resolves the user's cairn directories from the environment
 // (XDG_CONFIG_HOME, XDG_DATA_HOME, XDG_STATE_HOME, else under HOME), on
-// every OS alike.
+// every OS alike. A relative XDG variable or HOME counts as unset: the
+// directories never depend on the working directory.
 func UserDirs(getenv func(string) string) (Dirs, error) {
+	var d Dirs
+	if home := getenv("HOME"); filepath.IsAbs(home) {
+		d.Home = filepath.Clean(home)
+	}
 	base := func(xdg, fallback string) (string, error) {
-		if d := getenv(xdg); filepath.IsAbs(d) {
-			return filepath.Join(d, "cairn"), nil
+		if dir := getenv(xdg); filepath.IsAbs(dir) {
+			return filepath.Join(dir, "cairn"), nil
 		}
-		home := getenv("HOME")
-		if home == "" {
+		if d.Home == "" {
 			return "", fmt.Errorf("%w (%s)", ErrNoHome, xdg)
 		}
-		return filepath.Join(home, fallback, "cairn"), nil
+		return filepath.Join(d.Home, fallback, "cairn"), nil
 	}
-	var d Dirs
 	var err error
 	if d.Config, err = base("XDG_CONFIG_HOME", ".config"); err != nil {
 		return d, err
@@ -64,8 +71,13 @@ type Config struct {
 	// Headless also exports headless (claude -p) sessions.
 	Headless bool `json:"headless,omitempty"`
 	// KnowledgeDir, when set, is the knowledge directory (a synced folder,
-	// an Obsidian vault) instead of the XDG data directory.
+	// an Obsidian vault) instead of the XDG data directory: an absolute
+	// path, where a leading ~ or $HOME stands for the home directory (see
+	// [Config.Check]).
 	KnowledgeDir string `json:"knowledge_dir,omitempty"`
+	// KnowledgeDirInRepo allows a KnowledgeDir inside a git work tree,
+	// where one `git add -A` would commit every session.
+	KnowledgeDirInRepo bool `json:"knowledge_dir_in_repo,omitempty"`
 	// ModelCommand, when set, replaces `claude -p`: a command that reads
 	// a prompt on stdin and prints the answer.
 	ModelCommand []string `json:"model_command,omitempty"`
@@ -114,7 +126,13 @@ const configName = "config.json"
 // maxConfig caps the config file read.
 const maxConfig = 1 << 20
 
-// LoadConfig reads the user's config; a missing file is the default.
+// ErrPath: a path in the user's config is unusable (relative, or inside
+// a git work tree); the pipeline stays off until it is fixed.
+var ErrPath = errors.New("unusable path in the config")
+
+// LoadConfig reads the user's config; a missing file is the default. A
+// config whose paths fail [Config.Check] is returned with an error that
+// wraps [ErrPath], so that only turning the pipeline off goes on with it.
 func LoadConfig(d Dirs) (Config, error) {
 	var c Config
 	path := filepath.Join(d.Config, configName)
@@ -129,6 +147,9 @@ func LoadConfig(d Dirs) (Config, error) {
 		return c, fmt.Errorf("%s: over %d bytes", path, maxConfig)
 	}
 	if err := json.Unmarshal(data, &c); err != nil {
+		return c, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := c.Check(d); err != nil {
 		return c, fmt.Errorf("%s: %w", path, err)
 	}
 	return c, nil
@@ -150,7 +171,7 @@ func SaveConfig(d Dirs, c Config) error {
 	if err := json.Unmarshal(own, &ownFields); err != nil {
 		return err
 	}
-	for _, k := range []string{"pipeline", "headless", "knowledge_dir", "model_command", "model", "timeout_seconds", "wiki_daily"} {
+	for _, k := range []string{"pipeline", "headless", "knowledge_dir", "knowledge_dir_in_repo", "model_command", "model", "timeout_seconds", "wiki_daily"} {
 		delete(fields, k)
 	}
 	for k, v := range ownFields {
@@ -163,12 +184,90 @@ func SaveConfig(d Dirs, c Config) error {
 	return WriteAtomic(path, append(out, '\n'))
 }
 
-// Knowledge is the knowledge directory c names, else d's data directory.
+// Knowledge is the knowledge directory c names (a leading ~ or $HOME
+// expanded to d.Home), else d's data directory. Only a config that passed
+// [Config.Check] names a usable one.
 func (c Config) Knowledge(d Dirs) string {
 	if c.KnowledgeDir != "" {
-		return c.KnowledgeDir
+		return expandHome(c.KnowledgeDir, d.Home)
 	}
 	return d.Data
+}
+
+// expandHome replaces a leading ~, $HOME or ${HOME} of p with home, when
+// there is one ("~user" is not expanded).
+func expandHome(p, home string) string {
+	if home == "" {
+		return p
+	}
+	for _, prefix := range []string{"~", "${HOME}", "$HOME"} {
+		rest, ok := strings.CutPrefix(p, prefix)
+		if ok && (rest == "" || rest[0] == '/' || rest[0] == filepath.Separator) {
+			return filepath.Join(home, rest)
+		}
+	}
+	return p
+}
+
+// Check refuses a knowledge_dir that is not absolute once ~ and $HOME are
+// expanded (the worker would write wherever it was started), or that is
+// inside a git work tree, unless knowledge_dir_in_repo says so. The error
+// names the setting and wraps [ErrPath].
+func (c Config) Check(d Dirs) error {
+	if c.KnowledgeDir == "" {
+		return nil
+	}
+	dir := c.Knowledge(d)
+	if !filepath.IsAbs(dir) {
+		why := "is relative"
+		if d.Home == "" && expandHome(c.KnowledgeDir, string(filepath.Separator)) != c.KnowledgeDir {
+			why = "starts with ~ or $HOME, but HOME is not set to an absolute path"
+		}
+		return fmt.Errorf("%w: knowledge_dir %q %s: write an absolute path (a leading ~/ or $HOME/ is expanded)", ErrPath, c.KnowledgeDir, why)
+	}
+	if c.KnowledgeDirInRepo {
+		return nil
+	}
+	if tree, ok := WorkTree(dir); ok {
+		return fmt.Errorf("%w: knowledge_dir %s is inside the git work tree %s, one git add from a commit: choose a directory outside every repository, or set \"knowledge_dir_in_repo\": true", ErrPath, dir, tree)
+	}
+	return nil
+}
+
+// WorkTree reports the git work tree that holds dir (which need not
+// exist), looking for .git in dir and each parent, as written and with
+// symbolic links resolved.
+func WorkTree(dir string) (string, bool) {
+	for _, p := range []string{filepath.Clean(dir), resolveLinks(dir)} {
+		for d := p; ; {
+			if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+				return d, true
+			}
+			parent := filepath.Dir(d)
+			if parent == d {
+				break
+			}
+			d = parent
+		}
+	}
+	return "", false
+}
+
+// resolveLinks is dir with the symbolic links of its longest existing
+// prefix resolved.
+func resolveLinks(dir string) string {
+	rest := ""
+	for d := filepath.Clean(dir); ; {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return filepath.Clean(dir)
+		}
+		rest = filepath.Join(filepath.Base(d), rest)
+		d = parent
+	}
 }
 
 // WriteAtomic writes data to path through a temporary file in the same
@@ -182,7 +281,7 @@ func writeFile(path string, data []byte, durable bool) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+tempMarker+"*")
 	if err != nil {
 		return err
 	}
@@ -204,16 +303,50 @@ func writeFile(path string, data []byte, durable bool) error {
 	return nil
 }
 
+// tempMarker is in the name of every temporary file writeFile makes:
+// ".<name>.tmp-<random>".
+const tempMarker = ".tmp-"
+
+// IsTemp reports whether name is one of [WriteAtomic]'s temporary files.
+func IsTemp(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, tempMarker)
+}
+
+// RemoveTemps removes the temporary files that writers killed before
+// their rename left in dir (only base's, when base is set), those last
+// written before cutoff (any, when it is zero), and counts them. Call it
+// only where no live writer can own one: holding the lock every writer
+// holds, or with a cutoff older than any write takes.
+func RemoveTemps(dir, base string, cutoff time.Time) int {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, e := range entries {
+		if !IsTemp(e.Name()) || base != "" && !strings.HasPrefix(e.Name(), "."+base+tempMarker) {
+			continue
+		}
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && (cutoff.IsZero() || info.ModTime().Before(cutoff)) {
+			if os.Remove(filepath.Join(dir, e.Name())) == nil {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // Turn sets the pipeline on or off in the user's config (found through
-// getenv) and returns the config file's path.
+// getenv) and returns the config file's path. A config with an unusable
+// path ([ErrPath]) can be turned off, never on.
 func Turn(getenv func(string) string, on bool) (string, error) {
 	d, err := UserDirs(getenv)
 	if err != nil {
 		return "", err
 	}
 	c, err := LoadConfig(d)
-	if err != nil {
-		return "", err
+	if err != nil && (on || !errors.Is(err, ErrPath)) {
+		return filepath.Join(d.Config, configName), err
 	}
 	c.Pipeline = on
 	return filepath.Join(d.Config, configName), SaveConfig(d, c)

@@ -57,3 +57,118 @@ func TestConfig(t *testing.T) {
 		t.Errorf("Knowledge = %s", got)
 	}
 }
+
+// knowledge_dir expands a leading ~ and $HOME; a relative path, a ~ with
+// no HOME to expand it, and a directory inside a git work tree are
+// refused with an error that names the setting, unless
+// knowledge_dir_in_repo allows the last.
+func TestKnowledgeDirChecked(t *testing.T) {
+	home := t.TempDir()
+	d := queue.Dirs{Home: home, Data: filepath.Join(home, "data")}
+	for in, want := range map[string]string{
+		"~":                 home,
+		"~/notes/cairn":     filepath.Join(home, "notes", "cairn"),
+		"$HOME/notes":       filepath.Join(home, "notes"),
+		"${HOME}/notes":     filepath.Join(home, "notes"),
+		"/srv/vault":        "/srv/vault",
+		"/srv/~/not-home":   "/srv/~/not-home",
+		"~other/notes":      "~other/notes",
+		"$HOMEWORK/notes":   "$HOMEWORK/notes",
+		"notes/cairn":       "notes/cairn",
+		"./notes":           "./notes",
+		"~/../outside/home": filepath.Join(filepath.Dir(home), "outside", "home"),
+	} {
+		c := queue.Config{KnowledgeDir: in}
+		if got := c.Knowledge(d); got != want {
+			t.Errorf("Knowledge(%q) = %q, want %q", in, got, want)
+		}
+		err := c.Check(d)
+		if filepath.IsAbs(want) != (err == nil) {
+			t.Errorf("Check(%q) = %v", in, err)
+		}
+		if err != nil && (!errors.Is(err, queue.ErrPath) || !strings.Contains(err.Error(), "knowledge_dir")) {
+			t.Errorf("Check(%q): the error does not name the setting: %v", in, err)
+		}
+	}
+	if err := (queue.Config{KnowledgeDir: "~/notes"}).Check(queue.Dirs{}); !errors.Is(err, queue.ErrPath) || !strings.Contains(err.Error(), "HOME") {
+		t.Errorf("~ without HOME: %v", err)
+	}
+
+	repo := filepath.Join(home, "public-oss")
+	os.MkdirAll(filepath.Join(repo, ".git"), 0o755)
+	inRepo := queue.Config{KnowledgeDir: filepath.Join(repo, "notes", "cairn")}
+	if err := inRepo.Check(d); !errors.Is(err, queue.ErrPath) || !strings.Contains(err.Error(), "knowledge_dir_in_repo") {
+		t.Errorf("a knowledge_dir inside a work tree: %v", err)
+	}
+	inRepo.KnowledgeDirInRepo = true
+	if err := inRepo.Check(d); err != nil {
+		t.Errorf("knowledge_dir_in_repo: %v", err)
+	}
+	// A link outside every repository to a directory inside one.
+	if err := os.Symlink(repo, filepath.Join(home, "link")); err == nil {
+		if err := (queue.Config{KnowledgeDir: "~/link/notes"}).Check(d); !errors.Is(err, queue.ErrPath) {
+			t.Errorf("a link into a work tree: %v", err)
+		}
+	}
+	// A worktree's .git is a file.
+	wt := filepath.Join(home, "wt")
+	os.MkdirAll(wt, 0o755)
+	os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: /elsewhere\n"), 0o644)
+	if err := (queue.Config{KnowledgeDir: "~/wt/notes"}).Check(d); !errors.Is(err, queue.ErrPath) {
+		t.Errorf("a knowledge_dir inside a linked worktree: %v", err)
+	}
+}
+
+// A config with an unusable knowledge_dir loads with an error (the
+// pipeline stays off), can be turned off but not on, and a relative HOME
+// is no home: no directory of cairn's depends on the working directory.
+func TestConfigWithBadPath(t *testing.T) {
+	home := t.TempDir()
+	getenv := env(map[string]string{"HOME": home})
+	d, err := queue.UserDirs(getenv)
+	if err != nil || d.Home != home {
+		t.Fatalf("UserDirs: %+v, %v", d, err)
+	}
+	os.MkdirAll(d.Config, 0o755)
+	os.WriteFile(filepath.Join(d.Config, "config.json"), []byte(`{"pipeline": true, "knowledge_dir": "notes/cairn"}`), 0o644)
+	if c, err := queue.LoadConfig(d); !errors.Is(err, queue.ErrPath) || !c.Pipeline {
+		t.Errorf("LoadConfig: %+v, %v", c, err)
+	}
+	if on, _, _, err := queue.State(getenv); !errors.Is(err, queue.ErrPath) || !on {
+		t.Errorf("State: %v, %v", on, err)
+	}
+	if _, err := queue.Turn(getenv, true); !errors.Is(err, queue.ErrPath) {
+		t.Errorf("turned on with a relative knowledge_dir: %v", err)
+	}
+	if _, err := queue.Turn(getenv, false); err != nil {
+		t.Errorf("turning off: %v", err)
+	}
+	data, _ := os.ReadFile(filepath.Join(d.Config, "config.json"))
+	if !strings.Contains(string(data), `"pipeline": false`) || !strings.Contains(string(data), `"knowledge_dir": "notes/cairn"`) {
+		t.Errorf("after off:\n%s", data)
+	}
+	if _, err := queue.UserDirs(env(map[string]string{"HOME": "relative/home"})); !errors.Is(err, queue.ErrNoHome) {
+		t.Errorf("a relative HOME: %v", err)
+	}
+}
+
+// What the knowledge_dir check adds to the Stop hook's producer, which
+// loads the config: a few stats up the directory's parents.
+func BenchmarkLoadConfig(b *testing.B) {
+	for name, config := range map[string]string{
+		"default":       `{"pipeline": true}`,
+		"knowledge_dir": `{"pipeline": true, "knowledge_dir": "~/vault/notes/cairn"}`,
+	} {
+		b.Run(name, func(b *testing.B) {
+			home := b.TempDir()
+			d := queue.Dirs{Home: home, Config: filepath.Join(home, ".config", "cairn")}
+			os.MkdirAll(d.Config, 0o755)
+			os.WriteFile(filepath.Join(d.Config, "config.json"), []byte(config), 0o644)
+			for b.Loop() {
+				if _, err := queue.LoadConfig(d); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

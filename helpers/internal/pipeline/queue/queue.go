@@ -88,20 +88,34 @@ const (
 	ext     = ".task"
 )
 
-// Name is the file name a session's tasks get: its id's characters of
-// [0-9A-Za-z_-], at most 64, so that no session id can steer a path.
+// Name is the file name a session's tasks get: its id when that is at
+// most 64 characters of [0-9A-Za-z_-], else those of its characters and a
+// hash of the whole id, so that no session id can steer a path and no two
+// ids share a name.
 func Name(session string) string {
 	var b strings.Builder
+	plain := len(session) <= 64
 	for _, r := range session {
 		if b.Len() == 64 {
+			plain = false
 			break
 		}
 		if r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '-' || r == '_' {
 			b.WriteRune(r)
+		} else {
+			plain = false
 		}
 	}
-	if b.Len() == 0 {
+	if session == "" {
 		return "session" + ext
+	}
+	if !plain {
+		prefix := b.String()[:min(b.Len(), 32)]
+		if prefix == "" {
+			prefix = "session"
+		}
+		sum := sha256.Sum256([]byte(session))
+		return prefix + "-" + hex.EncodeToString(sum[:12]) + ext
 	}
 	return b.String() + ext
 }
@@ -262,7 +276,7 @@ func Produce(getenv func(string) string, t Task, force bool, now time.Time) (Ski
 	if err != nil || !c.Pipeline {
 		return "pipeline off", err
 	}
-	skip, err := Open(d).Enqueue(t, force, now)
+	skip, err := Open(d).Enqueue(absolute(t), force, now)
 	if err != nil || skip != Queued {
 		return skip, err
 	}
@@ -274,6 +288,22 @@ func Produce(getenv func(string) string, t Task, force bool, now time.Time) (Ski
 		return Queued, err
 	}
 	return Queued, Spawn(self, d)
+}
+
+// absolute is t with its relative paths made absolute against this
+// process's working directory (a hook's is the session's): the worker,
+// started anywhere, never reads them against its own.
+func absolute(t Task) Task {
+	wd, err := os.Getwd()
+	if err != nil {
+		return t
+	}
+	for _, p := range []*string{&t.Transcript, &t.Cwd, &t.Project} {
+		if *p != "" && !filepath.IsAbs(*p) {
+			*p = filepath.Join(wd, *p)
+		}
+	}
+	return t
 }
 
 // lastPath is where the latest session started in the project at root is

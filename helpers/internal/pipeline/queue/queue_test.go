@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -95,13 +96,26 @@ func TestEnqueueGates(t *testing.T) {
 func TestName(t *testing.T) {
 	for in, want := range map[string]string{
 		"26e7e04b-f769-409a-a007-3b9794e3bc9d": "26e7e04b-f769-409a-a007-3b9794e3bc9d.task",
-		"../../etc/passwd":                     "etcpasswd.task",
+		"ses_4f3a9c":                           "ses_4f3a9c.task",
 		"":                                     "session.task",
-		"/":                                    "session.task",
 	} {
 		if got := queue.Name(in); got != want {
 			t.Errorf("Name(%q) = %q, want %q", in, got, want)
 		}
+	}
+	// An id with characters a file name cannot have, or a long one, is
+	// named by what it can keep and a hash: never a path, never another
+	// id's name.
+	seen := map[string]string{}
+	for _, in := range []string{"../../etc/passwd", "etc/passwd", "etcpasswd", "/", "//", strings.Repeat("a", 64), strings.Repeat("a", 65), strings.Repeat("a", 66)} {
+		got := queue.Name(in)
+		if strings.ContainsAny(got, "/\\") || strings.HasPrefix(got, ".") || strings.HasPrefix(got, "-") || !strings.HasSuffix(got, ".task") {
+			t.Errorf("Name(%q) = %q", in, got)
+		}
+		if other, ok := seen[got]; ok {
+			t.Errorf("Name(%q) = Name(%q) = %q", in, other, got)
+		}
+		seen[got] = in
 	}
 }
 
@@ -212,4 +226,30 @@ func FuzzReadTask(f *testing.F) {
 		var task queue.Task
 		_ = queue.ReadTask(path, &task)
 	})
+}
+
+// The producer records absolute paths: a payload's relative transcript
+// and cwd are the hook's, not those of the worker that reads them later.
+func TestProduceAbsolute(t *testing.T) {
+	home := t.TempDir()
+	getenv := func(k string) string { return map[string]string{"HOME": home, "CAIRN_NO_BACKGROUND": "1"}[k] }
+	if _, err := queue.Turn(getenv, true); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	transcript(t, dir, time.Now())
+	t.Chdir(dir)
+	task := queue.Task{Session: "s1", Transcript: "session.jsonl", Cwd: ".", Agent: "claude"}
+	if got, err := queue.Produce(getenv, task, true, time.Now()); err != nil || got != queue.Queued {
+		t.Fatalf("Produce: %q, %v", got, err)
+	}
+	d, _ := queue.UserDirs(getenv)
+	q := queue.Open(d)
+	var queued queue.Task
+	if err := queue.ReadTask(q.Pending(queue.Name("s1")), &queued); err != nil {
+		t.Fatal(err)
+	}
+	if queued.Transcript != filepath.Join(dir, "session.jsonl") || queued.Cwd != dir {
+		t.Errorf("queued %+v", queued)
+	}
 }
