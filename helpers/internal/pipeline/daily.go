@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/event"
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
 )
 
@@ -99,7 +98,7 @@ func DailyEntry(c event.Conversation, d Distillation) string {
 // starts with "# Daily Log: DATE"). The write is atomic.
 func WriteDaily(know string, c event.Conversation, d Distillation) (string, error) {
 	path := DailyPath(know, c)
-	data, err := readCapped(path, maxDaily)
+	data, err := fsx.ReadRegular(path, maxDaily)
 	if errors.Is(err, fs.ErrNotExist) {
 		data = []byte("# Daily Log: " + sessionStart(c).Format("2006-01-02") + "\n")
 	} else if err != nil {
@@ -119,23 +118,4 @@ func WriteDaily(know string, c event.Conversation, d Distillation) (string, erro
 	}
 	out := append(append(data, '\n'), entry...)
 	return path, queue.WriteAtomic(path, out)
-}
-
-// readCapped reads a file of at most max bytes.
-func readCapped(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() || fi.Size() > max {
-		return nil, fmt.Errorf("%s: not a regular file of at most %d bytes", path, max)
-	}
-	buf := make([]byte, fi.Size())
-	_, err = io.ReadFull(f, buf)
-	return buf, err
 }

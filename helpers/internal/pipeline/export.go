@@ -4,12 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/cairn-dev/cairn/helpers/internal/event"
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
 	"github.com/cairn-dev/cairn/helpers/internal/redact"
 )
@@ -111,7 +111,7 @@ func Export(knowledge string, c event.Conversation) (string, bool, error) {
 // exportedMessages reads the messages count of an exported file's front
 // matter.
 func exportedMessages(path string) (int, bool) {
-	f, err := os.Open(path)
+	f, err := fsx.OpenRegular(path)
 	if err != nil {
 		return 0, false
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 )
 
@@ -83,7 +84,7 @@ func LearningTitles(know string) []string {
 		if len(titles) == promptTitles {
 			break
 		}
-		f, err := os.Open(p)
+		f, err := fsx.OpenRegular(p)
 		if err != nil {
 			continue
 		}

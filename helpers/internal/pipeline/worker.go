@@ -99,7 +99,7 @@ func (w *Worker) compileDaily() {
 	if fi, err := os.Stat(mark); err == nil && w.now().Sub(fi.ModTime()) < 24*time.Hour {
 		return
 	}
-	if err := os.WriteFile(mark, nil, 0o644); err != nil {
+	if err := queue.WriteAtomic(mark, nil); err != nil {
 		w.logf("wiki compile: %v", err)
 		return
 	}
@@ -284,7 +284,7 @@ func (w *Worker) process(t queue.Task) queue.Done {
 		d.Outcome = fmt.Sprintf("skipped: no transcript reader for agent %q", t.Agent)
 		return d
 	}
-	f, err := os.Open(t.Transcript)
+	f, err := fsx.OpenRegular(t.Transcript)
 	if err != nil {
 		d.Outcome = "skipped: transcript: " + err.Error()
 		return d

@@ -17,6 +17,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
 // The names of the lint checks, as reported in Finding.Check.
@@ -164,7 +166,7 @@ func (d dailySources) List() (map[string]string, error) {
 
 // hashFile is the first 16 hex digits of the SHA-256 of a file's bytes.
 func hashFile(name string) (string, error) {
-	f, err := os.Open(name)
+	f, err := fsx.OpenRegular(name)
 	if err != nil {
 		return "", err
 	}
@@ -270,7 +272,7 @@ func readCapped(name string, limit int64) ([]byte, fs.FileInfo, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, nil, errNotRegular
 	}
-	f, err := os.Open(name)
+	f, err := fsx.OpenRegular(name)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -7,11 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/event"
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
 // Gemini CLI 0.61.0 keeps each session's transcript as JSON lines under
@@ -329,7 +329,7 @@ func LastReply(path string) (string, bool) {
 	if path == "" {
 		return "", false
 	}
-	f, err := os.Open(path)
+	f, err := fsx.OpenRegular(path)
 	if err != nil {
 		return "", false
 	}

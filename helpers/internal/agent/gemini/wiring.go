@@ -183,6 +183,9 @@ func CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
 	return wiring("ok", settingsFile+" runs "+launcher.Path+" for every event", "")
 }
 
+// maxTrustedFolders caps the read of Gemini CLI's trustedFolders.json.
+const maxTrustedFolders = 1 << 20
+
 // trusted reports whether this user's Gemini CLI trusts the project's
 // folder, as its trustedFolders.json says (the longest rule that covers
 // the folder wins; TRUST_PARENT covers the rule's parent), or has folder
@@ -200,7 +203,7 @@ func trusted(project, home string, user []byte) bool {
 	if p := os.Getenv("GEMINI_CLI_TRUSTED_FOLDERS_PATH"); p != "" {
 		path = p
 	}
-	data, err := os.ReadFile(path)
+	data, err := fsx.ReadRegular(path, maxTrustedFolders)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false
 	}
