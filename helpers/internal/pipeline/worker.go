@@ -295,6 +295,9 @@ func (w *Worker) process(t queue.Task) queue.Done {
 		d.Outcome = "skipped: transcript: " + err.Error()
 		return d
 	}
+	if c.Cut {
+		w.logf("%s: transcript %s read up to its first %d MiB; the rest is left out", t.Session, t.Transcript, event.MaxTranscript>>20)
+	}
 	if !Worth(c, w.Config.Headless) {
 		d.Outcome = fmt.Sprintf("skipped: not a session to keep (interactive %v, subagent %v, %d messages)", c.Interactive, c.Sidechain, len(c.Messages))
 		return d

@@ -80,6 +80,9 @@ func (s *Session) compact(e event.Event) (event.Answer, error) {
 		return event.Answer{}, err
 	}
 	end := bytes.LastIndexByte(data, '\n') + 1 // whole lines only
+	if len(data) == maxCompactRead {
+		s.Logf("compaction capture: read %d MiB of %s from byte %d; the rest at the next compaction", maxCompactRead>>20, e.Transcript, from)
+	}
 	c, err := s.Transcripts(bytes.NewReader(data[:end]))
 	if err != nil {
 		return event.Answer{}, fmt.Errorf("compaction capture: %w", err)
