@@ -91,6 +91,15 @@ func clean(s string) string {
 	return out
 }
 
+// cleanAll redacts secrets in each of list.
+func cleanAll(list []string) []string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = clean(s)
+	}
+	return out
+}
+
 // yamlString quotes s as a YAML double-quoted scalar.
 func yamlString(s string) string { return strconv.Quote(s) }
 

@@ -41,11 +41,11 @@ func WriteLearning(know string, l Learning, origin, session string, now time.Tim
 	if title == "" || strings.TrimSpace(content) == "" {
 		return false, nil
 	}
-	scope := knowledge.Slug(l.Scope, 30)
+	scope := knowledge.Slug(clean(l.Scope), 30)
 	if scope == "" {
 		scope = "universal"
 	}
-	tags, _ := json.Marshal(knowledge.CleanTags(l.Tags))
+	tags, _ := json.Marshal(knowledge.CleanTags(cleanAll(l.Tags)))
 	if string(tags) == "null" {
 		tags = []byte("[]")
 	}

@@ -55,12 +55,16 @@ type Edit struct {
 	Body     string   `json:"body"`
 }
 
-// redacted is e with secrets redacted in every text the model wrote, as
-// everywhere else in cairn: a team wiki is committed.
+// redacted is e with secrets redacted in every string the model wrote, as
+// everywhere else in cairn: a team wiki is committed. The path is one: it
+// names the file, and index.md, log.md and the compile state quote it.
 func (e Edit) redacted() Edit {
+	e.Path = redactText(e.Path)
 	e.Title, e.Summary, e.Body = redactText(e.Title), redactText(e.Summary), redactText(e.Body)
-	for i := range e.Aliases {
-		e.Aliases[i] = redactText(e.Aliases[i])
+	for _, list := range [][]string{e.Aliases, e.Tags, e.Connects} {
+		for i := range list {
+			list[i] = redactText(list[i])
+		}
 	}
 	return e
 }
@@ -308,6 +312,9 @@ func cleanPath(p string) (string, string) {
 	slug = knowledge.Slug(slug, 80)
 	if slug == "" || !slugPath.MatchString(dir+"/"+slug) {
 		return "", "no usable slug"
+	}
+	if redactText(slug) != slug {
+		return "", "a secret in the slug" // one the redactor finds only once slugged
 	}
 	return dir + "/" + slug, ""
 }
