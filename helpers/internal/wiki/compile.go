@@ -152,6 +152,15 @@ func Compile(w string, src Readable, opts CompileOptions) (Compiled, error) {
 	if err != nil {
 		return res, err
 	}
+	if len(pending) == 0 {
+		// Nothing to compile: a deleted index (one over its cap, say) is
+		// written again from the articles.
+		if _, err := os.Lstat(filepath.Join(w, "index.md")); errors.Is(err, fs.ErrNotExist) {
+			if pages, _ := ReadWiki(w); len(pages) > 0 {
+				return res, WriteIndex(w, src)
+			}
+		}
+	}
 	for _, name := range pending {
 		sr, cost, err := compileOne(w, src, name, hashes[name], opts.Model, now())
 		if cost.Costed {
@@ -477,18 +486,40 @@ func overlap(want map[string]bool, text string) int {
 	return n
 }
 
+// maxStartIndex caps how much of index.md a session start reads: its
+// first rows, a few thousand articles' worth.
+const maxStartIndex = 256 << 10
+
+// ErrIndexCut is returned by [RelevantRows], with the rows it found, when
+// index.md goes on past what a session start reads.
+var ErrIndexCut = errors.New("index.md cut")
+
 // RelevantRows are the rows of the wiki's index that share terms with
 // query, most first, at most n: what a session start names, never the
-// whole index.
+// whole index. It reads the index's first 256 KiB, whole rows only, and
+// says so with an error matching [ErrIndexCut] beside the rows it found.
+// A row whose link is not an article of the wiki (concepts/, connections/
+// or qa/ and a slug: never a path out of it) is never offered.
 func RelevantRows(w, query string, n int) ([]IndexRow, error) {
 	want := termSet(query)
 	if len(want) == 0 {
 		return nil, nil
 	}
-	rows, err := ReadIndex(w)
+	name := filepath.Join(w, "index.md")
+	data, fi, err := readHead(name, maxStartIndex)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
+	var cut error
+	if fi.Size() > int64(len(data)) {
+		data = data[:strings.LastIndexByte(string(data), '\n')+1]
+		cut = fmt.Errorf("%w: %s is %d KiB; a session start reads the rows of its first %d KiB (its articles past them are not offered)",
+			ErrIndexCut, name, fi.Size()>>10, maxStartIndex>>10)
+	}
+	rows := slices.DeleteFunc(indexRows(data), func(r IndexRow) bool { return !slugPath.MatchString(r.Path) })
 	type scored struct {
 		row   IndexRow
 		score int
@@ -516,7 +547,7 @@ func RelevantRows(w, query string, n int) ([]IndexRow, error) {
 	for i := 0; i < len(best) && i < n; i++ {
 		out = append(out, best[i].row)
 	}
-	return out, nil
+	return out, cut
 }
 
 // WriteIndex rewrites index.md from the articles: one row per article,
@@ -691,9 +722,17 @@ func ReadIndex(w string) ([]IndexRow, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
+	if errors.Is(err, errTooLarge) {
+		return nil, fmt.Errorf("%s is over %d MiB; %s", filepath.Join(w, "index.md"), MaxFileSize>>20, rebuild(w, "index.md"))
+	}
 	if err != nil {
 		return nil, err
 	}
+	return indexRows(data), nil
+}
+
+// indexRows are the rows of index.md's text.
+func indexRows(data []byte) []IndexRow {
 	var rows []IndexRow
 	for _, line := range strings.Split(string(data), "\n") {
 		rest, ok := strings.CutPrefix(line, "| [[")
@@ -707,5 +746,5 @@ func ReadIndex(w string) ([]IndexRow, error) {
 		summary, _, _ := strings.Cut(rest, " | ")
 		rows = append(rows, IndexRow{Path: path, Summary: strings.ReplaceAll(summary, "\\|", "|")})
 	}
-	return rows, nil
+	return rows
 }
