@@ -51,7 +51,10 @@ type Adapter interface {
 	// launcher: the launcher is removed once no agent does.
 	Uses(project string) bool
 	// CheckWiring reports whether a session of the agent in the project
-	// runs cairn; home is the user's home directory.
+	// runs cairn; home is the user's home directory. It checks the
+	// agent's own files, and that the launcher they run is there and
+	// executable; whether the launcher is this cairn's is doctor's check,
+	// made once for every agent.
 	CheckWiring(project string, cairnDir fsx.Root, home string) Wiring
 }
 

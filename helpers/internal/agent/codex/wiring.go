@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/codex/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
@@ -218,8 +219,6 @@ func checkLauncher(cairnDir fsx.Root) (agent.Wiring, bool) {
 		return wiring("fail", err.Error(), "cairn init --codex"), true
 	case launcher.Missing:
 		return wiring("fail", HooksFile+" runs "+launcher.Path+", which is missing", "cairn init --codex, then commit "+launcher.Path), true
-	case launcher.Differs:
-		return wiring("warn", launcher.Path+" differs from this cairn's launcher", "cairn init --codex (rewrites it), then commit it"), true
 	case launcher.NotExecutable:
 		return wiring("fail", launcher.Path+" is not executable: every hook fails", "chmod +x .cairn/hook && git add --chmod=+x .cairn/hook"), true
 	}
@@ -265,4 +264,19 @@ func hookState(cfg UserConfig, hooksJSON string, r Registration) state {
 
 func wiring(status, detail, fix string) agent.Wiring {
 	return agent.Wiring{Status: status, Detail: detail, Fix: fix}
+}
+
+// ForeignHooks lists the hooks of .codex/hooks.json that cairn did not
+// write there (see [agent.ForeignHooks]).
+func (Adapter) ForeignHooks(project string) (string, []string, error) {
+	data, err := agent.ReadConfig(codexDir(project), "hooks.json")
+	if err != nil {
+		return HooksFile, nil, err
+	}
+	ours := map[string]bool{}
+	for _, h := range hooks.Events {
+		ours[Command(h.Event)] = true
+	}
+	foreign, err := agent.ForeignHooks(data, ours)
+	return HooksFile, foreign, err
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/gemini/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
@@ -158,8 +159,6 @@ func CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
 		return wiring("fail", lerr.Error(), "cairn init --gemini")
 	case state == launcher.Missing:
 		return wiring("fail", settingsFile+" runs "+launcher.Path+", which is missing", "cairn init --gemini, then commit "+launcher.Path)
-	case state == launcher.Differs:
-		return wiring("warn", launcher.Path+" differs from this cairn's launcher", "cairn init --gemini (rewrites it), then commit it")
 	case state == launcher.NotExecutable:
 		return wiring("fail", launcher.Path+" is not executable: every hook fails", "chmod +x .cairn/hook && git add --chmod=+x .cairn/hook")
 	case len(missing) > 0:
@@ -242,4 +241,19 @@ func within(dir, path string) bool {
 // wiring is a doctor line, its detail naming Gemini CLI.
 func wiring(status, detail, fix string) agent.Wiring {
 	return agent.Wiring{Status: status, Detail: "Gemini CLI: " + detail, Fix: fix}
+}
+
+// ForeignHooks lists the hooks of .gemini/settings.json that cairn did not
+// write there (see [agent.ForeignHooks]).
+func (Adapter) ForeignHooks(project string) (string, []string, error) {
+	data, err := agent.ReadConfig(geminiDir(project), "settings.json")
+	if err != nil {
+		return settingsFile, nil, err
+	}
+	ours := map[string]bool{}
+	for _, h := range hooks.Events {
+		ours[groupFor(h).Hooks[0].Command] = true
+	}
+	foreign, err := agent.ForeignHooks(stripComments(data), ours)
+	return settingsFile, foreign, err
 }
