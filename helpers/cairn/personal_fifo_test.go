@@ -82,11 +82,18 @@ func mkfifo(t *testing.T, path string) {
 	}
 }
 
-func fifoPayload(t *testing.T, fields map[string]any) []byte {
+// fifoHook runs `cairn hook AGENT EVENT` in repo with a payload of the
+// session s-fifo holding fields, under fifoBound, and checks what every
+// hook run must be.
+func fifoHook(t *testing.T, env []string, repo, agent, event string, fields map[string]any) {
 	t.Helper()
-	b, err := json.Marshal(fields)
+	payload := map[string]any{"session_id": "s-fifo", "cwd": repo, "hook_event_name": event}
+	for k, v := range fields {
+		payload[k] = v
+	}
+	b, err := json.Marshal(payload)
 	noErr(t, err)
-	return b
+	checkHook(t, event, runProc(t, env, repo, b, fifoBound, cairnBinary(t), "hook", agent, event))
 }
 
 // TestFIFODoneRecordStop: a FIFO as the session's done record, read by the
@@ -96,10 +103,8 @@ func TestFIFODoneRecordStop(t *testing.T) {
 	home, env := personalEnv(t)
 	repo, transcript := fifoRepo(t, env)
 	mkfifo(t, filepath.Join(home, ".local", "state", "cairn", "queue", "done", "s-fifo.task"))
-	p := runProc(t, env, repo, fifoPayload(t, map[string]any{"session_id": "s-fifo", "transcript_path": transcript, "cwd": repo,
-		"hook_event_name": "Stop", "last_assistant_message": "Done.\nLEARNED: the retry budget is three attempts"}),
-		fifoBound, cairnBinary(t), "hook", "claude", "Stop")
-	checkHook(t, "Stop", p)
+	fifoHook(t, env, repo, "claude", "Stop", map[string]any{"transcript_path": transcript,
+		"last_assistant_message": "Done.\nLEARNED: the retry budget is three attempts"})
 }
 
 // TestFIFOHandoffSessionStart: a FIFO as the branch's handoff file, read
@@ -118,10 +123,7 @@ func TestFIFOHandoffSessionStart(t *testing.T) {
 		t.Fatalf("handoff files: %v", handoffs)
 	}
 	mkfifo(t, handoffs[0])
-	proc := runProc(t, env, repo, fifoPayload(t, map[string]any{"session_id": "s-fifo", "transcript_path": transcript, "cwd": repo,
-		"hook_event_name": "SessionStart", "source": "startup"}),
-		fifoBound, cairnBinary(t), "hook", "claude", "SessionStart")
-	checkHook(t, "SessionStart", proc)
+	fifoHook(t, env, repo, "claude", "SessionStart", map[string]any{"transcript_path": transcript, "source": "startup"})
 }
 
 // TestFIFOClaimedTaskWorker: a FIFO among the claimed tasks (queue/work)
@@ -145,10 +147,8 @@ func TestFIFOTranscriptGeminiAfterAgent(t *testing.T) {
 	repo, _ := fifoRepo(t, env)
 	fifo := filepath.Join(repo, "chat.jsonl")
 	mkfifo(t, fifo)
-	p := runProc(t, env, repo, fifoPayload(t, map[string]any{"session_id": "s-fifo", "transcript_path": fifo, "cwd": repo,
-		"hook_event_name": "AfterAgent", "prompt_response": "LEARNED: the retry budget is three attempts"}),
-		fifoBound, cairnBinary(t), "hook", "gemini", "AfterAgent")
-	checkHook(t, "AfterAgent", p)
+	fifoHook(t, env, repo, "gemini", "AfterAgent", map[string]any{"transcript_path": fifo,
+		"prompt_response": "LEARNED: the retry budget is three attempts"})
 }
 
 // TestFIFOTranscriptPreCompact: a payload whose transcript_path is a FIFO
@@ -162,10 +162,7 @@ func TestFIFOTranscriptPreCompact(t *testing.T) {
 	}
 	fifo := filepath.Join(repo, "chat.jsonl")
 	mkfifo(t, fifo)
-	p := runProc(t, env, repo, fifoPayload(t, map[string]any{"session_id": "s-fifo", "transcript_path": fifo, "cwd": repo,
-		"hook_event_name": "PreCompact", "trigger": "auto"}),
-		fifoBound, cairnBinary(t), "hook", "claude", "PreCompact")
-	checkHook(t, "PreCompact", p)
+	fifoHook(t, env, repo, "claude", "PreCompact", map[string]any{"transcript_path": fifo, "trigger": "auto"})
 }
 
 func noErr(t *testing.T, err error) {

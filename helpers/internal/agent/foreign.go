@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
 // HookLister is an adapter whose project files register hooks (Claude
@@ -21,6 +23,26 @@ type HookLister interface {
 
 // maxShownCommand caps how much of a foreign hook is shown.
 const maxShownCommand = 160
+
+// ForeignHooksIn is [ForeignHooks] of the configuration file name under r
+// (file as people know it, e.g. ".codex/hooks.json"), read as
+// [ReadConfig] reads it and made JSON by prepare when it is not (nil:
+// it is); ours are the commands cairn writes there.
+func ForeignHooksIn(r fsx.Root, name, file string, ours []string, prepare func([]byte) []byte) (string, []string, error) {
+	data, err := ReadConfig(r, name)
+	if err != nil {
+		return file, nil, err
+	}
+	if prepare != nil {
+		data = prepare(data)
+	}
+	set := make(map[string]bool, len(ours))
+	for _, c := range ours {
+		set[c] = true
+	}
+	foreign, err := ForeignHooks(data, set)
+	return file, foreign, err
+}
 
 // ForeignHooks lists the hooks of an agent's hooks file (data: an object
 // whose "hooks" maps each event to a list of groups, each a handler with

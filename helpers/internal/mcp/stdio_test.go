@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/helpers/internal/clitest"
 )
 
 // A client that writes its requests and closes stdin (a script piping into
@@ -87,16 +89,6 @@ func serveBounded(t *testing.T, in io.Reader) (map[string][]answer, error) {
 	return got, err
 }
 
-// repeat is an endless run of one byte.
-type repeat byte
-
-func (r repeat) Read(p []byte) (int, error) {
-	for i := range p {
-		p[i] = byte(r)
-	}
-	return len(p), nil
-}
-
 // Issue 24: bad input ended the server (rc 1), and some well-formed input
 // left it running after stdin closed. Each bad message gets its error
 // response, the next request its answer, and the server ends with its
@@ -104,7 +96,7 @@ func (r repeat) Read(p []byte) (int, error) {
 func TestServeBadInput(t *testing.T) {
 	huge := func() io.Reader {
 		return io.MultiReader(strings.NewReader(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"add","arguments":{"type":"fact","content":"`),
-			io.LimitReader(repeat('a'), 200<<20), strings.NewReader(`"}}}`+"\n"))
+			io.LimitReader(clitest.Endless('a'), 200<<20), strings.NewReader(`"}}}`+"\n"))
 	}
 	for _, tc := range []struct {
 		name string

@@ -198,11 +198,7 @@ func TestStartShowsRelevantFailures(t *testing.T) {
 // SessionStart names the wiki pages whose index rows share the work's
 // words, with their files, never the whole index.
 func TestStartShowsWikiPages(t *testing.T) {
-	dir, e, _, _ := withPipeline(t)
-	call(t, e, "reply", map[string]string{"text": "FACT: the billing cron runs at 02:00 UTC", "cwd": dir})
-	commitBilling(t, dir)
-	w := filepath.Join(e.Getenv("HOME"), ".local", "share", "cairn", "wiki")
-	os.MkdirAll(w, 0o755)
+	dir, e, w := withWiki(t)
 	index := "# Index\n\n| Article | Summary | Compiled from | Updated |\n| --- | --- | --- | --- |\n" +
 		"| [[concepts/billing-cron]] | When and how the billing cron runs. | [[daily/2026-11-24]] | 2026-11-24 |\n" +
 		"| [[concepts/font-kerning]] | Kerning in the PDF renderer. | [[daily/2026-11-23]] | 2026-11-23 |\n"
@@ -220,11 +216,7 @@ func TestStartShowsWikiPages(t *testing.T) {
 // wiki is never offered; a session start reads the index's first rows
 // only and says in cairn.log that it cut it.
 func TestStartWikiIndexBounded(t *testing.T) {
-	dir, e, _, _ := withPipeline(t)
-	call(t, e, "reply", map[string]string{"text": "FACT: the billing cron runs at 02:00 UTC", "cwd": dir})
-	commitBilling(t, dir)
-	w := filepath.Join(e.Getenv("HOME"), ".local", "share", "cairn", "wiki")
-	os.MkdirAll(w, 0o755)
+	dir, e, w := withWiki(t)
 	var index strings.Builder
 	index.WriteString("# Index\n\n| Article | Summary | Compiled from | Updated |\n| --- | --- | --- | --- |\n" +
 		"| [[../../../../etc/passwd]] | The billing cron's secrets. | [[daily/2026-11-24]] | 2026-11-24 |\n" +
@@ -245,6 +237,19 @@ func TestStartWikiIndexBounded(t *testing.T) {
 	if log := logText(dir); !strings.Contains(log, "index.md is 2048 KiB; a session start reads the rows of its first 256 KiB") {
 		t.Errorf("cairn.log does not say the index was cut:\n%s", log)
 	}
+}
+
+// withWiki is withPipeline with a team entry and a commit about the
+// billing cron (what the session's context query holds), and the
+// developer's wiki directory, empty.
+func withWiki(t *testing.T) (dir string, e record.Env, w string) {
+	t.Helper()
+	dir, e, _, _ = withPipeline(t)
+	call(t, e, "reply", map[string]string{"text": "FACT: the billing cron runs at 02:00 UTC", "cwd": dir})
+	commitBilling(t, dir)
+	w = filepath.Join(e.Getenv("HOME"), ".local", "share", "cairn", "wiki")
+	os.MkdirAll(w, 0o755)
+	return dir, e, w
 }
 
 // commitBilling commits a file with the subject "billing cron schedule",

@@ -310,14 +310,9 @@ const ProjectSettings = ".claude/settings.json"
 // ForeignHooks lists the hooks of .claude/settings.json that cairn did not
 // write there (see [agent.ForeignHooks]).
 func (Adapter) ForeignHooks(project string) (string, []string, error) {
-	data, err := agent.ReadConfig(claudeDir(project), "settings.json")
-	if err != nil {
-		return ProjectSettings, nil, err
-	}
-	ours := map[string]bool{}
+	var ours []string
 	for _, h := range Hooks {
-		ours[ProjectCommand+" "+h.Event] = true
+		ours = append(ours, ProjectCommand+" "+h.Event)
 	}
-	foreign, err := agent.ForeignHooks(data, ours)
-	return ProjectSettings, foreign, err
+	return agent.ForeignHooksIn(claudeDir(project), "settings.json", ProjectSettings, ours, nil)
 }

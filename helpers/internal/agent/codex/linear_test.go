@@ -2,22 +2,20 @@ package codex_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent/codex"
+	"github.com/cairn-dev/cairn/helpers/internal/clitest"
 )
 
 // agentRun is a rollout of one prompt and then records of the agent's
 // text.
 func agentRun(records int) []byte {
-	var b bytes.Buffer
+	var b clitest.JSONLines
 	line := func(typ string, payload any) {
-		data, _ := json.Marshal(map[string]any{"timestamp": "2026-11-24T10:00:00Z", "type": typ, "payload": payload})
-		b.Write(data)
-		b.WriteByte('\n')
+		b.Add(map[string]any{"timestamp": "2026-11-24T10:00:00Z", "type": typ, "payload": payload})
 	}
 	line("session_meta", map[string]any{"id": "s-run", "cwd": "/work", "source": "cli"})
 	line("event_msg", map[string]any{"type": "user_message", "message": "walk through the whole retry module"})

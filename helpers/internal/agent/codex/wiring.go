@@ -174,7 +174,7 @@ func CheckWiring(project string, cairnDir fsx.Root, codexHome string) agent.Wiri
 	hooksJSON := filepath.Join(project, HooksFile)
 	var cfgData []byte
 	if codexHome != "" {
-		cfgData, _ = os.ReadFile(filepath.Join(codexHome, "config.toml"))
+		cfgData, _ = fsx.ReadRegular(filepath.Join(codexHome, "config.toml"), agent.MaxConfig)
 	}
 	cfg := ParseUserConfig(string(cfgData))
 	start := "start codex in " + project + ", choose \"Trust and continue\", then \"Trust all and continue\" when it says hooks need review (or /hooks, then t)"
@@ -269,14 +269,9 @@ func wiring(status, detail, fix string) agent.Wiring {
 // ForeignHooks lists the hooks of .codex/hooks.json that cairn did not
 // write there (see [agent.ForeignHooks]).
 func (Adapter) ForeignHooks(project string) (string, []string, error) {
-	data, err := agent.ReadConfig(codexDir(project), "hooks.json")
-	if err != nil {
-		return HooksFile, nil, err
-	}
-	ours := map[string]bool{}
+	var ours []string
 	for _, h := range hooks.Events {
-		ours[Command(h.Event)] = true
+		ours = append(ours, Command(h.Event))
 	}
-	foreign, err := agent.ForeignHooks(data, ours)
-	return HooksFile, foreign, err
+	return agent.ForeignHooksIn(codexDir(project), "hooks.json", HooksFile, ours, nil)
 }

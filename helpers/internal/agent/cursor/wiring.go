@@ -168,14 +168,9 @@ func wiring(status, detail, fix string) agent.Wiring {
 // ForeignHooks lists the hooks of .cursor/hooks.json that cairn did not
 // write there (see [agent.ForeignHooks]).
 func (Adapter) ForeignHooks(project string) (string, []string, error) {
-	data, err := agent.ReadConfig(cursorDir(project), hooksFile)
-	if err != nil {
-		return ".cursor/" + hooksFile, nil, err
-	}
-	ours := map[string]bool{}
+	var ours []string
 	for _, name := range Events() {
-		ours[Command(name)] = true
+		ours = append(ours, Command(name))
 	}
-	foreign, err := agent.ForeignHooks(data, ours)
-	return ".cursor/" + hooksFile, foreign, err
+	return agent.ForeignHooksIn(cursorDir(project), hooksFile, ".cursor/"+hooksFile, ours, nil)
 }

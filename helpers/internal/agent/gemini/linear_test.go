@@ -2,28 +2,24 @@ package gemini
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/cairn-dev/cairn/helpers/internal/clitest"
 )
 
 // assistantRun is a transcript of one prompt and then records of the
 // agent's text, each under its own id: issue 24's attack on Gemini CLI's
 // reader, which joined them the quadratic way.
 func assistantRun(records int) []byte {
-	var b bytes.Buffer
-	line := func(v any) {
-		data, _ := json.Marshal(v)
-		b.Write(data)
-		b.WriteByte('\n')
-	}
-	line(map[string]any{"sessionId": "s-run", "kind": "main"})
-	line(map[string]any{"id": "u0", "type": "user", "timestamp": "2026-11-24T10:00:00Z", "content": "walk through the whole retry module"})
+	var b clitest.JSONLines
+	b.Add(map[string]any{"sessionId": "s-run", "kind": "main"})
+	b.Add(map[string]any{"id": "u0", "type": "user", "timestamp": "2026-11-24T10:00:00Z", "content": "walk through the whole retry module"})
 	text := strings.Repeat("the retry budget is three attempts and then the job is parked; ", 20)
 	for i := range records {
-		line(map[string]any{"id": fmt.Sprintf("g%d", i), "type": "gemini", "timestamp": "2026-11-24T10:00:01Z", "content": fmt.Sprintf("%d: %s", i, text)})
+		b.Add(map[string]any{"id": fmt.Sprintf("g%d", i), "type": "gemini", "timestamp": "2026-11-24T10:00:01Z", "content": fmt.Sprintf("%d: %s", i, text)})
 	}
 	return b.Bytes()
 }

@@ -246,14 +246,9 @@ func wiring(status, detail, fix string) agent.Wiring {
 // ForeignHooks lists the hooks of .gemini/settings.json that cairn did not
 // write there (see [agent.ForeignHooks]).
 func (Adapter) ForeignHooks(project string) (string, []string, error) {
-	data, err := agent.ReadConfig(geminiDir(project), "settings.json")
-	if err != nil {
-		return settingsFile, nil, err
-	}
-	ours := map[string]bool{}
+	var ours []string
 	for _, h := range hooks.Events {
-		ours[groupFor(h).Hooks[0].Command] = true
+		ours = append(ours, groupFor(h).Hooks[0].Command)
 	}
-	foreign, err := agent.ForeignHooks(stripComments(data), ours)
-	return settingsFile, foreign, err
+	return agent.ForeignHooksIn(geminiDir(project), "settings.json", settingsFile, ours, stripComments)
 }
