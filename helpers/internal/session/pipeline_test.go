@@ -234,7 +234,7 @@ func TestStartWikiIndexBounded(t *testing.T) {
 	if strings.Contains(start, "passwd") || strings.Contains(start, "../") || strings.Contains(start, "billing-tail") {
 		t.Errorf("a row out of the wiki, or past what is read, is offered:\n%s", start)
 	}
-	if log := logText(dir); !strings.Contains(log, "index.md is 2048 KiB; a session start reads the rows of its first 256 KiB") {
+	if log := logText(dir); !strings.Contains(log, "index.md is 2048 KiB; a session start reads the rows of its first 64 KiB") {
 		t.Errorf("cairn.log does not say the index was cut:\n%s", log)
 	}
 }

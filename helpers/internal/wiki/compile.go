@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -487,8 +486,9 @@ func overlap(want map[string]bool, text string) int {
 }
 
 // maxStartIndex caps how much of index.md a session start reads: its
-// first rows, a few thousand articles' worth.
-const maxStartIndex = 256 << 10
+// first rows, some six hundred articles' worth, which cost a session start
+// about a millisecond.
+const maxStartIndex = 64 << 10
 
 // ErrIndexCut is returned by [RelevantRows], with the rows it found, when
 // index.md goes on past what a session start reads.
@@ -496,7 +496,7 @@ var ErrIndexCut = errors.New("index.md cut")
 
 // RelevantRows are the rows of the wiki's index that share terms with
 // query, most first, at most n: what a session start names, never the
-// whole index. It reads the index's first 256 KiB, whole rows only, and
+// whole index. It reads the index's first 64 KiB, whole rows only, and
 // says so with an error matching [ErrIndexCut] beside the rows it found.
 // A row whose link is not an article of the wiki (concepts/, connections/
 // or qa/ and a slug: never a path out of it) is never offered.
@@ -519,7 +519,11 @@ func RelevantRows(w, query string, n int) ([]IndexRow, error) {
 		cut = fmt.Errorf("%w: %s is %d KiB; a session start reads the rows of its first %d KiB (its articles past them are not offered)",
 			ErrIndexCut, name, fi.Size()>>10, maxStartIndex>>10)
 	}
-	rows := slices.DeleteFunc(indexRows(data), func(r IndexRow) bool { return !slugPath.MatchString(r.Path) })
+	rows := indexRows(data)
+	var prefixed []string // " term": a word of the row starts with it
+	for t := range want {
+		prefixed = append(prefixed, " "+t)
+	}
 	type scored struct {
 		row   IndexRow
 		score int
@@ -529,16 +533,21 @@ func RelevantRows(w, query string, n int) ([]IndexRow, error) {
 	// row starts with it ("retries", "retrieval").
 	var best []scored
 	for _, r := range rows {
-		words := strings.FieldsFunc(strings.ToLower(r.Path+" "+r.Summary), func(c rune) bool {
-			return !unicode.IsLetter(c) && !unicode.IsDigit(c)
-		})
+		// The row's words, lowercase, each after a space: " t" is in it
+		// when a word starts with t.
+		words := strings.Map(func(c rune) rune {
+			if unicode.IsLetter(c) || unicode.IsDigit(c) {
+				return unicode.ToLower(c)
+			}
+			return ' '
+		}, " "+r.Path+" "+r.Summary)
 		s := 0
-		for t := range want {
-			if slices.ContainsFunc(words, func(w string) bool { return strings.HasPrefix(w, t) }) {
+		for _, t := range prefixed {
+			if strings.Contains(words, t) {
 				s++
 			}
 		}
-		if s > 0 {
+		if s > 0 && slugPath.MatchString(r.Path) {
 			best = append(best, scored{r, s})
 		}
 	}
