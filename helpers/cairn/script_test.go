@@ -41,6 +41,8 @@ func TestScript(t *testing.T) {
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("HOME", e.WorkDir)
 			e.Setenv("XDG_CONFIG_HOME", filepath.Join(e.WorkDir, ".config"))
+			e.Setenv("XDG_STATE_HOME", filepath.Join(e.WorkDir, ".local", "state"))
+			e.Setenv("XDG_DATA_HOME", filepath.Join(e.WorkDir, ".local", "share"))
 			e.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 			e.Setenv("GIT_AUTHOR_DATE", "2026-01-02T03:04:05Z")
 			e.Setenv("GIT_COMMITTER_DATE", "2026-01-02T03:04:05Z")
