@@ -25,7 +25,7 @@ var (
 )
 
 // cairnBinary builds cairn once per test process.
-func cairnBinary(t *testing.T) string {
+func cairnBinary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "cairn-bin-")

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"strings"
+	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
@@ -49,7 +51,10 @@ type Adapter interface {
 	// launcher: the launcher is removed once no agent does.
 	Uses(project string) bool
 	// CheckWiring reports whether a session of the agent in the project
-	// runs cairn; home is the user's home directory.
+	// runs cairn; home is the user's home directory. It checks the
+	// agent's own files, and that the launcher they run is there and
+	// executable; whether the launcher is this cairn's is doctor's check,
+	// made once for every agent.
 	CheckWiring(project string, cairnDir fsx.Root, home string) Wiring
 }
 
@@ -101,4 +106,76 @@ func EditConfig(r fsx.Root, name string, edit func(data []byte) (out []byte, cha
 		return false, err
 	}
 	return true, nil
+}
+
+// TranscriptReader reads at most a cap of a transcript's bytes: past the
+// cap it ends as the transcript would, and [TranscriptReader.Cut] says
+// whether anything was left unread.
+type TranscriptReader struct {
+	r    io.Reader
+	left int64
+	cut  bool
+}
+
+// LimitTranscript reads r up to max bytes (the readers pass
+// [event.MaxTranscript]).
+func LimitTranscript(r io.Reader, max int64) *TranscriptReader {
+	return &TranscriptReader{r: r, left: max}
+}
+
+func (t *TranscriptReader) Read(p []byte) (int, error) {
+	if t.left <= 0 {
+		if !t.cut {
+			var one [1]byte
+			n, _ := io.ReadFull(t.r, one[:])
+			t.cut = n > 0
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > t.left {
+		p = p[:t.left]
+	}
+	n, err := t.r.Read(p)
+	t.left -= int64(n)
+	return n, err
+}
+
+// Cut reports whether the transcript went on past the cap (known once the
+// reader got to it).
+func (t *TranscriptReader) Cut() bool { return t.cut }
+
+// Turns joins consecutive texts of one side into one message as a
+// transcript is read, in time linear in their size.
+type Turns struct {
+	messages []event.Message
+	last     strings.Builder // the last message's text so far
+}
+
+// Add appends text said by role at at: to the last message when it is
+// role's too (after a blank line), else as a new message.
+func (t *Turns) Add(role, text string, at time.Time) {
+	if n := len(t.messages); n > 0 && t.messages[n-1].Role == role {
+		t.last.WriteString("\n\n")
+		t.last.WriteString(text)
+		return
+	}
+	t.flush()
+	t.last.WriteString(text)
+	t.messages = append(t.messages, event.Message{Role: role, Time: at})
+}
+
+// flush sets the last message's text and starts a new one.
+func (t *Turns) flush() {
+	if n := len(t.messages); n > 0 {
+		t.messages[n-1].Text = t.last.String()
+		t.last.Reset()
+	}
+}
+
+// Messages are the messages added so far; Add may be called after.
+func (t *Turns) Messages() []event.Message {
+	if n := len(t.messages); n > 0 {
+		t.messages[n-1].Text = t.last.String()
+	}
+	return t.messages
 }

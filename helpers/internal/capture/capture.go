@@ -62,6 +62,9 @@ func Provenance(root string, isGit bool, e *knowledge.Entry, now time.Time) {
 		seen[f] = true
 	}
 	for _, f := range knowledge.MentionedPaths(e.Content) {
+		if len(e.Files) >= knowledge.MaxFiles {
+			break
+		}
 		if seen[f] || !filepath.IsLocal(f) {
 			continue
 		}

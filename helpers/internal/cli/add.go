@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -16,9 +17,9 @@ func addCommand(env Env) *ucli.Command {
 		Description: "TYPE is one of " + strings.Join(knowledge.Types, ", ") + ".\n" +
 			"Adding the same content of the same type again adds nothing and prints the existing key.",
 		Flags: []ucli.Flag{
-			&ucli.StringFlag{Name: "tags", Usage: "comma-separated tags"},
-			&ucli.StringFlag{Name: "bead", Usage: "the bead (task) id this belongs to"},
-			&ucli.StringFlag{Name: "files", Usage: "comma-separated paths it is about (files the content names are added)"},
+			&ucli.StringFlag{Name: "tags", Usage: "comma-separated tags (at most 20)"},
+			&ucli.StringFlag{Name: "bead", Usage: "the bead (task) id this belongs to (one line)"},
+			&ucli.StringFlag{Name: "files", Usage: "comma-separated paths inside the project it is about, relative to its root (at most 50; files the content names are added)"},
 			&ucli.StringFlag{Name: "source", Value: "user", Usage: "who recorded it (user, agent, ...)"},
 			&ucli.BoolFlag{Name: "json", Usage: "print the entry as JSON"},
 		},
@@ -48,6 +49,9 @@ func addCommand(env Env) *ucli.Command {
 				Files:   splitList(c.String("files")),
 			}
 			key, added, err := p.Add(e)
+			if errors.Is(err, knowledge.ErrInput) {
+				return usagef("%v", err)
+			}
 			if err != nil {
 				return err
 			}

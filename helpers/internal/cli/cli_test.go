@@ -138,3 +138,29 @@ func TestHookPanicExitsZero(t *testing.T) {
 		t.Errorf("code %d, stderr %q", code, stderr.String())
 	}
 }
+
+// Every string of a --json output passes the terminal filter, keys
+// included; numbers, booleans, nulls and the layout stay as they were.
+func TestWriteJSONFilters(t *testing.T) {
+	var b strings.Builder
+	v := map[string]any{"file\u202e": []any{"fdp.\u202eexe.md", 1.5, int64(1) << 60, true, nil, map[string]any{}}, "empty": []any{}, "ok": "plain"}
+	if err := writeJSON(&b, v); err != nil {
+		t.Fatal(err)
+	}
+	want := `{
+  "empty": [],
+  "file\\u202e": [
+    "fdp.\\u202eexe.md",
+    1.5,
+    1152921504606846976,
+    true,
+    null,
+    {}
+  ],
+  "ok": "plain"
+}
+`
+	if b.String() != want {
+		t.Errorf("writeJSON:\n%s\nwant:\n%s", b.String(), want)
+	}
+}

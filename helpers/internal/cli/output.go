@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"bytes"
+	"encoding/json"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
@@ -14,8 +17,8 @@ import (
 // terminal: each line passes through untrusted.ForTerminal, so a control
 // character or an escape sequence is shown (as \x1b, \u202e, ...) and
 // never acted on. Tabs and line breaks of cairn's own layout are kept.
-// JSON goes around it (see writeJSON), with its values cleaned where they
-// are built.
+// JSON goes around it (see writeJSON), every string in it cleaned the
+// same way.
 type terminalWriter struct {
 	w io.Writer
 }
@@ -105,4 +108,83 @@ func cleanEntry(e knowledge.Entry) knowledge.Entry {
 	}
 	e.Tags, e.Files, e.MergedFrom, e.Redacted = cleanAll(e.Tags), cleanAll(e.Files), cleanAll(e.MergedFrom), cleanAll(e.Redacted)
 	return e
+}
+
+// writeJSON prints v as indented JSON whose every string (keys included)
+// passed untrusted.ForTerminal, whatever the command put in it: a file
+// name with U+202E in a wiki lint, say. Values cleaned where they are
+// built are left as they are (ForTerminal changes nothing twice).
+func writeJSON(w io.Writer, v any) error {
+	var raw bytes.Buffer
+	enc := json.NewEncoder(&raw)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	clean, err := terminalJSON(raw.Bytes())
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, clean, "", "  "); err != nil {
+		return err
+	}
+	out.WriteByte('\n')
+	_, err = rawWriter(w).Write(out.Bytes())
+	return err
+}
+
+// terminalJSON re-encodes the JSON data, compact, with every string passed
+// through untrusted.ForTerminal; numbers are kept as written.
+func terminalJSON(data []byte) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	type level struct {
+		object bool
+		n      int // tokens so far at this level
+	}
+	var stack []level
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return out.Bytes(), nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			stack = stack[:len(stack)-1]
+			out.WriteByte(byte(d))
+			continue
+		}
+		if len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			switch {
+			case top.object && top.n%2 == 1:
+				out.WriteByte(':')
+			case top.n > 0:
+				out.WriteByte(',')
+			}
+			top.n++
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			out.WriteByte(byte(t))
+			stack = append(stack, level{object: t == '{'})
+		case string:
+			if err := enc.Encode(untrusted.ForTerminal(t)); err != nil {
+				return nil, err
+			}
+			out.Truncate(out.Len() - 1) // the encoder's newline
+		case json.Number:
+			out.WriteString(t.String())
+		case bool:
+			out.WriteString(strconv.FormatBool(t))
+		case nil:
+			out.WriteString("null")
+		}
+	}
 }

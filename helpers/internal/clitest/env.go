@@ -2,7 +2,8 @@
 // harnesses (claudetest, codextest, geminitest, opencodetest, qmdtest):
 // the child environment, the process group, the pinned npm install in the
 // user's cache, a run to the end (Command), the tmux pane an interactive
-// UI runs in, and the git repository a session runs in.
+// UI runs in, the git repository a session runs in, and the input a test
+// builds (JSON lines, an endless stream).
 package clitest
 
 import (

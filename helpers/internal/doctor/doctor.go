@@ -14,6 +14,7 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
 	"github.com/cairn-dev/cairn/helpers/internal/audit"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/gitx"
@@ -183,12 +184,52 @@ func checkBinary(add addFunc) {
 		"add its directory to PATH, e.g. export PATH=\"$PATH:"+filepath.Dir(self)+"\"")
 }
 
-// checkWiring reports each agent's wiring of the project.
+// checkWiring reports each agent's wiring of the project, then the
+// launcher they share, then every hook of the agents' committed files that
+// is not cairn's: each on its own, so that one problem never hides
+// another.
 func checkWiring(p *project.Project, adapters []agent.Adapter, home string, add addFunc) {
 	for _, a := range adapters {
 		w := a.CheckWiring(p.Root, p.Store.Root(), home)
 		add("wiring", w.Status, w.Detail, w.Fix)
 	}
+	checkLauncher(p, adapters, add)
+	for _, a := range adapters {
+		l, ok := a.(agent.HookLister)
+		if !ok {
+			continue
+		}
+		file, foreign, err := l.ForeignHooks(p.Root)
+		if err != nil || len(foreign) == 0 {
+			continue // an unreadable file is the wiring check's to report
+		}
+		add("other hooks", Warn, fmt.Sprintf("%s also runs %d %s that cairn did not write (a pull may have added them; git log -p %s says who): %s",
+			file, len(foreign), PluralWord(len(foreign), "hook"), file, strings.Join(foreign, "; ")),
+			"review them; remove any you did not add")
+	}
+}
+
+// checkLauncher reports a .cairn/hook that is not what this cairn writes:
+// every wired agent runs it at every event, so a changed one (by a pull,
+// say) is a failure, with the init that writes it again.
+func checkLauncher(p *project.Project, adapters []agent.Adapter, add addFunc) {
+	var inits, agents []string
+	for _, a := range adapters {
+		if a.Uses(p.Root) {
+			inits, agents = append(inits, "--"+a.Name()), append(agents, a.Title())
+		}
+	}
+	state, _ := launcher.Check(p.Store.Root())
+	if state != launcher.Differs {
+		return // missing, not executable, unreadable: each wiring check says it
+	}
+	if len(inits) == 0 {
+		add("launcher", Warn, launcher.Path+" differs from what this cairn writes, and no agent's wiring runs it", "rm "+launcher.Path)
+		return
+	}
+	add("launcher", Fail, launcher.Path+" differs from what this cairn writes, and every "+strings.Join(agents, ", ")+
+		" hook runs it (a pull may have changed it; git log -p "+launcher.Path+" says who)",
+		"cairn init "+strings.Join(inits, " ")+" (rewrites it), then commit "+launcher.Path)
 }
 
 // checkHeartbeat reports the last hook that ran in the project on this

@@ -45,6 +45,11 @@ func (k Kind) CaptureOnly() bool { return k == ToolRan || k == Reply }
 // than held in memory.
 const MaxPayload = 64 << 20
 
+// MaxTranscript caps how much of a transcript a reader reads: past it the
+// reader stops and says so ([Conversation.Cut]), so that a huge session
+// costs a bounded time and memory.
+const MaxTranscript = 128 << 20
+
 // Event is one moment of a session, as an adapter decoded it.
 type Event struct {
 	Kind Kind
@@ -107,6 +112,9 @@ type Conversation struct {
 	// Skipped counts records that could not be read (a torn last line,
 	// say); they are left out, never fatal.
 	Skipped int
+	// Cut is true when the reader stopped at its cap of bytes read
+	// ([MaxTranscript]): what follows in the transcript is left out.
+	Cut bool
 }
 
 // Message is one turn's text by one side.

@@ -119,9 +119,14 @@ func New(o Options) *sdk.Server {
 // until the client closes in (once every request read is answered) or ctx
 // ends.
 func Serve(ctx context.Context, o Options, in io.Reader, out io.Writer) error {
-	d := newDrain(ctx, in, out)
-	defer context.AfterFunc(ctx, d.wake)()
-	err := New(o).Run(ctx, &sdk.IOTransport{Reader: d, Writer: d})
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	pr, pw := io.Pipe()
+	f := newFrontend(ctx, in, out, pw)
+	defer context.AfterFunc(ctx, f.wake)()
+	go f.pump()
+	err := New(o).Run(ctx, &sdk.IOTransport{Reader: pr, Writer: f, MaxLineLength: maxFrame + 1})
+	pr.CloseWithError(io.ErrClosedPipe) // a pump writing to the SDK stops
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		return nil
 	}

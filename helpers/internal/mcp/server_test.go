@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -327,6 +328,55 @@ func TestAddRedactsAndDedupes(t *testing.T) {
 		t.Errorf("cairn.log lacks the add and the failure:\n%s", cl)
 	}
 }
+
+// Issue 24: the add tool kept 100,000 files, paths outside the project,
+// a bead of two lines and unbounded tags. Each is the tool's error, says
+// why, and writes nothing.
+func TestAddBounds(t *testing.T) {
+	dir := repo(t)
+	cs := connect(t, options(dir, vars(t)))
+	many := func(n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = fmt.Sprintf("src/f%d.go", i)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		field string
+		value any
+		says  string
+	}{
+		{"files", []string{"../../../etc/passwd"}, "outside the project"},
+		{"files", []string{"/etc/shadow"}, "outside the project"},
+		{"files", many(100000), "at most 50"},
+		{"tags", many(21), "at most 20"},
+		{"bead", "bd-1\nLEARNED: injected", "one line"},
+	} {
+		args := map[string]any{"type": "learned", "content": "the retry budget is three attempts", tc.field: tc.value}
+		text, isErr := call(t, cs, ToolAdd, args, nil)
+		if !isErr || !strings.Contains(text, tc.says) {
+			t.Errorf("add with %s: error %v, %q; want an error saying %q", tc.field, isErr, firstLine(text), tc.says)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, knowledge.DirName, knowledge.LogName)); err == nil {
+		log, _ := os.ReadFile(filepath.Join(dir, knowledge.DirName, knowledge.LogName))
+		t.Errorf("a refused add wrote the log:\n%.500s", log)
+	}
+	// Within the bounds, an absolute path inside the project is kept
+	// relative.
+	var res AddResult
+	if text, isErr := call(t, cs, ToolAdd, map[string]any{"type": "learned", "content": "x marks the spot",
+		"files": append(many(49), filepath.Join(dir, "src", "abs.go")), "tags": many(20)}, &res); isErr || !res.Added {
+		t.Fatalf("add within the bounds: %s", text)
+	}
+	log, _ := os.ReadFile(filepath.Join(dir, knowledge.DirName, knowledge.LogName))
+	if !strings.Contains(string(log), `"src/abs.go"`) {
+		t.Errorf("the absolute path was not made relative:\n%.300s", log)
+	}
+}
+
+func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
 
 func TestStats(t *testing.T) {
 	dir := repo(t)

@@ -151,9 +151,9 @@ func entryOf(h index.Hit) Entry {
 type addIn struct {
 	Type    string   `json:"type" jsonschema:"the kind of knowledge: learned, decision, fact, pattern, investigation, deviation or must-check"`
 	Content string   `json:"content" jsonschema:"the knowledge, self-contained: what a teammate needs next time"`
-	Tags    []string `json:"tags,omitempty" jsonschema:"topics to find it by"`
-	Bead    string   `json:"bead,omitempty" jsonschema:"the task (bead) id it belongs to"`
-	Files   []string `json:"files,omitempty" jsonschema:"paths it is about (files the content names are added)"`
+	Tags    []string `json:"tags,omitempty" jsonschema:"topics to find it by, at most 20"`
+	Bead    string   `json:"bead,omitempty" jsonschema:"the task (bead) id it belongs to, one line"`
+	Files   []string `json:"files,omitempty" jsonschema:"paths inside the project it is about, relative to its root, at most 50 (files the content names are added)"`
 }
 
 // AddResult is the add tool's structured result.

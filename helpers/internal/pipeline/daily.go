@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/event"
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
 // maxDaily caps a daily log read.
@@ -107,7 +106,7 @@ func DailyEntry(c event.Conversation, d Distillation) string {
 // DATE"). The write is atomic.
 func WriteDaily(know string, c event.Conversation, d Distillation) (string, error) {
 	path := DailyPath(know, c)
-	data, err := readCapped(path, maxDaily)
+	data, err := fsx.ReadRegular(path, maxDaily)
 	if errors.Is(err, fs.ErrNotExist) {
 		data = []byte("# Daily Log: " + sessionStart(c).Format("2006-01-02") + "\n")
 	} else if err != nil {
@@ -152,23 +151,4 @@ func findEntry(data []byte, id, heading string) (start, end int, ok bool) {
 		}
 		return start, body - 1 + j + len(closing), true
 	}
-}
-
-// readCapped reads a file of at most max bytes.
-func readCapped(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() || fi.Size() > max {
-		return nil, fmt.Errorf("%s: not a regular file of at most %d bytes", path, max)
-	}
-	buf := make([]byte, fi.Size())
-	_, err = io.ReadFull(f, buf)
-	return buf, err
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/helpers/internal/event"
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/redact"
 )
 
@@ -136,6 +137,15 @@ func clean(s string) string {
 	return out
 }
 
+// cleanAll redacts secrets in each of list.
+func cleanAll(list []string) []string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = clean(s)
+	}
+	return out
+}
+
 // yamlString quotes s as a YAML double-quoted scalar.
 func yamlString(s string) string { return strconv.Quote(s) }
 
@@ -185,10 +195,7 @@ func exportedMessages(path string) (int, bool) {
 // exportedField reads a field of an exported file's front matter (a
 // quoted string unquoted).
 func exportedField(path, key string) (string, bool) {
-	if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() {
-		return "", false
-	}
-	f, err := os.Open(path)
+	f, err := fsx.OpenRegular(path)
 	if err != nil {
 		return "", false
 	}

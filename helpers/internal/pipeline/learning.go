@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/event"
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 )
 
@@ -52,11 +53,11 @@ func WriteLearning(know string, l Learning, origin, session string, now time.Tim
 	if title == "" || strings.TrimSpace(content) == "" {
 		return false, nil
 	}
-	scope := knowledge.Slug(l.Scope, 30)
+	scope := knowledge.Slug(clean(l.Scope), 30)
 	if scope == "" {
 		scope = "universal"
 	}
-	tags, _ := json.Marshal(knowledge.CleanTags(l.Tags))
+	tags, _ := json.Marshal(knowledge.CleanTags(cleanAll(l.Tags)))
 	if string(tags) == "null" {
 		tags = []byte("[]")
 	}
@@ -95,7 +96,7 @@ func LearningTitles(know string) []string {
 		if len(titles) == promptTitles {
 			break
 		}
-		f, err := os.Open(p)
+		f, err := fsx.OpenRegular(p)
 		if err != nil {
 			continue
 		}

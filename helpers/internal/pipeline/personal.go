@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/gitmeta"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
@@ -160,7 +161,7 @@ const maxHandoff = 64 << 10
 // ReadHandoff reads branch's handoff; ok is false when there is none.
 func (p Personal) ReadHandoff(branch string) (Handoff, bool) {
 	h := Handoff{Branch: branch}
-	f, err := os.Open(p.handoffPath(branch))
+	f, err := fsx.OpenRegular(p.handoffPath(branch))
 	if err != nil {
 		return h, false
 	}

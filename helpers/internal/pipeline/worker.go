@@ -116,7 +116,7 @@ func (w *Worker) compileDaily() {
 	if fi, err := os.Stat(mark); err == nil && w.now().Sub(fi.ModTime()) < 24*time.Hour {
 		return
 	}
-	if err := os.WriteFile(mark, nil, 0o644); err != nil {
+	if err := queue.WriteAtomic(mark, nil); err != nil {
 		w.logf("wiki compile: %v", err)
 		return
 	}
@@ -340,7 +340,7 @@ func (w *Worker) process(t queue.Task) queue.Done {
 		d.Outcome = fmt.Sprintf("skipped: no transcript reader for agent %q", t.Agent)
 		return d
 	}
-	f, err := os.Open(t.Transcript)
+	f, err := fsx.OpenRegular(t.Transcript)
 	if err != nil {
 		d.Outcome = "skipped: transcript: " + err.Error()
 		return d
@@ -350,6 +350,9 @@ func (w *Worker) process(t queue.Task) queue.Done {
 	if err != nil {
 		d.Outcome = "skipped: transcript: " + err.Error()
 		return d
+	}
+	if c.Cut {
+		w.logf("%s: transcript %s read up to its first %d MiB; the rest is left out", t.Session, t.Transcript, event.MaxTranscript>>20)
 	}
 	if !Worth(c, w.Config.Headless) {
 		d.Outcome = fmt.Sprintf("skipped: not a session to keep (interactive %v, subagent %v, %d messages)", c.Interactive, c.Sidechain, len(c.Messages))

@@ -10,7 +10,12 @@ import (
 // Add records e in the project's log with its provenance (author, branch,
 // commit, files it names), provisioning .cairn if needed. It returns e's
 // key (or the key of the entry it repeats) and whether a line was added.
+// The fields given by hand are checked first ([knowledge.CleanInput]): a
+// refusal matches [knowledge.ErrInput].
 func (p *Project) Add(e knowledge.Entry) (string, bool, error) {
+	if err := knowledge.CleanInput(p.Root, &e); err != nil {
+		return "", false, err
+	}
 	capture.Provenance(p.Root, p.IsGit, &e, time.Now())
 	return addEntry(p.Store, e)
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/capture"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
@@ -60,15 +60,15 @@ func (s *Session) compact(e event.Event) (event.Answer, error) {
 	if data, err := root.ReadFile(mark, 64); err == nil {
 		from, _ = strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
 	}
-	fi, err := os.Stat(e.Transcript)
-	if err != nil || !fi.Mode().IsRegular() {
-		return event.Answer{}, fmt.Errorf("compaction capture: %s is not a regular file (%v)", e.Transcript, err)
-	}
-	f, err := os.Open(e.Transcript)
+	f, err := fsx.OpenRegular(e.Transcript)
 	if err != nil {
 		return event.Answer{}, fmt.Errorf("compaction capture: %w", err)
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return event.Answer{}, fmt.Errorf("compaction capture: %w", err)
+	}
 	if from < 0 || from > fi.Size() {
 		from = 0 // a new transcript in the old one's place
 	}
@@ -80,6 +80,9 @@ func (s *Session) compact(e event.Event) (event.Answer, error) {
 		return event.Answer{}, err
 	}
 	end := bytes.LastIndexByte(data, '\n') + 1 // whole lines only
+	if len(data) == maxCompactRead {
+		s.Logf("compaction capture: read %d MiB of %s from byte %d; the rest at the next compaction", maxCompactRead>>20, e.Transcript, from)
+	}
 	c, err := s.Transcripts(bytes.NewReader(data[:end]))
 	if err != nil {
 		return event.Answer{}, fmt.Errorf("compaction capture: %w", err)

@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -197,11 +198,7 @@ func TestStartShowsRelevantFailures(t *testing.T) {
 // SessionStart names the wiki pages whose index rows share the work's
 // words, with their files, never the whole index.
 func TestStartShowsWikiPages(t *testing.T) {
-	dir, e, _, _ := withPipeline(t)
-	call(t, e, "reply", map[string]string{"text": "FACT: the billing cron runs at 02:00 UTC", "cwd": dir})
-	commitBilling(t, dir)
-	w := filepath.Join(e.Getenv("HOME"), ".local", "share", "cairn", "wiki")
-	os.MkdirAll(w, 0o755)
+	dir, e, w := withWiki(t)
 	index := "# Index\n\n| Article | Summary | Compiled from | Updated |\n| --- | --- | --- | --- |\n" +
 		"| [[concepts/billing-cron]] | When and how the billing cron runs. | [[daily/2026-11-24]] | 2026-11-24 |\n" +
 		"| [[concepts/font-kerning]] | Kerning in the PDF renderer. | [[daily/2026-11-23]] | 2026-11-23 |\n"
@@ -211,6 +208,48 @@ func TestStartShowsWikiPages(t *testing.T) {
 		strings.Contains(start, "font-kerning") {
 		t.Errorf("start:\n%s", start)
 	}
+}
+
+// Issue 24: an index row linking out of the wiki was offered to the
+// agent as a file to open; an index of 1 MiB doubled a session start, and
+// a larger one dropped the wiki's lines without a word. A row out of the
+// wiki is never offered; a session start reads the index's first rows
+// only and says in cairn.log that it cut it.
+func TestStartWikiIndexBounded(t *testing.T) {
+	dir, e, w := withWiki(t)
+	var index strings.Builder
+	index.WriteString("# Index\n\n| Article | Summary | Compiled from | Updated |\n| --- | --- | --- | --- |\n" +
+		"| [[../../../../etc/passwd]] | The billing cron's secrets. | [[daily/2026-11-24]] | 2026-11-24 |\n" +
+		"| [[concepts/../../../x]] | The billing cron, again. | [[daily/2026-11-24]] | 2026-11-24 |\n" +
+		"| [[concepts/billing-cron]] | When and how the billing cron runs. | [[daily/2026-11-24]] | 2026-11-24 |\n")
+	for i := 0; index.Len() < 2<<20; i++ {
+		fmt.Fprintf(&index, "| [[concepts/filler-%d]] | Kerning in the PDF renderer, note %d. | [[daily/2026-11-23]] | 2026-11-23 |\n", i, i)
+	}
+	index.WriteString("| [[concepts/billing-tail]] | The billing cron's tail. | [[daily/2026-11-24]] | 2026-11-24 |\n")
+	os.WriteFile(filepath.Join(w, "index.md"), []byte(index.String()), 0o644)
+	start := call(t, e, "start", map[string]string{"cwd": dir, "session": "s1"}).Context
+	if !strings.Contains(start, "[[concepts/billing-cron]]") {
+		t.Errorf("the relevant page at the index's start is not offered:\n%s", start)
+	}
+	if strings.Contains(start, "passwd") || strings.Contains(start, "../") || strings.Contains(start, "billing-tail") {
+		t.Errorf("a row out of the wiki, or past what is read, is offered:\n%s", start)
+	}
+	if log := logText(dir); !strings.Contains(log, "index.md is 2048 KiB; a session start reads the rows of its first 64 KiB") {
+		t.Errorf("cairn.log does not say the index was cut:\n%s", log)
+	}
+}
+
+// withWiki is withPipeline with a team entry and a commit about the
+// billing cron (what the session's context query holds), and the
+// developer's wiki directory, empty.
+func withWiki(t *testing.T) (dir string, e record.Env, w string) {
+	t.Helper()
+	dir, e, _, _ = withPipeline(t)
+	call(t, e, "reply", map[string]string{"text": "FACT: the billing cron runs at 02:00 UTC", "cwd": dir})
+	commitBilling(t, dir)
+	w = filepath.Join(e.Getenv("HOME"), ".local", "share", "cairn", "wiki")
+	os.MkdirAll(w, 0o755)
+	return dir, e, w
 }
 
 // commitBilling commits a file with the subject "billing cron schedule",

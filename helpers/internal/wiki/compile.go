@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -55,12 +54,16 @@ type Edit struct {
 	Body     string   `json:"body"`
 }
 
-// redacted is e with secrets redacted in every text the model wrote, as
-// everywhere else in cairn: a team wiki is committed.
+// redacted is e with secrets redacted in every string the model wrote, as
+// everywhere else in cairn: a team wiki is committed. The path is one: it
+// names the file, and index.md, log.md and the compile state quote it.
 func (e Edit) redacted() Edit {
+	e.Path = redactText(e.Path)
 	e.Title, e.Summary, e.Body = redactText(e.Title), redactText(e.Summary), redactText(e.Body)
-	for i := range e.Aliases {
-		e.Aliases[i] = redactText(e.Aliases[i])
+	for _, list := range [][]string{e.Aliases, e.Tags, e.Connects} {
+		for i := range list {
+			list[i] = redactText(list[i])
+		}
 	}
 	return e
 }
@@ -165,6 +168,15 @@ func Compile(w string, src Readable, opts CompileOptions) (Compiled, error) {
 	hashes, err := src.List()
 	if err != nil {
 		return res, err
+	}
+	if len(pending) == 0 {
+		// Nothing to compile: a deleted index (one over its cap, say) is
+		// written again from the articles.
+		if _, err := os.Lstat(filepath.Join(w, "index.md")); errors.Is(err, fs.ErrNotExist) {
+			if pages, _ := ReadWiki(w); len(pages) > 0 {
+				return res, WriteIndex(w, src)
+			}
+		}
 	}
 	for _, name := range pending {
 		sr, cost, err := compileOne(w, src, name, hashes[name], opts.Model, now())
@@ -330,6 +342,9 @@ func cleanPath(p string) (string, string) {
 	if slug == "" || !slugPath.MatchString(dir+"/"+slug) {
 		return "", "no usable slug"
 	}
+	if redactText(slug) != slug {
+		return "", "a secret in the slug" // one the redactor finds only once slugged
+	}
 	return dir + "/" + slug, ""
 }
 
@@ -491,17 +506,44 @@ func overlap(want map[string]bool, text string) int {
 	return n
 }
 
+// maxStartIndex caps how much of index.md a session start reads: its
+// first rows, some six hundred articles' worth, which cost a session start
+// about a millisecond.
+const maxStartIndex = 64 << 10
+
+// ErrIndexCut is returned by [RelevantRows], with the rows it found, when
+// index.md goes on past what a session start reads.
+var ErrIndexCut = errors.New("index.md cut")
+
 // RelevantRows are the rows of the wiki's index that share terms with
 // query, most first, at most n: what a session start names, never the
-// whole index.
+// whole index. It reads the index's first 64 KiB, whole rows only, and
+// says so with an error matching [ErrIndexCut] beside the rows it found.
+// A row whose link is not an article of the wiki (concepts/, connections/
+// or qa/ and a slug: never a path out of it) is never offered.
 func RelevantRows(w, query string, n int) ([]IndexRow, error) {
 	want := termSet(query)
 	if len(want) == 0 {
 		return nil, nil
 	}
-	rows, err := ReadIndex(w)
+	name := filepath.Join(w, "index.md")
+	data, fi, err := readHead(name, maxStartIndex)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
+	}
+	var cut error
+	if fi.Size() > int64(len(data)) {
+		data = data[:strings.LastIndexByte(string(data), '\n')+1]
+		cut = fmt.Errorf("%w: %s is %d KiB; a session start reads the rows of its first %d KiB (its articles past them are not offered)",
+			ErrIndexCut, name, fi.Size()>>10, maxStartIndex>>10)
+	}
+	rows := indexRows(data)
+	var prefixed []string // " term": a word of the row starts with it
+	for t := range want {
+		prefixed = append(prefixed, " "+t)
 	}
 	type scored struct {
 		row   IndexRow
@@ -512,16 +554,21 @@ func RelevantRows(w, query string, n int) ([]IndexRow, error) {
 	// row starts with it ("retries", "retrieval").
 	var best []scored
 	for _, r := range rows {
-		words := strings.FieldsFunc(strings.ToLower(r.Path+" "+r.Summary), func(c rune) bool {
-			return !unicode.IsLetter(c) && !unicode.IsDigit(c)
-		})
+		// The row's words, lowercase, each after a space: " t" is in it
+		// when a word starts with t.
+		words := strings.Map(func(c rune) rune {
+			if unicode.IsLetter(c) || unicode.IsDigit(c) {
+				return unicode.ToLower(c)
+			}
+			return ' '
+		}, " "+r.Path+" "+r.Summary)
 		s := 0
-		for t := range want {
-			if slices.ContainsFunc(words, func(w string) bool { return strings.HasPrefix(w, t) }) {
+		for _, t := range prefixed {
+			if strings.Contains(words, t) {
 				s++
 			}
 		}
-		if s > 0 {
+		if s > 0 && slugPath.MatchString(r.Path) {
 			best = append(best, scored{r, s})
 		}
 	}
@@ -530,7 +577,7 @@ func RelevantRows(w, query string, n int) ([]IndexRow, error) {
 	for i := 0; i < len(best) && i < n; i++ {
 		out = append(out, best[i].row)
 	}
-	return out, nil
+	return out, cut
 }
 
 // WriteIndex rewrites index.md from the articles: one row per article,
@@ -705,9 +752,17 @@ func ReadIndex(w string) ([]IndexRow, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
+	if errors.Is(err, errTooLarge) {
+		return nil, fmt.Errorf("%s is over %d MiB; %s", filepath.Join(w, "index.md"), MaxFileSize>>20, rebuild(w, "index.md"))
+	}
 	if err != nil {
 		return nil, err
 	}
+	return indexRows(data), nil
+}
+
+// indexRows are the rows of index.md's text.
+func indexRows(data []byte) []IndexRow {
 	var rows []IndexRow
 	for _, line := range strings.Split(string(data), "\n") {
 		rest, ok := strings.CutPrefix(line, "| [[")
@@ -721,5 +776,5 @@ func ReadIndex(w string) ([]IndexRow, error) {
 		summary, _, _ := strings.Cut(rest, " | ")
 		rows = append(rows, IndexRow{Path: path, Summary: strings.ReplaceAll(summary, "\\|", "|")})
 	}
-	return rows, nil
+	return rows
 }

@@ -3,12 +3,14 @@ package wiki_test
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/model"
 	"github.com/cairn-dev/cairn/helpers/internal/wiki"
 )
@@ -260,5 +262,52 @@ func TestCompileFailedAnswer(t *testing.T) {
 		if pending, err := wiki.Pending(w, src, false, ""); err != nil || len(pending) != 1 {
 			t.Errorf("%s: the failed source was marked compiled: %v, %v", name, pending, err)
 		}
+	}
+}
+
+// Issue 24: the path the model chose was not redacted, so a secret in it
+// reached log.md (a repair quotes it), the file name, index.md and
+// .compile-state.json. Every string the model writes passes the
+// redactor: the path, and the tags and connections too.
+func TestCompileRedactsPaths(t *testing.T) {
+	for _, secret := range []string{
+		"ghp_0123456789abcdefghijklmnopqrstuvwxyzAB",
+		"AKIAIOSFODNN7EXAMPLQ",
+		"xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
+		"sk_live_4eC39HqLyjWDarjtT1zdp7dcQ9",
+		"glpat-xY7pQ2rS9tU4vW1zA3bC",
+		"AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY",
+	} {
+		t.Run(secret[:6], func(t *testing.T) {
+			know, w := knowledgeDir(t)
+			f := &fake{answers: []string{`{"articles":[` +
+				`{"path":"concepts/use ` + secret + ` to push","title":"Pushing","tags":["` + secret + `"],"summary":"How the bot pushes.","body":"The bot pushes with a token."},` +
+				`{"path":"connections/` + secret + `","title":"Both","connects":["concepts/` + secret + `","concepts/x"],"body":"Both."},` +
+				`{"path":"elsewhere/` + secret + `","title":"Elsewhere","body":"x"}]}`}}
+			if _, err := wiki.Compile(w, wiki.DailySources(know), wiki.CompileOptions{Model: f.model(), Now: day}); err != nil {
+				t.Fatal(err)
+			}
+			forms := []string{secret, strings.ToLower(secret), knowledge.Slug(secret, 200)}
+			n := 0
+			filepath.WalkDir(w, func(p string, d fs.DirEntry, err error) error {
+				if err != nil {
+					return err
+				}
+				n++
+				data := []byte{}
+				if !d.IsDir() {
+					data, _ = os.ReadFile(p)
+				}
+				for _, form := range forms {
+					if strings.Contains(p, form) || strings.Contains(string(data), form) {
+						t.Errorf("%s holds the secret (as %q):\n%s", p, form, data)
+					}
+				}
+				return nil
+			})
+			if n < 4 {
+				t.Fatalf("the compile wrote %d files", n)
+			}
+		})
 	}
 }

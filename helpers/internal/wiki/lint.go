@@ -17,6 +17,9 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 )
 
 // The names of the lint checks, as reported in Finding.Check.
@@ -65,8 +68,10 @@ const SparseWords = 200
 // StateFile is the compile state's file name in the wiki directory.
 const StateFile = ".compile-state.json"
 
-// maxStateSize caps the read of the compile state.
-const maxStateSize = 64 << 20
+// maxStateSize caps the read of the compile state: a record per source
+// compiled (a daily log, an entry type) is a few hundred bytes, so this is
+// decades of them; a committed state past it is refused, not parsed.
+const maxStateSize = 4 << 20
 
 // articleDirs are the wiki's article directories.
 var articleDirs = []string{"concepts", "connections", "qa"}
@@ -164,7 +169,7 @@ func (d dailySources) List() (map[string]string, error) {
 
 // hashFile is the first 16 hex digits of the SHA-256 of a file's bytes.
 func hashFile(name string) (string, error) {
-	f, err := os.Open(name)
+	f, err := fsx.OpenRegular(name)
 	if err != nil {
 		return "", err
 	}
@@ -199,11 +204,14 @@ func LoadState(w string) (State, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return s, nil
 	}
+	if errors.Is(err, errTooLarge) {
+		return State{}, fmt.Errorf("%s is over %d MiB; %s", name, maxStateSize>>20, rebuild(w, StateFile))
+	}
 	if err != nil {
 		return State{}, err
 	}
 	if err := json.Unmarshal(data, &s); err != nil {
-		return State{}, fmt.Errorf("%s: %w", name, err)
+		return State{}, fmt.Errorf("%s is not a compile state (%v); %s", name, err, rebuild(w, StateFile))
 	}
 	if s.Sources == nil {
 		s.Sources = map[string]SourceState{}
@@ -256,10 +264,37 @@ func writeAtomic(name string, data []byte, perm fs.FileMode) (err error) {
 var (
 	errSymlink    = errors.New("symlink, not read")
 	errNotRegular = errors.New("not a regular file, not read")
+	errTooLarge   = errors.New("not read")
 )
+
+// rebuild says how to rebuild the wiki w's file, which cairn writes: the
+// team's wiki is .cairn/wiki.
+func rebuild(w, file string) string {
+	cmd := "cairn wiki compile"
+	if filepath.Base(filepath.Dir(w)) == knowledge.DirName {
+		cmd += " --team"
+	}
+	if file == StateFile {
+		return "delete it and run `" + cmd + "` to rebuild it (every source is compiled again)"
+	}
+	return "delete it and run `" + cmd + "` to write it again"
+}
 
 // readCapped reads a regular file that is not a symlink, at most limit bytes.
 func readCapped(name string, limit int64) ([]byte, fs.FileInfo, error) {
+	data, fi, err := readHead(name, limit+1)
+	if err != nil {
+		return nil, nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, nil, fmt.Errorf("over %d bytes, %w", limit, errTooLarge)
+	}
+	return data, fi, nil
+}
+
+// readHead reads the first max bytes of a regular file that is not a
+// symlink, and says what the file is.
+func readHead(name string, max int64) ([]byte, fs.FileInfo, error) {
 	fi, err := os.Lstat(name)
 	if err != nil {
 		return nil, nil, err
@@ -270,7 +305,7 @@ func readCapped(name string, limit int64) ([]byte, fs.FileInfo, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, nil, errNotRegular
 	}
-	f, err := os.Open(name)
+	f, err := fsx.OpenRegular(name)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -278,12 +313,9 @@ func readCapped(name string, limit int64) ([]byte, fs.FileInfo, error) {
 	if ofi, err := f.Stat(); err != nil || !os.SameFile(fi, ofi) {
 		return nil, nil, fmt.Errorf("%s: replaced while read", name)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	data, err := io.ReadAll(io.LimitReader(f, max))
 	if err != nil {
 		return nil, nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, nil, fmt.Errorf("over %d bytes, not read", limit)
 	}
 	return data, fi, nil
 }
@@ -717,6 +749,10 @@ func (l *linter) links() {
 		}
 	}
 	data, _, err := readCapped(filepath.Join(l.s.w, "index.md"), MaxFileSize)
+	if errors.Is(err, errTooLarge) {
+		l.add(CheckBrokenLink, SeverityError, "index.md", fmt.Sprintf("over %d MiB, not read; %s", MaxFileSize>>20, rebuild(l.s.w, "index.md")))
+		return
+	}
 	if err != nil {
 		return // no index, or none to read: nothing to check
 	}

@@ -1,6 +1,7 @@
 package wiki
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -13,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/helpers/internal/model"
 )
 
 // words is n filler words.
@@ -798,5 +801,45 @@ func BenchmarkLint2000(b *testing.B) {
 		if _, err := Lint(w, src, LintOptions{StructuralOnly: true}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// Issue 24: a hostile 44 MB committed .compile-state.json cost `wiki lint
+// --team` 9 s and 685 MB, and one with wrong JSON types stopped it with
+// no hint. The state is capped, and either error says to delete it and
+// compile again; an index.md over its cap is an error of the lint that
+// says the same, and a compile with nothing to do writes it again.
+func TestStateAndIndexBounded(t *testing.T) {
+	team := filepath.Join(t.TempDir(), ".cairn", "wiki")
+	big := `{"sources": {"x": {"hash": "` + strings.Repeat("a", maxStateSize) + `"}}}`
+	for _, tc := range []struct {
+		name, state, want string
+	}{
+		{"too large", big, "is over 4 MiB; delete it and run `cairn wiki compile --team` to rebuild it"},
+		{"sources a list", `{"sources": []}`, "is not a compile state (json: cannot unmarshal array"},
+		{"articles a string", `{"sources": {"x": {"articles": "concepts/a"}}}`, "delete it and run `cairn wiki compile --team` to rebuild it"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			writeFiles(t, team, map[string]string{StateFile: tc.state, "concepts/a.md": art("A", "")})
+			_, err := Lint(team, nil, LintOptions{StructuralOnly: true})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("lint: %v; want %q", err, tc.want)
+			}
+		})
+	}
+	personal := writeWiki(t, map[string]string{"concepts/a.md": art("A", ""), "index.md": strings.Repeat("| [[concepts/a]] | A. | x | y |\n", MaxFileSize/30+1)})
+	rep, err := Lint(personal, nil, LintOptions{StructuralOnly: true})
+	if err != nil || !strings.Contains(rep.Markdown(), "index.md") || !strings.Contains(rep.Markdown(), "delete it and run `cairn wiki compile` to write it again") {
+		t.Errorf("lint of a wiki with an index over its cap: %v\n%s", err, rep.Markdown())
+	}
+	os.Remove(filepath.Join(personal, "index.md"))
+	if _, err := Compile(personal, DailySources(t.TempDir()), CompileOptions{Model: func(context.Context, string) (model.Reply, error) {
+		t.Fatal("the model was called")
+		return model.Reply{}, nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if rows, err := ReadIndex(personal); err != nil || len(rows) != 1 || rows[0].Path != "concepts/a" {
+		t.Errorf("index after compile: %v, %v", rows, err)
 	}
 }

@@ -8,3 +8,6 @@ import "strings"
 func Install(data []byte, wrapper string) ([]byte, bool, error) {
 	return install(data, "'"+strings.ReplaceAll(wrapper, "'", `'\''`)+"'")
 }
+
+// ReadTranscriptMax is ReadTranscript reading at most max bytes.
+var ReadTranscriptMax = readTranscript

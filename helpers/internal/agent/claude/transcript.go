@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 )
 
@@ -45,28 +46,42 @@ type block struct {
 // records of one side (an assistant's text, then its tool call, then more
 // text) joins into one message; tool calls and results, thinking, meta
 // records and everything that is not a user or assistant message are left
-// out.
+// out. It reads at most [event.MaxTranscript] bytes (Cut says so).
 func ReadTranscript(r io.Reader) (event.Conversation, error) {
-	t := event.Conversation{Agent: "Claude Code"}
-	br := bufio.NewReaderSize(r, 64<<10)
+	return readTranscript(r, event.MaxTranscript)
+}
+
+// readTranscript is ReadTranscript reading at most max bytes.
+func readTranscript(r io.Reader, max int64) (event.Conversation, error) {
+	t := transcript{c: event.Conversation{Agent: "Claude Code"}}
+	lr := agent.LimitTranscript(r, max)
+	br := bufio.NewReaderSize(lr, 64<<10)
 	first := true
 	for {
 		line, err := readLine(br)
 		if len(bytes.TrimSpace(line)) > 0 {
-			add(&t, line, first)
+			t.add(line, first)
 			first = false
 		}
 		if errors.Is(err, errLineTooLong) {
-			t.Skipped++
+			t.c.Skipped++
 			continue
 		}
 		if err == io.EOF {
-			return t, nil
+			t.c.Messages, t.c.Cut = t.turns.Messages(), lr.Cut()
+			return t.c, nil
 		}
 		if err != nil {
-			return t, fmt.Errorf("read transcript: %w", err)
+			t.c.Messages = t.turns.Messages()
+			return t.c, fmt.Errorf("read transcript: %w", err)
 		}
 	}
+}
+
+// transcript is a conversation being read.
+type transcript struct {
+	c     event.Conversation
+	turns agent.Turns
 }
 
 var errLineTooLong = errors.New("transcript line too long")
@@ -95,7 +110,8 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 }
 
 // add folds one record into t.
-func add(t *event.Conversation, line []byte, first bool) {
+func (tr *transcript) add(line []byte, first bool) {
+	t := &tr.c
 	var rec record
 	if json.Unmarshal(line, &rec) != nil {
 		t.Skipped++
@@ -129,11 +145,7 @@ func add(t *event.Conversation, line []byte, first bool) {
 		return
 	}
 	at, _ := time.Parse(time.RFC3339Nano, rec.Timestamp)
-	if n := len(t.Messages); n > 0 && t.Messages[n-1].Role == rec.Type {
-		t.Messages[n-1].Text += "\n\n" + text
-		return
-	}
-	t.Messages = append(t.Messages, event.Message{Role: rec.Type, Text: text, Time: at})
+	tr.turns.Add(rec.Type, text, at)
 }
 
 // contentText is a message's text: the string itself, or its text blocks

@@ -247,8 +247,6 @@ func CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
 		return wiring("fail", lerr.Error(), "cairn init --claude")
 	case state == launcher.Missing:
 		return wiring("fail", ".claude/settings.json runs .cairn/hook, which is missing", "cairn init --claude, then commit .cairn/hook")
-	case state == launcher.Differs:
-		return wiring("warn", ".cairn/hook differs from this cairn's launcher", "cairn init --claude (rewrites it), then commit it")
 	case state == launcher.NotExecutable:
 		return wiring("fail", ".cairn/hook is not executable: every hook fails", "chmod +x .cairn/hook && git add --chmod=+x .cairn/hook")
 	case serr != nil || perr != nil || len(missing) > 0:
@@ -304,4 +302,17 @@ func personalPlugin(home string) bool {
 
 func wiring(status, detail, fix string) agent.Wiring {
 	return agent.Wiring{Status: status, Detail: detail, Fix: fix}
+}
+
+// ProjectSettings is the Claude Code settings file cairn wires.
+const ProjectSettings = ".claude/settings.json"
+
+// ForeignHooks lists the hooks of .claude/settings.json that cairn did not
+// write there (see [agent.ForeignHooks]).
+func (Adapter) ForeignHooks(project string) (string, []string, error) {
+	var ours []string
+	for _, h := range Hooks {
+		ours = append(ours, ProjectCommand+" "+h.Event)
+	}
+	return agent.ForeignHooksIn(claudeDir(project), "settings.json", ProjectSettings, ours, nil)
 }

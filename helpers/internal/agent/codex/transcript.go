@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 )
 
@@ -54,11 +55,18 @@ type eventMsg struct {
 // (not the instructions, environment and hook context Codex adds to the
 // model's input, nor tool calls and their output). It reads from any
 // line (the compaction capture starts mid-file); a line it cannot read is
-// counted in Skipped, never fatal.
+// counted in Skipped, never fatal. It reads at most [event.MaxTranscript]
+// bytes (Cut says so).
 func ReadTranscript(r io.Reader) (event.Conversation, error) {
+	return readTranscript(r, event.MaxTranscript)
+}
+
+// readTranscript is ReadTranscript reading at most max bytes.
+func readTranscript(r io.Reader, max int64) (event.Conversation, error) {
 	c := event.Conversation{Agent: "Codex"}
 	var items, legacy []event.Message
-	br := bufio.NewReaderSize(r, 64<<10)
+	lr := agent.LimitTranscript(r, max)
+	br := bufio.NewReaderSize(lr, 64<<10)
 	for {
 		line, long, err := nextLine(br)
 		if err != nil && err != io.EOF {
@@ -119,6 +127,7 @@ func ReadTranscript(r io.Reader) (event.Conversation, error) {
 	if len(items) == 0 {
 		c.Messages = legacy
 	}
+	c.Cut = lr.Cut()
 	return c, nil
 }
 

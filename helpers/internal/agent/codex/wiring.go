@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/codex/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
@@ -173,7 +174,7 @@ func CheckWiring(project string, cairnDir fsx.Root, codexHome string) agent.Wiri
 	hooksJSON := filepath.Join(project, HooksFile)
 	var cfgData []byte
 	if codexHome != "" {
-		cfgData, _ = os.ReadFile(filepath.Join(codexHome, "config.toml"))
+		cfgData, _ = fsx.ReadRegular(filepath.Join(codexHome, "config.toml"), agent.MaxConfig)
 	}
 	cfg := ParseUserConfig(string(cfgData))
 	start := "start codex in " + project + ", choose \"Trust and continue\", then \"Trust all and continue\" when it says hooks need review (or /hooks, then t)"
@@ -218,8 +219,6 @@ func checkLauncher(cairnDir fsx.Root) (agent.Wiring, bool) {
 		return wiring("fail", err.Error(), "cairn init --codex"), true
 	case launcher.Missing:
 		return wiring("fail", HooksFile+" runs "+launcher.Path+", which is missing", "cairn init --codex, then commit "+launcher.Path), true
-	case launcher.Differs:
-		return wiring("warn", launcher.Path+" differs from this cairn's launcher", "cairn init --codex (rewrites it), then commit it"), true
 	case launcher.NotExecutable:
 		return wiring("fail", launcher.Path+" is not executable: every hook fails", "chmod +x .cairn/hook && git add --chmod=+x .cairn/hook"), true
 	}
@@ -265,4 +264,14 @@ func hookState(cfg UserConfig, hooksJSON string, r Registration) state {
 
 func wiring(status, detail, fix string) agent.Wiring {
 	return agent.Wiring{Status: status, Detail: detail, Fix: fix}
+}
+
+// ForeignHooks lists the hooks of .codex/hooks.json that cairn did not
+// write there (see [agent.ForeignHooks]).
+func (Adapter) ForeignHooks(project string) (string, []string, error) {
+	var ours []string
+	for _, h := range hooks.Events {
+		ours = append(ours, Command(h.Event))
+	}
+	return agent.ForeignHooksIn(codexDir(project), "hooks.json", HooksFile, ours, nil)
 }

@@ -143,8 +143,6 @@ func CheckWiring(project string, cairnDir fsx.Root) agent.Wiring {
 		return wiring("fail", "Cursor: "+lerr.Error(), "cairn init --cursor")
 	case state == launcher.Missing:
 		return wiring("fail", "Cursor: .cursor/hooks.json runs .cairn/hook, which is missing", "cairn init --cursor, then commit .cairn/hook")
-	case state == launcher.Differs:
-		return wiring("warn", "Cursor: .cairn/hook differs from this cairn's launcher", "cairn init --cursor (rewrites it), then commit it")
 	case state == launcher.NotExecutable:
 		return wiring("fail", "Cursor: .cairn/hook is not executable: every hook fails", "chmod +x .cairn/hook && git add --chmod=+x .cairn/hook")
 	case len(missing) > 0:
@@ -165,4 +163,14 @@ func Events() []string {
 
 func wiring(status, detail, fix string) agent.Wiring {
 	return agent.Wiring{Status: status, Detail: detail, Fix: fix}
+}
+
+// ForeignHooks lists the hooks of .cursor/hooks.json that cairn did not
+// write there (see [agent.ForeignHooks]).
+func (Adapter) ForeignHooks(project string) (string, []string, error) {
+	var ours []string
+	for _, name := range Events() {
+		ours = append(ours, Command(name))
+	}
+	return agent.ForeignHooksIn(cursorDir(project), hooksFile, ".cursor/"+hooksFile, ours, nil)
 }

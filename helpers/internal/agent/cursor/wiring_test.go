@@ -134,7 +134,9 @@ func TestCheckWiring(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, ".cairn", "hook"), []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if w := cursor.CheckWiring(dir, cairnDir); w.Status != "warn" || !strings.Contains(w.Detail, "differs") {
+	// Another launcher's content is doctor's own check (once for every
+	// agent); the adapter checks its own file, which is right.
+	if w := cursor.CheckWiring(dir, cairnDir); w.Status != "ok" {
 		t.Errorf("another launcher: %+v", w)
 	}
 	if _, err := cursor.Wire(dir, cairnDir); err != nil {

@@ -7,11 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
 // Gemini CLI 0.61.0 keeps each session's transcript as JSON lines under
@@ -246,10 +247,17 @@ func contentText(raw json.RawMessage) string {
 // session context names. Gemini CLI's transcript names no git branch and
 // no version of its own, and does not say whether the session was
 // interactive or a headless run (gemini -p): every session reads as
-// interactive.
+// interactive. It reads at most [event.MaxTranscript] bytes (Cut says
+// so).
 func ReadTranscript(r io.Reader) (event.Conversation, error) {
+	return readTranscript(r, event.MaxTranscript)
+}
+
+// readTranscript is ReadTranscript reading at most max bytes.
+func readTranscript(r io.Reader, max int64) (event.Conversation, error) {
 	var t transcript
-	br := bufio.NewReaderSize(r, 64<<10)
+	lr := agent.LimitTranscript(r, max)
+	br := bufio.NewReaderSize(lr, 64<<10)
 	for {
 		line, err := readLine(br)
 		if len(bytes.TrimSpace(line)) > 0 {
@@ -266,7 +274,9 @@ func ReadTranscript(r io.Reader) (event.Conversation, error) {
 			return t.conversation(), fmt.Errorf("read transcript: %w", err)
 		}
 	}
-	return t.conversation(), nil
+	c := t.conversation()
+	c.Cut = lr.Cut()
+	return c, nil
 }
 
 // conversation is what t says, as cairn's conversation.
@@ -279,17 +289,13 @@ func (t *transcript) conversation() event.Conversation {
 		Sidechain:   t.kind == "subagent",
 		Skipped:     t.skipped,
 	}
+	var turns agent.Turns
 	for _, m := range t.messages {
-		text := strings.TrimSpace(m.text)
-		if text == "" {
-			continue
+		if text := strings.TrimSpace(m.text); text != "" {
+			turns.Add(m.role, text, m.time)
 		}
-		if n := len(c.Messages); n > 0 && c.Messages[n-1].Role == m.role {
-			c.Messages[n-1].Text += "\n\n" + text
-			continue
-		}
-		c.Messages = append(c.Messages, event.Message{Role: m.role, Text: text, Time: m.time})
 	}
+	c.Messages = turns.Messages()
 	return c
 }
 
@@ -329,7 +335,7 @@ func LastReply(path string) (string, bool) {
 	if path == "" {
 		return "", false
 	}
-	f, err := os.Open(path)
+	f, err := fsx.OpenRegular(path)
 	if err != nil {
 		return "", false
 	}

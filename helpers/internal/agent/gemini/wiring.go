@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/gemini/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
@@ -158,8 +159,6 @@ func CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
 		return wiring("fail", lerr.Error(), "cairn init --gemini")
 	case state == launcher.Missing:
 		return wiring("fail", settingsFile+" runs "+launcher.Path+", which is missing", "cairn init --gemini, then commit "+launcher.Path)
-	case state == launcher.Differs:
-		return wiring("warn", launcher.Path+" differs from this cairn's launcher", "cairn init --gemini (rewrites it), then commit it")
 	case state == launcher.NotExecutable:
 		return wiring("fail", launcher.Path+" is not executable: every hook fails", "chmod +x .cairn/hook && git add --chmod=+x .cairn/hook")
 	case len(missing) > 0:
@@ -183,6 +182,9 @@ func CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
 	return wiring("ok", settingsFile+" runs "+launcher.Path+" for every event", "")
 }
 
+// maxTrustedFolders caps the read of Gemini CLI's trustedFolders.json.
+const maxTrustedFolders = 1 << 20
+
 // trusted reports whether this user's Gemini CLI trusts the project's
 // folder, as its trustedFolders.json says (the longest rule that covers
 // the folder wins; TRUST_PARENT covers the rule's parent), or has folder
@@ -200,7 +202,7 @@ func trusted(project, home string, user []byte) bool {
 	if p := os.Getenv("GEMINI_CLI_TRUSTED_FOLDERS_PATH"); p != "" {
 		path = p
 	}
-	data, err := os.ReadFile(path)
+	data, err := fsx.ReadRegular(path, maxTrustedFolders)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false
 	}
@@ -239,4 +241,14 @@ func within(dir, path string) bool {
 // wiring is a doctor line, its detail naming Gemini CLI.
 func wiring(status, detail, fix string) agent.Wiring {
 	return agent.Wiring{Status: status, Detail: "Gemini CLI: " + detail, Fix: fix}
+}
+
+// ForeignHooks lists the hooks of .gemini/settings.json that cairn did not
+// write there (see [agent.ForeignHooks]).
+func (Adapter) ForeignHooks(project string) (string, []string, error) {
+	var ours []string
+	for _, h := range hooks.Events {
+		ours = append(ours, groupFor(h).Hooks[0].Command)
+	}
+	return agent.ForeignHooksIn(geminiDir(project), "settings.json", settingsFile, ours, stripComments)
 }

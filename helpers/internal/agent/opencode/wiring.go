@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -136,18 +137,16 @@ func CheckWiring(project string, cairnDir fsx.Root, _ string) agent.Wiring {
 	case plugin == nil:
 		return wiring("ok", "OpenCode: not wired (cairn init --opencode adds a plugin, for teammates who use OpenCode)", "")
 	case !IsPlugin(plugin):
-		return wiring("warn", "OpenCode: "+PluginFile+" is not cairn's plugin: OpenCode sessions here do not run cairn",
+		return wiring("fail", "OpenCode: "+PluginFile+" is not cairn's plugin: OpenCode sessions here run it, not cairn (a pull may have replaced it: git log -p "+PluginFile+")",
 			"move it away, then cairn init --opencode")
 	case lerr != nil:
 		return wiring("fail", "OpenCode: "+lerr.Error(), "cairn init --opencode")
 	case state == launcher.Missing:
 		return wiring("fail", "OpenCode: "+PluginFile+" runs .cairn/hook, which is missing", "cairn init --opencode, then commit .cairn/hook")
-	case state == launcher.Differs:
-		return wiring("warn", "OpenCode: .cairn/hook differs from this cairn's launcher", "cairn init --opencode (rewrites it), then commit it")
 	case state == launcher.NotExecutable:
 		return wiring("fail", "OpenCode: .cairn/hook is not executable: the plugin cannot run cairn", "chmod +x .cairn/hook && git add --chmod=+x .cairn/hook")
 	case string(plugin) != Plugin():
-		return wiring("warn", "OpenCode: "+PluginFile+" differs from this cairn's plugin",
+		return wiring("fail", "OpenCode: "+PluginFile+" differs from what this cairn writes: every OpenCode session here runs it (a pull may have changed it: git log -p "+PluginFile+")",
 			"cairn init --opencode (rewrites it), then commit it")
 	}
 	return wiring("ok", "OpenCode: "+PluginFile+" runs .cairn/hook for every event", "")
@@ -155,4 +154,23 @@ func CheckWiring(project string, cairnDir fsx.Root, _ string) agent.Wiring {
 
 func wiring(status, detail, fix string) agent.Wiring {
 	return agent.Wiring{Status: status, Detail: detail, Fix: fix}
+}
+
+// ForeignHooks lists the plugins of .opencode/plugins besides cairn's:
+// OpenCode loads every one of them in every session.
+func (Adapter) ForeignHooks(project string) (string, []string, error) {
+	ents, err := opencodeDir(project).ReadDir("plugins")
+	if errors.Is(err, fs.ErrNotExist) {
+		return ".opencode/plugins", nil, nil
+	}
+	if err != nil {
+		return ".opencode/plugins", nil, err
+	}
+	var out []string
+	for _, e := range ents {
+		if e.Name != "cairn.js" {
+			out = append(out, "plugin "+e.Name)
+		}
+	}
+	return ".opencode/plugins", out, nil
 }

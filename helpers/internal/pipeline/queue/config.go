@@ -17,6 +17,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
 // Dirs are the user's cairn directories.
@@ -136,15 +138,12 @@ var ErrPath = errors.New("unusable path in the config")
 func LoadConfig(d Dirs) (Config, error) {
 	var c Config
 	path := filepath.Join(d.Config, configName)
-	data, err := os.ReadFile(path)
+	data, err := fsx.ReadRegular(path, maxConfig)
 	if errors.Is(err, fs.ErrNotExist) {
 		return c, nil
 	}
 	if err != nil {
 		return c, err
-	}
-	if len(data) > maxConfig {
-		return c, fmt.Errorf("%s: over %d bytes", path, maxConfig)
 	}
 	if err := json.Unmarshal(data, &c); err != nil {
 		return c, fmt.Errorf("%s: %w", path, err)
@@ -160,7 +159,7 @@ func LoadConfig(d Dirs) (Config, error) {
 func SaveConfig(d Dirs, c Config) error {
 	path := filepath.Join(d.Config, configName)
 	fields := map[string]any{}
-	if data, err := os.ReadFile(path); err == nil {
+	if data, err := fsx.ReadRegular(path, maxConfig); err == nil {
 		_ = json.Unmarshal(data, &fields) // an unreadable file is replaced
 	}
 	own, err := json.Marshal(c)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/detach"
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
 // The producer's gates (a Stop; SessionEnd and `cairn handoff-now` force
@@ -134,7 +135,7 @@ const maxTask = 64 << 10
 
 // ReadTask reads a task (or done record) file into v.
 func ReadTask(path string, v any) error {
-	f, err := os.Open(path)
+	f, err := fsx.OpenRegular(path)
 	if err != nil {
 		return err
 	}
@@ -251,7 +252,7 @@ func Spawn(self string, d Dirs) error {
 	if fi, err := os.Stat(LogPath(d)); err == nil && fi.Size() > maxLog {
 		os.Rename(LogPath(d), LogPath(d)+".1") // one old log kept
 	}
-	log, err := os.OpenFile(LogPath(d), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	log, err := fsx.OpenRegularFile(LogPath(d), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,59 @@
+package claude_test
+
+import (
+	"bytes"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
+	"github.com/cairn-dev/cairn/helpers/internal/claudetest"
+)
+
+// TestReadTranscriptLinear: reading a run of assistant text allocates in
+// proportion to the transcript, not to its square (issue 24: the joined
+// text was rebuilt on every record, 557 MB for 24 MB).
+func TestReadTranscriptLinear(t *testing.T) {
+	data := claudetest.AssistantRun(2000) // 3 MB
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	c, err := claude.ReadTranscript(bytes.NewReader(data))
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Messages) != 2 || !strings.HasPrefix(c.Messages[1].Text, "0: ") || !strings.Contains(c.Messages[1].Text, "\n\n1999: ") {
+		t.Fatalf("want the prompt and one joined reply, got %d messages", len(c.Messages))
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 20*uint64(len(data)) {
+		t.Errorf("reading %d bytes allocated %d bytes: more than 20 times the transcript", len(data), alloc)
+	}
+}
+
+// TestReadTranscriptCut: a reader stops at its cap of bytes read and says
+// so; under the cap it says nothing.
+func TestReadTranscriptCut(t *testing.T) {
+	data := claudetest.AssistantRun(100)
+	c, err := claude.ReadTranscriptMax(bytes.NewReader(data), int64(len(data)/2))
+	if err != nil || !c.Cut {
+		t.Fatalf("half the cap: cut %v, err %v", c.Cut, err)
+	}
+	if len(c.Messages) != 2 || strings.Contains(c.Messages[1].Text, "99: ") {
+		t.Fatalf("the cut transcript kept what follows the cap")
+	}
+	c, err = claude.ReadTranscriptMax(bytes.NewReader(data), int64(len(data)))
+	if err != nil || c.Cut {
+		t.Fatalf("a transcript of exactly the cap: cut %v, err %v", c.Cut, err)
+	}
+}
+
+// BenchmarkReadTranscriptRun reads issue 24's 24 MB run of assistant text.
+func BenchmarkReadTranscriptRun(b *testing.B) {
+	data := claudetest.AssistantRun(16000)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := claude.ReadTranscript(bytes.NewReader(data)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,4 @@
+package codex
+
+// ReadTranscriptMax is ReadTranscript reading at most max bytes.
+var ReadTranscriptMax = readTranscript
