@@ -56,7 +56,7 @@ exec sleep 600`)
 		t.Fatalf("git init: %v %s", err, out)
 	}
 	transcript := filepath.Join(repo, "transcript.jsonl")
-	data, err := os.ReadFile("testdata/script/pipeline_loop.txtar")
+	data, err := os.ReadFile("../scenarios/testdata/script/pipeline_loop.txtar")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,11 @@
-package main
+// Package scenarios holds cairn's end-to-end scenarios: one testscript
+// file per behaviour in testdata/script, named after the subcommand it
+// exercises, each running cairn (this test binary, as cli.Main) against
+// the real git in a directory of its own. It has no code of its own; it
+// is a package so that its test binary stays well inside go test's
+// timeout on a loaded machine, apart from helpers/cairn's real-client
+// tests.
+package scenarios
 
 import (
 	"errors"
