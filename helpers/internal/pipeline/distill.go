@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/helpers/internal/model"
+	"github.com/cairn-dev/cairn/helpers/internal/redact"
 )
 
 // Distillation is what the model returns for one session: one JSON object
@@ -146,7 +147,7 @@ func ParseDistillation(answer string) (Distillation, error) {
 		known++
 	}
 	if known == 0 {
-		return d, fmt.Errorf("%w: it has none of decisions, failures, handoff, learnings, daily (it began %q)", ErrNotDistillation, cut(string(obj), 120))
+		return d, fmt.Errorf("%w: it has none of decisions, failures, handoff, learnings, daily (it began %q)", ErrNotDistillation, redact.Excerpt(string(obj), 120))
 	}
 	if err := json.Unmarshal(obj, &d); err != nil {
 		return d, fmt.Errorf("%w: %v", ErrNotDistillation, err)

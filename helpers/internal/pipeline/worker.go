@@ -20,6 +20,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/model"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
+	"github.com/cairn-dev/cairn/helpers/internal/redact"
 	"github.com/cairn-dev/cairn/helpers/internal/wiki"
 )
 
@@ -395,7 +396,7 @@ func (w *Worker) process(t queue.Task) queue.Done {
 	}
 	dist, err := ParseDistillation(answer)
 	if err != nil {
-		d.Outcome = fmt.Sprintf("exported to %s; the model's answer was not read, not distilled (the next Stop retries): %v (it began %q)", path, err, cut(answer, 200))
+		d.Outcome = fmt.Sprintf("exported to %s; the model's answer was not read, not distilled (the next Stop retries): %v (it began %q)", path, err, redact.Excerpt(answer, 200))
 		return d
 	}
 	dist = dist.Capped()

@@ -608,6 +608,9 @@ func TestWorkerFailedAnswers(t *testing.T) {
 		{"inner object of a cut answer", `{"decisions":[{"summary":"a","context":"b"},{"summary":"c","rationale":"`, nil, "not a distillation"},
 		{"wrong types", `{"decisions":"none","handoff":[]}`, nil, `"decisions" is "none"`},
 		{"list of strings as decisions", `{"decisions":["a"]}`, nil, "not a distillation"},
+		// The answer is quoted in the log redacted: a secret in it never
+		// reaches pipeline.log or the done record.
+		{"a secret in the answer", `{"error":{"message":"bad token ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"}}`, nil, "[REDACTED"},
 	} {
 		n += 2
 		h.add("s-err", "main", n) // the session grew
@@ -622,6 +625,9 @@ func TestWorkerFailedAnswers(t *testing.T) {
 		}
 		if !strings.Contains(log.String(), bad.why) {
 			t.Errorf("%s: the log does not say why: %s", bad.name, log.String())
+		}
+		if strings.Contains(log.String()+d.Outcome, "ghp_0123456789") {
+			t.Errorf("%s: the answer's secret reached the log: %s", bad.name, log.String())
 		}
 		if hand, ok := own.ReadHandoff("main"); !ok || len(hand.Items) != 2 {
 			t.Errorf("%s: the handoff was not kept: %+v", bad.name, hand)

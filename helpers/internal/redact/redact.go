@@ -219,6 +219,19 @@ const markerPrefix = "[REDACTED:"
 // by construction.
 const maxPasses = 4
 
+// Excerpt is s redacted, then cut to max runes (with " [...]" after a
+// cut): the form in which a model's or a person's text is quoted in an
+// error or a log line. Redacting first keeps a cut from leaving half a
+// secret the redactor no longer recognises.
+func Excerpt(s string, max int) string {
+	out, _ := String(s)
+	r := []rune(out)
+	if len(r) <= max {
+		return out
+	}
+	return string(r[:max]) + " [...]"
+}
+
 // String returns [Normalize](s) with every recognised secret replaced by
 // [Marker] of its kind, and what it replaced, sorted by Kind (nil when
 // nothing was replaced). It is idempotent: String of its own output

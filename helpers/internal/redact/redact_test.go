@@ -295,3 +295,21 @@ func BenchmarkString4KTwoSecrets(b *testing.B) {
 		String(text4K)
 	}
 }
+
+// Excerpt redacts before it cuts: a secret that a cut would split is
+// still removed whole.
+func TestExcerpt(t *testing.T) {
+	secret := "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"
+	for _, max := range []int{10, 20, 30, 200} {
+		got := Excerpt("the answer was "+secret+" and more", max)
+		if strings.Contains(got, "ghp_01234") {
+			t.Errorf("Excerpt(%d) = %q: the secret's head is left", max, got)
+		}
+	}
+	if got := Excerpt("short", 10); got != "short" {
+		t.Errorf("Excerpt of a short text = %q", got)
+	}
+	if got := Excerpt("abcdefghij-klm", 10); got != "abcdefghij [...]" {
+		t.Errorf("Excerpt cut = %q", got)
+	}
+}

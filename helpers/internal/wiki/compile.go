@@ -222,7 +222,7 @@ func compileOne(w string, src Readable, name, hash string, ask model.Func, now t
 		return sr, reply, fmt.Errorf("the model's edits: %w", err)
 	}
 	if answer.Articles == nil { // an error object, an object inside a cut answer
-		return sr, reply, fmt.Errorf("%w: no articles list (it began %q)", ErrNotEdits, cutText(string(obj), 120))
+		return sr, reply, fmt.Errorf("%w: no articles list (it began %q)", ErrNotEdits, redact.Excerpt(string(obj), 120))
 	}
 	articles := *answer.Articles
 	if len(articles) > maxEdits {
