@@ -60,7 +60,7 @@ func wrapped(t *testing.T, system string) string {
 // initIn runs the teammate's own cairn (on PATH) in the checkout.
 func (tm teammate) initIn(t *testing.T, flags ...string) string {
 	t.Helper()
-	cmd := exec.Command("cairn", append([]string{"init"}, flags...)...)
+	cmd := exec.Command(tm.cairn(t), append([]string{"init"}, flags...)...)
 	cmd.Dir, cmd.Env = tm.dir, append(os.Environ(), tm.env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {

@@ -44,6 +44,16 @@ func newTeammate(t *testing.T, remote string, withCairn bool) teammate {
 	return tm
 }
 
+// cairn is the teammate's own cairn, the one on their PATH.
+func (tm teammate) cairn(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(tm.home, "go", "bin", "cairn")
+	if _, err := os.Stat(bin); err != nil {
+		t.Fatalf("this teammate has no cairn: %v", err)
+	}
+	return bin
+}
+
 // session runs one Claude Code session of the teammate's, with the
 // project's own wiring only (no plugin), unless plugin is set.
 func (tm teammate) session(t *testing.T, cli string, api *claudetest.FakeAPI, prompt string, plugin bool) {
@@ -76,7 +86,7 @@ func TestClaudeTeammates(t *testing.T) {
 	git(t, seed, "push", "-q", "origin", "main")
 
 	a := newTeammate(t, remote, true)
-	cmd := exec.Command("cairn", "init", "--claude")
+	cmd := exec.Command(a.cairn(t), "init", "--claude")
 	cmd.Dir, cmd.Env = a.dir, append(os.Environ(), a.env...)
 	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "git add .cairn .claude") {
 		t.Fatalf("cairn init --claude: %v\n%s", err, out)
