@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
@@ -18,12 +19,12 @@ import (
 // background sync, whose cache the next session start uses; nothing of a
 // build is left behind.
 func TestStartBuildsCacheInBackground(t *testing.T) {
-	bin := cairnBinary(t)
+	bin := cairntest.Binary(t)
 	dir := filepath.Join(t.TempDir(), "a project #1")
 	if err := os.MkdirAll(filepath.Join(dir, ".cairn"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	git(t, dir, "init", "-q")
+	cairntest.Git(t, dir, "init", "-q")
 	f, err := os.Create(filepath.Join(dir, ".cairn", "knowledge.jsonl"))
 	if err != nil {
 		t.Fatal(err)

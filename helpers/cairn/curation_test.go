@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/audit"
+	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/cli"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
@@ -150,7 +151,7 @@ func sameLines(a, b map[string]int) bool {
 // proposal reads a proposal file: its header and its lines (with newline).
 func proposal(t *testing.T, path string) (header map[string]any, lines []string, entries []knowledge.Entry) {
 	t.Helper()
-	all := strings.SplitAfter(string(mustRead(t, path)), "\n")
+	all := strings.SplitAfter(string(cairntest.MustRead(t, path)), "\n")
 	if len(all) == 0 || json.Unmarshal([]byte(all[0]), &header) != nil {
 		t.Fatalf("%s: the first line is not a JSON header: %q", path, all[0])
 	}
@@ -197,7 +198,7 @@ func recallAll(t *testing.T, dir string) map[string]recallHit {
 func latestOf(t *testing.T, path string) map[string]knowledge.Entry {
 	t.Helper()
 	var recs []knowledge.Record
-	rep := knowledge.Parse(mustRead(t, path), func(r knowledge.Record) { recs = append(recs, r) })
+	rep := knowledge.Parse(cairntest.MustRead(t, path), func(r knowledge.Record) { recs = append(recs, r) })
 	if !rep.Clean() {
 		t.Fatalf("%s does not parse cleanly: %+v", path, rep)
 	}
@@ -249,7 +250,7 @@ func TestCurationRoundTripTwoClones(t *testing.T) {
 			g.run(top, "clone", "-q", origin, seed)
 			keys := seedCuration(t, g, seed, 24)
 			attrs := filepath.Join(seed, ".cairn", ".gitattributes")
-			if got := string(mustRead(t, attrs)); got != knowledge.GitAttributes || !strings.Contains(got, "merge=union") {
+			if got := string(cairntest.MustRead(t, attrs)); got != knowledge.GitAttributes || !strings.Contains(got, "merge=union") {
 				t.Fatalf(".cairn/.gitattributes = %q, want %q", got, knowledge.GitAttributes)
 			}
 			if mode == "plain" {
@@ -259,7 +260,7 @@ func TestCurationRoundTripTwoClones(t *testing.T) {
 				g.run(seed, "commit", "-q", "-am", "merge as GitHub does: no merge driver")
 			}
 			g.run(seed, "push", "-q", "origin", "HEAD:main")
-			base := mustRead(t, logPath(seed))
+			base := cairntest.MustRead(t, logPath(seed))
 			g.run(top, "clone", "-q", origin, a)
 			g.run(top, "clone", "-q", origin, b)
 
@@ -269,7 +270,7 @@ func TestCurationRoundTripTwoClones(t *testing.T) {
 			if !strings.Contains(out, "5 line(s) would be added") {
 				t.Fatalf("curate --dry-run in A:\n%s", out)
 			}
-			if !bytes.Equal(mustRead(t, logPath(a)), base) {
+			if !bytes.Equal(cairntest.MustRead(t, logPath(a)), base) {
 				t.Fatal("curate --dry-run changed the log")
 			}
 			_, propLines, propEntries := proposal(t, prop)
@@ -315,7 +316,7 @@ func TestCurationRoundTripTwoClones(t *testing.T) {
 			if !strings.Contains(out, "added 5 line(s)") {
 				t.Fatalf("curate --apply in A:\n%s", out)
 			}
-			added := addedLines(t, "apply in A", base, mustRead(t, logPath(a)))
+			added := addedLines(t, "apply in A", base, cairntest.MustRead(t, logPath(a)))
 			if !sameLines(added, logLineSet([]byte(strings.Join(propLines, "")))) {
 				t.Fatalf("apply added %v, want exactly the proposal's lines", added)
 			}
@@ -370,13 +371,13 @@ func TestCurationRoundTripTwoClones(t *testing.T) {
 			if parents := strings.Fields(g.run(b, "log", "-1", "--format=%P")); len(parents) != 2 {
 				t.Fatalf("the pull made no merge commit (parents %v)", parents)
 			}
-			merged := mustRead(t, logPath(b))
+			merged := cairntest.MustRead(t, logPath(b))
 			if bytes.Contains(merged, []byte("<<<<<<<")) || bytes.Contains(merged, []byte(">>>>>>>")) {
 				t.Fatalf("conflict markers in the merged log:\n%s", merged)
 			}
 			// Nothing of the base, A or B was lost.
 			addedLines(t, "merge vs base", base, merged)
-			addedLines(t, "merge vs A", mustRead(t, logPath(a)), merged)
+			addedLines(t, "merge vs A", cairntest.MustRead(t, logPath(a)), merged)
 
 			check := func(t *testing.T, clone string) {
 				latest := latestOf(t, logPath(clone))
@@ -425,7 +426,7 @@ func TestCurationRoundTripTwoClones(t *testing.T) {
 			// B pushes; A pulls (a fast-forward) and agrees.
 			g.run(b, "push", "-q", "origin", "HEAD:main")
 			g.run(a, "pull", "-q", "--ff-only", "origin", "main")
-			if !bytes.Equal(mustRead(t, logPath(a)), merged) {
+			if !bytes.Equal(cairntest.MustRead(t, logPath(a)), merged) {
 				t.Error("A's log after the pull differs from B's merged log")
 			}
 			t.Run("A after the pull", func(t *testing.T) { check(t, a) })
@@ -462,7 +463,7 @@ func TestCurationOnlyAddsLines(t *testing.T) {
 
 	unchanged := func(what string, before []byte) {
 		t.Helper()
-		if after := mustRead(t, log); !bytes.Equal(before, after) {
+		if after := cairntest.MustRead(t, log); !bytes.Equal(before, after) {
 			t.Errorf("%s changed the log:\n--- before\n%s--- after\n%s", what, before, after)
 		}
 	}
@@ -474,7 +475,7 @@ func TestCurationOnlyAddsLines(t *testing.T) {
 		}
 	}
 
-	snap := mustRead(t, log)
+	snap := cairntest.MustRead(t, log)
 	out := runCairn(t, repo, "sanitize")
 	if !strings.Contains(out, "removed: 1 noise, 2 duplicates, 1 stale") {
 		t.Errorf("sanitize summary:\n%s", out)
@@ -505,7 +506,7 @@ func TestCurationOnlyAddsLines(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &applied); err != nil || applied.Applied != len(propLines) {
 		t.Errorf("curate --apply --json printed %q, want applied %d", out, len(propLines))
 	}
-	after := mustRead(t, log)
+	after := cairntest.MustRead(t, log)
 	if added := addedLines(t, "curate --apply", snap, after); !sameLines(added, logLineSet([]byte(strings.Join(propLines, "")))) {
 		t.Errorf("curate --apply added %v, want exactly the proposal's lines %q", added, propLines)
 	}
@@ -530,7 +531,7 @@ func TestCurationOnlyAddsLines(t *testing.T) {
 	target := keys.others[1]
 	reason := "PKCE is now enforced by the identity provider"
 	runCairn(t, repo, "retract", target, "--reason", reason)
-	after = mustRead(t, log)
+	after = cairntest.MustRead(t, log)
 	added := addedLines(t, "retract", snap, after)
 	if len(added) != 1 {
 		t.Fatalf("retract added %v, want one line", added)
@@ -590,7 +591,7 @@ func hookEnv(g *gitEnv) []string {
 // test unless it exits 0.
 func runProcess(t *testing.T, env []string, dir string, stdin []byte, args ...string) (stdout, stderr string) {
 	t.Helper()
-	cmd := exec.Command(cairnBinary(t), args...)
+	cmd := exec.Command(cairntest.Binary(t), args...)
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.Stdin = bytes.NewReader(stdin)
@@ -610,7 +611,7 @@ func runProcess(t *testing.T, env []string, dir string, stdin []byte, args ...st
 func TestHookStartsBackgroundSanitize(t *testing.T) {
 	// Build first: newGitEnv points HOME, and so the go command's caches,
 	// at an empty directory.
-	cairnBinary(t)
+	cairntest.Binary(t)
 	g := newGitEnv(t)
 	repo := g.initRepo()
 	env := hookEnv(g)
@@ -670,7 +671,7 @@ func TestHookStartsBackgroundSanitize(t *testing.T) {
 	}
 	auditSum := func() string {
 		t.Helper()
-		data := mustRead(t, auditPath)
+		data := cairntest.MustRead(t, auditPath)
 		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
 		var last struct {
 			Action  string         `json:"action"`
@@ -681,7 +682,7 @@ func TestHookStartsBackgroundSanitize(t *testing.T) {
 		}
 		return last.Summary.LogSHA256
 	}
-	logSum := func() string { return fmt.Sprintf("%x", sha256.Sum256(mustRead(t, logPath(repo)))) }
+	logSum := func() string { return fmt.Sprintf("%x", sha256.Sum256(cairntest.MustRead(t, logPath(repo)))) }
 	noErrors := func() {
 		t.Helper()
 		if data, err := os.ReadFile(filepath.Join(cache, "cairn.log")); err == nil && bytes.Contains(data, []byte("sanitize")) {
@@ -704,13 +705,13 @@ func TestHookStartsBackgroundSanitize(t *testing.T) {
 	if got, want := auditSum(), logSum(); got != want {
 		t.Errorf("audit log_sha256 = %s, want the log's sha256 %s", got, want)
 	}
-	if !bytes.Contains(mustRead(t, activePath), []byte("The invoice retries")) {
-		t.Errorf("active.jsonl lacks the entry:\n%s", mustRead(t, activePath))
+	if !bytes.Contains(cairntest.MustRead(t, activePath), []byte("The invoice retries")) {
+		t.Errorf("active.jsonl lacks the entry:\n%s", cairntest.MustRead(t, activePath))
 	}
 	noErrors()
 
 	// Second session, same log: no run.
-	auditBytes, activeBytes := mustRead(t, auditPath), mustRead(t, activePath)
+	auditBytes, activeBytes := cairntest.MustRead(t, auditPath), cairntest.MustRead(t, activePath)
 	auditID, _ := knowledge.Open(repo).Root().StatID(audit.File)
 	auditInfo, err := os.Stat(auditPath)
 	if err != nil {
@@ -723,10 +724,10 @@ func TestHookStartsBackgroundSanitize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if idNow != auditID || !infoNow.ModTime().Equal(auditInfo.ModTime()) || !bytes.Equal(mustRead(t, auditPath), auditBytes) {
+	if idNow != auditID || !infoNow.ModTime().Equal(auditInfo.ModTime()) || !bytes.Equal(cairntest.MustRead(t, auditPath), auditBytes) {
 		t.Error("SessionStart on an unchanged log ran sanitize again (the audit was rewritten)")
 	}
-	if !bytes.Equal(mustRead(t, activePath), activeBytes) {
+	if !bytes.Equal(cairntest.MustRead(t, activePath), activeBytes) {
 		t.Error("SessionStart on an unchanged log rewrote active.jsonl")
 	}
 
@@ -745,8 +746,8 @@ func TestHookStartsBackgroundSanitize(t *testing.T) {
 	if got, want := auditSum(), logSum(); got != want {
 		t.Errorf("after the log changed: audit log_sha256 = %s, want the new log's sha256 %s", got, want)
 	}
-	if !bytes.Contains(mustRead(t, activePath), []byte("OAuth redirect URI")) {
-		t.Errorf("active.jsonl lacks the new entry:\n%s", mustRead(t, activePath))
+	if !bytes.Contains(cairntest.MustRead(t, activePath), []byte("OAuth redirect URI")) {
+		t.Errorf("active.jsonl lacks the new entry:\n%s", cairntest.MustRead(t, activePath))
 	}
 	noErrors()
 

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
 )
 
 var hookEvents = []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop", "SubagentStop", "PreCompact", "SessionEnd"}
@@ -37,7 +39,7 @@ func hugePayload(event, cwd string) []byte {
 // the payload on stdin, in dir.
 func runHookProcess(t *testing.T, event, dir string, stdin []byte) (stdout string, code int) {
 	t.Helper()
-	cmd := exec.Command(cairnBinary(t), "hook", event)
+	cmd := exec.Command(cairntest.Binary(t), "hook", event)
 	cmd.Dir = dir
 	cmd.Stdin = bytes.NewReader(stdin)
 	cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR=")
@@ -92,8 +94,8 @@ func checkProtocol(t *testing.T, event, stdout string) {
 func TestHooksFailOpen(t *testing.T) {
 	project := func(t *testing.T) string {
 		dir := t.TempDir()
-		git(t, dir, "init", "-q")
-		cairnIn(t, dir, "add", "learned", "OAuth redirect URI must match exactly, including the trailing slash")
+		cairntest.Git(t, dir, "init", "-q")
+		cairntest.In(t, dir, "add", "learned", "OAuth redirect URI must match exactly, including the trailing slash")
 		return dir
 	}
 	for _, event := range hookEvents {
@@ -122,7 +124,7 @@ func TestHooksFailOpen(t *testing.T) {
 			})
 			t.Run("no .cairn", func(t *testing.T) {
 				dir := t.TempDir()
-				git(t, dir, "init", "-q")
+				cairntest.Git(t, dir, "init", "-q")
 				out, code := runHookProcess(t, event, dir, payloadWith(event, dir))
 				if code != 0 {
 					t.Errorf("exit %d, stdout %q; want 0", code, out)

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
 )
 
 // heavyInits are packages whose initialisation the capture hook's fast
@@ -23,7 +25,7 @@ var heavyInits = []string{
 // initialised (stderr).
 func tracedHook(t *testing.T, dir string, payload []byte, args ...string) (stdout, inits string) {
 	t.Helper()
-	cmd := exec.Command(cairnBinary(t), args...)
+	cmd := exec.Command(cairntest.Binary(t), args...)
 	cmd.Dir = dir
 	cmd.Stdin = bytes.NewReader(payload)
 	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1", "CLAUDE_PROJECT_DIR=", "CAIRN_DIR=")
@@ -42,9 +44,9 @@ func tracedHook(t *testing.T, dir string, payload []byte, args ...string) (stdou
 // initialise them, which keeps the assertion from passing vacuously.
 func TestGateRunsBeforeHeavyPackages(t *testing.T) {
 	dir := t.TempDir()
-	git(t, dir, "init", "-q", "-b", "main")
-	git(t, dir, "config", "user.name", "Ana Gate")
-	cairnIn(t, dir, "init")
+	cairntest.Git(t, dir, "init", "-q", "-b", "main")
+	cairntest.Git(t, dir, "config", "user.name", "Ana Gate")
+	cairntest.In(t, dir, "init")
 
 	check := func(what, inits string, want bool) {
 		t.Helper()

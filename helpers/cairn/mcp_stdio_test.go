@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/clitest"
 )
 
@@ -30,7 +31,7 @@ const mcpAfter = `{"jsonrpc":"2.0","id":"after","method":"tools/list"}` + "\n"
 // A process that does not end is stopped by its context and fails the
 // test.
 func TestMCPStdio(t *testing.T) {
-	bin := cairnBinary(t)
+	bin := cairntest.Binary(t)
 	for _, tc := range []struct {
 		name string
 		in   func() io.Reader

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/cli"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 )
@@ -142,21 +143,12 @@ func cairnAdd(t testing.TB, dir, content string) string {
 func logPath(repo string) string     { return knowledge.Open(repo).LogPath() }
 func archivePath(repo string) string { return knowledge.Open(repo).ArchivePath() }
 
-func mustRead(t testing.TB, path string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
-}
-
 // parseLog parses a log file and fails the test if the reader had to skip
 // or repair anything; it returns how many lines each key has.
 func parseLog(t testing.TB, path string) map[string]int {
 	t.Helper()
 	keys := map[string]int{}
-	rep := knowledge.Parse(mustRead(t, path), func(r knowledge.Record) { keys[r.Entry.Key]++ })
+	rep := knowledge.Parse(cairntest.MustRead(t, path), func(r knowledge.Record) { keys[r.Entry.Key]++ })
 	if !rep.Clean() || rep.Blank != 0 {
 		t.Fatalf("%s does not parse cleanly: %+v", filepath.Base(path), rep)
 	}
@@ -213,7 +205,7 @@ func TestMergeUnionAlwaysClean(t *testing.T) {
 		for i := range n {
 			keys = append(keys, cairnAdd(t, repo, fmt.Sprintf("base note %d: the importer keeps the keys of entry %d", i, i)))
 		}
-		if got := string(mustRead(t, filepath.Join(repo, ".cairn", ".gitattributes"))); got != knowledge.GitAttributes {
+		if got := string(cairntest.MustRead(t, filepath.Join(repo, ".cairn", ".gitattributes"))); got != knowledge.GitAttributes {
 			t.Fatalf(".cairn/.gitattributes = %q, want %q", got, knowledge.GitAttributes)
 		}
 		g.run(repo, "add", "-A")
@@ -306,7 +298,7 @@ func TestMergeUnionAlwaysClean(t *testing.T) {
 		if want := len(base) + len(keysA) + len(keysB); len(got) != want {
 			t.Errorf("merged log has %d keys, want %d", len(got), want)
 		}
-		if lines := bytes.Count(mustRead(t, logPath(repo)), []byte("\n")); lines != len(got) {
+		if lines := bytes.Count(cairntest.MustRead(t, logPath(repo)), []byte("\n")); lines != len(got) {
 			t.Errorf("merged log has %d lines for %d keys", lines, len(got))
 		}
 
@@ -381,7 +373,7 @@ func TestMergeUnionAlwaysClean(t *testing.T) {
 		}
 		seen := map[string]bool{}
 		dups := 0
-		for _, l := range strings.SplitAfter(string(mustRead(t, logPath(repo))), "\n") {
+		for _, l := range strings.SplitAfter(string(cairntest.MustRead(t, logPath(repo))), "\n") {
 			if seen[l] {
 				dups++
 				if !baseLines[l] {
@@ -555,7 +547,7 @@ func TestRotateOnTwoBranchesMergesClean(t *testing.T) {
 					t.Fatalf("rotate on %s-%s did nothing: %s", mode, side, out)
 				}
 				g.run(repo, "commit", "-q", "-am", "rotate on "+side)
-				files[side] = [2][]byte{mustRead(t, logPath(repo)), mustRead(t, archivePath(repo))}
+				files[side] = [2][]byte{cairntest.MustRead(t, logPath(repo)), cairntest.MustRead(t, archivePath(repo))}
 			}
 			if !bytes.Equal(files["a"][0], files["b"][0]) || !bytes.Equal(files["a"][1], files["b"][1]) {
 				t.Fatal("the same history rotated on two branches gives different files")
@@ -564,10 +556,10 @@ func TestRotateOnTwoBranchesMergesClean(t *testing.T) {
 			if !g.merge(repo, mode+"-a") {
 				t.Fatalf("merging two rotations (%s) conflicted", mode)
 			}
-			if got := mustRead(t, logPath(repo)); !bytes.Equal(got, files["a"][0]) {
+			if got := cairntest.MustRead(t, logPath(repo)); !bytes.Equal(got, files["a"][0]) {
 				t.Error("merged log differs from each branch's rotated log")
 			}
-			if got := mustRead(t, archivePath(repo)); !bytes.Equal(got, files["a"][1]) {
+			if got := cairntest.MustRead(t, archivePath(repo)); !bytes.Equal(got, files["a"][1]) {
 				t.Error("merged archive differs from each branch's rotated archive")
 			}
 			log, arch := parseLog(t, logPath(repo)), parseLog(t, archivePath(repo))

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
 )
 
@@ -93,7 +94,7 @@ func fifoHook(t *testing.T, env []string, repo, agent, event string, fields map[
 	}
 	b, err := json.Marshal(payload)
 	noErr(t, err)
-	checkHook(t, event, runProc(t, env, repo, b, fifoBound, cairnBinary(t), "hook", agent, event))
+	checkHook(t, event, runProc(t, env, repo, b, fifoBound, cairntest.Binary(t), "hook", agent, event))
 }
 
 // TestFIFODoneRecordStop: a FIFO as the session's done record, read by the
@@ -133,7 +134,7 @@ func TestFIFOClaimedTaskWorker(t *testing.T) {
 	home, env := personalEnv(t)
 	repo, _ := fifoRepo(t, env)
 	mkfifo(t, filepath.Join(home, ".local", "state", "cairn", "queue", "work", "s-fifo.task"))
-	p := runProc(t, env, repo, nil, fifoBound, cairnBinary(t), "pipeline", "work")
+	p := runProc(t, env, repo, nil, fifoBound, cairntest.Binary(t), "pipeline", "work")
 	if !p.finished {
 		t.Fatalf("cairn pipeline work did not finish (stopped after %v)", fifoBound)
 	}
@@ -157,7 +158,7 @@ func TestFIFOTranscriptPreCompact(t *testing.T) {
 	t.Parallel()
 	_, env := personalEnv(t)
 	repo, _ := fifoRepo(t, env)
-	if p := runProc(t, env, repo, nil, fifoBound, cairnBinary(t), "add", "learned", "the retry budget is three attempts"); p.code != 0 {
+	if p := runProc(t, env, repo, nil, fifoBound, cairntest.Binary(t), "add", "learned", "the retry budget is three attempts"); p.code != 0 {
 		t.Fatalf("cairn add: %d %s", p.code, p.stderr)
 	}
 	fifo := filepath.Join(repo, "chat.jsonl")

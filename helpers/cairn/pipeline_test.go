@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/testenv"
 	"os"
 	"os/exec"
@@ -44,7 +45,7 @@ func writeModel(t *testing.T, home string, argv ...string) {
 // (Pdeathsig), and what it started in a session of its own (setsid) is
 // killed by the next worker (issue 24). Producers never wait on a worker.
 func TestPipelineWorkerKilled(t *testing.T) {
-	bin := cairnBinary(t)
+	bin := cairntest.Binary(t)
 	marks := t.TempDir()
 	home, env := pipelineHome(t, "sh", "-c", `cat >/dev/null
 setsid sh -c 'echo $$ > "$MARKS/child.tmp"; mv "$MARKS/child.tmp" "$MARKS/child.pid"; exec sleep 600' </dev/null >/dev/null 2>&1 &

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/cli"
 )
 
@@ -73,7 +74,7 @@ func TestHookWrapperMarksItsChildren(t *testing.T) {
 	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(filepath.Join(pluginRoot(t), "scripts", "cairn-hook"), "Stop")
+	cmd := exec.Command(filepath.Join(cairntest.RepoRoot(t), "scripts", "cairn-hook"), "Stop")
 	cmd.Env = append(os.Environ(), "CAIRN_BIN="+fake, "CAIRN_IN_HOOK=")
 	cmd.Stdin = strings.NewReader(`{}`)
 	if b, err := cmd.CombinedOutput(); err != nil {

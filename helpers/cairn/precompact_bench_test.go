@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/claudetest"
 )
 
@@ -17,7 +18,7 @@ import (
 // MB), read whole by every compaction capture here (its mark is removed
 // before each run). Claude Code gives PreCompact 10 s.
 func BenchmarkPreCompactRun(b *testing.B) {
-	bin := cairnBinary(b)
+	bin := cairntest.Binary(b)
 	home := b.TempDir()
 	env := append(trustEnv(home),
 		"XDG_STATE_HOME="+filepath.Join(home, ".local", "state"),

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/cli"
 )
 
@@ -277,7 +278,7 @@ func TestRedactionOnEveryWritePath(t *testing.T) {
 				texts[i] = s.Text
 			}
 			wp.write(t, repo, texts)
-			log := string(mustRead(t, logPath(repo)))
+			log := string(cairntest.MustRead(t, logPath(repo)))
 			if n := strings.Count(log, "\n"); n < len(texts) && !wp.mayRefuse {
 				t.Fatalf("the log has %d lines after writing %d texts: the path lost entries", n, len(texts))
 			}
@@ -296,7 +297,7 @@ func TestRedactionOnEveryWritePath(t *testing.T) {
 					texts[i] = s.Text
 				}
 				wp.write(t, repo, texts)
-				log := string(mustRead(t, logPath(repo)))
+				log := string(cairntest.MustRead(t, logPath(repo)))
 				var fps []string
 				for _, l := range strings.Split(log, "\n") {
 					if strings.Contains(l, "[REDACTED:") || strings.Contains(l, `"redacted":`) {

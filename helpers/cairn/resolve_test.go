@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/cli"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 )
@@ -59,7 +60,7 @@ func checkLogSorted(t testing.TB, path string) {
 	var prev [32]byte
 	var prevTS int64
 	first := true
-	knowledge.Parse(mustRead(t, path), func(r knowledge.Record) {
+	knowledge.Parse(cairntest.MustRead(t, path), func(r knowledge.Record) {
 		h := knowledge.SortKey(r.Entry.Key)
 		if c := bytes.Compare(h[:], prev[:]); !first && (c < 0 || c == 0 && r.Entry.TS < prevTS) {
 			t.Errorf("%s: line %d (%s) is out of order", filepath.Base(path), r.Line, r.Entry.Key)
@@ -130,8 +131,8 @@ func TestResolveAfterPlainMerge(t *testing.T) {
 	if got := strings.TrimSpace(g.run(b, "diff", "--name-only", "--diff-filter=U")); got != ".cairn/knowledge.jsonl" {
 		t.Fatalf("unmerged files = %q, want the log", got)
 	}
-	if knowledge.ConflictLines(mustRead(t, log)) == nil {
-		t.Fatalf("the conflicted log has no markers:\n%s", mustRead(t, log))
+	if knowledge.ConflictLines(cairntest.MustRead(t, log)) == nil {
+		t.Fatalf("the conflicted log has no markers:\n%s", cairntest.MustRead(t, log))
 	}
 
 	code, out, errOut := cairnResult(t, b, "doctor")
@@ -147,7 +148,7 @@ func TestResolveAfterPlainMerge(t *testing.T) {
 	if code != 0 || !resolvedLine.MatchString(out) || errOut != "" {
 		t.Fatalf("cairn resolve: exit %d\nstdout: %q\nstderr: %s", code, out, errOut)
 	}
-	data := mustRead(t, log)
+	data := cairntest.MustRead(t, log)
 	if knowledge.ConflictLines(data) != nil || bytes.Contains(data, []byte("<<<<<<<")) || bytes.Contains(data, []byte(">>>>>>>")) {
 		t.Fatalf("markers left after cairn resolve:\n%s", data)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
+	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
 )
 
 // The plugin's hooks/hooks.json registers exactly the events of the
@@ -88,7 +89,7 @@ func TestVersionIsOne(t *testing.T) {
 
 func readRepoFile(t *testing.T, name string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(pluginRoot(t), name))
+	data, err := os.ReadFile(filepath.Join(cairntest.RepoRoot(t), name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +111,7 @@ type goPackage struct {
 func packages(t *testing.T) (own []goPackage, moduleOf map[string]string) {
 	t.Helper()
 	cmd := exec.Command("go", "list", "-deps", "-json=ImportPath,Imports,Standard,Module", "./...")
-	cmd.Dir = pluginRoot(t)
+	cmd.Dir = cairntest.RepoRoot(t)
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
@@ -198,7 +199,7 @@ func TestPackageGraph(t *testing.T) {
 	if cur := readme[i+len(begin) : j]; cur != graph {
 		if *updateGraph {
 			readme = readme[:i+len(begin)] + graph + readme[j:]
-			if err := os.WriteFile(filepath.Join(pluginRoot(t), "README.md"), []byte(readme), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(cairntest.RepoRoot(t), "README.md"), []byte(readme), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			return

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/testenv"
 	"io/fs"
 	"os"
@@ -155,14 +156,14 @@ func runProc(t *testing.T, env []string, dir string, stdin []byte, limit time.Du
 // would from a terminal.
 func cairnProc(t *testing.T, home, dir string, args ...string) proc {
 	t.Helper()
-	return runProc(t, trustEnv(home), dir, nil, safetyNet, cairnBinary(t), args...)
+	return runProc(t, trustEnv(home), dir, nil, safetyNet, cairntest.Binary(t), args...)
 }
 
 // hookProc runs `cairn hook EVENT` as Claude Code does: a process in wd,
 // the payload on stdin.
 func hookProc(t *testing.T, home, wd, event string, payload []byte) proc {
 	t.Helper()
-	return runProc(t, trustEnv(home), wd, payload, safetyNet, cairnBinary(t), "hook", event)
+	return runProc(t, trustEnv(home), wd, payload, safetyNet, cairntest.Binary(t), "hook", event)
 }
 
 // limitedHookProc is hookProc under a virtual memory limit of
@@ -170,7 +171,7 @@ func hookProc(t *testing.T, home, wd, event string, payload []byte) proc {
 func limitedHookProc(t *testing.T, home, wd, event string, payload []byte) proc {
 	t.Helper()
 	script := fmt.Sprintf(`ulimit -v %d; exec "$0" "$@"`, memoryLimitKB)
-	return runProc(t, trustEnv(home), wd, payload, safetyNet, "bash", "-c", script, cairnBinary(t), "hook", event)
+	return runProc(t, trustEnv(home), wd, payload, safetyNet, "bash", "-c", script, cairntest.Binary(t), "hook", event)
 }
 
 // trustPayload is a valid payload for event in cwd that carries typed
@@ -901,7 +902,7 @@ func TestTrustConcurrentWriters(t *testing.T) {
 			repo := filepath.Join(t.TempDir(), "repo")
 			gitIn(t, home, filepath.Dir(repo), "init", "-q", repo)
 			env := trustEnv(home)
-			bin := cairnBinary(t)
+			bin := cairntest.Binary(t)
 			began := time.Now()
 			lost, reported, badRounds, failed := 0, 0, 0, 0
 			concurrentRounds := *concurrentRoundsFlag
@@ -1233,7 +1234,7 @@ func TestTrustHostileCommitRevisions(t *testing.T) {
 	if n := strings.TrimSpace(gitIn(t, home, clone, "rev-list", "--count", "HEAD")); n != fmt.Sprint(hostileCommits+1) {
 		t.Fatalf("test setup: the clone has %s commits, want %d", n, hostileCommits+1)
 	}
-	p := runProc(t, trustEnv(home), clone, nil, 2*safetyNet, cairnBinary(t), "sanitize")
+	p := runProc(t, trustEnv(home), clone, nil, 2*safetyNet, cairntest.Binary(t), "sanitize")
 	if !p.finished {
 		t.Fatalf("cairn sanitize did not finish (stopped after %v)", 2*safetyNet)
 	}

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"os"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/claudetest"
 	"github.com/cairn-dev/cairn/helpers/internal/opencodetest"
 )
@@ -76,16 +77,16 @@ func TestOpenCodeSessionStartInjectsRelevant(t *testing.T) {
 	t.Parallel() // a real-client test: it mostly waits on the CLI
 	cli := opencodetest.FindCLI(t)
 	remote := filepath.Join(t.TempDir(), "remote.git")
-	git(t, filepath.Dir(remote), "init", "-q", "--bare", "-b", "main", remote)
+	cairntest.Git(t, filepath.Dir(remote), "init", "-q", "--bare", "-b", "main", remote)
 	seed := claudetest.NewGitRepo(t)
-	git(t, seed, "remote", "add", "origin", remote)
-	git(t, seed, "push", "-q", "origin", "main")
+	cairntest.Git(t, seed, "remote", "add", "origin", remote)
+	cairntest.Git(t, seed, "push", "-q", "origin", "main")
 	a := newTeammate(t, remote, true)
-	git(t, a.dir, "checkout", "-q", "-b", "fix/oauth-trailing-slash")
+	cairntest.Git(t, a.dir, "checkout", "-q", "-b", "fix/oauth-trailing-slash")
 	a.initIn(t, "--opencode")
-	cairnIn(t, a.dir, "add", "learned", "OAuth redirect URI must match exactly, including the trailing slash")
-	cairnIn(t, a.dir, "add", "fact", "Kafka consumer lag alerts fire above ten thousand messages")
-	cairnIn(t, a.dir, "add", "must-check", "Run the database migrations before deploying the API")
+	cairntest.In(t, a.dir, "add", "learned", "OAuth redirect URI must match exactly, including the trailing slash")
+	cairntest.In(t, a.dir, "add", "fact", "Kafka consumer lag alerts fire above ten thousand messages")
+	cairntest.In(t, a.dir, "add", "must-check", "Run the database migrations before deploying the API")
 
 	api := opencodetest.StartFakeAPI(t, [][]opencodetest.Block{{opencodetest.Text("ok")}})
 	res := a.opencodeSession(t, cli, api, "fix the redirect bug")
@@ -133,10 +134,10 @@ func TestOpenCodeTeammates(t *testing.T) {
 	t.Parallel() // a real-client test: it mostly waits on the CLI
 	cli := opencodetest.FindCLI(t)
 	remote := filepath.Join(t.TempDir(), "remote.git")
-	git(t, filepath.Dir(remote), "init", "-q", "--bare", "-b", "main", remote)
+	cairntest.Git(t, filepath.Dir(remote), "init", "-q", "--bare", "-b", "main", remote)
 	seed := claudetest.NewGitRepo(t)
-	git(t, seed, "remote", "add", "origin", remote)
-	git(t, seed, "push", "-q", "origin", "main")
+	cairntest.Git(t, seed, "remote", "add", "origin", remote)
+	cairntest.Git(t, seed, "push", "-q", "origin", "main")
 
 	a := newTeammate(t, remote, true)
 	if out := a.initIn(t, "--opencode", "--claude"); !strings.Contains(out, "git add .cairn .claude .opencode/plugins/cairn.js") {
@@ -198,12 +199,12 @@ func TestOpenCodeTeammates(t *testing.T) {
 		t.Errorf("the subagent's INVESTIGATION: was not captured with its own session: %+v", sub)
 	}
 
-	git(t, a.dir, "add", ".cairn", ".claude", ".opencode/plugins/cairn.js")
-	git(t, a.dir, "-c", "user.name=Ana", "-c", "user.email=ana@example.com", "commit", "-q", "-m", "Add cairn team memory")
-	git(t, a.dir, "push", "-q", "origin", "main")
-	for _, f := range strings.Fields(git(t, a.dir, "ls-files")) {
-		data := string(mustRead(t, filepath.Join(a.dir, f)))
-		for _, local := range []string{a.home, a.dir, cairnBinary(t), cli} {
+	cairntest.Git(t, a.dir, "add", ".cairn", ".claude", ".opencode/plugins/cairn.js")
+	cairntest.Git(t, a.dir, "-c", "user.name=Ana", "-c", "user.email=ana@example.com", "commit", "-q", "-m", "Add cairn team memory")
+	cairntest.Git(t, a.dir, "push", "-q", "origin", "main")
+	for _, f := range strings.Fields(cairntest.Git(t, a.dir, "ls-files")) {
+		data := string(cairntest.MustRead(t, filepath.Join(a.dir, f)))
+		for _, local := range []string{a.home, a.dir, cairntest.Binary(t), cli} {
 			if strings.Contains(data, local) {
 				t.Errorf("committed %s names %s of A's machine", f, local)
 			}

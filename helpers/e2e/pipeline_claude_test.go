@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/claudetest"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
@@ -47,11 +48,11 @@ func TestPipelineInteractiveSession(t *testing.T) {
 	})
 
 	repo := t.TempDir()
-	git(t, repo, "init", "-q", "-b", "fix/retry")
+	cairntest.Git(t, repo, "init", "-q", "-b", "fix/retry")
 	os.WriteFile(filepath.Join(repo, "client.go"), []byte("package client\n"), 0o644)
-	git(t, repo, "add", ".")
-	git(t, repo, "commit", "-q", "-m", "client: retry loop")
-	cairnIn(t, repo, "init", "--claude")
+	cairntest.Git(t, repo, "add", ".")
+	cairntest.Git(t, repo, "commit", "-q", "-m", "client: retry loop")
+	cairntest.In(t, repo, "init", "--claude")
 
 	home := t.TempDir()
 	bin := t.TempDir() // `claude` on PATH, for the worker's claude -p
@@ -61,7 +62,7 @@ func TestPipelineInteractiveSession(t *testing.T) {
 	os.MkdirAll(filepath.Join(home, ".config", "cairn"), 0o755)
 	os.WriteFile(filepath.Join(home, ".config", "cairn", "config.json"), []byte(`{"pipeline": true}`), 0o644)
 	env := []string{
-		"CAIRN_BIN=" + cairnBinary(t), "CAIRN_NO_BACKGROUND=", "CAIRN_PIPELINE_CHILD=",
+		"CAIRN_BIN=" + cairntest.Binary(t), "CAIRN_NO_BACKGROUND=", "CAIRN_PIPELINE_CHILD=",
 		"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"),
 	}
 
@@ -182,15 +183,15 @@ func TestPipelineCompactCaptures(t *testing.T) {
 		{claudetest.Text("Read it; nothing else to do.")},
 	})
 	repo := t.TempDir()
-	git(t, repo, "init", "-q", "-b", "main")
+	cairntest.Git(t, repo, "init", "-q", "-b", "main")
 	os.WriteFile(filepath.Join(repo, "README.md"), []byte("# app\n"), 0o644)
-	git(t, repo, "add", ".")
-	git(t, repo, "commit", "-q", "-m", "init")
-	cairnIn(t, repo, "init", "--claude")
+	cairntest.Git(t, repo, "add", ".")
+	cairntest.Git(t, repo, "commit", "-q", "-m", "init")
+	cairntest.In(t, repo, "init", "--claude")
 	home := t.TempDir()
 	os.MkdirAll(filepath.Join(home, ".config", "cairn"), 0o755)
 	os.WriteFile(filepath.Join(home, ".config", "cairn", "config.json"), []byte(`{"pipeline": true, "model_command": ["false"]}`), 0o644)
-	env := []string{"CAIRN_BIN=" + cairnBinary(t), "CAIRN_NO_BACKGROUND=1", "CAIRN_PIPELINE_CHILD="}
+	env := []string{"CAIRN_BIN=" + cairntest.Binary(t), "CAIRN_NO_BACKGROUND=1", "CAIRN_PIPELINE_CHILD="}
 	s := claudetest.StartInteractive(t, claudetest.InteractiveOptions{CLI: cli, API: api, Dir: repo, Home: home, Env: env})
 	s.Type("Read the README and tell me what you learn.")
 	s.WaitRequests(2)

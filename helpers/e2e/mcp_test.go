@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/claudetest"
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
 )
@@ -32,12 +33,12 @@ const (
 
 func testClaudeMCP(t *testing.T, cli string) {
 	repo := claudetest.NewGitRepo(t)
-	git(t, repo, "checkout", "-q", "-b", "fix/oauth-redirect")
-	cairnIn(t, repo, "add", "learned", "OAuth redirect URI must match exactly, including the trailing slash")
-	cairnIn(t, repo, "add", "fact", "Kafka consumer lag alerts fire above ten thousand messages")
+	cairntest.Git(t, repo, "checkout", "-q", "-b", "fix/oauth-redirect")
+	cairntest.In(t, repo, "add", "learned", "OAuth redirect URI must match exactly, including the trailing slash")
+	cairntest.In(t, repo, "add", "fact", "Kafka consumer lag alerts fire above ten thousand messages")
 	config := filepath.Join(t.TempDir(), "mcp.json")
 	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
-		"cairn": map[string]any{"type": "stdio", "command": cairnBinary(t), "args": []string{"mcp"}},
+		"cairn": map[string]any{"type": "stdio", "command": cairntest.Binary(t), "args": []string{"mcp"}},
 	}})
 	if err := os.WriteFile(config, b, 0o644); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"os"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/claudetest"
 	"github.com/cairn-dev/cairn/helpers/internal/testenv"
 	"github.com/cairn-dev/cairn/helpers/internal/wiki"
@@ -56,7 +57,7 @@ func TestWikiWithClaude(t *testing.T) {
 	env := api.Env(append(testenv.Home(home), "CAIRN_NO_BACKGROUND=1",
 		"PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))...)
 	run := func(args ...string) (string, error) {
-		cmd := exec.Command(cairnBinary(t), args...)
+		cmd := exec.Command(cairntest.Binary(t), args...)
 		cmd.Dir, cmd.Env = home, env
 		out, err := cmd.CombinedOutput()
 		return string(out), err

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent/codex"
+	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/claudetest"
 	"github.com/cairn-dev/cairn/helpers/internal/codextest"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
@@ -53,7 +54,7 @@ func codexSession(t *testing.T, root, dir string, api *codextest.FakeAPI, prompt
 	res := codextest.Run(t, codextest.RunOptions{
 		API: api, Dir: dir, Prompt: prompt,
 		ConfigExtra: codexTrust(t, root),
-		Env:         []string{"CAIRN_BIN=" + cairnBinary(t)},
+		Env:         []string{"CAIRN_BIN=" + cairntest.Binary(t)},
 	})
 	if res.ExitCode != 0 {
 		t.Fatalf("codex exited %d\n%s", res.ExitCode, res)
@@ -81,7 +82,7 @@ func codexContext(t *testing.T, api *codextest.FakeAPI) string {
 // its Codex wiring line.
 func doctorWiring(t *testing.T, dir, codexHome string) string {
 	t.Helper()
-	cmd := exec.Command(cairnBinary(t), "--dir", dir, "doctor")
+	cmd := exec.Command(cairntest.Binary(t), "--dir", dir, "doctor")
 	cmd.Env = append(os.Environ(), "CODEX_HOME="+codexHome)
 	out, _ := cmd.CombinedOutput()
 	for _, line := range strings.Split(string(out), "\n") {
@@ -101,11 +102,11 @@ func TestCodexSessionStartInjectsRelevant(t *testing.T) {
 	t.Parallel() // a real-client test: it mostly waits on the CLI
 	codextest.FindCLI(t)
 	repo := claudetest.NewGitRepo(t)
-	git(t, repo, "checkout", "-q", "-b", "fix/oauth-trailing-slash")
-	cairnIn(t, repo, "init", "--codex")
-	cairnIn(t, repo, "add", "learned", "OAuth redirect URI must match exactly, including the trailing slash")
-	cairnIn(t, repo, "add", "fact", "Kafka consumer lag alerts fire above ten thousand messages")
-	cairnIn(t, repo, "add", "must-check", "Run the database migrations before deploying the API")
+	cairntest.Git(t, repo, "checkout", "-q", "-b", "fix/oauth-trailing-slash")
+	cairntest.In(t, repo, "init", "--codex")
+	cairntest.In(t, repo, "add", "learned", "OAuth redirect URI must match exactly, including the trailing slash")
+	cairntest.In(t, repo, "add", "fact", "Kafka consumer lag alerts fire above ten thousand messages")
+	cairntest.In(t, repo, "add", "must-check", "Run the database migrations before deploying the API")
 	api := codextest.StartFakeAPI(t, [][]codextest.Item{{codextest.Text("ok")}})
 	res := codexSession(t, repo, repo, api, "fix the redirect bug")
 	ctx := codexContext(t, api)
@@ -136,8 +137,8 @@ func TestCodexPerPromptRecall(t *testing.T) {
 	t.Parallel() // a real-client test: it mostly waits on the CLI
 	codextest.FindCLI(t)
 	repo := claudetest.NewGitRepo(t)
-	cairnIn(t, repo, "init", "--codex")
-	cairnIn(t, repo, "add", "learned", "OAuth redirect URI must match exactly, including the trailing slash")
+	cairntest.In(t, repo, "init", "--codex")
+	cairntest.In(t, repo, "add", "learned", "OAuth redirect URI must match exactly, including the trailing slash")
 	api := codextest.StartFakeAPI(t, [][]codextest.Item{{codextest.Text("looking")}})
 	codexSession(t, repo, repo, api, "why does the oauth redirect fail with a trailing slash?")
 	req := codexContext(t, api)
@@ -157,10 +158,10 @@ func TestCodexCaptureRecalledInClaude(t *testing.T) {
 	codextest.FindCLI(t)
 	cli := claudetest.FindCLI(t)
 	origin := t.TempDir()
-	git(t, origin, "init", "-q", "--bare", "-b", "main")
+	cairntest.Git(t, origin, "init", "-q", "--bare", "-b", "main")
 	repo := claudetest.NewGitRepo(t)
-	git(t, repo, "remote", "add", "origin", origin)
-	cairnIn(t, repo, "init", "--codex")
+	cairntest.Git(t, repo, "remote", "add", "origin", origin)
+	cairntest.In(t, repo, "init", "--codex")
 	sub := filepath.Join(repo, "services", "payments")
 	if err := os.MkdirAll(sub, 0o755); err != nil {
 		t.Fatal(err)
@@ -193,11 +194,11 @@ func TestCodexCaptureRecalledInClaude(t *testing.T) {
 		t.Errorf("a typed line inside a code fence was captured")
 	}
 
-	git(t, repo, "add", ".cairn", ".codex")
-	git(t, repo, "commit", "-q", "-m", "Add cairn, with what a Codex session learned")
-	git(t, repo, "push", "-q", "origin", "main")
+	cairntest.Git(t, repo, "add", ".cairn", ".codex")
+	cairntest.Git(t, repo, "commit", "-q", "-m", "Add cairn, with what a Codex session learned")
+	cairntest.Git(t, repo, "push", "-q", "origin", "main")
 	clone := filepath.Join(t.TempDir(), "clone")
-	git(t, filepath.Dir(clone), "clone", "-q", origin, clone)
+	cairntest.Git(t, filepath.Dir(clone), "clone", "-q", origin, clone)
 	api2 := claudetest.StartFakeAPI(t, [][]claudetest.Block{{claudetest.Text("ok")}})
 	session(t, cli, clone, api2, "continue the payment retry work", true)
 	ctx := injected(t, api2)
@@ -214,7 +215,7 @@ func TestCodexWithoutCairn(t *testing.T) {
 	t.Parallel() // a real-client test: it mostly waits on the CLI
 	codextest.FindCLI(t)
 	repo := claudetest.NewGitRepo(t)
-	cairnIn(t, repo, "init", "--codex")
+	cairntest.In(t, repo, "init", "--codex")
 	api := codextest.StartFakeAPI(t, [][]codextest.Item{{codextest.Text("ok")}})
 	home := t.TempDir()
 	res := codextest.Run(t, codextest.RunOptions{
@@ -254,12 +255,12 @@ func TestCodexInteractiveFirstSession(t *testing.T) {
 	t.Parallel() // a real-client test: it mostly waits on the CLI
 	codextest.FindCLI(t)
 	repo := claudetest.NewGitRepo(t)
-	git(t, repo, "checkout", "-q", "-b", "fix/oauth-trailing-slash")
-	cairnIn(t, repo, "init", "--codex")
-	cairnIn(t, repo, "add", "learned", "OAuth redirect URI must match exactly, including the trailing slash")
+	cairntest.Git(t, repo, "checkout", "-q", "-b", "fix/oauth-trailing-slash")
+	cairntest.In(t, repo, "init", "--codex")
+	cairntest.In(t, repo, "add", "learned", "OAuth redirect URI must match exactly, including the trailing slash")
 	api := codextest.StartFakeAPI(t, [][]codextest.Item{{codextest.Text("Fixed.\nFACT: the staging OAuth client has its own redirect list")}})
 	s := codextest.StartInteractive(t, codextest.InteractiveOptions{API: api, Dir: repo,
-		Env: []string{"CAIRN_BIN=" + cairnBinary(t)}})
+		Env: []string{"CAIRN_BIN=" + cairntest.Binary(t)}})
 	codexHome := filepath.Join(s.Home(), ".codex")
 	if line := doctorWiring(t, repo, codexHome); !strings.Contains(line, "until you trust it") {
 		t.Errorf("doctor before trust: %s", line)
@@ -301,13 +302,13 @@ func TestCodexInitUninstall(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(repo, ".codex", "hooks.json"), []byte(own), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out := cairnIn(t, repo, "init", "--codex", "--claude"); !strings.Contains(out, "wired Codex") || !strings.Contains(out, "git add .cairn .claude .codex") {
+	if out := cairntest.In(t, repo, "init", "--codex", "--claude"); !strings.Contains(out, "wired Codex") || !strings.Contains(out, "git add .cairn .claude .codex") {
 		t.Errorf("init:\n%s", out)
 	}
-	if out := cairnIn(t, repo, "init", "--codex"); !strings.Contains(out, "Codex wiring already in place") {
+	if out := cairntest.In(t, repo, "init", "--codex"); !strings.Contains(out, "Codex wiring already in place") {
 		t.Errorf("second init:\n%s", out)
 	}
-	if out := cairnIn(t, repo, "uninstall", "--codex"); !strings.Contains(out, "cairn's hooks from .codex/hooks.json") || strings.Contains(out, ".cairn/hook") {
+	if out := cairntest.In(t, repo, "uninstall", "--codex"); !strings.Contains(out, "cairn's hooks from .codex/hooks.json") || strings.Contains(out, ".cairn/hook") {
 		t.Errorf("uninstall --codex:\n%s", out)
 	}
 	data, err := os.ReadFile(filepath.Join(repo, ".codex", "hooks.json"))
@@ -317,7 +318,7 @@ func TestCodexInitUninstall(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(repo, ".cairn", "hook")); err != nil {
 		t.Errorf("the launcher Claude Code runs was removed: %v", err)
 	}
-	cairnIn(t, repo, "uninstall", "--claude")
+	cairntest.In(t, repo, "uninstall", "--claude")
 	if _, err := os.Stat(filepath.Join(repo, ".cairn", "hook")); err == nil {
 		t.Error("the launcher outlived both wirings")
 	}

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/claudetest"
 	"github.com/cairn-dev/cairn/helpers/internal/geminitest"
 )
@@ -36,7 +37,7 @@ const (
 func geminiRepo(t *testing.T) string {
 	t.Helper()
 	repo := geminitest.NewGitRepo(t)
-	out := cairnIn(t, repo, "init", "--gemini")
+	out := cairntest.In(t, repo, "init", "--gemini")
 	if !strings.Contains(out, "wired Gemini CLI") {
 		t.Fatalf("cairn init --gemini:\n%s", out)
 	}
@@ -48,7 +49,7 @@ func geminiSession(t *testing.T, cli, dir string, api *geminitest.FakeAPI, promp
 	t.Helper()
 	res := geminitest.Run(t, geminitest.RunOptions{
 		CLI: cli, API: api, Dir: dir, Prompt: prompt,
-		Env: append([]string{"CAIRN_BIN=" + cairnBinary(t)}, env...),
+		Env: append([]string{"CAIRN_BIN=" + cairntest.Binary(t)}, env...),
 	})
 	if res.ExitCode != 0 {
 		t.Fatalf("gemini exited %d\n%s", res.ExitCode, res)
@@ -75,10 +76,10 @@ func TestGeminiSessionStartInjects(t *testing.T) {
 	t.Parallel() // a real-client test: it mostly waits on the CLI
 	cli := geminitest.FindCLI(t)
 	repo := geminiRepo(t)
-	git(t, repo, "checkout", "-q", "-b", "fix/oauth-trailing-slash")
-	cairnIn(t, repo, "add", "learned", "OAuth redirect URI must match exactly, including the trailing slash")
-	cairnIn(t, repo, "add", "fact", "Kafka consumer lag alerts fire above ten thousand messages")
-	cairnIn(t, repo, "add", "must-check", "Run the database migrations before deploying the API")
+	cairntest.Git(t, repo, "checkout", "-q", "-b", "fix/oauth-trailing-slash")
+	cairntest.In(t, repo, "add", "learned", "OAuth redirect URI must match exactly, including the trailing slash")
+	cairntest.In(t, repo, "add", "fact", "Kafka consumer lag alerts fire above ten thousand messages")
+	cairntest.In(t, repo, "add", "must-check", "Run the database migrations before deploying the API")
 	api := geminitest.StartFakeAPI(t, [][]geminitest.Part{{geminitest.Text("ok")}})
 	res := geminiSession(t, cli, repo, api, "fix the redirect bug")
 
@@ -164,7 +165,7 @@ func TestGeminiPromptRecall(t *testing.T) {
 	t.Parallel() // a real-client test: it mostly waits on the CLI
 	cli := geminitest.FindCLI(t)
 	repo := geminiRepo(t)
-	cairnIn(t, repo, "add", "learned", "OAuth redirect URI must match exactly, including the trailing slash")
+	cairntest.In(t, repo, "add", "learned", "OAuth redirect URI must match exactly, including the trailing slash")
 	api := geminitest.StartFakeAPI(t, [][]geminitest.Part{{geminitest.Text("looking")}})
 	geminiSession(t, cli, repo, api, "why does the oauth redirect fail with a trailing slash?")
 	texts := api.MainRequestTexts()
@@ -193,8 +194,8 @@ func TestGeminiAndClaudeShareMemory(t *testing.T) {
 	gcli := geminitest.FindCLI(t)
 	ccli := claudetest.FindCLI(t)
 	repo := geminitest.NewGitRepo(t)
-	cairnIn(t, repo, "init", "--claude", "--gemini")
-	git(t, repo, "checkout", "-q", "-b", "fix/payment-retries")
+	cairntest.In(t, repo, "init", "--claude", "--gemini")
+	cairntest.Git(t, repo, "checkout", "-q", "-b", "fix/payment-retries")
 
 	const fromGemini = "the payment retry budget is three attempts with jitter"
 	gapi := geminitest.StartFakeAPI(t, [][]geminitest.Part{{geminitest.Text("Done.\nLEARNED: " + fromGemini)}})
@@ -206,7 +207,7 @@ func TestGeminiAndClaudeShareMemory(t *testing.T) {
 	const fromClaude = "payment retries are logged to the retries table"
 	capi := claudetest.StartFakeAPI(t, [][]claudetest.Block{{claudetest.Text("Done.\nFACT: " + fromClaude)}})
 	res := claudetest.Run(t, claudetest.RunOptions{CLI: ccli, API: capi, Dir: repo, Prompt: "work on the payment retries",
-		Env: []string{"CAIRN_BIN=" + cairnBinary(t)}})
+		Env: []string{"CAIRN_BIN=" + cairntest.Binary(t)}})
 	if res.ExitCode != 0 {
 		t.Fatalf("claude exited %d\n%s", res.ExitCode, res)
 	}
@@ -275,27 +276,27 @@ func TestGeminiInitUninstall(t *testing.T) {
 	}
 	// What to commit is the settings file, not all of .gemini (which may
 	// hold a .env with the person's API key).
-	if out := cairnIn(t, repo, "init", "--gemini"); !strings.Contains(out, "git add .cairn .gemini/settings.json &&") {
+	if out := cairntest.In(t, repo, "init", "--gemini"); !strings.Contains(out, "git add .cairn .gemini/settings.json &&") {
 		t.Errorf("init --gemini says:\n%s", out)
 	}
-	wired := string(mustRead(t, settings))
+	wired := string(cairntest.MustRead(t, settings))
 	if !strings.Contains(wired, "// the team's model") || !strings.Contains(wired, "./lint.sh") || !strings.Contains(wired, "--agent gemini AfterAgent") {
 		t.Fatalf("wired settings:\n%s", wired)
 	}
-	if out := cairnIn(t, repo, "init", "--gemini"); !strings.Contains(out, "already in place") {
+	if out := cairntest.In(t, repo, "init", "--gemini"); !strings.Contains(out, "already in place") {
 		t.Errorf("a second init changed something:\n%s", out)
 	}
-	out := cairnIn(t, repo, "uninstall", "--gemini")
+	out := cairntest.In(t, repo, "uninstall", "--gemini")
 	if !strings.Contains(out, "removed cairn's hooks from .gemini/settings.json") {
 		t.Errorf("uninstall said:\n%s", out)
 	}
-	if got := string(mustRead(t, settings)); got != own {
+	if got := string(cairntest.MustRead(t, settings)); got != own {
 		t.Errorf("uninstall left\n%s\nwant\n%s", got, own)
 	}
 
 	fresh := geminitest.NewGitRepo(t)
-	cairnIn(t, fresh, "init", "--gemini")
-	cairnIn(t, fresh, "uninstall", "--gemini")
+	cairntest.In(t, fresh, "init", "--gemini")
+	cairntest.In(t, fresh, "uninstall", "--gemini")
 	for _, gone := range []string{".gemini", ".cairn/hook"} {
 		if _, err := os.Stat(filepath.Join(fresh, gone)); !os.IsNotExist(err) {
 			t.Errorf("%s of cairn's own making is still there: %v", gone, err)
@@ -304,8 +305,8 @@ func TestGeminiInitUninstall(t *testing.T) {
 
 	// Claude Code's wiring runs the launcher too: it stays.
 	both := geminitest.NewGitRepo(t)
-	cairnIn(t, both, "init", "--claude", "--gemini")
-	cairnIn(t, both, "uninstall", "--gemini")
+	cairntest.In(t, both, "init", "--claude", "--gemini")
+	cairntest.In(t, both, "uninstall", "--gemini")
 	if _, err := os.Stat(filepath.Join(both, ".cairn", "hook")); err != nil {
 		t.Errorf("the launcher went while Claude Code's wiring runs it: %v", err)
 	}
@@ -322,8 +323,8 @@ func TestGeminiInteractive(t *testing.T) {
 	t.Parallel() // a real-client test: it mostly waits on the CLI
 	cli := geminitest.FindCLI(t)
 	repo := geminiRepo(t)
-	git(t, repo, "checkout", "-q", "-b", "fix/oauth-trailing-slash")
-	cairnIn(t, repo, "add", "learned", "OAuth redirect URI must match exactly, including the trailing slash")
+	cairntest.Git(t, repo, "checkout", "-q", "-b", "fix/oauth-trailing-slash")
+	cairntest.In(t, repo, "add", "learned", "OAuth redirect URI must match exactly, including the trailing slash")
 	const later = "Kafka consumer lag alerts fire above ten thousand messages"
 	const captured = "the lag dashboard lives in grafana under streaming"
 	api := geminitest.StartFakeAPI(t, [][]geminitest.Part{
@@ -332,11 +333,11 @@ func TestGeminiInteractive(t *testing.T) {
 		{geminitest.Text("third answer")},
 	})
 	s := geminitest.StartInteractive(t, geminitest.InteractiveOptions{CLI: cli, API: api, Dir: repo,
-		Env: []string{"CAIRN_BIN=" + cairnBinary(t)}})
+		Env: []string{"CAIRN_BIN=" + cairntest.Binary(t)}})
 	s.Type("fix the redirect bug")
 	s.WaitScreen("first answer")
 	s.WaitIdle()
-	cairnIn(t, repo, "add", "fact", later)
+	cairntest.In(t, repo, "add", "fact", later)
 	s.Type("why do the kafka consumer lag alerts fire")
 	s.WaitScreen("Noted.")
 	s.WaitIdle()
@@ -376,7 +377,7 @@ func TestGeminiPipeline(t *testing.T) {
 	t.Parallel() // a real-client test: it mostly waits on the CLI
 	cli := geminitest.FindCLI(t)
 	repo := geminiRepo(t)
-	git(t, repo, "checkout", "-q", "-b", "fix/retry")
+	cairntest.Git(t, repo, "checkout", "-q", "-b", "fix/retry")
 	api := geminitest.StartFakeAPI(t, [][]geminitest.Part{
 		{geminitest.Text("Found it: the retry loop never selects on ctx.Done(), so a reset leaves it spinning.")},
 		{geminitest.Text("Done: the backoff is exponential and capped at 30 s. Still open: a test for the jittered backoff.")},
@@ -394,7 +395,7 @@ func TestGeminiPipeline(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := []string{
-		"CAIRN_BIN=" + cairnBinary(t), "CAIRN_NO_BACKGROUND=", "CAIRN_PIPELINE_CHILD=",
+		"CAIRN_BIN=" + cairntest.Binary(t), "CAIRN_NO_BACKGROUND=", "CAIRN_PIPELINE_CHILD=",
 	}
 	s := geminitest.StartInteractive(t, geminitest.InteractiveOptions{CLI: cli, API: api, Dir: repo, Home: home, Env: env})
 	s.Type("The retry loop in client.go hangs forever when the server resets the connection during a deploy. Find out why and fix it.")
@@ -429,7 +430,7 @@ func TestGeminiPipeline(t *testing.T) {
 	if len(exports) != 1 {
 		t.Fatalf("exports: %v", exports)
 	}
-	export := string(mustRead(t, exports[0]))
+	export := string(cairntest.MustRead(t, exports[0]))
 	real, err := filepath.EvalSymlinks(repo)
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"os"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/claudetest"
 	"github.com/cairn-dev/cairn/helpers/internal/testenv"
 )
@@ -31,7 +32,7 @@ func newTeammate(t *testing.T, remote string, withCairn bool) teammate {
 		if err := os.MkdirAll(bin, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.Symlink(cairnBinary(t), filepath.Join(bin, "cairn")); err != nil {
+		if err := os.Symlink(cairntest.Binary(t), filepath.Join(bin, "cairn")); err != nil {
 			t.Fatal(err)
 		}
 		path = bin + ":" + path
@@ -40,7 +41,7 @@ func newTeammate(t *testing.T, remote string, withCairn bool) teammate {
 	if err := os.MkdirAll(filepath.Dir(tm.dir), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	git(t, filepath.Dir(tm.dir), "clone", "-q", remote, tm.dir)
+	cairntest.Git(t, filepath.Dir(tm.dir), "clone", "-q", remote, tm.dir)
 	return tm
 }
 
@@ -60,7 +61,7 @@ func (tm teammate) session(t *testing.T, cli string, api *claudetest.FakeAPI, pr
 	t.Helper()
 	opts := claudetest.RunOptions{CLI: cli, API: api, Dir: tm.dir, Home: tm.home, Prompt: prompt, Env: tm.env}
 	if plugin {
-		opts.PluginDirs = []string{pluginRoot(t)}
+		opts.PluginDirs = []string{cairntest.RepoRoot(t)}
 	}
 	res := claudetest.Run(t, opts)
 	if res.ExitCode != 0 {
@@ -80,10 +81,10 @@ func TestClaudeTeammates(t *testing.T) {
 	t.Parallel() // a real-client test: it mostly waits on the CLI
 	cli := claudetest.FindCLI(t)
 	remote := filepath.Join(t.TempDir(), "remote.git")
-	git(t, filepath.Dir(remote), "init", "-q", "--bare", "-b", "main", remote)
+	cairntest.Git(t, filepath.Dir(remote), "init", "-q", "--bare", "-b", "main", remote)
 	seed := claudetest.NewGitRepo(t)
-	git(t, seed, "remote", "add", "origin", remote)
-	git(t, seed, "push", "-q", "origin", "main")
+	cairntest.Git(t, seed, "remote", "add", "origin", remote)
+	cairntest.Git(t, seed, "push", "-q", "origin", "main")
 
 	a := newTeammate(t, remote, true)
 	cmd := exec.Command(a.cairn(t), "init", "--claude")
@@ -94,17 +95,17 @@ func TestClaudeTeammates(t *testing.T) {
 	const fact = "the payment retry budget is three attempts with jitter"
 	apiA := claudetest.StartFakeAPI(t, [][]claudetest.Block{{claudetest.Text("Done.\nLEARNED: " + fact)}})
 	a.session(t, cli, apiA, "fix the payment retries", false)
-	if !strings.Contains(string(mustRead(t, filepath.Join(a.dir, ".cairn", "knowledge.jsonl"))), fact) {
+	if !strings.Contains(string(cairntest.MustRead(t, filepath.Join(a.dir, ".cairn", "knowledge.jsonl"))), fact) {
 		t.Fatalf("A's session did not capture the typed line through the project wiring")
 	}
-	git(t, a.dir, "add", ".cairn", ".claude")
-	git(t, a.dir, "-c", "user.name=Ana", "-c", "user.email=ana@example.com", "commit", "-q", "-m", "Add cairn team memory")
-	git(t, a.dir, "push", "-q", "origin", "main")
+	cairntest.Git(t, a.dir, "add", ".cairn", ".claude")
+	cairntest.Git(t, a.dir, "-c", "user.name=Ana", "-c", "user.email=ana@example.com", "commit", "-q", "-m", "Add cairn team memory")
+	cairntest.Git(t, a.dir, "push", "-q", "origin", "main")
 
 	// Nothing committed names A's machine.
-	for _, f := range strings.Fields(git(t, a.dir, "ls-files")) {
-		data := string(mustRead(t, filepath.Join(a.dir, f)))
-		for _, local := range []string{a.home, a.dir, cairnBinary(t), pluginRoot(t)} {
+	for _, f := range strings.Fields(cairntest.Git(t, a.dir, "ls-files")) {
+		data := string(cairntest.MustRead(t, filepath.Join(a.dir, f)))
+		for _, local := range []string{a.home, a.dir, cairntest.Binary(t), cairntest.RepoRoot(t)} {
 			if strings.Contains(data, local) {
 				t.Errorf("committed %s names %s of A's machine", f, local)
 			}
@@ -173,7 +174,7 @@ func TestClaudeTeammates(t *testing.T) {
 		if n := strings.Count(first, fact); n != 1 {
 			t.Errorf("the entry was injected %d times, want once", n)
 		}
-		log := string(mustRead(t, filepath.Join(b.dir, ".cairn", "knowledge.jsonl")))
+		log := string(cairntest.MustRead(t, filepath.Join(b.dir, ".cairn", "knowledge.jsonl")))
 		if n := strings.Count(log, again); n != 1 {
 			t.Errorf("the reply's typed line is in the log %d times, want once", n)
 		}

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/claudetest"
 	"github.com/cairn-dev/cairn/helpers/internal/testenv"
 )
@@ -41,7 +42,7 @@ func installEnv(t *testing.T, home, claude, bindir string) []string {
 
 func runScript(t *testing.T, env []string, script string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(pluginRoot(t), script), args...)
+	cmd := exec.Command(filepath.Join(cairntest.RepoRoot(t), script), args...)
 	cmd.Env = env
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -86,7 +87,7 @@ func TestInstallWiresProject(t *testing.T) {
 	}
 	for _, f := range []string{settingsPath, filepath.Join(project, ".cairn", "hook"), filepath.Join(project, ".claude", "commands", "recall.md")} {
 		data := readText(t, f)
-		for _, local := range []string{home, bindir, pluginRoot(t), project} {
+		for _, local := range []string{home, bindir, cairntest.RepoRoot(t), project} {
 			if strings.Contains(data, local) {
 				t.Errorf("%s names %s of this machine", f, local)
 			}
@@ -101,8 +102,8 @@ func TestInstallWiresProject(t *testing.T) {
 		t.Errorf("second install changed the log")
 	}
 
-	git(t, project, "checkout", "-q", "-b", "feat/ledger-export")
-	cairnIn(t, project, "add", "learned", "The ledger export runs nightly at two")
+	cairntest.Git(t, project, "checkout", "-q", "-b", "feat/ledger-export")
+	cairntest.In(t, project, "add", "learned", "The ledger export runs nightly at two")
 	api := claudetest.StartFakeAPI(t, [][]claudetest.Block{{claudetest.Text("ok")}})
 	res := claudetest.Run(t, claudetest.RunOptions{CLI: cli, API: api, Dir: project, Home: home,
 		Prompt: "look at the ledger export", Env: []string{"CAIRN_BIN=", "PATH=" + bindir + ":" + filteredPath()}})
@@ -159,11 +160,11 @@ func TestInstallIntoSettingsAndWrapperBuilds(t *testing.T) {
 	}
 
 	// A session wired only through settings.json gets recall.
-	git(t, project, "checkout", "-q", "-b", "feat/invoice-numbering")
-	cairnIn(t, project, "add", "fact", "Invoices are numbered per tenant")
+	cairntest.Git(t, project, "checkout", "-q", "-b", "feat/invoice-numbering")
+	cairntest.In(t, project, "add", "fact", "Invoices are numbered per tenant")
 	api := claudetest.StartFakeAPI(t, [][]claudetest.Block{{claudetest.Text("ok")}})
 	res := claudetest.Run(t, claudetest.RunOptions{CLI: cli, API: api, Dir: project, Home: home,
-		Prompt: "number the invoices", Env: []string{"CAIRN_BIN=" + cairnBinary(t)}})
+		Prompt: "number the invoices", Env: []string{"CAIRN_BIN=" + cairntest.Binary(t)}})
 	if res.ExitCode != 0 {
 		t.Fatalf("claude exited %d\n%s", res.ExitCode, res)
 	}
@@ -177,7 +178,7 @@ func TestInstallIntoSettingsAndWrapperBuilds(t *testing.T) {
 	data := t.TempDir()
 	wenv := append(installEnv(t, home, "", t.TempDir()), "CLAUDE_PLUGIN_DATA="+data, "PATH="+filteredPath())
 	hookOnce := func() string {
-		cmd := exec.Command(filepath.Join(pluginRoot(t), "scripts", "cairn-hook"), "SessionStart")
+		cmd := exec.Command(filepath.Join(cairntest.RepoRoot(t), "scripts", "cairn-hook"), "SessionStart")
 		cmd.Env = wenv
 		cmd.Stdin = strings.NewReader(`{"session_id":"s1","cwd":"` + project + `","hook_event_name":"SessionStart","source":"startup"}`)
 		out, err := cmd.Output()
@@ -200,8 +201,8 @@ func TestInstallIntoSettingsAndWrapperBuilds(t *testing.T) {
 	// is told the binary is being built; once it is, the next one gets
 	// recall.
 	plain := claudetest.NewGitRepo(t)
-	git(t, plain, "checkout", "-q", "-b", "feat/invoice-numbering")
-	cairnIn(t, plain, "add", "fact", "Invoices are numbered per tenant")
+	cairntest.Git(t, plain, "checkout", "-q", "-b", "feat/invoice-numbering")
+	cairntest.In(t, plain, "add", "fact", "Invoices are numbered per tenant")
 	data2 := t.TempDir()
 	var goEnv []string
 	for _, kv := range installEnv(t, home, "", t.TempDir()) {
@@ -214,7 +215,7 @@ func TestInstallIntoSettingsAndWrapperBuilds(t *testing.T) {
 	for i, want := range []string{"building its binary in the background", "Invoices are numbered per tenant"} {
 		api := claudetest.StartFakeAPI(t, [][]claudetest.Block{{claudetest.Text("ok")}})
 		res := claudetest.Run(t, claudetest.RunOptions{CLI: cli, API: api, Dir: plain, Home: home2,
-			Prompt: "number the invoices", PluginDirs: []string{pluginRoot(t)}, Env: goEnv})
+			Prompt: "number the invoices", PluginDirs: []string{cairntest.RepoRoot(t)}, Env: goEnv})
 		if res.ExitCode != 0 {
 			t.Fatalf("claude exited %d\n%s", res.ExitCode, res)
 		}
@@ -265,11 +266,11 @@ func TestInstallPluginForUser(t *testing.T) {
 		t.Fatalf("plugin not enabled in the user's settings:\n%s", s)
 	}
 	project := claudetest.NewGitRepo(t)
-	git(t, project, "checkout", "-q", "-b", "feat/ledger-export")
-	cairnIn(t, project, "add", "learned", "The ledger export runs nightly at two")
+	cairntest.Git(t, project, "checkout", "-q", "-b", "feat/ledger-export")
+	cairntest.In(t, project, "add", "learned", "The ledger export runs nightly at two")
 	api := claudetest.StartFakeAPI(t, [][]claudetest.Block{{claudetest.Text("ok")}})
 	res := claudetest.Run(t, claudetest.RunOptions{CLI: cli, API: api, Dir: project, Home: home,
-		Prompt: "look at the ledger export", Env: []string{"CAIRN_BIN=" + cairnBinary(t)}})
+		Prompt: "look at the ledger export", Env: []string{"CAIRN_BIN=" + cairntest.Binary(t)}})
 	if res.ExitCode != 0 {
 		t.Fatalf("claude exited %d\n%s", res.ExitCode, res)
 	}
@@ -327,9 +328,9 @@ func buildDirUnder(t *testing.T, roots ...string) string {
 // origin. It returns the checkout and the URL.
 func sourceCheckout(t *testing.T) (string, string) {
 	t.Helper()
-	root := pluginRoot(t)
+	root := cairntest.RepoRoot(t)
 	src := filepath.Join(t.TempDir(), "cairn-src")
-	files := strings.Split(strings.TrimRight(git(t, root, "ls-files", "-z", "--cached", "--others", "--exclude-standard"), "\x00"), "\x00")
+	files := strings.Split(strings.TrimRight(cairntest.Git(t, root, "ls-files", "-z", "--cached", "--others", "--exclude-standard"), "\x00"), "\x00")
 	for _, f := range files {
 		info, err := os.Lstat(filepath.Join(root, f))
 		if err != nil || !info.Mode().IsRegular() {
@@ -347,13 +348,13 @@ func sourceCheckout(t *testing.T) (string, string) {
 			t.Fatal(err)
 		}
 	}
-	git(t, src, "init", "-q", "-b", "main")
-	git(t, src, "add", "-A")
-	git(t, src, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "-m", "cairn")
+	cairntest.Git(t, src, "init", "-q", "-b", "main")
+	cairntest.Git(t, src, "add", "-A")
+	cairntest.Git(t, src, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "-m", "cairn")
 	remote := filepath.Join(t.TempDir(), "cairn.git")
-	git(t, filepath.Dir(remote), "clone", "-q", "--bare", src, remote)
+	cairntest.Git(t, filepath.Dir(remote), "clone", "-q", "--bare", src, remote)
 	url := "file://" + filepath.ToSlash(remote)
-	git(t, src, "remote", "add", "origin", url)
+	cairntest.Git(t, src, "remote", "add", "origin", url)
 	return src, url
 }
 

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/claudetest"
 )
 
@@ -56,11 +57,11 @@ func cursorRepo(t *testing.T) string {
 	if err := os.MkdirAll(repo, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	git(t, repo, "init", "-q", "-b", "main")
-	git(t, repo, "config", "user.name", "Ana")
-	git(t, repo, "config", "user.email", "ana@example.com")
-	git(t, repo, "commit", "-q", "--allow-empty", "-m", "initial commit")
-	git(t, repo, "checkout", "-q", "-b", "fix/oauth-trailing-slash")
+	cairntest.Git(t, repo, "init", "-q", "-b", "main")
+	cairntest.Git(t, repo, "config", "user.name", "Ana")
+	cairntest.Git(t, repo, "config", "user.email", "ana@example.com")
+	cairntest.Git(t, repo, "commit", "-q", "--allow-empty", "-m", "initial commit")
+	cairntest.Git(t, repo, "checkout", "-q", "-b", "fix/oauth-trailing-slash")
 	return repo
 }
 
@@ -69,7 +70,7 @@ func cursorRepo(t *testing.T) string {
 func cursorEnv(t *testing.T, repo string) []string {
 	home := t.TempDir()
 	return []string{"PATH=/usr/bin:/bin", "HOME=" + home, "GOPATH=" + filepath.Join(home, "go"),
-		"CAIRN_BIN=" + cairnBinary(t), "CAIRN_NO_BACKGROUND=1",
+		"CAIRN_BIN=" + cairntest.Binary(t), "CAIRN_NO_BACKGROUND=1",
 		"GIT_CONFIG_GLOBAL=" + os.DevNull, "GIT_CONFIG_NOSYSTEM=1",
 		"CURSOR_PROJECT_DIR=" + repo, "CLAUDE_PROJECT_DIR=" + repo, "CURSOR_VERSION=3.12.17"}
 }
@@ -194,7 +195,7 @@ func TestCursorReplayedHooks(t *testing.T) {
 	if err := os.WriteFile(hooksPath, []byte(userCursorHooks), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out := cairnIn(t, repo, "init", "--cursor"); !strings.Contains(out, "wired Cursor") || !strings.Contains(out, ".cursor/hooks.json") {
+	if out := cairntest.In(t, repo, "init", "--cursor"); !strings.Contains(out, "wired Cursor") || !strings.Contains(out, ".cursor/hooks.json") {
 		t.Errorf("init --cursor said:\n%s", out)
 	}
 	wired, err := os.ReadFile(hooksPath)
@@ -212,16 +213,16 @@ func TestCursorReplayedHooks(t *testing.T) {
 			t.Errorf("the committed hooks.json names %q:\n%s", machine, wired)
 		}
 	}
-	if out := cairnIn(t, repo, "init", "--cursor"); !strings.Contains(out, "Cursor wiring already in place") {
+	if out := cairntest.In(t, repo, "init", "--cursor"); !strings.Contains(out, "Cursor wiring already in place") {
 		t.Errorf("second init --cursor said:\n%s", out)
 	}
 	if again, _ := os.ReadFile(hooksPath); !bytes.Equal(again, wired) {
 		t.Errorf("second init --cursor rewrote hooks.json:\n%s", again)
 	}
 
-	cairnIn(t, repo, "add", "learned", "OAuth redirect URI must match exactly, including the trailing slash")
-	cairnIn(t, repo, "add", "fact", "Kafka consumer lag alerts fire above ten thousand messages")
-	cairnIn(t, repo, "add", "must-check", "Run the database migrations before deploying the API")
+	cairntest.In(t, repo, "add", "learned", "OAuth redirect URI must match exactly, including the trailing slash")
+	cairntest.In(t, repo, "add", "fact", "Kafka consumer lag alerts fire above ten thousand messages")
+	cairntest.In(t, repo, "add", "must-check", "Run the database migrations before deploying the API")
 
 	for _, file := range []string{"sessionStart.json", "sessionStart-cli.json"} {
 		stdout, code := cursorHook(t, repo, "sessionStart", cursorPayload(t, file, repo))
@@ -288,7 +289,7 @@ func TestCursorReplayedHooks(t *testing.T) {
 		t.Errorf("%d entries captured, want 3: %+v", len(entries)-before, entries)
 	}
 
-	if out := cairnIn(t, repo, "uninstall", "--cursor"); !strings.Contains(out, ".cursor/hooks.json") {
+	if out := cairntest.In(t, repo, "uninstall", "--cursor"); !strings.Contains(out, ".cursor/hooks.json") {
 		t.Errorf("uninstall --cursor said:\n%s", out)
 	}
 	after, err := os.ReadFile(hooksPath)
@@ -310,8 +311,8 @@ func TestCursorReplayedHooks(t *testing.T) {
 func TestCursorHooksFailOpen(t *testing.T) {
 	t.Parallel() // a real-client test: it mostly waits on the CLI
 	repo := cursorRepo(t)
-	cairnIn(t, repo, "init", "--cursor")
-	cairnIn(t, repo, "add", "learned", "OAuth redirect URI must match exactly, including the trailing slash")
+	cairntest.In(t, repo, "init", "--cursor")
+	cairntest.In(t, repo, "add", "learned", "OAuth redirect URI must match exactly, including the trailing slash")
 	before := len(logEntries(t, repo))
 	huge, _ := json.Marshal(map[string]any{"conversation_id": "c-huge", "hook_event_name": "afterShellExecution",
 		"workspace_roots": []string{repo}, "command": "cat big.log", "output": strings.Repeat("LEARNED: not typed by the agent\n", 10<<20/32)})
@@ -370,8 +371,8 @@ func TestCursorCaptureRecalledByClaude(t *testing.T) {
 	t.Parallel() // a real-client test: it mostly waits on the CLI
 	cli := claudetest.FindCLI(t)
 	repo := cursorRepo(t)
-	git(t, repo, "checkout", "-q", "-b", "fix/payment-retries")
-	cairnIn(t, repo, "init", "--claude", "--cursor")
+	cairntest.Git(t, repo, "checkout", "-q", "-b", "fix/payment-retries")
+	cairntest.In(t, repo, "init", "--claude", "--cursor")
 	if _, code := cursorHook(t, repo, "afterAgentResponse", cursorPayload(t, "afterAgentResponse.json", repo)); code != 0 {
 		t.Fatalf("afterAgentResponse: exit %d", code)
 	}
@@ -381,7 +382,7 @@ func TestCursorCaptureRecalledByClaude(t *testing.T) {
 	api := claudetest.StartFakeAPI(t, [][]claudetest.Block{{claudetest.Text("ok")}})
 	home := t.TempDir()
 	res := claudetest.Run(t, claudetest.RunOptions{CLI: cli, API: api, Dir: repo, Home: home, Prompt: "continue the payment retry work",
-		Env: []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + home, "CAIRN_BIN=" + cairnBinary(t), "CAIRN_NO_BACKGROUND=1"}})
+		Env: []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + home, "CAIRN_BIN=" + cairntest.Binary(t), "CAIRN_NO_BACKGROUND=1"}})
 	if res.ExitCode != 0 {
 		t.Fatalf("claude exited %d\n%s", res.ExitCode, res)
 	}

@@ -1,0 +1,23 @@
+// Package e2e holds cairn's end-to-end tests with the real agent CLIs —
+// Claude Code (the oldest supported and the newest tested), Codex, Gemini
+// CLI, OpenCode, Cursor's hooks — each against a fake model on loopback,
+// and install.sh. It has no code of its own; it is a package so that its
+// test binary stays well inside go test's timeout on a loaded machine,
+// apart from helpers/cairn's and helpers/scenarios'. Under -short it
+// skips what needs a real CLI.
+package e2e
+
+import (
+	"os"
+	"testing"
+
+	"github.com/cairn-dev/cairn/helpers/internal/testenv"
+)
+
+// TestMain gives the tests their own HOME and XDG directories (see
+// testenv). Hooks start background sanitize runs that would outlive a test
+// and write into its removed directory.
+func TestMain(m *testing.M) {
+	os.Setenv("CAIRN_NO_BACKGROUND", "1")
+	testenv.Main(m)
+}

@@ -1,0 +1,98 @@
+// Package cairntest is what the end-to-end tests of cairn share: the cairn
+// binary built as install.sh builds it, the repository's root, and the
+// git and cairn runs they make. Only tests import it.
+package cairntest
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Module is cairn's main package, the binary Binary builds.
+const Module = "github.com/cairn-dev/cairn/helpers/cairn"
+
+var (
+	buildOnce sync.Once
+	builtBin  string
+	buildErr  error
+)
+
+// Binary builds cairn once per test process, as install.sh builds it
+// (static, without the docs), and returns its path.
+func Binary(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "cairn-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		builtBin = filepath.Join(dir, "cairn")
+		build := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", builtBin, Module)
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		out, err := build.CombinedOutput()
+		if err != nil {
+			buildErr = err
+			builtBin = string(out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("build cairn: %v\n%s", buildErr, builtBin)
+	}
+	return builtBin
+}
+
+// RepoRoot is the root of cairn's repository (where go.mod, install.sh
+// and the plugin are).
+func RepoRoot(t testing.TB) string {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	gomod := strings.TrimSpace(string(out))
+	if err != nil || gomod == "" || gomod == os.DevNull {
+		t.Fatalf("go env GOMOD: %q, %v", gomod, err)
+	}
+	return filepath.Dir(gomod)
+}
+
+// Git runs git with args in dir as Ana (no global or system
+// configuration) and returns its output; a failure fails t.
+func Git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=Ana", "GIT_AUTHOR_EMAIL=ana@example.com", "GIT_COMMITTER_NAME=Ana", "GIT_COMMITTER_EMAIL=ana@example.com")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// In runs the built cairn with --dir dir and args, and returns its
+// standard output; a failure fails t.
+func In(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(Binary(t), append([]string{"--dir", dir}, args...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("cairn %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return stdout.String()
+}
+
+// MustRead reads a file; a failure fails t.
+func MustRead(t testing.TB, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
