@@ -102,6 +102,7 @@ func newApp(env Env) *ucli.App {
 			sanitizeCommand(env),
 			curateCommand(env),
 			retractCommand(env),
+			diffCommand(env),
 			resolveCommand(env),
 			doctorCommand(env),
 			initCommand(env),
