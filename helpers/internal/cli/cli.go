@@ -103,6 +103,7 @@ func newApp(env Env) *ucli.App {
 			curateCommand(env),
 			retractCommand(env),
 			diffCommand(env),
+			logCommand(env),
 			resolveCommand(env),
 			doctorCommand(env),
 			initCommand(env),
