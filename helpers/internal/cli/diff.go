@@ -207,6 +207,22 @@ func (r diffReport) summary() string {
 	return strings.Join(parts, ", ")
 }
 
+// sections calls fn for each kind of change r holds, in the order of
+// diffSections, with its title and its changes.
+func (r diffReport) sections(fn func(title string, changes []knowledge.Change)) {
+	for _, s := range diffSections {
+		var changes []knowledge.Change
+		for _, c := range r.Changes {
+			if c.Kind == s.kind {
+				changes = append(changes, c)
+			}
+		}
+		if len(changes) > 0 {
+			fn(s.title, changes)
+		}
+	}
+}
+
 // statusName is a status for people ("" is active).
 func statusName(s string) string {
 	if s == "" {
@@ -230,16 +246,9 @@ func printDiff(w io.Writer, r diffReport) {
 		return
 	}
 	fmt.Fprintf(w, "knowledge change from %s to %s: %s\n", r.From, r.To, r.summary())
-	for _, s := range diffSections {
-		first := true
-		for _, c := range r.Changes {
-			if c.Kind != s.kind {
-				continue
-			}
-			if first {
-				fmt.Fprintf(w, "\n%s:\n", s.title)
-				first = false
-			}
+	r.sections(func(title string, changes []knowledge.Change) {
+		fmt.Fprintf(w, "\n%s:\n", title)
+		for _, c := range changes {
 			e := c.Entry
 			fmt.Fprintf(w, "  [%s] %s\n", oneLine(e.Type, 20), oneLine(e.Content, 300))
 			meta := []string{oneLine(e.Key, 100)}
@@ -264,7 +273,7 @@ func printDiff(w io.Writer, r diffReport) {
 			}
 			fmt.Fprintf(w, "    %s\n", strings.Join(meta, " | "))
 		}
-	}
+	})
 }
 
 // printDiffMarkdown writes r as a pull-request comment. Every text from
@@ -284,16 +293,9 @@ func printDiffMarkdown(w io.Writer, r diffReport) {
 		}
 		return s
 	}
-	for _, s := range diffSections {
-		first := true
-		for _, c := range r.Changes {
-			if c.Kind != s.kind {
-				continue
-			}
-			if first {
-				fmt.Fprintf(w, "\n#### %s\n\n", s.title)
-				first = false
-			}
+	r.sections(func(title string, changes []knowledge.Change) {
+		fmt.Fprintf(w, "\n#### %s\n\n", title)
+		for _, c := range changes {
 			e := c.Entry
 			line := "- " + md(e.Type) + " " + md(cut(e.Content, 500))
 			switch c.Kind {
@@ -312,5 +314,5 @@ func printDiffMarkdown(w io.Writer, r diffReport) {
 			line += " <sub>" + md(e.Key) + "</sub>"
 			fmt.Fprintln(w, line)
 		}
-	}
+	})
 }
