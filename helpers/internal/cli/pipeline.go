@@ -14,8 +14,8 @@ import (
 func pipelineCommand(env Env) *ucli.Command {
 	return &ucli.Command{
 		Name:      "pipeline",
-		Usage:     "turn the personal session pipeline on or off (off by default: it spends model calls)",
-		ArgsUsage: "[on|off]",
+		Usage:     "turn the personal session pipeline on or off, or see how it does (off by default: it spends model calls)",
+		ArgsUsage: "[on|off] | status",
 		Description: "A setting in your own config ($XDG_CONFIG_HOME/cairn/config.json), for every\n" +
 			"repository of yours. Without an argument, says whether it is on. When it is on,\n" +
 			"each session (Stop, SessionEnd, PreCompact) is queued and a background worker\n" +
