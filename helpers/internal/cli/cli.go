@@ -102,6 +102,8 @@ func newApp(env Env) *ucli.App {
 			sanitizeCommand(env),
 			curateCommand(env),
 			retractCommand(env),
+			diffCommand(env),
+			logCommand(env),
 			resolveCommand(env),
 			doctorCommand(env),
 			initCommand(env),

@@ -2,6 +2,9 @@ package cli
 
 import (
 	"fmt"
+	"io"
+	"strings"
+	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
@@ -11,8 +14,8 @@ import (
 func pipelineCommand(env Env) *ucli.Command {
 	return &ucli.Command{
 		Name:      "pipeline",
-		Usage:     "turn the personal session pipeline on or off (off by default: it spends model calls)",
-		ArgsUsage: "[on|off]",
+		Usage:     "turn the personal session pipeline on or off, or see how it does (off by default: it spends model calls)",
+		ArgsUsage: "[on|off] | status",
 		Description: "A setting in your own config ($XDG_CONFIG_HOME/cairn/config.json), for every\n" +
 			"repository of yours. Without an argument, says whether it is on. When it is on,\n" +
 			"each session (Stop, SessionEnd, PreCompact) is queued and a background worker\n" +
@@ -20,7 +23,7 @@ func pipelineCommand(env Env) *ucli.Command {
 			"knowledge_dir in the config) and asks a model (claude -p by default; model_command\n" +
 			"in the config replaces it) for its decisions, failures, handoff and learnings.\n" +
 			"Those stay yours: the next session on the branch sees them; cairn promote shares them.",
-		Subcommands: []*ucli.Command{{
+		Subcommands: []*ucli.Command{pipelineStatusCommand(env), {
 			Name:  "work",
 			Usage: "run the worker now: drain the queue (the hooks start it in the background)",
 			Action: func(c *ucli.Context) error {
@@ -74,8 +77,9 @@ func handoffNowCommand(env Env) *ucli.Command {
 		Name:  "handoff-now",
 		Usage: "queue this project's current session for distillation now, past the pipeline's gates",
 		Description: "What the end of a session does, by hand: the latest session started in this\n" +
-			"project is queued and the worker started (with --wait, run here until the queue is empty).",
-		Flags: []ucli.Flag{&ucli.BoolFlag{Name: "wait", Usage: "run the worker here and wait for it"}},
+			"project is queued and the worker started (with --wait, run here until the queue is\n" +
+			"empty, then the session's outcome printed: distilled, skipped or failed, and why).",
+		Flags: []ucli.Flag{&ucli.BoolFlag{Name: "wait", Usage: "run the worker here, wait for it and print the outcome"}},
 		Action: func(c *ucli.Context) error {
 			p, err := findProject(c, env)
 			if err != nil {
@@ -86,6 +90,13 @@ func handoffNowCommand(env Env) *ucli.Command {
 				return err
 			}
 			fmt.Fprintf(env.Stdout, "queued session %s\n", id)
+			if c.Bool("wait") {
+				o, ok := pipeline.LastOutcome(env.Getenv, id)
+				if !ok {
+					return fmt.Errorf("session %s: the worker left no outcome (see %s)", id, "cairn pipeline status")
+				}
+				fmt.Fprintf(env.Stdout, "%s\n", outcomeLine(o))
+			}
 			return nil
 		},
 	}
@@ -142,4 +153,83 @@ func promoteCommand(env Env) *ucli.Command {
 			return nil
 		},
 	}
+}
+
+func pipelineStatusCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:  "status",
+		Usage: "on or off, the model command and whether it is found, pending tasks, recent outcomes",
+		Description: "Reads your own state ($XDG_CONFIG_HOME/cairn/config.json and the queue under\n" +
+			"$XDG_STATE_HOME/cairn/queue): the tasks waiting for the worker and, newest first,\n" +
+			"the last outcome of each recent session: distilled, skipped and why, failed and why.",
+		Flags: []ucli.Flag{
+			&ucli.IntFlag{Name: "last", Value: 10, Usage: "at most N recent sessions"},
+			&ucli.BoolFlag{Name: "json", Usage: "print JSON"},
+		},
+		Action: func(c *ucli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("pipeline status takes no argument")
+			}
+			if c.Int("last") < 1 {
+				return usagef("--last must be at least 1")
+			}
+			st, err := pipeline.ReadStatus(env.Getenv, c.Int("last"))
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return writeJSON(env.Stdout, st)
+			}
+			printPipelineStatus(env.Stdout, st)
+			return nil
+		},
+	}
+}
+
+func printPipelineStatus(w io.Writer, st pipeline.Status) {
+	state := "off"
+	if st.On {
+		state = "on"
+	}
+	fmt.Fprintf(w, "pipeline: %s (%s)\n", state, st.Config)
+	if st.Problem != "" {
+		fmt.Fprintf(w, "  config problem: %s\n", st.Problem)
+	}
+	fmt.Fprintf(w, "knowledge directory: %s\n", st.Knowledge)
+	found := "found at " + st.Found
+	if st.Found == "" {
+		found = "NOT FOUND on PATH: sessions are exported but not distilled"
+	}
+	fmt.Fprintf(w, "model command: %s (%s)\n", strings.Join(st.Command, " "), found)
+	fmt.Fprintf(w, "worker log: %s\n", st.Log)
+	fmt.Fprintf(w, "pending: %d\n", len(st.Pending))
+	for _, p := range st.Pending {
+		what := "queued"
+		if p.Working {
+			what = "being distilled"
+		}
+		fmt.Fprintf(w, "  %s\t%s\t%s (%s)\n", stamp(p.Enqueued), p.Session, what, p.Reason)
+	}
+	fmt.Fprintf(w, "recent sessions: %d\n", len(st.Recent))
+	for _, o := range st.Recent {
+		fmt.Fprintf(w, "  %s\t%s\n", stamp(o.Finished), outcomeLine(o))
+	}
+}
+
+// outcomeLine is a session's outcome on one line: "session S: skipped:
+// why".
+func outcomeLine(o pipeline.Outcome) string {
+	line := "session " + o.Session + ": " + o.Result
+	if o.Why != "" {
+		line += ": " + o.Why
+	}
+	return line
+}
+
+// stamp writes Unix nanoseconds as a UTC time to the second.
+func stamp(ns int64) string {
+	if ns == 0 {
+		return "-"
+	}
+	return time.Unix(0, ns).UTC().Format("2006-01-02 15:04:05Z")
 }

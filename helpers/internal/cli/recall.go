@@ -10,6 +10,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
+	"github.com/cairn-dev/cairn/helpers/internal/relevance"
 	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
 	ucli "github.com/urfave/cli/v2"
 )
@@ -20,14 +21,18 @@ func recallCommand(env Env) *ucli.Command {
 		Usage:     "search the team's knowledge, best match first",
 		ArgsUsage: "[QUERY...]",
 		Description: "Without a query, lists the newest entries. Retracted and superseded entries\n" +
-			"are left out; --all adds the archive.",
+			"are left out; --all adds the archive. With --explain, the same hits in the same\n" +
+			"order, each with its score and why: the terms it matched and in which field,\n" +
+			"those that came from splitting an identifier or from synonyms, the priors and\n" +
+			"any verdict of sanitize that moved it; the query's reading comes first.",
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "type", Usage: "only entries of this type"},
 			&ucli.BoolFlag{Name: "all", Usage: "include the archive (knowledge.archive.jsonl)"},
 			&ucli.IntFlag{Name: "recent", Usage: "the N newest entries (matching the query, if any)"},
 			&ucli.BoolFlag{Name: "stats", Usage: "counts by type, status, author and month"},
 			&ucli.IntFlag{Name: "limit", Value: 10, Usage: "at most N entries"},
-			&ucli.BoolFlag{Name: "json", Usage: "print JSON (an array of entries; an object with --stats)"},
+			&ucli.BoolFlag{Name: "json", Usage: "print JSON (an array of entries; an object with --stats or --explain)"},
+			&ucli.BoolFlag{Name: "explain", Usage: "show how the query was read and, for each hit in recall's order, its score and why"},
 		},
 		Action: func(c *ucli.Context) error {
 			typ := ""
@@ -39,6 +44,9 @@ func recallCommand(env Env) *ucli.Command {
 			}
 			if c.Int("limit") < 1 {
 				return usagef("--limit must be at least 1")
+			}
+			if c.Bool("explain") && c.Bool("stats") {
+				return usagef("--explain and --stats do not go together")
 			}
 			if c.IsSet("recent") && c.Int("recent") < 1 {
 				return usagef("--recent must be at least 1")
@@ -72,7 +80,23 @@ func recallCommand(env Env) *ucli.Command {
 				q.Limit = c.Int("recent")
 			}
 			if q.Text == "" {
+				if c.Bool("explain") {
+					return usagef("--explain needs a query: cairn recall --explain WORDS")
+				}
 				q.NewestFirst = true
+			}
+			if c.Bool("explain") {
+				a := relevance.Analyse(q.Text)
+				hits, fields, err := index.ExplainStore(p.Store, q, a.All())
+				if err != nil {
+					return err
+				}
+				x := explain(q, a, hits, fields)
+				if c.Bool("json") {
+					return writeJSON(env.Stdout, x)
+				}
+				printExplanation(env.Stdout, x)
+				return nil
 			}
 			hits, err := index.SearchStore(p.Store, q)
 			if err != nil {

@@ -55,6 +55,13 @@ type Hit struct {
 	Entry    knowledge.Entry
 	Score    float64
 	Archived bool
+	// Effect is sanitize's verdict on the entry's line on this machine
+	// (see [audit.EffectFlagged]; "" when none), which the score's
+	// priors took into account.
+	Effect string
+	// Synonym is set when the entry came in with the query's synonyms,
+	// after every match of its words as written.
+	Synonym bool
 }
 
 // Search runs a query against the cache. Text with no usable term finds
@@ -122,6 +129,7 @@ func fill(hits, more []Hit, limit int) []Hit {
 		}
 		if !seen[h.Entry.Key] {
 			seen[h.Entry.Key] = true
+			h.Synonym = true
 			hits = append(hits, h)
 		}
 	}
@@ -222,7 +230,7 @@ func (ix *Index) readHits(limit int, ranked bool, stmt string, args ...any) ([]H
 		if ranked {
 			score *= relevance.Prior(e, effect)
 		}
-		hits = append(hits, Hit{Entry: e, Score: score, Archived: arch == 1})
+		hits = append(hits, Hit{Entry: e, Score: score, Archived: arch == 1, Effect: effect})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, dbErr("search cache", err)
@@ -532,7 +540,7 @@ func (ix *Index) rankFirst(expr string, q Query) (hits []Hit, ok bool, err error
 			continue
 		}
 		e.Note = note
-		hits = append(hits, Hit{Entry: e, Score: r.score * relevance.Prior(e, effect), Archived: arch == 1})
+		hits = append(hits, Hit{Entry: e, Score: r.score * relevance.Prior(e, effect), Archived: arch == 1, Effect: effect})
 	}
 	sortHits(hits)
 	// Every match was seen, or enough survived the filters.

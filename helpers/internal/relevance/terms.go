@@ -39,29 +39,42 @@ get got use used using via per vs etc ie eg`) {
 // removed, at most MaxTerms.
 func Terms(text string) []string {
 	var terms []string
+	walkTerms(text, func(t, _ string) { terms = append(terms, t) }, nil)
+	return terms
+}
+
+// walkTerms calls term for each of text's terms in the order [Terms]
+// lists them, with the identifier it was split from ("" for a word as
+// written), and dropped (when not nil) for each stop word or one-letter
+// word left out.
+func walkTerms(text string, term func(t, from string), dropped func(w string)) {
+	n := 0
 	seen := map[string]bool{}
-	add := func(f string) bool {
+	add := func(f, from string) bool {
 		if len([]rune(f)) < 2 || stopWords[f] || seen[f] {
-			return len(terms) < MaxTerms
+			if dropped != nil && !seen[f] {
+				dropped(f)
+			}
+			return n < MaxTerms
 		}
 		seen[f] = true
-		terms = append(terms, f)
-		return len(terms) < MaxTerms
+		n++
+		term(f, from)
+		return n < MaxTerms
 	}
 	for _, f := range strings.FieldsFunc(text, func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	}) {
-		if !add(strings.ToLower(f)) {
+		if !add(strings.ToLower(f), "") {
 			break
 		}
 		// parseConfig also searches for parse and config.
 		for _, p := range SplitIdent(f) {
-			if !add(p) {
-				return terms
+			if !add(p, f) {
+				return
 			}
 		}
 	}
-	return terms
 }
 
 // SplitIdent splits an identifier at case changes and between letters and
@@ -203,22 +216,30 @@ const maxExpanded = MaxTerms + 8
 // Expand adds the synonyms of terms, after them, up to maxExpanded terms.
 func Expand(terms []string) []string {
 	out := append([]string{}, terms...)
+	walkSynonyms(terms, func(s, _ string) { out = append(out, s) })
+	return out
+}
+
+// walkSynonyms calls syn for each synonym [Expand] adds to terms, in its
+// order, with the term it is a synonym of.
+func walkSynonyms(terms []string, syn func(s, of string)) {
+	n := len(terms)
 	seen := map[string]bool{}
 	for _, t := range terms {
 		seen[t] = true
 	}
 	for _, t := range terms {
 		for _, s := range synonyms[t] {
-			if len(out) == maxExpanded {
-				return out
+			if n == maxExpanded {
+				return
 			}
 			if !seen[s] {
 				seen[s] = true
-				out = append(out, s)
+				n++
+				syn(s, t)
 			}
 		}
 	}
-	return out
 }
 
 // Coverage is how many of the query terms an entry contains, and their

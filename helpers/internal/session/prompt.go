@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/cairn-dev/cairn/helpers/internal/event"
+	"github.com/cairn-dev/cairn/helpers/internal/gitmeta"
 	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
@@ -87,18 +88,26 @@ func (s *Session) prompt(e event.Event) (event.Answer, error) {
 	if len(fresh) == 0 && len(own) == 0 {
 		return none, nil
 	}
-	text, keys := recall.RenderShown(recall.Block{
+	block := recall.Block{
 		Relevant: fresh,
 		Personal: own,
 		Budget:   recall.PerPromptBudget,
 		Small:    true,
 		Heading:  "Relevant to this prompt:",
-	})
+	}
+	text, keys := recall.RenderShown(block)
 	if len(keys) == 0 {
 		return none, nil
 	}
 	if err := recall.AddShown(p.Store, e.Session, keys); err != nil {
 		s.Logf("record shown entries: %v", err)
 	}
+	branch := ""
+	if p.IsGit {
+		branch = gitmeta.Read(p.Root).Branch
+	}
+	s.logInjection(e, recall.MomentPrompt, branch, block, text, keys, 0, func(knowledge.Entry) string {
+		return recall.ReasonPrompt
+	})
 	return event.Answer{Context: text}, nil
 }

@@ -97,6 +97,9 @@ func (s *Session) start(e event.Event) (event.Answer, error) {
 	if err := recall.AddShown(p.Store, e.Session, shown); err != nil {
 		s.Logf("record shown entries: %v", err)
 	}
+	s.logInjection(e, recall.MomentStart, ctx.Branch, block, text, shown, counts.Handoff, func(en knowledge.Entry) string {
+		return recall.Why(ctx, en)
+	})
 	a := event.Answer{Context: text}
 	if cfg.ShowStatus() {
 		a.Status = startStatus(ix, counts)
@@ -159,10 +162,13 @@ func (s *Session) startWithoutIndex(e event.Event, cfg knowledge.Config, why err
 		branch = gitmeta.Read(s.Proj.Root).Branch
 	}
 	block.Handoff, block.HandoffHeading, block.Personal = s.personal(branch, branch, func(string) bool { return false })
-	text, shown := recall.RenderShown(block)
+	text, shown, counts := recall.RenderCounted(block)
 	if err := recall.AddShown(s.Proj.Store, e.Session, shown); err != nil {
 		s.Logf("record shown entries: %v", err)
 	}
+	s.logInjection(e, recall.MomentStart, branch, block, text, shown, counts.Handoff, func(knowledge.Entry) string {
+		return recall.ReasonNewest
+	})
 	a := event.Answer{Context: text}
 	if cfg.ShowStatus() {
 		a.Status = fmt.Sprintf("cairn: the search index is being built; showed %d must-check and newest entries", len(shown))
@@ -305,4 +311,41 @@ func (s *Session) beadTitles() []string {
 		}
 	}
 	return titles
+}
+
+// recordInjections is false only in the benchmark of a hook without the
+// record (see export_test.go).
+var recordInjections = true
+
+// logInjection records what an injection showed, and why, for cairn log
+// (see [recall.AddInjection]): each shown key with the reason of the list
+// it came from (relevant ones by relevant), the handoff items, the budget
+// and the exact text. A failure is a line in the log, never the hook's.
+func (s *Session) logInjection(e event.Event, moment, branch string, b recall.Block, text string, shown []string, handoff int, relevant func(knowledge.Entry) string) {
+	if text == "" || !recordInjections {
+		return
+	}
+	why := map[string]string{}
+	for _, en := range b.Relevant {
+		why[en.Key] = relevant(en)
+	}
+	for _, en := range b.Personal {
+		why[en.Key] = recall.ReasonPersonal
+	}
+	for _, en := range b.MustCheck {
+		why[en.Key] = recall.ReasonMustCheck
+	}
+	in := recall.Injection{
+		Time: time.Now().UnixNano(), Agent: e.Agent, Session: e.Session, Branch: branch, Moment: moment,
+		Budget: b.Budget, Used: untrusted.Units(text), Handoff: handoff, Text: text, Entries: []recall.Shown{},
+	}
+	if in.Budget <= 0 {
+		in.Budget = recall.DefaultBudget
+	}
+	for _, k := range shown {
+		in.Entries = append(in.Entries, recall.Shown{Key: k, Reason: why[k]})
+	}
+	if err := recall.AddInjection(s.Proj.Store, in); err != nil {
+		s.Logf("record the injection: %v", err)
+	}
 }

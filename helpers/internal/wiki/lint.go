@@ -20,6 +20,7 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
 )
 
 // The names of the lint checks, as reported in Finding.Check.
@@ -1046,7 +1047,7 @@ func (r Report) Markdown() string {
 				fmt.Fprintf(&b, "- %s\n", detail)
 				continue
 			}
-			fmt.Fprintf(&b, "- %s: %s\n", codeSpan(f.File), detail)
+			fmt.Fprintf(&b, "- %s: %s\n", untrusted.CodeSpan(f.File), detail)
 		}
 	}
 	return b.String()
@@ -1058,23 +1059,4 @@ func count(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-// codeSpan writes s as a Markdown code span, fenced by more backticks than
-// any run in s.
-func codeSpan(s string) string {
-	longest, run := 0, 0
-	for _, c := range []byte(s) {
-		if c == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	fence := strings.Repeat("`", longest+1)
-	if longest > 0 {
-		return fence + " " + s + " " + fence
-	}
-	return fence + s + fence
 }

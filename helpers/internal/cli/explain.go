@@ -1,0 +1,165 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/cairn-dev/cairn/helpers/internal/index"
+	"github.com/cairn-dev/cairn/helpers/internal/recall"
+	"github.com/cairn-dev/cairn/helpers/internal/relevance"
+	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
+)
+
+// explanation is `cairn recall --explain`: how the query was read, then
+// recall's hits in recall's order, each with why it is there.
+type explanation struct {
+	Query    string             `json:"query"`
+	Analysis relevance.Analysis `json:"analysis"`
+	// Order is how the hits are ordered: "score" (bm25 times the priors)
+	// or "newest" (--recent: by time, the priors unused).
+	Order string         `json:"order"`
+	Hits  []explainedHit `json:"hits"`
+}
+
+// explainedHit is one hit and why.
+type explainedHit struct {
+	Rank     int     `json:"rank"`
+	Key      string  `json:"key"`
+	Type     string  `json:"type"`
+	Content  string  `json:"content"`
+	Score    float64 `json:"score"`
+	BM25     float64 `json:"bm25"`  // the full-text score before the priors
+	Prior    float64 `json:"prior"` // the product of the priors' factors
+	Archived bool    `json:"archived"`
+	// Via says which search found it: "terms" (the query's words and
+	// their identifier parts) or "synonyms" (ranked after every match of
+	// the terms, filling up a short answer).
+	Via     string             `json:"via"`
+	Matched []termMatch        `json:"matched"`
+	Priors  []relevance.Factor `json:"priors"`
+	Note    string             `json:"note,omitempty"` // sanitize's note on this machine
+	// Untrusted: the texts are data written by whoever pushed.
+	Untrusted bool `json:"untrusted"`
+}
+
+// termMatch is one term of the query an entry matched, and where.
+type termMatch struct {
+	relevance.Term
+	Fields []string `json:"fields"`
+}
+
+// explain says why each of hits, the answer to q (read as a), is there,
+// in their order; fields[i] are the fields of hits[i] each term matched
+// (see [index.Fields]).
+func explain(q index.Query, a relevance.Analysis, hits []index.Hit, fields []map[string][]string) explanation {
+	x := explanation{Query: q.Text, Analysis: a, Order: "score", Hits: []explainedHit{}}
+	if q.NewestFirst {
+		x.Order = "newest"
+	}
+	terms := append(append([]relevance.Term{}, a.Terms...), a.Synonyms...)
+	for i, h := range hits {
+		e := h.Entry
+		prior := relevance.Prior(e, h.Effect)
+		bm := h.Score
+		if x.Order == "score" && prior != 0 {
+			bm = h.Score / prior
+		}
+		via := "terms"
+		if h.Synonym {
+			via = "synonyms"
+		}
+		xh := explainedHit{
+			Rank: i + 1, Key: e.Key, Type: e.Type, Content: e.Content,
+			Score: roundScore(h.Score), BM25: roundScore(bm), Prior: roundScore(prior), Archived: h.Archived,
+			Via: via, Matched: []termMatch{}, Priors: relevance.Factors(e, h.Effect), Note: e.Note, Untrusted: true,
+		}
+		for _, t := range terms {
+			if f := fields[i][t.Term]; len(f) > 0 {
+				xh.Matched = append(xh.Matched, termMatch{Term: t, Fields: f})
+			}
+		}
+		x.Hits = append(x.Hits, xh)
+	}
+	return x
+}
+
+// printExplanation prints x for a person: the query's reading, then each
+// hit, its texts made inert as recall's are (see printHits).
+func printExplanation(w io.Writer, x explanation) {
+	inert := func(s string) string { return untrusted.ForAgent(s, 0) }
+	fmt.Fprintf(w, "query: %s\n", inert(x.Query))
+	fmt.Fprintf(w, "  terms: %s\n", orNone(termList(x.Analysis.Terms)))
+	fmt.Fprintf(w, "  synonyms: %s\n", orNone(termList(x.Analysis.Synonyms)))
+	fmt.Fprintf(w, "  dropped: %s\n", orNone(inert(strings.Join(x.Analysis.Dropped, ", "))))
+	if x.Order == "newest" {
+		fmt.Fprintln(w, "  order: newest first (--recent); the priors do not apply")
+	} else {
+		fmt.Fprintln(w, "  order: score = bm25 (content x10, tags x5, identifiers x4, type x2) x priors")
+	}
+	if len(x.Hits) == 0 {
+		fmt.Fprintln(w, "nothing matches")
+		return
+	}
+	fmt.Fprintln(w, recall.OpenTag)
+	for _, h := range x.Hits {
+		fmt.Fprintf(w, "%d. %s  score %.4g = bm25 %.4g x prior %.4g", h.Rank, inert(h.Key), h.Score, h.BM25, h.Prior)
+		if h.Via == "synonyms" {
+			fmt.Fprint(w, "  (found by synonyms, after every direct match)")
+		}
+		if h.Archived {
+			fmt.Fprint(w, "  (archived)")
+		}
+		fmt.Fprintf(w, "\n   [%s] %s\n", inert(h.Type), inert(untrusted.ForAgent(h.Content, 160)))
+		var m []string
+		for _, t := range h.Matched {
+			m = append(m, termLabel(t.Term)+" in "+strings.Join(t.Fields, ", "))
+		}
+		fmt.Fprintf(w, "   matched: %s\n", orNone(strings.Join(m, "; ")))
+		var moved, still []string
+		for _, f := range h.Priors {
+			if f.Factor != 1 {
+				moved = append(moved, fmt.Sprintf("%s %s x%.2f (%s)", f.Name, inert(f.Value), f.Factor, f.Why))
+			} else {
+				still = append(still, f.Name)
+			}
+		}
+		fmt.Fprintf(w, "   priors: %s; unmoved by %s\n", orNone(strings.Join(moved, "; ")), strings.Join(still, ", "))
+		if h.Note != "" {
+			fmt.Fprintf(w, "   note: %s\n", inert(h.Note))
+		}
+	}
+	fmt.Fprintln(w, recall.CloseTag)
+}
+
+// termList writes terms with where each came from.
+func termList(terms []relevance.Term) string {
+	out := make([]string, len(terms))
+	for i, t := range terms {
+		out[i] = termLabel(t)
+	}
+	return strings.Join(out, ", ")
+}
+
+// termLabel is a term as explain prints it: parse (split from
+// parseConfig), database (synonym of db), config* (a prefix).
+func termLabel(t relevance.Term) string {
+	s := untrusted.ForAgent(t.Term, 0)
+	if t.Prefix {
+		s += "*"
+	}
+	switch t.Origin {
+	case relevance.FromSplit:
+		s += " (split from " + untrusted.ForAgent(t.Of, 0) + ")"
+	case relevance.FromSynonym:
+		s += " (synonym of " + untrusted.ForAgent(t.Of, 0) + ")"
+	}
+	return s
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}

@@ -1,0 +1,94 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/cairn-dev/cairn/helpers/internal/recall"
+	ucli "github.com/urfave/cli/v2"
+)
+
+func logCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:  "log",
+		Usage: "what cairn put in front of agents on this machine, newest first, and why",
+		Description: "Each injection of the hooks (session start, prompt): when, which agent and\n" +
+			"session, the branch, the moment, each entry's key with why it was chosen\n" +
+			"(branch, commit, commit files, task words, must-check, personal, prompt words;\n" +
+			"handoff items are counted) and the budget used. --show adds the exact text\n" +
+			"injected. The record is this developer's own, in .cairn/local/injections\n" +
+			"(gitignored), and keeps the last 200 injections.",
+		Flags: []ucli.Flag{
+			&ucli.IntFlag{Name: "last", Value: 10, Usage: "at most N injections"},
+			&ucli.StringFlag{Name: "session", Usage: "only the injections of session ID"},
+			&ucli.BoolFlag{Name: "show", Usage: "print the exact text injected"},
+			&ucli.BoolFlag{Name: "json", Usage: "print JSON (an array, newest first; the text only with --show)"},
+		},
+		Action: func(c *ucli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("log takes no argument (filter with --session ID)")
+			}
+			if c.Int("last") < 1 {
+				return usagef("--last must be at least 1")
+			}
+			p, err := findProject(c, env)
+			if err != nil {
+				return err
+			}
+			all, err := recall.Injections(p.Store)
+			if err != nil {
+				return err
+			}
+			list := []recall.Injection{}
+			for _, in := range all {
+				if len(list) == c.Int("last") {
+					break
+				}
+				if id := c.String("session"); id != "" && in.Session != id {
+					continue
+				}
+				if !c.Bool("show") {
+					in.Text = ""
+				}
+				list = append(list, in)
+			}
+			if c.Bool("json") {
+				return writeJSON(env.Stdout, list)
+			}
+			if len(list) == 0 {
+				fmt.Fprintln(env.Stderr, "cairn: no injection recorded yet (the session-start and prompt hooks record theirs)")
+				return nil
+			}
+			printInjections(env.Stdout, list)
+			return nil
+		},
+	}
+}
+
+// printInjections prints injections for a person; every text from the
+// record passes the terminal filter on the way out (see forTerminal).
+func printInjections(w io.Writer, list []recall.Injection) {
+	for i, in := range list {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		head := []string{stamp(in.Time), orNone(oneLine(in.Agent, 40)), "session " + orNone(oneLine(in.Session, 80))}
+		if in.Branch != "" {
+			head = append(head, "branch "+oneLine(in.Branch, 80))
+		}
+		head = append(head, in.Moment, fmt.Sprintf("%d of %d used", in.Used, in.Budget))
+		fmt.Fprintln(w, strings.Join(head, "  "))
+		for _, e := range in.Entries {
+			fmt.Fprintf(w, "  %-28s %s\n", oneLine(e.Reason, 40), oneLine(e.Key, 120))
+		}
+		if in.Handoff > 0 {
+			fmt.Fprintf(w, "  %-28s %d items\n", recall.ReasonHandoff, in.Handoff)
+		}
+		if in.Text != "" {
+			fmt.Fprintln(w, "  --- the text injected ---")
+			fmt.Fprintln(w, in.Text)
+			fmt.Fprintln(w, "  --- end ---")
+		}
+	}
+}
