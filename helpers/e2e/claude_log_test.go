@@ -1,10 +1,11 @@
-package main
+package e2e
 
 import (
 	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/claudetest"
 	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
 )
@@ -16,10 +17,10 @@ func TestClaudeLogShowsSessionStart(t *testing.T) {
 	t.Parallel() // a real-client test: it mostly waits on the CLI
 	cli := claudetest.FindCLI(t)
 	repo := claudetest.NewGitRepo(t)
-	git(t, repo, "checkout", "-q", "-b", "fix/oauth-trailing-slash")
-	relevant := strings.TrimSpace(cairnIn(t, repo, "add", "learned", "OAuth redirect URI must match exactly, including the trailing slash"))
-	cairnIn(t, repo, "add", "fact", "Kafka consumer lag alerts fire above ten thousand messages")
-	must := strings.TrimSpace(cairnIn(t, repo, "add", "must-check", "Run the database migrations before deploying the API"))
+	cairntest.Git(t, repo, "checkout", "-q", "-b", "fix/oauth-trailing-slash")
+	relevant := strings.TrimSpace(cairntest.In(t, repo, "add", "learned", "OAuth redirect URI must match exactly, including the trailing slash"))
+	cairntest.In(t, repo, "add", "fact", "Kafka consumer lag alerts fire above ten thousand messages")
+	must := strings.TrimSpace(cairntest.In(t, repo, "add", "must-check", "Run the database migrations before deploying the API"))
 	api := claudetest.StartFakeAPI(t, [][]claudetest.Block{{claudetest.Text("ok")}})
 	session(t, cli, repo, api, "fix the redirect bug", true)
 	ctx := injected(t, api)
@@ -29,7 +30,7 @@ func TestClaudeLogShowsSessionStart(t *testing.T) {
 		Budget, Used                         int
 		Entries                              []struct{ Key, Reason string }
 	}
-	if err := json.Unmarshal([]byte(cairnIn(t, repo, "log", "--json", "--show")), &list); err != nil {
+	if err := json.Unmarshal([]byte(cairntest.In(t, repo, "log", "--json", "--show")), &list); err != nil {
 		t.Fatal(err)
 	}
 	if len(list) != 1 {
@@ -55,7 +56,7 @@ func TestClaudeLogShowsSessionStart(t *testing.T) {
 	if why[must] != "must-check" || !strings.Contains(why[relevant], "branch") || len(why) != 2 {
 		t.Errorf("entries and reasons: %v (want %s: must-check, %s: branch)", why, must, relevant)
 	}
-	text := cairnIn(t, repo, "log", "--show")
+	text := cairntest.In(t, repo, "log", "--show")
 	_, shown, _ := strings.Cut(text, "--- the text injected ---\n")
 	shown, _, _ = strings.Cut(shown, "\n  --- end ---")
 	if !strings.Contains(text, "  claude  session "+in.Session+"  branch fix/oauth-trailing-slash  session start  ") || shown == "" || !strings.Contains(ctx, shown) {
