@@ -247,3 +247,40 @@ func ReadSummary(s *knowledge.Store) (Summary, error) {
 	}
 	return *a.Summary, nil
 }
+
+// ReadKey reads the store's audit and returns every action about key (and
+// the collapse of each duplicate it was kept over), in the audit's order,
+// and what the audit says of the log it was made from. A missing audit
+// has none.
+func ReadKey(s *knowledge.Store, key string) ([]Action, From, error) {
+	f, size, err := open(s)
+	if err != nil {
+		return nil, From{}, fmt.Errorf("read audit: %w", err)
+	}
+	if f == nil {
+		return nil, From{}, nil
+	}
+	defer f.Close()
+	var out []Action
+	var from From
+	sc := bufio.NewScanner(io.LimitReader(f, size))
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
+		if !bytes.Contains(line, []byte(key)) && !containsFold(line, "ummary") && bytes.IndexByte(line, '\\') < 0 {
+			continue
+		}
+		var a Action
+		if json.Unmarshal(line, &a) != nil {
+			continue
+		}
+		if a.Summary != nil {
+			from = From{a.Summary.LogSHA256, a.Summary.LogID}
+			continue
+		}
+		if a.Key == key || a.Action == ActDuplicate && a.KeptKey == key {
+			out = append(out, a)
+		}
+	}
+	return out, from, nil
+}
