@@ -72,6 +72,7 @@ func printShown(w io.Writer, sh curate.Shown) {
 	field("commit", e.Commit)
 	field("session", e.Session)
 	field("source", e.Source)
+	field("agent", e.Agent)
 	field("recorded", stamp(e.TS))
 	field("status", status(e))
 	field("redacted", strings.Join(e.Redacted, ", "))

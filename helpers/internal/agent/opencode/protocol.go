@@ -126,3 +126,10 @@ var ErrNoTranscript = errors.New("reading a transcript is not supported for open
 func ReadTranscript(io.Reader) (event.Conversation, error) {
 	return event.Conversation{}, ErrNoTranscript
 }
+
+// Caller: OpenCode sets OPENCODE=1 (and AGENT=1) in its own environment at
+// start, which its shell tool's commands inherit (1.18); none carries the
+// session's id.
+func (Adapter) Caller(getenv func(string) string) (string, bool) {
+	return "", getenv("OPENCODE") == "1"
+}
