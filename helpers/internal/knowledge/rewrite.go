@@ -41,11 +41,8 @@ type Rewrite struct {
 // capture that lands while a rewrite runs is neither lost nor undone.
 func (s *Store) Rewrite(rw Rewrite) ([]Entry, error) {
 	add := append([]Entry(nil), rw.Add...)
-	for i := range add {
-		redactEntry(&add[i])
-		if err := add[i].Validate(); err != nil {
-			return nil, err
-		}
+	if err := prepare(add); err != nil {
+		return nil, err
 	}
 	l, err := s.lock()
 	if err != nil {
