@@ -10,8 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
+	"github.com/cairn-dev/cairn/helpers/internal/session"
+	"github.com/cairn-dev/cairn/helpers/internal/session/record"
 )
 
 func TestNearest(t *testing.T) {
@@ -125,8 +128,9 @@ func TestRemoveAndEdit(t *testing.T) {
 	}
 }
 
-// The race: writers are processes that add entries (what `cairn add`
-// and a hook's capture do: project.Add, knowledge.Store.Insert), while
+// The race: writers are processes that add entries — six as `cairn add`
+// does (project.Add), two as Claude Code's capture hook does (a bd
+// comment in a Bash command, through session.Hook) — while
 // this process adds, edits and removes entries of its own in a loop.
 // Every writer's entry survives, exactly once; every entry this process
 // removed is gone; the committed entry is untouched; the log stays sorted.
@@ -137,8 +141,15 @@ const (
 	raceEnv     = "CAIRN_TEST_STEER_HELPER"
 )
 
+// raceHooks is how many of the writers are capture hooks.
+const raceHooks = 2
+
 func raceEntry(w, i int) knowledge.Entry {
-	return knowledge.Entry{Type: "fact", Content: fmt.Sprintf("writer %d wrote entry %d", w, i), Source: "agent", Session: "race"}
+	typ := "fact"
+	if w >= raceWriters-raceHooks {
+		typ = "learned"
+	}
+	return knowledge.Entry{Type: typ, Content: fmt.Sprintf("writer %d wrote entry %d", w, i), Source: "agent", Session: "race"}
 }
 
 // TestHelperProcess is one writer of TestRaceWritersAgainstEditAndRemove.
@@ -150,8 +161,19 @@ func TestHelperProcess(t *testing.T) {
 	w, _ := strconv.Atoi(args[1])
 	p := project.New(args[0], true)
 	for i := range racePerProc {
-		if _, _, err := p.Add(raceEntry(w, i)); err != nil {
-			fmt.Fprintln(os.Stderr, "add:", err)
+		e := raceEntry(w, i)
+		if e.Type == "fact" {
+			if _, _, err := p.Add(e); err != nil {
+				fmt.Fprintln(os.Stderr, "add:", err)
+				os.Exit(1)
+			}
+			continue
+		}
+		payload := fmt.Sprintf(`{"session_id":"race","hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"bd comments add bd-1 \"LEARNED: %s\""},"error":"Exit code 127"}`, e.Content)
+		var stderr strings.Builder
+		session.Hook(claude.Adapter{}, "PostToolUseFailure", strings.NewReader(payload), record.Env{Getenv: os.Getenv, Stderr: &stderr, Dir: p.Root, Project: p.Root})
+		if stderr.Len() > 0 {
+			fmt.Fprintln(os.Stderr, "hook:", stderr.String())
 			os.Exit(1)
 		}
 	}
