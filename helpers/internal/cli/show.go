@@ -103,8 +103,10 @@ func printShown(w io.Writer, sh curate.Shown) {
 	}
 	fmt.Fprintln(w, "this machine:")
 	switch {
-	case len(sh.Verdicts) == 0 && !sh.AuditCurrent:
+	case !sh.Audited:
 		fmt.Fprintln(w, "  working set: not judged yet (run cairn sanitize)")
+	case len(sh.Verdicts) == 0 && !sh.AuditCurrent:
+		fmt.Fprintln(w, "  working set: nothing to remark in the last sanitize, which read an older log (run cairn sanitize)")
 	case len(sh.Verdicts) == 0:
 		fmt.Fprintln(w, "  working set: in it, nothing to remark")
 	default:

@@ -60,9 +60,10 @@ type Shown struct {
 	Commit   string          `json:"commit_state"`
 	CommitOf string          `json:"commit_detail,omitempty"` // why the state is unknown
 	Verdicts []Verdict       `json:"local"`
-	// AuditCurrent is false when the last sanitize run read another log
-	// than the one there now (its verdicts may be out of date), or none
-	// ran yet.
+	// Audited is set when a sanitize ran on this machine; AuditCurrent
+	// when the log it read is the one there now (else its verdicts may be
+	// out of date).
+	Audited      bool       `json:"local_audited"`
 	AuditCurrent bool       `json:"local_current"`
 	LastShown    *time.Time `json:"last_shown,omitempty"`
 	Sessions     int        `json:"shown_sessions"`
@@ -118,7 +119,8 @@ func Show(p *project.Project, key string) (Shown, error) {
 	for _, a := range acts {
 		sh.Verdicts = append(sh.Verdicts, Verdict{Action: a.Action, Effect: a.Effect, Result: a.Result, Reason: a.Reason, Kept: a.KeptKey, Keys: a.Keys})
 	}
-	if from.LogSHA256 != "" {
+	sh.Audited = from.LogSHA256 != ""
+	if sh.Audited {
 		if data, err := p.Store.ReadLog(); err == nil {
 			sh.AuditCurrent = knowledge.Sum(data) == from.LogSHA256
 		}
