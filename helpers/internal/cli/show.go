@@ -76,6 +76,14 @@ func printShown(w io.Writer, sh curate.Shown) {
 	field("recorded", stamp(e.TS))
 	field("status", status(e))
 	field("redacted", strings.Join(e.Redacted, ", "))
+	if d := e.Detail; d != nil {
+		field("context", d.Context)
+		field("alternatives", strings.Join(d.Alternatives, "; "))
+		field("rationale", d.Rationale)
+		field("root cause", d.RootCause)
+		field("resolution", d.Resolution)
+		field("prevention", d.Prevention)
+	}
 	if sh.Archived {
 		field("archived", "yes: its latest line is in "+knowledge.DirName+"/"+knowledge.ArchiveName)
 	}
