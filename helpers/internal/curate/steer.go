@@ -186,6 +186,11 @@ func unknownKey(key string, recs []knowledge.Record) error {
 			keys = append(keys, k)
 		}
 	}
+	return unknownAmong(key, keys)
+}
+
+// unknownAmong is the error for a key not among keys, naming the nearest.
+func unknownAmong(key string, keys []string) error {
 	near := Nearest(key, keys, 3)
 	if len(near) == 0 {
 		return fmt.Errorf("%w %s", ErrNoEntry, key)
