@@ -184,6 +184,7 @@ func TestProvenance(t *testing.T) {
 		{map[string]string{"GEMINI_CLI": "1"}, "agent", "gemini", ""},
 		{map[string]string{"GEMINI_CLI": "1", "GEMINI_SESSION_ID": "g1"}, "agent", "gemini", "g1"},
 		{map[string]string{"OPENCODE": "1"}, "agent", "opencode", ""},
+		{map[string]string{"OPENCODE": "1", "CAIRN_OPENCODE_SESSION": "ses_1"}, "agent", "opencode", "ses_1"},
 		{map[string]string{"CURSOR_AGENT": "1"}, "agent", "cursor", ""},
 		{map[string]string{"CURSOR_TRACE_ID": "x"}, "user", "", ""},
 	} {
