@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/helpers/internal/claudetest"
+	"github.com/cairn-dev/cairn/helpers/internal/codextest"
+	"github.com/cairn-dev/cairn/helpers/internal/geminitest"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/opencodetest"
 )
@@ -21,7 +23,8 @@ const (
 	agentAdded = "the retry budget lives in config/retry.toml"
 	hookAdded  = "the payment sandbox rejects amounts below one cent"
 	// forgetStart removes what the session start recorded of the session.
-	forgetStart = "rm -rf .cairn/local/started && "
+	// (Codex refuses rm -rf.)
+	forgetStart = "mv .cairn/local/started .cairn/local/forgotten; "
 )
 
 func TestClaudeAgentAddIsTheAgents(t *testing.T) {
@@ -59,6 +62,33 @@ func TestOpenCodeAgentAddIsTheAgents(t *testing.T) {
 	})
 	a.opencodeSession(t, cli, api, "record what you learn")
 	checkAgentAdd(t, logEntries(t, a.dir), "opencode")
+}
+
+func TestCodexAgentAddIsTheAgents(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
+	codextest.FindCLI(t)
+	repo := claudetest.NewGitRepo(t)
+	cairnIn(t, repo, "init", "--codex")
+	api := codextest.StartFakeAPI(t, [][]codextest.Item{
+		{codextest.Shell("call_1", forgetStart+`"$CAIRN_BIN" add fact "`+agentAdded+`"`)},
+		{codextest.Text("Done.\nLEARNED: " + hookAdded)},
+	})
+	codexSession(t, repo, repo, api, "record what you learn")
+	checkAgentAdd(t, logEntries(t, repo), "codex")
+}
+
+// Gemini CLI's shell tool names no session: the one its SessionStart hook
+// recorded is.
+func TestGeminiAgentAddIsTheAgents(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
+	cli := geminitest.FindCLI(t)
+	repo := geminiRepo(t)
+	api := geminitest.StartFakeAPI(t, [][]geminitest.Part{
+		{geminitest.Shell(`"$CAIRN_BIN" add fact "` + agentAdded + `"`)},
+		{geminitest.Text("Done.\nLEARNED: " + hookAdded)},
+	})
+	geminiSession(t, cli, repo, api, "record what you learn")
+	checkAgentAdd(t, logEntries(t, repo), "gemini")
 }
 
 // checkAgentAdd checks that the entry the agent added is its own, with
