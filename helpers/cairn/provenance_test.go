@@ -27,16 +27,24 @@ const (
 	forgetStart = "mv .cairn/local/started .cairn/local/forgotten; "
 )
 
-func TestClaudeAgentAddIsTheAgents(t *testing.T) {
-	t.Parallel() // a real-client test: it mostly waits on the CLI
-	cli := claudetest.FindCLI(t)
+// wiredTeammate is a teammate with cairn on PATH, in a clone whose
+// project `cairn init FLAG` wired.
+func wiredTeammate(t *testing.T, flag string) teammate {
+	t.Helper()
 	remote := t.TempDir() + "/remote.git"
 	seed := claudetest.NewGitRepo(t)
 	git(t, seed, "init", "-q", "--bare", "-b", "main", remote)
 	git(t, seed, "remote", "add", "origin", remote)
 	git(t, seed, "push", "-q", "origin", "main")
-	a := newTeammate(t, remote, true)
-	a.initIn(t, "--claude")
+	tm := newTeammate(t, remote, true)
+	tm.initIn(t, flag)
+	return tm
+}
+
+func TestClaudeAgentAddIsTheAgents(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
+	cli := claudetest.FindCLI(t)
+	a := wiredTeammate(t, "--claude")
 	api := claudetest.StartFakeAPI(t, [][]claudetest.Block{
 		{claudetest.ToolUse("toolu_01", "Bash", map[string]any{
 			"command": forgetStart + `cairn add fact "` + agentAdded + `"`, "description": "record a fact"})},
@@ -49,13 +57,7 @@ func TestClaudeAgentAddIsTheAgents(t *testing.T) {
 func TestOpenCodeAgentAddIsTheAgents(t *testing.T) {
 	t.Parallel() // a real-client test: it mostly waits on the CLI
 	cli := opencodetest.FindCLI(t)
-	remote := t.TempDir() + "/remote.git"
-	seed := claudetest.NewGitRepo(t)
-	git(t, seed, "init", "-q", "--bare", "-b", "main", remote)
-	git(t, seed, "remote", "add", "origin", remote)
-	git(t, seed, "push", "-q", "origin", "main")
-	a := newTeammate(t, remote, true)
-	a.initIn(t, "--opencode")
+	a := wiredTeammate(t, "--opencode")
 	api := opencodetest.StartFakeAPI(t, [][]opencodetest.Block{
 		{opencodetest.Bash("call_1", forgetStart+`cairn add fact "`+agentAdded+`"`)},
 		{opencodetest.Text("Done.\nLEARNED: " + hookAdded)},
