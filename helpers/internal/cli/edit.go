@@ -64,7 +64,9 @@ func editCommand(env Env) *ucli.Command {
 			if err != nil {
 				return err
 			}
-			ed, err := curate.Edit(p, key, ch, p.UserName(), time.Now())
+			by := curate.Editor{Author: p.UserName()}
+			by.Source, by.Agent, by.Session = provenance(env, p)
+			ed, err := curate.Edit(p, key, ch, by, time.Now())
 			switch {
 			case errors.Is(err, knowledge.ErrInput):
 				return usagef("%v", err)

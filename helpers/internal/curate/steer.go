@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/audit"
+	"github.com/cairn-dev/cairn/helpers/internal/capture"
 	"github.com/cairn-dev/cairn/helpers/internal/gitx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
@@ -334,9 +335,9 @@ var ErrUnchanged = errors.New("the edit changes nothing")
 // key when its type or content changed). A committed one keeps its lines:
 // a new entry with the change and `supersedes` is added, with a line that
 // marks the old one superseded_by it. Either way, in one write under the
-// writers' lock, through the redacting insert; author (when given) signs
+// writers' lock, through the redacting insert; by says who signs the lines
 // the superseding lines.
-func Edit(p *project.Project, key string, ch Change, author string, now time.Time) (Edited, error) {
+func Edit(p *project.Project, key string, ch Change, by Editor, now time.Time) (Edited, error) {
 	ed := Edited{Old: key}
 	if err := p.RequireStore(); err != nil {
 		return ed, err
@@ -375,9 +376,9 @@ func Edit(p *project.Project, key string, ch Change, author string, now time.Tim
 	}
 	if h := headLines(p); h.keys[key] {
 		if !rekey {
-			return restate(p, cur, next, author, now)
+			return restate(p, cur, next, by, now)
 		}
-		return supersede(p, cur, next, author, now)
+		return supersede(p, cur, next, by, now)
 	}
 	if rekey {
 		next.Key = knowledge.MakeKey(next.Type, next.Content)
@@ -394,9 +395,19 @@ func Edit(p *project.Project, key string, ch Change, author string, now time.Tim
 	return ed, nil
 }
 
+// Editor is who edits an entry: what the lines an edit of a committed
+// entry adds say of who wrote them.
+type Editor struct {
+	Author string // git user.name ("" keeps the entry's)
+	// Source is user or agent, with the agent's name and session for an
+	// agent ("" keeps the entry's).
+	Source, Agent, Session string
+}
+
 // supersede adds the entry next, which supersedes cur, and the line that
-// marks cur superseded by it.
-func supersede(p *project.Project, cur, next knowledge.Entry, author string, now time.Time) (Edited, error) {
+// marks cur superseded by it. The new entry is the editor's: their name,
+// source and session, the branch and commit of now.
+func supersede(p *project.Project, cur, next knowledge.Entry, by Editor, now time.Time) (Edited, error) {
 	ed := Edited{Old: cur.Key, Superseded: true}
 	if cur.Status == knowledge.StatusRetracted {
 		return ed, fmt.Errorf("%s is %w: it cannot be superseded", cur.Key, ErrAlreadyRetracted)
@@ -405,17 +416,22 @@ func supersede(p *project.Project, cur, next knowledge.Entry, author string, now
 	next.TS = max(now.Unix(), cur.TS+1)
 	next.Status, next.SupersededBy, next.ReviewReason, next.MergedFrom, next.Note = "", "", "", nil, ""
 	next.Supersedes = cur.Key
-	if author != "" {
-		next.Author = author
+	if by.Author != "" {
+		next.Author = by.Author
 	}
+	if by.Source != "" {
+		next.Source, next.Agent, next.Session = by.Source, by.Agent, by.Session
+	}
+	next.Branch, next.Commit = "", ""
+	capture.Provenance(p.Root, p.IsGit, &next, now)
 	written, err := p.Store.Rewrite(knowledge.Rewrite{
 		Key: cur.Key,
 		Add: []knowledge.Entry{next},
 		Lines: func(added []knowledge.Entry) ([][]byte, error) {
 			old := change(cur, knowledge.StatusSuperseded, "superseded by "+added[0].Key, now)
 			old.SupersededBy = added[0].Key
-			if author != "" {
-				old.Author = author
+			if by.Author != "" {
+				old.Author = by.Author
 			}
 			line, err := knowledge.Marshal(&old)
 			return [][]byte{line}, err
@@ -430,7 +446,7 @@ func supersede(p *project.Project, cur, next knowledge.Entry, author string, now
 
 // restate adds a later line of the committed entry cur with the tags and
 // files of next: a change that keeps its type and content keeps its key.
-func restate(p *project.Project, cur, next knowledge.Entry, author string, now time.Time) (Edited, error) {
+func restate(p *project.Project, cur, next knowledge.Entry, by Editor, now time.Time) (Edited, error) {
 	ed := Edited{Old: cur.Key}
 	if cur.Status == knowledge.StatusRetracted {
 		return ed, fmt.Errorf("%s is %w", cur.Key, ErrAlreadyRetracted)
@@ -438,8 +454,8 @@ func restate(p *project.Project, cur, next knowledge.Entry, author string, now t
 	line := next
 	line.TS = max(now.Unix(), cur.TS+1)
 	line.Note = ""
-	if author != "" {
-		line.Author = author
+	if by.Author != "" {
+		line.Author = by.Author
 	}
 	raw, err := knowledge.Marshal(&line)
 	if err != nil {

@@ -100,7 +100,7 @@ func TestRemoveAndEdit(t *testing.T) {
 	// In place: a new key for new content; the old key is gone.
 	key, _, _ = p.Add(knowledge.Entry{Type: "learned", Content: "Deploys on Tuesdays", Source: "user"})
 	content, typ := "Deploys on Wednesdays", "decision"
-	ed, err := Edit(p, key, Change{Content: &content, Type: &typ}, "Cy", time.Unix(1763769700, 0))
+	ed, err := Edit(p, key, Change{Content: &content, Type: &typ}, Editor{Author: "Cy", Source: "user"}, time.Unix(1763769700, 0))
 	if err != nil || !ed.InPlace || ed.Superseded || ed.Entry.Key != knowledge.MakeKey("decision", content) {
 		t.Fatalf("Edit(uncommitted) = %+v, %v", ed, err)
 	}
@@ -114,8 +114,9 @@ func TestRemoveAndEdit(t *testing.T) {
 
 	// Committed: a superseding entry, the old one superseded by it.
 	content = "The Kafka lag alert fires above fifty thousand"
-	ed, err = Edit(p, old.Key, Change{Content: &content}, "Cy", time.Unix(1763769700, 0))
-	if err != nil || !ed.Superseded || ed.Entry.Supersedes != old.Key || ed.Entry.TS != 1763769700 {
+	ed, err = Edit(p, old.Key, Change{Content: &content}, Editor{Author: "Cy", Source: "agent", Agent: "codex", Session: "t1"}, time.Unix(1763769700, 0))
+	if err != nil || !ed.Superseded || ed.Entry.Supersedes != old.Key || ed.Entry.TS != 1763769700 ||
+		ed.Entry.Author != "Cy" || ed.Entry.Source != "agent" || ed.Entry.Agent != "codex" || ed.Entry.Session != "t1" || ed.Entry.Branch != "main" && ed.Entry.Branch != "master" {
 		t.Fatalf("Edit(committed) = %+v, %v", ed, err)
 	}
 	have, _ = latest(p.Store)
@@ -221,7 +222,7 @@ func TestRaceWritersAgainstEditAndRemove(t *testing.T) {
 			t.Fatal(err)
 		}
 		content := fmt.Sprintf("draft %d, corrected", i)
-		ed, err := Edit(p, key, Change{Content: &content}, "", time.Now())
+		ed, err := Edit(p, key, Change{Content: &content}, Editor{}, time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
