@@ -50,6 +50,10 @@ type Adapter interface {
 	// Uses reports whether the project's wiring for the agent runs the
 	// launcher: the launcher is removed once no agent does.
 	Uses(project string) bool
+	// Caller reports whether getenv is the environment of a command the
+	// agent's own tools run (its shell tool: an agent's `cairn add`), and
+	// the session's id when that environment carries it.
+	Caller(getenv func(string) string) (session string, ok bool)
 	// CheckWiring reports whether a session of the agent in the project
 	// runs cairn; home is the user's home directory. It checks the
 	// agent's own files, and that the launcher they run is there and
@@ -66,6 +70,20 @@ func Find(adapters []Adapter, name string) (Adapter, bool) {
 		}
 	}
 	return nil, false
+}
+
+// Caller finds the agent whose tool runs this process (see
+// [Adapter.Caller]): the first of adapters that says so, its name and the
+// session id its environment gives ("" when it gives none). ok is false in
+// a person's shell. (A hook's environment is the agent's too: the caller
+// tells hooks apart.)
+func Caller(adapters []Adapter, getenv func(string) string) (name, session string, ok bool) {
+	for _, a := range adapters {
+		if s, ok := a.Caller(getenv); ok {
+			return a.Name(), s, true
+		}
+	}
+	return "", "", false
 }
 
 // Wiring is the state of a project's wiring for one agent, for doctor.

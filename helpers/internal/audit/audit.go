@@ -154,21 +154,50 @@ type From struct {
 // verdicts it holds and what it says of the log it was made from. A
 // missing audit has none.
 func ReadVerdicts(s *knowledge.Store) ([]Verdict, From, error) {
+	var out []Verdict
+	from, err := scan(s, mayMatter, func(a Action) {
+		if a.Key != "" && a.Effect != "" {
+			out = append(out, Verdict{Key: a.Key, TS: a.TS, Effect: a.Effect, Note: a.Reason})
+		}
+	})
+	return out, from, err
+}
+
+// ReadKey reads the store's audit and returns every action about key (and
+// the collapse of each duplicate it was kept over), in the audit's order,
+// and what the audit says of the log it was made from. A missing audit
+// has none.
+func ReadKey(s *knowledge.Store, key string) ([]Action, From, error) {
+	var out []Action
+	from, err := scan(s, func(line []byte) bool {
+		return bytes.Contains(line, []byte(key)) || containsFold(line, "ummary") || bytes.IndexByte(line, '\\') >= 0
+	}, func(a Action) {
+		if a.Key == key || a.Action == ActDuplicate && a.KeptKey == key {
+			out = append(out, a)
+		}
+	})
+	return out, from, err
+}
+
+// scan reads the store's audit line by line, decodes the lines keep
+// accepts (the others are not decoded) and passes each action but the
+// summary to fn; it returns what the summary says of the log the audit
+// was made from. A missing audit has no lines.
+func scan(s *knowledge.Store, keep func(line []byte) bool, fn func(Action)) (From, error) {
 	f, size, err := open(s)
 	if err != nil {
-		return nil, From{}, fmt.Errorf("read audit: %w", err)
+		return From{}, fmt.Errorf("read audit: %w", err)
 	}
 	if f == nil {
-		return nil, From{}, nil
+		return From{}, nil
 	}
 	defer f.Close()
-	var out []Verdict
 	var from From
 	sc := bufio.NewScanner(io.LimitReader(f, size))
 	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
 	for sc.Scan() {
 		line := sc.Bytes()
-		if !mayMatter(line) {
+		if !keep(line) {
 			continue
 		}
 		var a Action
@@ -177,13 +206,11 @@ func ReadVerdicts(s *knowledge.Store) ([]Verdict, From, error) {
 		}
 		if a.Summary != nil {
 			from = From{a.Summary.LogSHA256, a.Summary.LogID}
-		}
-		if a.Key == "" || a.Effect == "" {
 			continue
 		}
-		out = append(out, Verdict{Key: a.Key, TS: a.TS, Effect: a.Effect, Note: a.Reason})
+		fn(a)
 	}
-	return out, from, nil
+	return from, nil
 }
 
 // mayMatter reports whether an audit line may carry an effect or the

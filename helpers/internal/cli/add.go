@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/project"
+	"github.com/cairn-dev/cairn/helpers/internal/session"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -20,7 +22,7 @@ func addCommand(env Env) *ucli.Command {
 			&ucli.StringFlag{Name: "tags", Usage: "comma-separated tags (at most 20)"},
 			&ucli.StringFlag{Name: "bead", Usage: "the bead (task) id this belongs to (one line)"},
 			&ucli.StringFlag{Name: "files", Usage: "comma-separated paths inside the project it is about, relative to its root (at most 50; files the content names are added)"},
-			&ucli.StringFlag{Name: "source", Value: "user", Usage: "who recorded it (user, agent, ...)"},
+			&ucli.StringFlag{Name: "source", Value: "user", Usage: "who recorded it (user, agent, ...; default: agent when a coding agent's tool runs cairn, with the agent and its session, else user)"},
 			&ucli.BoolFlag{Name: "json", Usage: "print the entry as JSON"},
 		},
 		Action: func(c *ucli.Context) error {
@@ -48,6 +50,9 @@ func addCommand(env Env) *ucli.Command {
 				Bead:    c.String("bead"),
 				Files:   splitList(c.String("files")),
 			}
+			if !c.IsSet("source") {
+				e.Source, e.Agent, e.Session = provenance(env, p)
+			}
 			key, added, err := p.Add(e)
 			if errors.Is(err, knowledge.ErrInput) {
 				return usagef("%v", err)
@@ -65,6 +70,18 @@ func addCommand(env Env) *ucli.Command {
 			return nil
 		},
 	}
+}
+
+// provenance is who records an entry that does not say: a coding agent,
+// when one of the adapters' agents runs cairn from its tools (outside a
+// hook), with the session its environment or its last session start names;
+// else a person.
+func provenance(env Env, p *project.Project) (source, agentName, sessionID string) {
+	name, id, ok := session.Caller(adapters, env.Getenv, p.Store)
+	if !ok {
+		return "user", "", ""
+	}
+	return "agent", name, id
 }
 
 func splitList(s string) []string {

@@ -164,3 +164,34 @@ func TestWriteJSONFilters(t *testing.T) {
 		t.Errorf("writeJSON:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
+
+// provenance: each agent's tool environment names the agent (and the
+// session, where it carries one); a person's shell, a hook's, and an IDE
+// terminal with CLAUDECODE alone are a person's.
+func TestProvenance(t *testing.T) {
+	p := project.New(t.TempDir(), false)
+	for _, tc := range []struct {
+		env                    map[string]string
+		source, agent, session string
+	}{
+		{nil, "user", "", ""},
+		{map[string]string{"CLAUDECODE": "1"}, "user", "", ""},
+		{map[string]string{"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "s1"}, "agent", "claude", "s1"},
+		{map[string]string{"CLAUDECODE": "1", "CLAUDE_CODE_ENTRYPOINT": "cli"}, "agent", "claude", ""},
+		{map[string]string{"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "s1", "CAIRN_IN_HOOK": "1"}, "user", "", ""},
+		{map[string]string{"CODEX_THREAD_ID": "t1"}, "agent", "codex", "t1"},
+		{map[string]string{"CODEX_SANDBOX": "seatbelt"}, "agent", "codex", ""},
+		{map[string]string{"GEMINI_CLI": "1"}, "agent", "gemini", ""},
+		{map[string]string{"GEMINI_CLI": "1", "GEMINI_SESSION_ID": "g1"}, "agent", "gemini", "g1"},
+		{map[string]string{"OPENCODE": "1"}, "agent", "opencode", ""},
+		{map[string]string{"OPENCODE": "1", "CAIRN_OPENCODE_SESSION": "ses_1"}, "agent", "opencode", "ses_1"},
+		{map[string]string{"CURSOR_AGENT": "1"}, "agent", "cursor", ""},
+		{map[string]string{"CURSOR_TRACE_ID": "x"}, "user", "", ""},
+	} {
+		env := Env{Getenv: func(k string) string { return tc.env[k] }}
+		source, agent, session := provenance(env, p)
+		if source != tc.source || agent != tc.agent || session != tc.session {
+			t.Errorf("provenance(%v) = %q, %q, %q, want %q, %q, %q", tc.env, source, agent, session, tc.source, tc.agent, tc.session)
+		}
+	}
+}

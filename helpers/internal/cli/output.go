@@ -102,7 +102,7 @@ func cleanKeys(m map[string]int) map[string]int {
 
 // cleanEntry is e with every text cleaned, for JSON output.
 func cleanEntry(e knowledge.Entry) knowledge.Entry {
-	for _, f := range []*string{&e.Key, &e.Type, &e.Content, &e.Source, &e.Bead, &e.Author, &e.Branch,
+	for _, f := range []*string{&e.Key, &e.Type, &e.Content, &e.Source, &e.Agent, &e.Bead, &e.Author, &e.Branch,
 		&e.Commit, &e.Session, &e.Status, &e.Supersedes, &e.SupersededBy, &e.ReviewReason} {
 		*f = clean(*f)
 	}

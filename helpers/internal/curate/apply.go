@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
@@ -88,7 +90,7 @@ func Retract(s *knowledge.Store, key, reason, author string, now time.Time) (jso
 	}
 	cur, ok := have[key]
 	if !ok {
-		return nil, fmt.Errorf("%w %s", ErrNoEntry, key)
+		return nil, unknownAmong(key, slices.Collect(maps.Keys(have)))
 	}
 	if cur.Status == knowledge.StatusRetracted {
 		return nil, fmt.Errorf("%s is %w", key, ErrAlreadyRetracted)

@@ -9,6 +9,7 @@ package gitx
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/cairn-dev/cairn/helpers/internal/gitmeta"
@@ -171,4 +172,48 @@ func IsObjectID(s string) bool {
 		}
 	}
 	return true
+}
+
+// HeadFile returns the content of path (slash-separated, relative to the
+// work tree) in the HEAD commit, refusing one larger than max bytes; ok is
+// false when there is no commit yet or HEAD's tree has no such file.
+func (g *Repo) HeadFile(path string, max int64) (data []byte, ok bool, err error) {
+	head, err := g.r.Head()
+	if err != nil {
+		return nil, false, nil // no commits yet
+	}
+	c, err := g.r.CommitObject(head.Hash())
+	if err != nil {
+		return nil, false, fmt.Errorf("read HEAD commit: %w", err)
+	}
+	tree, err := c.Tree()
+	if err != nil {
+		return nil, false, fmt.Errorf("read tree of HEAD: %w", err)
+	}
+	f, err := tree.File(path)
+	if errors.Is(err, object.ErrFileNotFound) || errors.Is(err, object.ErrDirectoryNotFound) || errors.Is(err, object.ErrEntryNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("read %s at HEAD: %w", path, err)
+	}
+	if f.Size > max {
+		return nil, false, fmt.Errorf("%s at HEAD is %d bytes, over the cap of %d", path, f.Size, max)
+	}
+	rd, err := f.Reader()
+	if err != nil {
+		return nil, false, fmt.Errorf("read %s at HEAD: %w", path, err)
+	}
+	defer rd.Close()
+	data, err = io.ReadAll(io.LimitReader(rd, max+1))
+	if err != nil {
+		return nil, false, fmt.Errorf("read %s at HEAD: %w", path, err)
+	}
+	return data, true, nil
+}
+
+// HasHead reports whether the repository has a commit at HEAD.
+func (g *Repo) HasHead() bool {
+	_, err := g.r.Head()
+	return err == nil
 }

@@ -91,3 +91,44 @@ func TestIsObjectID(t *testing.T) {
 		}
 	}
 }
+
+// HeadFile reads a file as HEAD has it, not as the work tree does; no
+// commit yet, or no such file at HEAD, is not an error; the cap holds.
+func TestHeadFile(t *testing.T) {
+	dir := t.TempDir()
+	clitest.Git(t, dir, "init", "-q", "-b", "main")
+	repo, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if repo.HasHead() {
+		t.Error("HasHead before the first commit")
+	}
+	if data, ok, err := repo.HeadFile(".cairn/knowledge.jsonl", 1<<20); ok || err != nil || data != nil {
+		t.Errorf("HeadFile before the first commit = %q, %v, %v", data, ok, err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, ".cairn"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(dir, ".cairn", "knowledge.jsonl")
+	if err := os.WriteFile(log, []byte("committed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	clitest.Git(t, dir, "add", ".cairn")
+	clitest.Git(t, dir, "commit", "-q", "-m", "log")
+	if err := os.WriteFile(log, []byte("committed\nworking tree\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !repo.HasHead() {
+		t.Error("no HEAD after a commit")
+	}
+	if data, ok, err := repo.HeadFile(".cairn/knowledge.jsonl", 1<<20); !ok || err != nil || string(data) != "committed\n" {
+		t.Errorf("HeadFile = %q, %v, %v", data, ok, err)
+	}
+	if _, ok, err := repo.HeadFile(".cairn/knowledge.archive.jsonl", 1<<20); ok || err != nil {
+		t.Errorf("HeadFile of a file HEAD lacks = %v, %v", ok, err)
+	}
+	if _, _, err := repo.HeadFile(".cairn/knowledge.jsonl", 4); err == nil || !strings.Contains(err.Error(), "over the cap") {
+		t.Errorf("HeadFile over the cap = %v", err)
+	}
+}

@@ -46,6 +46,7 @@ type Entry struct {
 	Type         string   `json:"type"`
 	Content      string   `json:"content"`
 	Source       string   `json:"source,omitempty"`
+	Agent        string   `json:"agent,omitempty"` // the coding agent that recorded it (source agent): claude, codex, ...
 	Tags         []string `json:"tags,omitempty"`
 	TS           int64    `json:"ts"`
 	Bead         string   `json:"bead,omitempty"`

@@ -358,6 +358,8 @@ func DecodeEntry(obj []byte) (Entry, error) {
 			e.Content = str(v, "content")
 		case "source":
 			e.Source = str(v, "source")
+		case "agent":
+			e.Agent = str(v, "agent")
 		case "tags":
 			e.Tags = decodeList(v)
 		case "ts":

@@ -39,7 +39,7 @@ func redactEntry(e *Entry) {
 	// folding first could glue a token to its neighbour ("token<BEL>hf_...")
 	// or leave an escape's tail on it ("[31mAKIA..."), and hide it.
 	content := CleanContent(redactText(e.Content, kinds))
-	fields := []*string{&e.Source, &e.Bead, &e.Author, &e.Branch, &e.Commit, &e.Session,
+	fields := []*string{&e.Source, &e.Agent, &e.Bead, &e.Author, &e.Branch, &e.Commit, &e.Session,
 		&e.Status, &e.Supersedes, &e.SupersededBy, &e.ReviewReason}
 	for _, f := range fields {
 		*f = redactText(*f, kinds)

@@ -238,11 +238,8 @@ type InsertResult struct {
 // memory whole.
 func (s *Store) Insert(entries []Entry) (InsertResult, error) {
 	var res InsertResult
-	for i := range entries {
-		redactEntry(&entries[i])
-		if err := entries[i].Validate(); err != nil {
-			return res, err
-		}
+	if err := prepare(entries); err != nil {
+		return res, err
 	}
 	l, err := s.lock()
 	if err != nil {
@@ -272,6 +269,18 @@ func (s *Store) Insert(entries []Entry) (InsertResult, error) {
 	}
 	res.Added = fresh
 	return res, nil
+}
+
+// prepare redacts every entry (in place) and checks that it has what a
+// line must have: what every entry that is written goes through.
+func prepare(entries []Entry) error {
+	for i := range entries {
+		redactEntry(&entries[i])
+		if err := entries[i].Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // InsertLines adds raw JSON object lines at their sorted places without

@@ -52,7 +52,8 @@ type Options struct {
 	// personal pipeline, the switch that stops background runs).
 	Getenv func(string) string
 	// Adapters are the agents whose wiring the stats tool's health checks
-	// look at (cairn doctor's).
+	// look at (cairn doctor's), and of which the add tool names the one
+	// that runs the server.
 	Adapters []agent.Adapter
 	// Stderr gets the server's lines when the project has no .cairn.
 	Stderr io.Writer

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn/helpers/internal/agent"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
@@ -446,5 +448,29 @@ func TestPanicIsToolError(t *testing.T) {
 	}
 	if cl, _ := os.ReadFile(filepath.Join(dir, knowledge.DirName, "cache", "cairn.log")); !strings.Contains(string(cl), "mcp boom: panic: boom") {
 		t.Errorf("cairn.log lacks the panic:\n%s", cl)
+	}
+}
+
+// Issue 26: an entry the agent adds through the server names the agent
+// and its session, as its environment (the client's) tells them.
+func TestAddNamesTheAgent(t *testing.T) {
+	dir := repo(t)
+	env := vars(t)
+	env["CLAUDECODE"], env["CLAUDE_CODE_SESSION_ID"] = "1", "sess-26"
+	o := options(dir, env)
+	o.Adapters = []agent.Adapter{claude.Adapter{}}
+	cs := connect(t, o)
+	var res AddResult
+	if text, isErr := call(t, cs, ToolAdd, map[string]any{"type": "fact", "content": "The agent said so"}, &res); isErr {
+		t.Fatalf("add: %s", text)
+	}
+	log, err := os.ReadFile(filepath.Join(dir, knowledge.DirName, knowledge.LogName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e knowledge.Entry
+	json.Unmarshal(bytes.TrimSpace(log), &e)
+	if e.Source != "agent" || e.Agent != "claude" || e.Session != "sess-26" {
+		t.Errorf("entry = %+v", e)
 	}
 }

@@ -177,8 +177,11 @@ func (s *server) add(_ context.Context, in addIn) (string, AddResult, error) {
 	if err != nil {
 		return "", out, err
 	}
+	// The client that started the server is the agent; its environment
+	// (or its last session start here) names it and the session.
+	name, id, _ := session.Caller(s.o.Adapters, s.o.Getenv, p.Store)
 	key, added, err := p.Add(knowledge.Entry{
-		Type: typ, Content: in.Content, Source: "agent",
+		Type: typ, Content: in.Content, Source: "agent", Agent: name, Session: id,
 		Tags: in.Tags, Bead: strings.TrimSpace(in.Bead), Files: in.Files,
 	})
 	if err != nil {

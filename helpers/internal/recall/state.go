@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 
@@ -120,4 +121,30 @@ func StronglyRelevant(e knowledge.Entry, terms []string) bool {
 func Mentions(e knowledge.Entry, terms []string) bool {
 	matched, _ := relevance.Coverage(e, terms)
 	return matched >= 1
+}
+
+// LastShown reports when key was last put in front of an agent on this
+// machine, as the records of the sessions of the last week say: the time
+// the newest record that holds it was written, and how many sessions were
+// shown it. ok is false when none was.
+func LastShown(s *knowledge.Store, key string) (last time.Time, sessions int, ok bool) {
+	ents, err := s.Root().ReadDir(sessionsDir)
+	if err != nil {
+		return last, 0, false
+	}
+	for _, e := range ents {
+		if !e.Regular || !isStateName(e.Name) {
+			continue
+		}
+		data, err := s.ReadFile(sessionsDir+"/"+e.Name, maxStateBytes)
+		var st shownState
+		if err != nil || json.Unmarshal(data, &st) != nil || !slices.Contains(st.Shown, key) {
+			continue
+		}
+		sessions++
+		if e.ModTime.After(last) {
+			last = e.ModTime
+		}
+	}
+	return last, sessions, sessions > 0
 }

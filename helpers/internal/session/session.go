@@ -45,6 +45,7 @@ func (s *Session) Handle(e event.Event) (event.Answer, error) {
 	switch e.Kind {
 	case event.Start:
 		s.remember(e)
+		s.noteStarted(e)
 		return s.start(e)
 	case event.Prompt:
 		return s.prompt(e)

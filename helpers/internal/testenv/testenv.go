@@ -61,7 +61,9 @@ func Tools() (string, error) {
 // [ToolsEnv]. After the tests it fails the run if any file under the
 // person's own cairn directories ($XDG_CONFIG_HOME/cairn,
 // $XDG_STATE_HOME/cairn, $XDG_DATA_HOME/cairn) was written during it and
-// names the tests' temporary directory: a test that reached them.
+// names the tests' temporary directory: a test that reached them. It unsets
+// the variables by which a coding agent's tools announce it, so tests an
+// agent runs see a person's shell.
 //
 // Call it from TestMain:
 //
@@ -94,6 +96,9 @@ func run(tests func() int, real []string) int {
 		fmt.Fprintln(os.Stderr, "testenv:", err)
 		return 1
 	}
+	for _, k := range agentEnv {
+		os.Unsetenv(k)
+	}
 	for _, kv := range Home(home) {
 		k, v, _ := strings.Cut(kv, "=")
 		os.Setenv(k, v)
@@ -108,6 +113,17 @@ func run(tests func() int, real []string) int {
 		return 1
 	}
 	return code
+}
+
+// agentEnv are the variables by which a coding agent's tools tell cairn add
+// that an agent runs it (see agent.Adapter's Caller): tests run by an
+// agent (go test from its shell tool) must still see a person's shell.
+var agentEnv = []string{
+	"CLAUDECODE", "CLAUDE_CODE_SESSION_ID", "CLAUDE_CODE_ENTRYPOINT",
+	"CODEX_THREAD_ID", "CODEX_SANDBOX",
+	"GEMINI_CLI", "GEMINI_SESSION_ID",
+	"OPENCODE", "CAIRN_OPENCODE_SESSION",
+	"CURSOR_AGENT",
 }
 
 // pin sets, from the environment as it is now, the variables that keep

@@ -176,3 +176,16 @@ func encode(v any) ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
+
+// Caller: Claude Code sets CLAUDECODE=1 in every process it starts, and in
+// its Bash tool's (2.1.197) CLAUDE_CODE_SESSION_ID, the hooks' session_id,
+// too. CLAUDECODE alone is also set in an IDE's terminal, where a person
+// types: it counts with the session id or CLAUDE_CODE_ENTRYPOINT (the
+// CLI's own variable, which its children inherit).
+func (Adapter) Caller(getenv func(string) string) (string, bool) {
+	if getenv("CLAUDECODE") != "1" {
+		return "", false
+	}
+	session := getenv("CLAUDE_CODE_SESSION_ID")
+	return session, session != "" || getenv("CLAUDE_CODE_ENTRYPOINT") != ""
+}

@@ -151,3 +151,12 @@ func encode(v any) ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
+
+// Caller: Codex exports CODEX_THREAD_ID, the session's id (the hooks'
+// session_id, and the rollout file's), into every shell command it runs,
+// whatever its shell_environment_policy; CODEX_SANDBOX when it sandboxes
+// one.
+func (Adapter) Caller(getenv func(string) string) (string, bool) {
+	session := getenv("CODEX_THREAD_ID")
+	return session, session != "" || getenv("CODEX_SANDBOX") != ""
+}

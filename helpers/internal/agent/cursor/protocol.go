@@ -141,3 +141,10 @@ var ErrNoTranscript = errors.New("reading transcripts is not supported for curso
 func ReadTranscript(io.Reader) (event.Conversation, error) {
 	return event.Conversation{}, ErrNoTranscript
 }
+
+// Caller: Cursor's agent sets CURSOR_AGENT=1 in the commands it runs; none
+// carries the conversation's id (CURSOR_TRACE_ID is the editor's, set in
+// a person's terminal too).
+func (Adapter) Caller(getenv func(string) string) (string, bool) {
+	return "", getenv("CURSOR_AGENT") == "1"
+}

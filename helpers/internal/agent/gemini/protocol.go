@@ -184,3 +184,9 @@ func encode(v any) ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
+
+// Caller: Gemini CLI sets GEMINI_CLI=1 in the commands its shell tool runs
+// (0.61); the session's id, GEMINI_SESSION_ID, only in its hooks'.
+func (Adapter) Caller(getenv func(string) string) (string, bool) {
+	return getenv("GEMINI_SESSION_ID"), getenv("GEMINI_CLI") == "1"
+}

@@ -10,7 +10,9 @@
 // command (ToolAfter) and every text the model finishes (TextComplete) it
 // hands them to cairn, which records the typed lines (LEARNED:, DECISION:,
 // FACT:, PATTERN:, INVESTIGATION:, DEVIATION:, MUST-CHECK:). Deciding what
-// counts is cairn's alone: nothing here matches prefixes.
+// counts is cairn's alone: nothing here matches prefixes. Every shell
+// command gets the session's id in CAIRN_OPENCODE_SESSION, so that the
+// agent's own \`cairn add\` names its session.
 //
 // It never breaks a session: every hook catches everything, and a cairn
 // that fails, hangs or is missing is given up on (killed after its timeout)
@@ -29,6 +31,8 @@ const MAX_ANSWER = 1 << 20
 const MAX_PROMPT_CONTEXT = 24000
 // Sessions remembered by this process, at most.
 const MAX_SESSIONS = 200
+// The variable that tells a shell command's cairn the session it runs in.
+const SESSION_ENV = "CAIRN_OPENCODE_SESSION"
 
 // The project: this file is .opencode/plugins/cairn.js in it.
 function projectRoot() {
@@ -177,6 +181,16 @@ export const CairnPlugin = async (input) => {
           const payload = { ...base(info.sessionID), tool: info.tool, command: typeof args.command === "string" ? args.command : "" }
           if (typeof meta.exit === "number") payload.exit = meta.exit
           show(await run(root, "ToolAfter", payload))
+        } catch {}
+      },
+      // OpenCode asks before each shell command for variables to add to
+      // its environment: the session's id, so that an agent's own
+      // \`cairn add\` names the session it was recorded in.
+      "shell.env": async (info, output) => {
+        try {
+          if (info && typeof info.sessionID === "string" && info.sessionID && output && output.env && typeof output.env === "object") {
+            output.env[SESSION_ENV] = info.sessionID
+          }
         } catch {}
       },
       "experimental.text.complete": async (info, output) => {

@@ -67,6 +67,12 @@ const text = { text: "Done.\nMUST-CHECK: run the dry-run first" }
 await call("text", () => hooks["experimental.text.complete"]({ sessionID: "ses_A", messageID: "m", partID: "p" }, text))
 out.textAfter = text.text
 await call("plain", () => hooks["experimental.text.complete"]({ sessionID: "ses_A", messageID: "m", partID: "q" }, { text: "nothing typed here" }))
+const shell = { env: {} }
+await call("shell.env", () => hooks["shell.env"]({ cwd: process.argv[3], sessionID: "ses_A", callID: "c2" }, shell))
+out.shellEnv = shell.env
+const pty = { env: {} }
+await call("shell.env pty", () => hooks["shell.env"]({ cwd: process.argv[3] }, pty))
+out.ptyEnv = pty.env
 for (const [name, f] of Object.entries(hooks ?? {})) await call("undefined " + name, () => f(undefined, undefined))
 out.toasts = toasts
 console.log(JSON.stringify(out))
@@ -74,14 +80,16 @@ console.log(JSON.stringify(out))
 
 // result is what the driver prints.
 type result struct {
-	Exports   []string `json:"exports"`
-	Threw     []string `json:"threw"`
-	System1   []string `json:"system1"`
-	System2   []string `json:"system2"`
-	Title     []string `json:"title"`
-	Other     []string `json:"other"`
-	TextAfter string   `json:"textAfter"`
-	Toasts    []string `json:"toasts"`
+	Exports   []string          `json:"exports"`
+	Threw     []string          `json:"threw"`
+	System1   []string          `json:"system1"`
+	System2   []string          `json:"system2"`
+	Title     []string          `json:"title"`
+	Other     []string          `json:"other"`
+	TextAfter string            `json:"textAfter"`
+	ShellEnv  map[string]string `json:"shellEnv"`
+	PtyEnv    map[string]string `json:"ptyEnv"`
+	Toasts    []string          `json:"toasts"`
 }
 
 // call is one run of the launcher: its arguments and its stdin.
@@ -205,6 +213,9 @@ func TestPluginDrivesTheLauncher(t *testing.T) {
 	}
 	if res.TextAfter != "Done.\nMUST-CHECK: run the dry-run first" {
 		t.Errorf("the plugin changed the model's text: %q", res.TextAfter)
+	}
+	if got := res.ShellEnv[SessionEnv]; got != "ses_A" || len(res.ShellEnv) != 1 || len(res.PtyEnv) != 0 {
+		t.Errorf("shell.env gave %v (a terminal without a session: %v), want %s=ses_A alone", res.ShellEnv, res.PtyEnv, SessionEnv)
 	}
 	wantToasts := "cairn: recalled 1 of 2 team entries|cairn: recorded 1 must-check|cairn: recorded 1 must-check|cairn: recorded 1 must-check"
 	if got := strings.Join(res.Toasts, "|"); got != wantToasts {

@@ -126,3 +126,15 @@ var ErrNoTranscript = errors.New("reading a transcript is not supported for open
 func ReadTranscript(io.Reader) (event.Conversation, error) {
 	return event.Conversation{}, ErrNoTranscript
 }
+
+// SessionEnv is the variable cairn's plugin sets, through OpenCode's
+// shell.env hook, to the session's id in every shell command's
+// environment.
+const SessionEnv = "CAIRN_OPENCODE_SESSION"
+
+// Caller: OpenCode sets OPENCODE=1 (and AGENT=1) in its own environment at
+// start, which its shell tool's commands inherit (1.18); none of its own
+// carries the session's id, which cairn's plugin adds ([SessionEnv]).
+func (Adapter) Caller(getenv func(string) string) (string, bool) {
+	return getenv(SessionEnv), getenv("OPENCODE") == "1"
+}

@@ -1,0 +1,73 @@
+package session
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/helpers/internal/agent"
+	"github.com/cairn-dev/cairn/helpers/internal/event"
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+)
+
+// An agent's `cairn add` runs in its shell tool, whose environment tells
+// the agent but, for some agents (Gemini CLI, OpenCode, Cursor), not the
+// session. The session start records, per agent, the session that started
+// last in the project, so that the entry can name it.
+
+// startedDir holds one record per agent, under .cairn.
+const startedDir = knowledge.LocalDir + "/started"
+
+// started is the record of the last session of one agent in a project.
+type started struct {
+	Session string `json:"session"`
+	TS      int64  `json:"ts"`
+}
+
+// noteStarted records e's session as the agent's latest in the project.
+func (s *Session) noteStarted(e event.Event) {
+	if e.Session == "" || !agentName(e.Agent) || !s.Proj.Store.Exists() {
+		return
+	}
+	data, _ := json.Marshal(started{Session: e.Session, TS: time.Now().Unix()})
+	if err := s.Proj.Store.Root().ReplaceFile(startedDir+"/"+e.Agent+".json", data, 0o644); err != nil {
+		s.Logf("record the session start: %v", err)
+	}
+}
+
+// Caller names the coding agent whose tools run this process (an agent's
+// `cairn add`, its MCP server) and its session: the id the environment
+// gives, else the session of that agent that started last in the project
+// of store. ok is false in a person's shell and in a hook's (a hook's
+// environment is the agent's, but what a hook does is cairn's own).
+func Caller(adapters []agent.Adapter, getenv func(string) string, store *knowledge.Store) (name, session string, ok bool) {
+	if InHook(getenv) {
+		return "", "", false
+	}
+	name, session, ok = agent.Caller(adapters, getenv)
+	if ok && session == "" {
+		session = LastStarted(store, name)
+	}
+	return name, session, ok
+}
+
+// LastStarted is the id of the session of agent (an adapter's name) that
+// started last in the project of store on this machine ("" when none is
+// recorded).
+func LastStarted(store *knowledge.Store, agent string) string {
+	if !agentName(agent) {
+		return ""
+	}
+	data, err := store.ReadFile(startedDir+"/"+agent+".json", 4<<10)
+	var st started
+	if err != nil || json.Unmarshal(data, &st) != nil {
+		return ""
+	}
+	return st.Session
+}
+
+// agentName reports whether name can name a record: an adapter's name,
+// lower-case letters.
+func agentName(name string) bool {
+	return name != "" && strings.Trim(name, "abcdefghijklmnopqrstuvwxyz") == ""
+}
