@@ -17,8 +17,13 @@ func prepare(cmd *exec.Cmd) {
 
 // lower sets the started process pid to niceness Nice. It may have exited
 // already, and a process that runs at normal priority does no harm: a
-// failure is ignored.
-func lower(pid int) { _ = syscall.Setpriority(syscall.PRIO_PROCESS, pid, Nice) }
+// failure is ignored. On Linux niceness belongs to each thread, and a Go
+// program starts several before its parent gets here: lowerThreads
+// lowers those too.
+func lower(pid int) {
+	_ = syscall.Setpriority(syscall.PRIO_PROCESS, pid, Nice)
+	lowerThreads(pid)
+}
 
 // group makes cmd lead a process group of its own, and its cancellation
 // (its context's end) kill the whole group: a command that starts helpers
