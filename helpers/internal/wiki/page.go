@@ -45,8 +45,10 @@ type Page struct {
 // FrontMatter is an article's front matter. Every article has Title,
 // Sources, Created and Updated; a connection also has Connects (article
 // paths like "concepts/a"); a qa article has Question, Consulted and Filed.
-// Extra keeps any other key with its value as written (trimmed; a JSON value
-// keeps its quotes or brackets).
+// Extra keeps any other key with its value as one line of YAML: a plain
+// one-line scalar as written, any other string JSON-quoted (a YAML
+// double-quoted string), a list or map in flow style, an empty value "";
+// ExtraString reads a string value.
 type FrontMatter struct {
 	Title                             string
 	Aliases, Tags, Sources, Connects  []string
@@ -75,9 +77,9 @@ var dateKeys = map[string]bool{"created": true, "updated": true, "filed": true}
 // relative to the wiki, with or without ".md". A file without front matter
 // is a page with an empty FrontMatter. Front matter that does not parse is
 // an error, returned with the page as far as it could be read: the fields
-// that parsed and the body after the front matter, or, when the front
-// matter is never closed, no fields and everything after the first line as
-// the body.
+// that parsed (none when the YAML itself does not parse) and the body after
+// the front matter, or, when the front matter is never closed, no fields
+// and everything after the first line as the body.
 func ParsePage(path string, data []byte) (Page, error) {
 	p := Page{Path: strings.TrimSuffix(strings.ReplaceAll(path, "\\", "/"), ".md")}
 	text := string(bytes.TrimPrefix(data, []byte("\ufeff")))
