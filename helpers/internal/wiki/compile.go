@@ -601,12 +601,11 @@ func WriteIndex(w string, src Readable) error {
 // Summary is an article's one-line summary (its front matter's, else its
 // first sentence).
 func Summary(p Page) string {
-	var s string
-	if v, ok := p.Front.Extra["summary"]; ok && json.Unmarshal([]byte(v), &s) == nil && s != "" {
+	if s, ok := p.Front.ExtraString("summary"); ok && strings.TrimSpace(s) != "" {
+		if strings.ContainsAny(s, "\r\n") { // a | or > block
+			s = strings.Join(strings.Fields(s), " ")
+		}
 		return s
-	}
-	if v, ok := p.Front.Extra["summary"]; ok && !strings.HasPrefix(v, `"`) {
-		return v
 	}
 	return firstSentence(p.Body)
 }

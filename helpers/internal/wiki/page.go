@@ -11,19 +11,23 @@
 // (W/.compile-state.json, .obsidian, temporary files).
 //
 // An article starts with front matter between a first line "---" and the
-// next "---" line, one "key: value" a line, each value JSON (a quoted string
-// or an array of strings) or a bare scalar (a date, an unquoted string).
+// next "---" line: YAML, read with github.com/goccy/go-yaml so that the
+// wiki reads what Obsidian writes when a person edits a page there (block
+// lists, single- and double-quoted strings, | and > blocks, empty values)
+// rather than a hand-written subset that refused it. Front matter is
+// hostile input (a pull brings it): it is capped in size and in YAML
+// tokens, and anchors and aliases are refused, since go-yaml has no limit
+// on alias expansion. cairn writes front matter in a fixed form that is
+// YAML Obsidian reads: strings JSON-quoted, lists as JSON arrays, dates bare.
 package wiki
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // Page is one article: its path relative to the wiki without ".md" (like
@@ -41,8 +45,10 @@ type Page struct {
 // FrontMatter is an article's front matter. Every article has Title,
 // Sources, Created and Updated; a connection also has Connects (article
 // paths like "concepts/a"); a qa article has Question, Consulted and Filed.
-// Extra keeps any other key with its value as written (trimmed; a JSON value
-// keeps its quotes or brackets).
+// Extra keeps any other key with its value as one line of YAML: a plain
+// one-line scalar as written, any other string JSON-quoted (a YAML
+// double-quoted string), a list or map in flow style, an empty value "";
+// ExtraString reads a string value.
 type FrontMatter struct {
 	Title                             string
 	Aliases, Tags, Sources, Connects  []string
@@ -71,9 +77,9 @@ var dateKeys = map[string]bool{"created": true, "updated": true, "filed": true}
 // relative to the wiki, with or without ".md". A file without front matter
 // is a page with an empty FrontMatter. Front matter that does not parse is
 // an error, returned with the page as far as it could be read: the fields
-// that parsed and the body after the front matter, or, when the front
-// matter is never closed, no fields and everything after the first line as
-// the body.
+// that parsed (none when the YAML itself does not parse) and the body after
+// the front matter, or, when the front matter is never closed, no fields
+// and everything after the first line as the body.
 func ParsePage(path string, data []byte) (Page, error) {
 	p := Page{Path: strings.TrimSuffix(strings.ReplaceAll(path, "\\", "/"), ".md")}
 	text := string(bytes.TrimPrefix(data, []byte("\ufeff")))
@@ -84,8 +90,7 @@ func ParsePage(path string, data []byte) (Page, error) {
 		return p, nil
 	}
 	var (
-		errs   []error
-		seen   = map[string]bool{}
+		lines  []string
 		offset = 1 // lines before the body
 	)
 	closed := false
@@ -97,9 +102,7 @@ func ParsePage(path string, data []byte) (Page, error) {
 			closed = true
 			break
 		}
-		if err := p.Front.set(strings.TrimSuffix(line, "\r"), seen); err != nil {
-			errs = append(errs, fmt.Errorf("front matter line %d: %w", offset, err))
-		}
+		lines = append(lines, strings.TrimSuffix(line, "\r"))
 	}
 	if !closed {
 		p.Front = FrontMatter{}
@@ -109,7 +112,9 @@ func ParsePage(path string, data []byte) (Page, error) {
 	}
 	p.Body = rest
 	p.Links = shiftLines(Links(rest), offset)
-	return p, errors.Join(errs...)
+	var err error
+	p.Front, err = parseFrontMatter(strings.Join(lines, "\n"), 2)
+	return p, err
 }
 
 // isDelimiter reports whether line is a front matter delimiter, "---".
@@ -136,42 +141,6 @@ func validKey(k string) bool {
 		}
 	}
 	return true
-}
-
-// set parses one front matter line into f; seen guards against repeated keys.
-func (f *FrontMatter) set(line string, seen map[string]bool) error {
-	if strings.TrimSpace(line) == "" {
-		return nil
-	}
-	k, v, ok := strings.Cut(line, ":")
-	if !ok || !validKey(k) {
-		return errors.New("want key: value")
-	}
-	if seen[k] {
-		return fmt.Errorf("%s: repeated", k)
-	}
-	seen[k] = true
-	v = strings.ToValidUTF8(strings.TrimSpace(v), "\uFFFD")
-	switch k {
-	case "title", "created", "updated", "question", "filed":
-		s, err := scalar(v)
-		if err != nil {
-			return fmt.Errorf("%s: %w", k, err)
-		}
-		*f.scalarField(k) = s
-	case "aliases", "tags", "sources", "connects", "consulted":
-		l, err := list(v)
-		if err != nil {
-			return fmt.Errorf("%s: %w", k, err)
-		}
-		*f.listField(k) = l
-	default:
-		if f.Extra == nil {
-			f.Extra = map[string]string{}
-		}
-		f.Extra[k] = v
-	}
-	return nil
 }
 
 // scalarField is the string field of key k.
@@ -208,44 +177,16 @@ func (f *FrontMatter) listField(k string) *[]string {
 	return nil
 }
 
-// scalar decodes a string value: JSON when it starts with a quote, else bare.
-func scalar(v string) (string, error) {
-	switch {
-	case strings.HasPrefix(v, `"`):
-		var s string
-		if err := json.Unmarshal([]byte(v), &s); err != nil {
-			return "", errors.New("bad JSON string")
-		}
-		return s, nil
-	case strings.HasPrefix(v, "["):
-		return "", errors.New("want a string, not a list")
-	}
-	return v, nil
-}
-
-// list decodes a JSON array of strings; an empty value is an empty list.
-func list(v string) ([]string, error) {
-	if v == "" {
-		return nil, nil
-	}
-	var l []string
-	if !strings.HasPrefix(v, "[") || json.Unmarshal([]byte(v), &l) != nil {
-		return nil, errors.New("want a JSON array of strings")
-	}
-	if len(l) == 0 {
-		return nil, nil
-	}
-	return l, nil
-}
-
 // RenderFrontMatter writes f in its canonical form, delimiters included
 // ("---\n" … "---\n"), ready to go before a body: title, aliases, tags,
 // sources, created and updated always, then connects, question, consulted
 // and filed when set, then the Extra keys in sorted order. Strings are JSON
-// strings, lists JSON arrays, and dates (YYYY-MM-DD or RFC 3339) bare. Extra
-// values are written as they are kept (JSON-quoted if they hold a "\n" or
-// invalid UTF-8); an Extra key that is not a valid key or is a known key is left out.
-// ParsePage reads back the FrontMatter it was given.
+// strings (YAML double-quoted strings), lists JSON arrays (YAML flow lists),
+// and dates (YYYY-MM-DD or RFC 3339) bare. Extra values are YAML: one that
+// is one line of YAML is written as ParsePage keeps it (as it is, for what
+// ParsePage returned), any other text JSON-quoted; an Extra key that is not a valid
+// key or is a known key is left out. ParsePage reads back the FrontMatter
+// it was given.
 func RenderFrontMatter(f FrontMatter) string {
 	var b strings.Builder
 	b.WriteString("---\n")
@@ -277,7 +218,9 @@ func RenderFrontMatter(f FrontMatter) string {
 	slices.Sort(extra)
 	for _, k := range extra {
 		v := strings.TrimSpace(f.Extra[k])
-		if strings.Contains(v, "\n") || !utf8.ValidString(v) {
+		if _, kept, ok := yamlValue(v); ok {
+			v = kept
+		} else {
 			v = quote(v)
 		}
 		if v == "" {

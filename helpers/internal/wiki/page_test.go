@@ -34,7 +34,7 @@ func TestParsePage(t *testing.T) {
 				`sources: ["daily/2026-11-24.md"]` + "\n" +
 				"created: 2026-11-24\n" +
 				`updated: "2026-11-25"` + "\n" +
-				"summary: bare text: with a colon\n" +
+				"summary: bare text, then more\n" +
 				"\n" +
 				"---\n" +
 				"# Lock order\n\nSee [[concepts/y]].\n",
@@ -42,7 +42,7 @@ func TestParsePage(t *testing.T) {
 			wantFront: FrontMatter{
 				Title: "Lock order", Aliases: []string{"lock ordering", "locks"},
 				Sources: []string{"daily/2026-11-24.md"}, Created: "2026-11-24", Updated: "2026-11-25",
-				Extra: map[string]string{"summary": "bare text: with a colon"},
+				Extra: map[string]string{"summary": "bare text, then more"},
 			},
 			wantBody:  "# Lock order\n\nSee [[concepts/y]].\n",
 			wantLinks: []Link{{Target: "concepts/y", Line: 13}},
@@ -87,22 +87,62 @@ func TestParsePage(t *testing.T) {
 			data:      "---\ntitle: [\"T\"]\ntags: go\nupdated: 2026-11-24\n---\n",
 			wantPath:  "concepts/l",
 			wantFront: FrontMatter{Updated: "2026-11-24"},
-			wantErr:   "line 3: tags: want a JSON array of strings",
+			wantErr:   "line 3: tags: want a list of strings, not a string",
 		},
 		{
-			name:      "repeated key, YAML list item, bad JSON string",
-			path:      "concepts/r",
-			data:      "---\ntitle: \"A\"\ntitle: \"B\"\ntags:\n  - go\ncreated: \"2026\n---\n",
-			wantPath:  "concepts/r",
-			wantFront: FrontMatter{Title: "A"},
-			wantErr:   "line 3: title: repeated",
+			name:     "YAML that does not parse: nothing is read",
+			path:     "concepts/r",
+			data:     "---\ntitle: \"A\"\ntags:\n  - go\ncreated: \"2026\n---\n",
+			wantPath: "concepts/r",
+			wantErr:  "front matter line 5: could not find end character of double-quoted text",
 		},
 		{
-			name:     "non-string array item",
+			name:     "repeated key",
+			path:     "concepts/r",
+			data:     "---\ntitle: \"A\"\ntitle: \"B\"\n---\n",
+			wantPath: "concepts/r",
+			wantErr:  "front matter line 3: mapping key \"title\" already defined",
+		},
+		{
+			name:      "number items read as written",
+			path:      "concepts/s",
+			data:      "---\nsources: [1, 2.50]\n---\n",
+			wantPath:  "concepts/s",
+			wantFront: FrontMatter{Sources: []string{"1", "2.50"}},
+		},
+		{
+			name:     "list and map items",
 			path:     "concepts/s",
-			data:     "---\nsources: [1, 2]\n---\n",
+			data:     "---\nsources: [[1], {a: b}]\n---\n",
 			wantPath: "concepts/s",
-			wantErr:  "sources: want a JSON array of strings",
+			wantErr:  "front matter line 2: sources: item 1: want a string, not a list",
+		},
+		{
+			name: "every YAML form Obsidian writes",
+			path: "concepts/o",
+			data: "---\n" +
+				"title: 'It''s \"here\"'\n" +
+				"aliases:\n- one\n- 'two: 2'\n" +
+				"tags:\n  - retry\n  - \"back off\"\n" +
+				"sources: [daily/2026-11-24.md, 'daily/2026-11-25.md']\n" +
+				"created: 2026-11-24\n" +
+				"updated: \"2026-11-25\"\n" +
+				"question: >\n  Why does it\n  back off?\n" +
+				"summary: |\n  Line one.\n  Line two.\n" +
+				"empty:\n" +
+				"count: 3 # a comment\n" +
+				"nested:\n  a: [x, 'y']\n  b: |-\n    z\n" +
+				"cssclasses: []\n" +
+				"---\nbody\n",
+			wantPath: "concepts/o",
+			wantFront: FrontMatter{
+				Title: `It's "here"`, Aliases: []string{"one", "two: 2"}, Tags: []string{"retry", "back off"},
+				Sources: []string{"daily/2026-11-24.md", "daily/2026-11-25.md"}, Created: "2026-11-24", Updated: "2026-11-25",
+				Question: "Why does it back off?\n",
+				Extra: map[string]string{"summary": `"Line one.\nLine two.\n"`, "empty": "", "count": "3",
+					"nested": `{"a": ["x", "y"], "b": "z"}`, "cssclasses": "[]"},
+			},
+			wantBody: "body\n",
 		},
 	}
 	for _, tt := range tests {
@@ -127,13 +167,22 @@ func TestParsePage(t *testing.T) {
 	}
 }
 
-// TestParsePageErrorsEveryLine: every bad line of a front matter is named.
+// TestParsePageErrorsEveryLine: every bad key of a front matter is named,
+// with its line, and the keys that read are kept.
 func TestParsePageErrorsEveryLine(t *testing.T) {
-	_, err := ParsePage("concepts/r", []byte("---\ntitle: \"A\"\ntitle: \"B\"\ntags:\n  - go\ncreated: \"2026\n---\n"))
-	for _, want := range []string{"line 3: title: repeated", "line 5: want key: value", "line 6: created: bad JSON string"} {
+	p, err := ParsePage("concepts/r", []byte("---\ntitle: [\"A\"]\ntags: {a: b}\nsources:\n  - ok\n  -\nbad key: x\nupdated: 2026-11-24\n---\n"))
+	for _, want := range []string{
+		"front matter line 2: title: want a string, not a list",
+		"front matter line 3: tags: want a list of strings, not a map",
+		"front matter line 4: sources: item 2 is empty",
+		"front matter line 7: want key: value",
+	} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v lacks %q", err, want)
 		}
+	}
+	if p.Front.Updated != "2026-11-24" {
+		t.Errorf("Updated = %q, want the key that read", p.Front.Updated)
 	}
 }
 
@@ -281,7 +330,7 @@ func TestReadWiki(t *testing.T) {
 		}
 		got[pe.Path] = pe.Err.Error()
 	}
-	want := map[string]string{"qa/big.md": "over 1048576 bytes, not read", "qa/q.md": "front matter line 2: title: want a string, not a list"}
+	want := map[string]string{"qa/big.md": "over 1048576 bytes, not read", "qa/q.md": "front matter line 2: sequence end token ']' not found"}
 	if symlinked {
 		want["concepts/link.md"] = "symlink, not read"
 	}
