@@ -8,16 +8,11 @@
 package e2e
 
 import (
-	"os"
 	"testing"
 
-	"github.com/cairn-dev/cairn/helpers/internal/testenv"
+	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
 )
 
-// TestMain gives the tests their own HOME and XDG directories (see
-// testenv). Hooks start background sanitize runs that would outlive a test
-// and write into its removed directory.
-func TestMain(m *testing.M) {
-	os.Setenv("CAIRN_NO_BACKGROUND", "1")
-	testenv.Main(m)
-}
+// TestMain isolates the tests and keeps hooks from starting background
+// runs (see cairntest.Main).
+func TestMain(m *testing.M) { cairntest.Main(m) }

@@ -11,7 +11,19 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/cairn-dev/cairn/helpers/internal/testenv"
 )
+
+// Main runs the tests of a package that runs cairn's hooks: isolated as
+// testenv.Main does, with CAIRN_NO_BACKGROUND=1, since hooks start
+// background sanitize runs that would outlive a test and write into its
+// removed directory (the tests of that behaviour turn it back on and wait
+// for the run).
+func Main(m *testing.M) {
+	os.Setenv("CAIRN_NO_BACKGROUND", "1")
+	testenv.Main(m)
+}
 
 // Module is cairn's main package, the binary Binary builds.
 const Module = "github.com/cairn-dev/cairn/helpers/cairn"
