@@ -156,7 +156,9 @@ func pin() error {
 	return os.Setenv(ToolsEnv, tools)
 }
 
-// personDirs are the person's own cairn directories, as cairn finds them.
+// personDirs are the person's own cairn directories, as cairn finds them
+// (the rule of queue.UserDirs, written again here: testenv imports nothing
+// of cairn's, since fsx's own tests import it and queue imports fsx).
 func personDirs() []string {
 	home, _ := os.UserHomeDir()
 	base := func(env, def string) string {
