@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
 )
 
 // A fresh clone of a project with a big log and no cache: the session

@@ -21,11 +21,11 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/audit"
-	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/cli"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/sanitize"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
 )
 
 // curationFiles are the source files the curation fixtures' entries name.

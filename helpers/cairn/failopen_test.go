@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
 )
 
 var hookEvents = []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop", "SubagentStop", "PreCompact", "SessionEnd"}

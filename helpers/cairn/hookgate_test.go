@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
 )
 
 // heavyInits are packages whose initialisation the capture hook's fast

@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
 )
 
 // TestMain isolates the tests and keeps hooks from starting background

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
-	"github.com/cairn-dev/cairn/helpers/internal/clitest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/clitest"
 )
 
 // mcpInit opens an MCP session as a client does.

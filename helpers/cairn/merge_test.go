@@ -16,9 +16,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/cli"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
 )
 
 // gitEnv gives a test its own git: a HOME with a .gitconfig, a fixed

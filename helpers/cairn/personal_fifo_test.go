@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
 )
 
 // Issue 24: a FIFO in the person's own directories (cairn's queue under

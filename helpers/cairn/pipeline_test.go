@@ -5,8 +5,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
-	"github.com/cairn-dev/cairn/helpers/internal/testenv"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/cli"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
 )
 
 // The slash commands and agents of the plugin: each has front matter with

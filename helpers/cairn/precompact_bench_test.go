@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
-	"github.com/cairn-dev/cairn/helpers/internal/claudetest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/claudetest"
 )
 
 // BenchmarkPreCompactRun runs the real `cairn hook claude PreCompact` on

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/cli"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
 )
 
 // corpusItem is one line of testdata/redact: a text, and for a secret the

@@ -13,9 +13,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/cli"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
 )
 
 // cairnResult runs cairn in process on the project at dir and returns its

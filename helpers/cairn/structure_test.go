@@ -15,7 +15,7 @@ import (
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
-	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
 )
 
 // The plugin's hooks/hooks.json registers exactly the events of the
@@ -262,7 +262,7 @@ func TestEveryTestPackageIsIsolated(t *testing.T) {
 			}
 		}
 		if !isolated {
-			t.Errorf("%s: no TestMain calling testenv.Main(m) (see helpers/internal/testenv)", dir)
+			t.Errorf("%s: no TestMain calling testenv.Main(m) (see helpers/internal/testharness/testenv)", dir)
 		}
 	}
 	if checked < 30 {

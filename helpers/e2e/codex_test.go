@@ -9,10 +9,10 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent/codex"
-	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
-	"github.com/cairn-dev/cairn/helpers/internal/claudetest"
-	"github.com/cairn-dev/cairn/helpers/internal/codextest"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/claudetest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/codextest"
 )
 
 // These tests run the real Codex CLI (codextest.Version) against a fake

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
-	"github.com/cairn-dev/cairn/helpers/internal/claudetest"
-	"github.com/cairn-dev/cairn/helpers/internal/geminitest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/claudetest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/geminitest"
 )
 
 // These tests run the real Gemini CLI against a fake Gemini API on

@@ -10,7 +10,7 @@ package e2e
 import (
 	"testing"
 
-	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
 )
 
 // TestMain isolates the tests and keeps hooks from starting background

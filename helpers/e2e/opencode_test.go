@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
-	"github.com/cairn-dev/cairn/helpers/internal/claudetest"
-	"github.com/cairn-dev/cairn/helpers/internal/opencodetest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/claudetest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/opencodetest"
 )
 
 // These tests run the real OpenCode CLI (`opencode run`, pinned by

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
-	"github.com/cairn-dev/cairn/helpers/internal/claudetest"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/claudetest"
 )
 
 // distillation is what the fake model answers to the worker's request.

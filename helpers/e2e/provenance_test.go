@@ -4,12 +4,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
-	"github.com/cairn-dev/cairn/helpers/internal/claudetest"
-	"github.com/cairn-dev/cairn/helpers/internal/codextest"
-	"github.com/cairn-dev/cairn/helpers/internal/geminitest"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
-	"github.com/cairn-dev/cairn/helpers/internal/opencodetest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/claudetest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/codextest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/geminitest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/opencodetest"
 )
 
 // Issue 26: the `cairn add` an agent runs in its own shell tool is

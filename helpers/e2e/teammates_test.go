@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/helpers/internal/cairntest"
-	"github.com/cairn-dev/cairn/helpers/internal/claudetest"
-	"github.com/cairn-dev/cairn/helpers/internal/testenv"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/claudetest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/testenv"
 )
 
 // teammate is one developer: a HOME, a checkout, and a PATH that has

@@ -18,7 +18,7 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/cli"
 	"github.com/cairn-dev/cairn/helpers/internal/hookgate"
-	"github.com/cairn-dev/cairn/helpers/internal/testenv"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/testenv"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 

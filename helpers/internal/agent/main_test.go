@@ -3,7 +3,7 @@ package agent_test
 import (
 	"testing"
 
-	"github.com/cairn-dev/cairn/helpers/internal/testenv"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/testenv"
 )
 
 // TestMain gives the tests their own HOME and XDG directories (see testenv).

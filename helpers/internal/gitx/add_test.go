@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/cairn-dev/cairn/helpers/internal/clitest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/clitest"
 )
 
 // InIndex and Add agree with git: an untracked file is not in the index

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-dev/cairn/helpers/internal/qmdtest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/qmdtest"
 )
 
 // With the real QMD on PATH and a collection over the knowledge

@@ -6,7 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/cairn-dev/cairn/helpers/internal/testenv"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/testenv"
 	"io"
 	"os"
 	"os/exec"

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
-	"github.com/cairn-dev/cairn/helpers/internal/claudetest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/claudetest"
 )
 
 // TestReadTranscriptLinear: reading a run of assistant text allocates in

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent/codex"
-	"github.com/cairn-dev/cairn/helpers/internal/clitest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/clitest"
 )
 
 // agentRun is a rollout of one prompt and then records of the agent's

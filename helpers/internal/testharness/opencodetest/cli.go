@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-dev/cairn/helpers/internal/clitest"
-	"github.com/cairn-dev/cairn/helpers/internal/testenv"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/clitest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/testenv"
 )
 
 // Version is the OpenCode version these helpers are verified against.

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-dev/cairn/helpers/internal/clitest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/clitest"
 )
 
 // TestInteractiveTwoTurns types two prompts into the real interactive UI

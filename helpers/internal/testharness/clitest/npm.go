@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
-	"github.com/cairn-dev/cairn/helpers/internal/testenv"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/testenv"
 )
 
 // NPM describes a CLI pinned to one version of an npm package, and where a

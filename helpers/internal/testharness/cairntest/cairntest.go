@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/cairn-dev/cairn/helpers/internal/testenv"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/testenv"
 )
 
 // Main runs the tests of a package that runs cairn's hooks: isolated as

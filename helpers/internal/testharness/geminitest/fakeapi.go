@@ -18,7 +18,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-dev/cairn/helpers/internal/clitest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/clitest"
 )
 
 // Part is one scripted part of a fake model reply: text, or a function

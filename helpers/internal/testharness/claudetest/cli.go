@@ -19,8 +19,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-dev/cairn/helpers/internal/clitest"
-	"github.com/cairn-dev/cairn/helpers/internal/testenv"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/clitest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/testenv"
 )
 
 // Version is the oldest Claude Code CLI version cairn supports, and the one

@@ -1,9 +1,9 @@
-package claudetest
+package opencodetest
 
 import (
 	"testing"
 
-	"github.com/cairn-dev/cairn/helpers/internal/testenv"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/testenv"
 )
 
 // TestMain gives the tests their own HOME and XDG directories (see testenv).

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-dev/cairn/helpers/internal/clitest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/clitest"
 )
 
 // DefaultInteractiveTimeout bounds each wait of an Interactive session
