@@ -159,11 +159,14 @@ func TestEachDependencyHasOneImporter(t *testing.T) {
 	}
 }
 
-var updateGraph = flag.Bool("update-graph", false, "rewrite the package graph in README.md")
+// graphDoc is the document that shows the package graph.
+const graphDoc = "docs/ARCHITECTURE.md"
 
-// The README's development section shows the package graph as go list
-// sees it: run go test ./helpers/cairn -run TestPackageGraph -update-graph
-// after changing imports.
+var updateGraph = flag.Bool("update-graph", false, "rewrite the package graph in "+graphDoc)
+
+// The architecture guide shows the package graph as go list sees it: run
+// go test ./helpers/cairn -run TestPackageGraph -update-graph after
+// changing imports.
 func TestPackageGraph(t *testing.T) {
 	own, moduleOf := packages(t)
 	var lines []string
@@ -190,21 +193,21 @@ func TestPackageGraph(t *testing.T) {
 	}
 	sort.Strings(lines)
 	graph := "```\n" + strings.Join(lines, "\n") + "\n```\n"
-	readme := string(readRepoFile(t, "README.md"))
+	doc := string(readRepoFile(t, graphDoc))
 	const begin, end = "<!-- package graph: begin -->\n", "<!-- package graph: end -->"
-	i, j := strings.Index(readme, begin), strings.Index(readme, end)
+	i, j := strings.Index(doc, begin), strings.Index(doc, end)
 	if i < 0 || j < i {
-		t.Fatalf("README.md has no %q ... %q block", begin, end)
+		t.Fatalf("%s has no %q ... %q block", graphDoc, begin, end)
 	}
-	if cur := readme[i+len(begin) : j]; cur != graph {
+	if cur := doc[i+len(begin) : j]; cur != graph {
 		if *updateGraph {
-			readme = readme[:i+len(begin)] + graph + readme[j:]
-			if err := os.WriteFile(filepath.Join(cairntest.RepoRoot(t), "README.md"), []byte(readme), 0o644); err != nil {
+			doc = doc[:i+len(begin)] + graph + doc[j:]
+			if err := os.WriteFile(filepath.Join(cairntest.RepoRoot(t), filepath.FromSlash(graphDoc)), []byte(doc), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			return
 		}
-		t.Errorf("README.md's package graph is out of date; run: go test ./helpers/cairn -run TestPackageGraph -update-graph\nwant:\n%s", graph)
+		t.Errorf("%s's package graph is out of date; run: go test ./helpers/cairn -run TestPackageGraph -update-graph\nwant:\n%s", graphDoc, graph)
 	}
 }
 

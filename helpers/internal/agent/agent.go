@@ -1,7 +1,10 @@
 // Package agent is the contract between cairn and a coding agent: an
 // [Adapter] speaks one agent's hook protocol and wires a project for it.
 // Claude Code's adapter is package claude beside this one; another agent
-// is another package beside it, listed where the CLI lists adapters.
+// is another package beside it, with its event table in a leaf package
+// hooks below it, listed where the CLI lists adapters (cli's init.go), and
+// in the capture hook's gate (hookgate and hookgate/accept) and the
+// launcher's table (see docs/ARCHITECTURE.md, "How to add").
 package agent
 
 import (

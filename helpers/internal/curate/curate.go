@@ -1,9 +1,11 @@
 // Package curate turns sanitize's findings into reviewed changes of the
 // shared log: proposals of exact lines to add (canonical entries for
 // duplicate clusters, supersessions, needs_review for stale entries),
-// their file format, and retractions. A change of an entry is always a new
-// line with the same key and a later ts; nothing here edits or removes a
-// line.
+// their file format, and retractions; what a person sees of one entry
+// and how they correct it (show, rm, edit); and resolve, the repair of a
+// merge's conflict markers, staged with git add. A change of a committed
+// entry is always a new line with the same key and a later ts; only rm and
+// edit of an entry no commit holds yet take its lines out of the log.
 package curate
 
 import (

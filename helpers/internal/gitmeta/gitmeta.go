@@ -1,8 +1,9 @@
 // Package gitmeta reads what a hook needs of a git work tree straight from
 // the files under .git: its root, branch, short HEAD, user.name and the
 // origin's URL. It imports only the standard library, so the capture
-// hook's fast path (package hookgate) can use it before the program's
-// heavier packages (go-git, SQLite) are initialised.
+// hook's accept path (package hookgate/accept, through capture and
+// project) can use it before the program's heavier packages (go-git,
+// SQLite) are initialised.
 package gitmeta
 
 import (

@@ -3,10 +3,10 @@
 // almost nothing (design §6: 3 ms for the whole process). Go runs a
 // package's init once the packages it imports are initialised, taking
 // ready packages in import-path order; this package imports only the
-// standard library's os, io, bytes and encoding/json and cairn's leaf
+// standard library's os, io, bytes, time and encoding/json and cairn's leaf
 // packages typed, event, the agents' event tables (agent/*/hooks, not the
 // adapters, whose imports would run first) and the session pipeline's
-// producer (pipeline/queue, and detach), so its init runs before most of
+// producer (pipeline/queue, with fsx and detach), so its init runs before most of
 // the program's: measured with GODEBUG=inittrace=1, after 107 small
 // packages taking about 1.1 ms together (Go takes every ready package
 // whose path sorts before os, path/filepath and os/exec, which it waits

@@ -1,6 +1,10 @@
 // Package knowledge owns cairn's entry model and its shared log: the typed
-// entry, its key, the tolerant reader of knowledge.jsonl, and ordered
-// insertion and rotation under a lock. It knows nothing of SQLite or git.
+// entry, its key, the tolerant reader of knowledge.jsonl, ordered
+// insertion and rotation under a lock, import, the repair of a merge's
+// conflict markers, and the team's config (.cairn/config.json). Every
+// line written to the log passes its redaction first (Store.Insert,
+// InsertLines, Import, Rewrite): the one choke point. It knows nothing of SQLite
+// or git.
 package knowledge
 
 import (

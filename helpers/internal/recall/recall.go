@@ -3,6 +3,9 @@
 // commits and the files they touched, open tasks), and renders the entries
 // found as an injection block for the model: sanitized (see
 // untrusted.ForAgent), wrapped as untrusted, best first, within a budget.
+// It also keeps what each session was shown (.cairn/local/sessions, so a
+// prompt's recall shows nothing twice) and the record of injections that
+// `cairn log` reads (.cairn/local/injections.jsonl).
 //
 // Budgets and lengths are counted in UTF-16 code units (untrusted.Units),
 // as Claude Code counts the hook output it cuts at 10,000: a character

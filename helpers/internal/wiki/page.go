@@ -1,8 +1,11 @@
-// Package wiki is the structural half of cairn's wiki: the on-disk format of
-// its articles (front matter, Obsidian wikilinks), the reading of a wiki
-// directory, the compile state, and the lint that checks a wiki's structure.
-// A model compiles the pages; this package never calls one (the
-// contradiction check is a callback).
+// Package wiki is cairn's wiki, the user's own (compiled from the daily
+// logs of the session pipeline) and the team's (.cairn/wiki, compiled from
+// the shared log, one source per entry type): the on-disk format of its
+// articles (front matter, Obsidian wikilinks), the reading of a wiki
+// directory, the compile state, compile and query (each a call of the
+// model through a [model.Func], whose answer is validated before anything
+// is written), and lint, which checks a wiki's structure and, unless told
+// not to, asks the model for contradictions ([Contradictions]).
 //
 // A wiki is a directory W. Its articles are W/concepts/*.md,
 // W/connections/*.md and W/qa/*.md; W/index.md (one table row per article)

@@ -2,10 +2,11 @@
 // pipeline: the user's own settings and directories (XDG base directories,
 // outside every repository) and the queue of sessions to distill, which
 // the hooks write and the worker drains. It imports nothing of cairn but
-// package event and the standard library's few packages, so that the Stop
-// hook's fast path can enqueue before the rest of cairn starts (see
-// hookgate): enqueueing reads no transcript and costs a few stats and one
-// small write.
+// the leaves fsx and detach (to start the worker), so that the Stop hook's
+// fast path can enqueue before the rest of cairn starts (see hookgate):
+// enqueueing reads no transcript and costs a few stats and one small
+// write. Package model and package wiki read the user's config and
+// directories from here too.
 package queue
 
 import (

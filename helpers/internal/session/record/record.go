@@ -3,7 +3,7 @@
 // open) and the events that record what an agent learned — a tool ran, a
 // reply, a subagent's reply — into the log, with the session pipeline's
 // queue. It imports neither SQLite, go-git nor the CLI framework, so the
-// capture hook's fast path (package hookgate) runs it before those are
+// capture hook's accept path (package hookgate/accept) runs it before those are
 // initialised; package session adds recall and the background work, and
 // answers every other event.
 package record
