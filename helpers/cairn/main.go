@@ -1,4 +1,14 @@
 // Command cairn is team memory for coding agents, shared through git.
+//
+// Most of a hook's calls never reach main. The capture hook (a tool ran, a
+// reply) is answered in two package initialisers that Go runs before the
+// program's heavy packages (SQLite, go-git, the CLI framework, the MCP
+// SDK): package hookgate's init exits at once when the payload holds no
+// typed prefix (the reject path), and package hookgate/accept's init,
+// imported below for that alone, captures the entry when it does. Every
+// other call, and any payload they cannot judge, reaches main and
+// cli.Main. TestGateRunsBeforeHeavyPackages guards the order; see
+// docs/ARCHITECTURE.md, "A capture hook".
 package main
 
 import (
