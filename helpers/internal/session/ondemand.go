@@ -73,7 +73,7 @@ func Recall(p *project.Project, getenv func(string) string, q index.Query) (Foun
 }
 
 // Left is what the developer's own session pipeline left open on a branch
-// for the next session (see the README's session pipeline).
+// for the next session (see docs/pipeline.md).
 type Left struct {
 	Branch  string
 	Found   bool
