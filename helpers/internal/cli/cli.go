@@ -14,6 +14,7 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/helpers/internal/hookgate/accept"
+	"github.com/cairn-dev/cairn/helpers/internal/projroot"
 	"github.com/cairn-dev/cairn/helpers/internal/typed"
 	ucli "github.com/urfave/cli/v2"
 )
@@ -87,7 +88,7 @@ func newApp(env Env) *ucli.App {
 		ExitErrHandler:       func(*ucli.Context, error) {},
 		OnUsageError:         nil, // set below, with the app's flags
 		Flags: []ucli.Flag{
-			&ucli.StringFlag{Name: "dir", Usage: "the project (default: the git repository of the working directory; env CAIRN_DIR)", EnvVars: []string{"CAIRN_DIR"}},
+			&ucli.StringFlag{Name: "dir", Usage: "the project (default: the git repository of the working directory; env CAIRN_DIR)", EnvVars: []string{projroot.EnvVar}},
 		},
 		Description: "cairn captures what coding agents learn into .cairn/knowledge.jsonl, a log\n" +
 			"committed with the code, and recalls what matters at the start of every session.\n" +

@@ -20,6 +20,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/model"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
+	"github.com/cairn-dev/cairn/helpers/internal/projroot"
 	"github.com/cairn-dev/cairn/helpers/internal/redact"
 	"github.com/cairn-dev/cairn/helpers/internal/wiki"
 )
@@ -418,8 +419,9 @@ func (w *Worker) process(t queue.Task) queue.Done {
 	return d
 }
 
-// projectRoot is the task's project: the one the agent named, else the git
-// work tree of the session's directory, else that directory; "" when none
+// projectRoot is the task's project: the one the hook resolved, else package
+// projroot's search from the session's directory (its git
+// work tree, a .cairn above it, else that directory); "" when none
 // of them is an absolute path (the worker's own directory is never taken
 // for the session's).
 func projectRoot(t queue.Task, c event.Conversation) string {
@@ -433,10 +435,7 @@ func projectRoot(t queue.Task, c event.Conversation) string {
 	if !filepath.IsAbs(dir) {
 		return ""
 	}
-	if root, err := gitmeta.FindRoot(dir); err == nil {
-		return root
-	}
-	return dir
+	return projroot.Search(dir).Dir
 }
 
 // write records a distillation: decisions and failures in the personal

@@ -10,12 +10,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/gitmeta"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/projroot"
 )
 
 // Project is the repository cairn works on.
@@ -36,41 +36,30 @@ var (
 	ErrNotProvisioned = errors.New("no " + knowledge.DirName)
 )
 
-// Find resolves the project a command works on: explicit (--dir,
-// CAIRN_DIR) when given, relative to dir; else the git repository of dir;
-// else the nearest directory above dir that holds a .cairn.
+// Find resolves the project a command works on by [projroot]'s rule:
+// explicit (--dir, or CAIRN_DIR, which the CLI folds into it) when given,
+// relative to dir, and then it must be a directory; else the git
+// repository of dir; else the nearest directory above dir that holds a
+// .cairn.
 func Find(dir, explicit string) (*Project, error) {
-	if explicit != "" {
-		if !filepath.IsAbs(explicit) {
-			explicit = filepath.Join(dir, explicit)
+	r := projroot.Resolve(projroot.Request{Flag: explicit, Dir: dir})
+	if r.Explicit {
+		if fi, err := os.Stat(r.Dir); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("project directory %s %w", r.Dir, ErrNoDir)
 		}
-		fi, err := os.Stat(explicit)
-		if err != nil || !fi.IsDir() {
-			return nil, fmt.Errorf("project directory %s %w", explicit, ErrNoDir)
-		}
-		_, gerr := os.Lstat(filepath.Join(explicit, ".git"))
-		return New(explicit, gerr == nil), nil
 	}
-	if root, err := gitmeta.FindRoot(dir); err == nil {
-		return New(root, true), nil
+	if !r.Found {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, dir)
 	}
-	if d, ok := knowledge.FindUp(dir); ok {
-		return New(d, false), nil
-	}
-	return nil, fmt.Errorf("%w: %s", ErrNotFound, dir)
+	return New(r.Dir, r.IsGit), nil
 }
 
-// Locate finds the project of a hook, which must never fail: the git root
-// of dir, else the nearest directory above it with a .cairn, else dir
-// itself (where nothing is provisioned, so the hook does nothing).
-func Locate(dir string) *Project {
-	if root, err := gitmeta.FindRoot(dir); err == nil {
-		return New(root, true)
-	}
-	if d, ok := knowledge.FindUp(dir); ok {
-		return New(d, false)
-	}
-	return New(dir, false)
+// Locate is the project of a hook, which must never fail: [projroot]'s
+// rule, and when it finds none the directory searched (where nothing is
+// provisioned, so the hook does nothing).
+func Locate(r projroot.Request) *Project {
+	root := projroot.Resolve(r)
+	return New(root.Dir, root.IsGit)
 }
 
 // New is the project at root.

@@ -14,7 +14,6 @@ package accept
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
@@ -63,11 +62,8 @@ func capture(p record.Protocol, name string, data []byte) (out []byte, ok bool) 
 	}()
 	ShortLived()
 	dir, _ := os.Getwd()
-	project := os.Getenv("CAIRN_DIR")
-	if project != "" && !filepath.IsAbs(project) {
-		project = filepath.Join(dir, project)
-	}
-	env := record.Env{Getenv: os.Getenv, Stderr: os.Stderr, Dir: dir, Project: project}
+	// The project is package projroot's, CAIRN_DIR read through Getenv.
+	env := record.Env{Getenv: os.Getenv, Stderr: os.Stderr, Dir: dir}
 	return record.Hook(p, name, bytes.NewReader(data), env), true
 }
 

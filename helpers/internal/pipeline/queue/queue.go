@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/detach"
+	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
@@ -331,4 +332,17 @@ func (q Queue) Last(root string) (Task, error) {
 	var t Task
 	err := ReadTask(q.lastPath(root), &t)
 	return t, err
+}
+
+// TaskOf is the pipeline's task for the session of e in the project at
+// root: the one way a hook names a task, on the reject path and in the
+// full hook alike. A relative transcript is made absolute against dir,
+// the hook's working directory: the worker runs elsewhere.
+func TaskOf(e event.Event, reason, root, dir string) Task {
+	transcript := e.Transcript
+	if transcript != "" && !filepath.IsAbs(transcript) {
+		transcript = filepath.Join(dir, transcript)
+	}
+	return Task{Session: e.Session, Transcript: transcript, Cwd: e.Cwd, Project: root,
+		Agent: e.Agent, Reason: reason}
 }

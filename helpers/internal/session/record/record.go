@@ -10,11 +10,9 @@ package record
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"time"
 
 	"github.com/cairn-dev/cairn"
@@ -23,6 +21,8 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
+	"github.com/cairn-dev/cairn/helpers/internal/projroot"
+	"github.com/cairn-dev/cairn/helpers/internal/reject"
 	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
 )
 
@@ -31,8 +31,9 @@ type Env struct {
 	Getenv func(string) string
 	Stderr io.Writer // where a line goes when the project has no cairn.log
 	Dir    string    // the working directory
-	// Project, when set (cairn --dir, CAIRN_DIR), is the project, whatever
-	// the agent says.
+	// Project is --dir as given before the hook's name (cairn --dir P
+	// hook EVENT); CAIRN_DIR is read through Getenv. Either, when set, is
+	// the project, whatever the agent says (see package projroot).
 	Project string
 }
 
@@ -84,14 +85,14 @@ func Run(p Protocol, name string, stdin io.Reader, env Env, handle Handler) (out
 	s := &Session{Env: env, Name: name}
 	defer func() {
 		if r := recover(); r != nil {
-			s.Locate("")
+			s.Locate("", "")
 			s.Logf("%s%v", errPanicPrefix, r)
 			out = nil
 		}
 	}()
 	out, err := s.run(p, stdin, handle)
 	if err != nil {
-		s.Locate("") // a no-op once the event located the project
+		s.Locate("", "") // a no-op once the event located the project
 		s.Logf("%v", err)
 		return nil
 	}
@@ -112,27 +113,22 @@ func (s *Session) run(p Protocol, stdin io.Reader, handle Handler) ([]byte, erro
 	if err != nil {
 		return nil, err
 	}
-	if kind.CaptureOnly() {
-		// The reject path: a payload without a typed prefix anywhere has
-		// nothing to capture. No decode, no git, no SQLite; a payload that
-		// is not a JSON object is reported.
-		if !capture.MightContain(string(data)) {
-			if b := bytes.TrimSpace(data); b[0] != '{' || !json.Valid(b) {
-				return nil, ErrNotObject
-			}
-			if kind == event.Reply {
-				// Nothing to capture, but the session pipeline's
-				// producer runs at every reply (package hookgate does the
-				// same before the program starts).
-				e, err := p.Decode(s.Name, data, s.Env.Getenv)
-				if err != nil {
-					return nil, err
-				}
-				s.Locate(e.ProjectDir, e.Cwd)
-				s.Enqueue(e, queue.ReasonStop, false)
-			}
-			return nil, nil
-		}
+	// The reject path, package reject's (package hookgate runs the same
+	// before the program starts): no git, no SQLite.
+	v, err := reject.Run(kind, data, reject.Caller{
+		Decode: func() (event.Event, error) { return p.Decode(s.Name, data, s.Env.Getenv) },
+		Root: func(e event.Event) string {
+			s.Locate(e.ProjectDir, e.Cwd)
+			return s.Proj.Root
+		},
+		Dir:    s.Env.Dir,
+		Getenv: s.Env.Getenv,
+	})
+	switch v {
+	case reject.Invalid:
+		return nil, ErrNotObject
+	case reject.Nothing:
+		return nil, err
 	}
 	e, err := p.Decode(s.Name, data, s.Env.Getenv)
 	if err != nil {
@@ -213,23 +209,19 @@ func (s *Session) Begin(e event.Event) {
 	s.Locate(e.ProjectDir, e.Cwd)
 }
 
-// Locate finds the project once: the explicit one (--dir), else the first
-// of dirs given (the agent's project directory, its cwd), else the working
-// directory.
-func (s *Session) Locate(dirs ...string) {
+// Locate finds the project once, by package projroot's rule: --dir
+// (Env.Project), CAIRN_DIR, the agent's project directory, the payload's
+// cwd, the working directory.
+func (s *Session) Locate(agentDir, cwd string) {
 	if s.Proj != nil {
 		return
 	}
-	dir := s.Env.Project
-	for _, d := range dirs {
-		if dir == "" {
-			dir = d
-		}
-	}
-	if dir == "" {
-		dir = s.Env.Dir
-	}
-	s.Proj = project.Locate(dir)
+	s.Proj = project.Locate(s.Where(agentDir, cwd))
+}
+
+// Where is what the session knows of its project, for package projroot.
+func (s *Session) Where(agentDir, cwd string) projroot.Request {
+	return projroot.Request{Flag: s.Env.Project, Getenv: s.Env.Getenv, Agent: agentDir, Cwd: cwd, Dir: s.Env.Dir}
 }
 
 // Config reads the project's .cairn/config.json once per event: several
@@ -301,12 +293,7 @@ func updateRoute(cfg knowledge.Config) string {
 
 // Task is the pipeline's task for the session of e.
 func (s *Session) Task(e event.Event, reason string) queue.Task {
-	transcript := e.Transcript
-	if !filepath.IsAbs(transcript) {
-		transcript = filepath.Join(s.Env.Dir, transcript) // the worker runs elsewhere
-	}
-	return queue.Task{Session: e.Session, Transcript: transcript, Cwd: e.Cwd, Project: s.Proj.Root,
-		Agent: e.Agent, Reason: reason}
+	return queue.TaskOf(e, reason, s.Proj.Root, s.Env.Dir)
 }
 
 // Enqueue hands the session to the personal session pipeline, when the

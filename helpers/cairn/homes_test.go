@@ -1,0 +1,74 @@
+package main
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
+)
+
+// sources maps each of the module's non-test Go files (slash-separated,
+// relative to the repository) to its text.
+func sources(t *testing.T) map[string]string {
+	t.Helper()
+	root := cairntest.RepoRoot(t)
+	files := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") && p != root || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		b, err := os.ReadFile(p)
+		files[filepath.ToSlash(rel)] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// onlyIn fails for each source file outside allowed (directories or files)
+// where re matches.
+func onlyIn(t *testing.T, files map[string]string, re *regexp.Regexp, rule string, allowed ...string) {
+	t.Helper()
+	for name, text := range files {
+		if slices.ContainsFunc(allowed, func(a string) bool { return name == a || strings.HasPrefix(name, a+"/") }) {
+			continue
+		}
+		if loc := re.FindStringIndex(text); loc != nil {
+			line := strings.Count(text[:loc[0]], "\n") + 1
+			t.Errorf("%s:%d: %s (its one home is %s)", name, line, rule, strings.Join(allowed, ", "))
+		}
+	}
+}
+
+// A project is resolved by package projroot alone: no other package reads
+// CAIRN_DIR or walks up for .git or .cairn.
+func TestOneProjectResolver(t *testing.T) {
+	files := sources(t)
+	onlyIn(t, files, regexp.MustCompile(`"CAIRN_DIR"`), "reads CAIRN_DIR", "helpers/internal/projroot")
+	onlyIn(t, files, regexp.MustCompile(`func (FindRoot|FindUp|Locate)\(|func Find\(dir`), "resolves a project", "helpers/internal/projroot", "helpers/internal/project")
+	onlyIn(t, files, regexp.MustCompile(`parent := filepath\.Dir\(`), "walks up the directories", "helpers/internal/projroot",
+		// knowledge_dir's check: is a directory inside some git work tree.
+		"helpers/internal/pipeline/queue/config.go")
+}
+
+// The capture hook's reject rule is package reject's: no other package
+// tests a payload for a typed prefix to skip it (package capture's
+// extraction does, on a command or a reply it decoded).
+func TestOneRejectPath(t *testing.T) {
+	onlyIn(t, sources(t), regexp.MustCompile(`MightContain\(`), "judges a payload for the reject path",
+		"helpers/internal/reject", "helpers/internal/typed", "helpers/internal/capture")
+}
