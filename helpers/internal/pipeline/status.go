@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
 )
 
@@ -135,7 +136,7 @@ func taskFiles(dir string) []string {
 	}
 	var out []string
 	for _, e := range ents {
-		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".task") && !queue.IsTemp(e.Name()) {
+		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".task") && !fsx.IsTemp(e.Name()) {
 			out = append(out, e.Name())
 		}
 	}

@@ -217,7 +217,7 @@ func (w *Worker) recoverWork(q queue.Queue) error {
 	}
 	for _, e := range entries {
 		name := e.Name()
-		if !e.Type().IsRegular() || !strings.HasSuffix(name, ".task") || queue.IsTemp(name) {
+		if !e.Type().IsRegular() || !strings.HasSuffix(name, ".task") || fsx.IsTemp(name) {
 			continue
 		}
 		var t queue.Task

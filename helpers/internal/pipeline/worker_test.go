@@ -770,13 +770,13 @@ func TestWorkerRecoversFromKills(t *testing.T) {
 	now := h.w.Now()
 	old, fresh := now.Add(-2*fsx.AbandonedAge), now
 	temps := map[string]time.Time{
-		filepath.Join(work, ".s-killed.task.tmp-123"):                                fresh,
-		filepath.Join(done, ".s-gone.task.tmp-9"):                                    fresh,
-		filepath.Join(h.q.Dir, ".s-old.task.tmp-1"):                                  old,
-		filepath.Join(know, "sessions", "2026-11", ".2026-11-24-s-killed.md.tmp-77"): fresh,
-		filepath.Join(know, "daily", ".2026-11-24.md.tmp-5"):                         fresh,
+		filepath.Join(work, ".s-killed.task.cairn-tmp-123"):                                fresh,
+		filepath.Join(done, ".s-gone.task.cairn-tmp-9"):                                    fresh,
+		filepath.Join(h.q.Dir, ".s-old.task.cairn-tmp-1"):                                  old,
+		filepath.Join(know, "sessions", "2026-11", ".2026-11-24-s-killed.md.cairn-tmp-77"): fresh,
+		filepath.Join(know, "daily", ".2026-11-24.md.cairn-tmp-5"):                         fresh,
 	}
-	freshHook := filepath.Join(h.q.Dir, ".s-fresh.task.tmp-2") // a hook writing now
+	freshHook := filepath.Join(h.q.Dir, ".s-fresh.task.cairn-tmp-2") // a hook writing now
 	temps[freshHook] = fresh
 	for path, mod := range temps {
 		os.MkdirAll(filepath.Dir(path), 0o755)

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/model"
 	"github.com/cairn-dev/cairn/helpers/internal/redact"
@@ -707,35 +708,24 @@ const maxLog = 32 << 20
 var ErrLink = errors.New("a symbolic link in the wiki")
 
 // writeFile writes the file rel (slash-separated) under the wiki w
-// atomically, creating its directories, never through a symbolic link
-// below w and never over anything but a regular file.
-func writeFile(w, rel string, data []byte) error {
-	if err := os.MkdirAll(w, 0o755); err != nil {
+// atomically, creating its directories, through [fsx.Root]: never through
+// a symbolic link at or below w and never over anything but a regular
+// file (a committed team wiki could point one anywhere).
+func writeFile(w, rel string, data []byte) error { return writePerm(w, rel, data, 0o644) }
+
+// writePerm is [writeFile] with perm for a new file (an existing one keeps
+// its own).
+func writePerm(w, rel string, data []byte, perm fs.FileMode) error {
+	// The wiki's parent is trusted: the user's data directory, or a
+	// .cairn that OpenTeam checked.
+	if err := os.MkdirAll(filepath.Dir(w), 0o755); err != nil {
 		return err
 	}
-	dir := w
-	parts := strings.Split(rel, "/")
-	for _, p := range parts[:len(parts)-1] {
-		dir = filepath.Join(dir, p)
-		fi, err := os.Lstat(dir)
-		if errors.Is(err, fs.ErrNotExist) {
-			if err := os.Mkdir(dir, 0o755); err != nil {
-				return err
-			}
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		if !fi.IsDir() {
-			return fmt.Errorf("%w: %s", ErrLink, dir)
-		}
+	err := fsx.NewRoot(w).WriteAtomic(rel, data, perm)
+	if errors.Is(err, fsx.ErrUnsafe) {
+		return fmt.Errorf("%w: %v", ErrLink, err)
 	}
-	path := filepath.Join(dir, parts[len(parts)-1])
-	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
-		return fmt.Errorf("%w: %s is not a regular file", ErrLink, path)
-	}
-	return writeAtomic(path, data, 0o644)
+	return err
 }
 
 // IndexRow is one row of a wiki's index.md.

@@ -270,45 +270,27 @@ func resolveLinks(dir string) string {
 }
 
 // WriteAtomic writes data to path through a temporary file in the same
-// directory and a rename, creating the directory if needed.
+// directory, synced, and a rename (package fsx's), creating the directory
+// if needed.
 func WriteAtomic(path string, data []byte) error { return writeFile(path, data, true) }
 
-// writeFile writes data to path through a temporary file and a rename;
-// durable syncs it to disk first.
+// writeFile writes data to path through package fsx's atomic writer;
+// durable syncs it to disk first. The user's own files are private
+// (0600).
 func writeFile(path string, data []byte, durable bool) error {
-	dir := filepath.Dir(path)
+	dir, base := filepath.Split(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+tempMarker+"*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	var serr error
+	r := fsx.NewRoot(filepath.Clean(dir))
+	write := r.ReplaceFile
 	if durable {
-		serr = f.Sync()
+		write = r.WriteAtomic
 	}
-	cerr := f.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+	if err := write(base, data, 0o600); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
-}
-
-// tempMarker is in the name of every temporary file writeFile makes:
-// ".<name>.tmp-<random>".
-const tempMarker = ".tmp-"
-
-// IsTemp reports whether name is one of [WriteAtomic]'s temporary files.
-func IsTemp(name string) bool {
-	return strings.HasPrefix(name, ".") && strings.Contains(name, tempMarker)
 }
 
 // RemoveTemps removes the temporary files that writers killed before
@@ -323,7 +305,7 @@ func RemoveTemps(dir, base string, cutoff time.Time) int {
 	}
 	n := 0
 	for _, e := range entries {
-		if !IsTemp(e.Name()) || base != "" && !strings.HasPrefix(e.Name(), "."+base+tempMarker) {
+		if !fsx.IsTemp(e.Name()) || base != "" && !strings.HasPrefix(e.Name(), fsx.TempPrefix(base)) {
 			continue
 		}
 		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && (cutoff.IsZero() || info.ModTime().Before(cutoff)) {
