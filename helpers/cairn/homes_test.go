@@ -61,8 +61,9 @@ func TestOneProjectResolver(t *testing.T) {
 	onlyIn(t, files, regexp.MustCompile(`"CAIRN_DIR"`), "reads CAIRN_DIR", "helpers/internal/projroot")
 	onlyIn(t, files, regexp.MustCompile(`func (FindRoot|FindUp|Locate)\(|func Find\(dir`), "resolves a project", "helpers/internal/projroot", "helpers/internal/project")
 	onlyIn(t, files, regexp.MustCompile(`parent := filepath\.Dir\(`), "walks up the directories", "helpers/internal/projroot",
-		// knowledge_dir's check: is a directory inside some git work tree.
-		"helpers/internal/pipeline/queue/config.go")
+		// knowledge_dir's check resolves the links of a path's longest
+		// existing prefix (its git work tree is projroot's).
+		"helpers/internal/userconf/userconf.go")
 }
 
 // The capture hook's reject rule is package reject's: no other package
@@ -88,4 +89,19 @@ func TestOneAtomicWriter(t *testing.T) {
 		"helpers/internal/cli/curate.go",
 		// eval's scratch corpus, in a temporary directory of its own.
 		"helpers/internal/eval/run.go")
+}
+
+// The user's own config is package userconf's, read by these callers
+// alone, each once per use; the hooks read it through their Session
+// (session/record's Session.User, once per event; the reject path's
+// default). A new caller joins this list knowing that rule.
+func TestOneUserConfigLoader(t *testing.T) {
+	onlyIn(t, sources(t), regexp.MustCompile(`userconf\.(Load|LoadConfig|UserDirs|Loader|Turn|State)\(`), "loads the user's config",
+		"helpers/internal/userconf",
+		"helpers/internal/session/record/record.go", // Session.User, once per event
+		"helpers/internal/reject/reject.go",         // the reject path: one load
+		"helpers/internal/session/ondemand.go",      // recall outside a hook
+		"helpers/internal/cli/pipeline.go", "helpers/internal/doctor/doctor.go",
+		"helpers/internal/pipeline/run.go", "helpers/internal/pipeline/status.go",
+		"helpers/internal/wiki/personal.go", "helpers/internal/wiki/team.go")
 }

@@ -13,8 +13,8 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/helpers/internal/hookgate/accept"
 	"github.com/cairn-dev/cairn/helpers/internal/projroot"
+	"github.com/cairn-dev/cairn/helpers/internal/session/record"
 	"github.com/cairn-dev/cairn/helpers/internal/typed"
 	ucli "github.com/urfave/cli/v2"
 )
@@ -62,13 +62,13 @@ func Main(args []string, env Env) (code int) {
 		}
 	}()
 	if hook {
-		accept.ShortLived()
+		record.ShortLived()
 		return runHook(args, env)
 	}
 	app := newApp(env)
 	name := commandName(app, args)
 	if name == "add" || name == "sync" && !slices.Contains(args, "--full") { // cairn add, cairn --dir P sync
-		accept.ShortLived()
+		record.ShortLived()
 	}
 	err := app.Run(intersperse(app, args))
 	return report(env.Stderr, name, err)

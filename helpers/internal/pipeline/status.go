@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
+	"github.com/cairn-dev/cairn/helpers/internal/userconf"
 )
 
 // Results of a processed task, as [Status] sums them up.
@@ -82,12 +83,12 @@ func Judge(d queue.Done) Outcome {
 // ReadStatus reads the pipeline's state from the user's directories; at
 // most recent sessions' outcomes, newest first.
 func ReadStatus(getenv func(string) string, recent int) (Status, error) {
-	d, err := queue.UserDirs(getenv)
+	d, err := userconf.UserDirs(getenv)
 	if err != nil {
 		return Status{}, err
 	}
 	st := Status{Config: filepath.Join(d.Config, "config.json"), Log: queue.LogPath(d), Pending: []Pending{}, Recent: []Outcome{}}
-	c, err := queue.LoadConfig(d)
+	c, err := userconf.LoadConfig(d)
 	if err != nil {
 		st.Problem = err.Error()
 	}
@@ -146,7 +147,7 @@ func taskFiles(dir string) []string {
 
 // LastOutcome is the outcome of session's last processed task, if any.
 func LastOutcome(getenv func(string) string, session string) (Outcome, bool) {
-	d, err := queue.UserDirs(getenv)
+	d, err := userconf.UserDirs(getenv)
 	if err != nil {
 		return Outcome{}, false
 	}

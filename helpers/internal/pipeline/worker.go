@@ -22,6 +22,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
 	"github.com/cairn-dev/cairn/helpers/internal/projroot"
 	"github.com/cairn-dev/cairn/helpers/internal/redact"
+	"github.com/cairn-dev/cairn/helpers/internal/userconf"
 	"github.com/cairn-dev/cairn/helpers/internal/wiki"
 )
 
@@ -38,8 +39,8 @@ type Reader func(io.Reader) (event.Conversation, error)
 
 // Worker drains the queue: for each session, export, distill, write.
 type Worker struct {
-	Dirs   queue.Dirs
-	Config queue.Config
+	Dirs   userconf.Dirs
+	Config userconf.Config
 	// Readers reads transcripts by the task's agent name.
 	Readers map[string]Reader
 	// Model is the model; nil runs Config's command (see model.Command).
@@ -98,7 +99,7 @@ func (w *Worker) Run() error {
 func (w *Worker) check() error {
 	for _, dir := range []string{w.Dirs.State, w.Dirs.Data} {
 		if !filepath.IsAbs(dir) {
-			return fmt.Errorf("%w: the state and data directories must be absolute (%q, %q)", queue.ErrPath, w.Dirs.State, w.Dirs.Data)
+			return fmt.Errorf("%w: the state and data directories must be absolute (%q, %q)", userconf.ErrPath, w.Dirs.State, w.Dirs.Data)
 		}
 	}
 	return w.Config.Check(w.Dirs)
@@ -560,7 +561,7 @@ func QMDUpdate(know string) (string, error) {
 	cmd.WaitDelay = 5 * time.Second
 	detach.Group(cmd)
 	// qmd resolves paths against PWD, not the working directory.
-	cmd.Env = append(os.Environ(), queue.ChildEnv+"=1", "PWD="+know)
+	cmd.Env = append(os.Environ(), detach.ChildEnv+"=1", "PWD="+know)
 	out := model.NewCapped(4 << 10)
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Run(); err != nil {

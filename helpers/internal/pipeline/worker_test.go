@@ -21,6 +21,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/model"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
+	"github.com/cairn-dev/cairn/helpers/internal/userconf"
 	"github.com/cairn-dev/cairn/helpers/internal/wiki"
 )
 
@@ -95,9 +96,9 @@ func newHarness(t *testing.T, answerWith func(string) (string, error)) *harness 
 	t.Helper()
 	dir := t.TempDir()
 	h := &harness{t: t, dir: dir}
-	d := queue.Dirs{Config: filepath.Join(dir, "config"), Data: filepath.Join(dir, "data"), State: filepath.Join(dir, "state")}
+	d := userconf.Dirs{Config: filepath.Join(dir, "config"), Data: filepath.Join(dir, "data"), State: filepath.Join(dir, "state")}
 	h.q = queue.Open(d)
-	h.w = &pipeline.Worker{Dirs: d, Config: queue.Config{Pipeline: true}, Readers: map[string]pipeline.Reader{"lines": lines},
+	h.w = &pipeline.Worker{Dirs: d, Config: userconf.Config{Pipeline: true}, Readers: map[string]pipeline.Reader{"lines": lines},
 		Log: io.Discard, Now: func() time.Time { return time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC) },
 		Model: func(_ context.Context, prompt string) (model.Reply, error) {
 			h.mu.Lock()
@@ -386,8 +387,8 @@ func TestEntriesRoundTrip(t *testing.T) {
 // The worker's cost without the model: read, export, prompt, parse, write.
 func BenchmarkWorker(b *testing.B) {
 	dir := b.TempDir()
-	d := queue.Dirs{Config: filepath.Join(dir, "config"), Data: filepath.Join(dir, "data"), State: filepath.Join(dir, "state")}
-	w := &pipeline.Worker{Dirs: d, Config: queue.Config{Pipeline: true}, Readers: map[string]pipeline.Reader{"lines": lines},
+	d := userconf.Dirs{Config: filepath.Join(dir, "config"), Data: filepath.Join(dir, "data"), State: filepath.Join(dir, "state")}
+	w := &pipeline.Worker{Dirs: d, Config: userconf.Config{Pipeline: true}, Readers: map[string]pipeline.Reader{"lines": lines},
 		Log: io.Discard, Model: func(context.Context, string) (model.Reply, error) { return model.Reply{Text: answer}, nil }}
 	q := queue.Open(d)
 	root := filepath.Join(dir, "shop")

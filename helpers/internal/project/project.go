@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -139,4 +140,42 @@ func (p *Project) LastBeat() (hb Heartbeat, when time.Time, ok bool) {
 	}
 	when, err = time.Parse(time.RFC3339, hb.Time)
 	return hb, when, err == nil
+}
+
+// Provenance fills in when, who and where: ts, author (git user.name),
+// branch, short HEAD, and the files the content names that exist in the
+// repository (case kept, no path outside its root).
+func (p *Project) Provenance(e *knowledge.Entry, now time.Time) {
+	root := p.Root
+	if e.TS == 0 {
+		e.TS = now.Unix()
+	}
+	if p.IsGit {
+		q := gitmeta.Read(root)
+		if e.Author == "" {
+			e.Author = q.UserName
+		}
+		if e.Branch == "" {
+			e.Branch = q.Branch
+		}
+		if e.Commit == "" {
+			e.Commit = q.Head
+		}
+	}
+	seen := map[string]bool{}
+	for _, f := range e.Files {
+		seen[f] = true
+	}
+	for _, f := range knowledge.MentionedPaths(e.Content) {
+		if len(e.Files) >= knowledge.MaxFiles {
+			break
+		}
+		if seen[f] || !filepath.IsLocal(f) {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Join(root, f)); err == nil && !fi.IsDir() {
+			e.Files = append(e.Files, f)
+			seen[f] = true
+		}
+	}
 }

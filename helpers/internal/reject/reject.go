@@ -19,6 +19,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
 	"github.com/cairn-dev/cairn/helpers/internal/typed"
+	"github.com/cairn-dev/cairn/helpers/internal/userconf"
 )
 
 // Verdict is what the rule says of an event's payload.
@@ -60,6 +61,8 @@ type Caller struct {
 	// Getenv reads the environment (the user's directories, the
 	// pipeline's switches).
 	Getenv func(string) string
+	// User loads the user's config (nil: userconf.Load with Getenv).
+	User func() (userconf.User, error)
 }
 
 // Run judges the payload of an event of kind and, when there is nothing to
@@ -79,7 +82,11 @@ func Run(kind event.Kind, payload []byte, c Caller) (Verdict, error) {
 		return v, nil
 	}
 	t := queue.TaskOf(e, queue.ReasonStop, c.Root(e), c.Dir)
-	if _, err := queue.Produce(c.Getenv, t, false, time.Now()); err != nil {
+	user := c.User
+	if user == nil {
+		user = userconf.Loader(c.Getenv)
+	}
+	if _, err := queue.Produce(c.Getenv, user, t, false, time.Now()); err != nil {
 		return v, fmt.Errorf("session pipeline: %w", err)
 	}
 	return v, nil

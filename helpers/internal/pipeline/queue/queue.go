@@ -16,6 +16,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/detach"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+	"github.com/cairn-dev/cairn/helpers/internal/userconf"
 )
 
 // The producer's gates (a Stop; SessionEnd and `cairn handoff-now` force
@@ -81,7 +82,7 @@ type Done struct {
 type Queue struct{ Dir string }
 
 // Open is the queue under the user's state directory.
-func Open(d Dirs) Queue { return Queue{Dir: filepath.Join(d.State, "queue")} }
+func Open(d userconf.Dirs) Queue { return Queue{Dir: filepath.Join(d.State, "queue")} }
 
 // Subdirectories of a queue.
 const (
@@ -228,25 +229,20 @@ func (q Queue) Count() (int, error) {
 // work`).
 var WorkerArgs = []string{"pipeline", "work"}
 
-// ChildEnv marks a process that cairn's pipeline started (the worker, and
-// the model it runs): in it, hooks do nothing and nothing is queued, so
-// that a model call never distills itself.
-const ChildEnv = "CAIRN_PIPELINE_CHILD"
-
 // maxLog is the size past which the pipeline's log is set aside.
 const maxLog = 1 << 20
 
 // LogPath is the pipeline's log under the state directory: the worker's
 // account of each task.
-func LogPath(d Dirs) string { return filepath.Join(d.State, "pipeline.log") }
+func LogPath(d userconf.Dirs) string { return filepath.Join(d.State, "pipeline.log") }
 
 // Spawn starts the worker, detached, from the cairn binary self: it
 // outlives the hook and drains the queue; when a worker already runs, the
 // new one sees the lock and exits at once. Its output goes to the
 // pipeline's log.
-func Spawn(self string, d Dirs) error {
+func Spawn(self string, d userconf.Dirs) error {
 	cmd := exec.Command(self, WorkerArgs...)
-	cmd.Env = append(os.Environ(), ChildEnv+"=1")
+	cmd.Env = append(os.Environ(), detach.ChildEnv+"=1")
 	if err := os.MkdirAll(d.State, 0o755); err != nil {
 		return err
 	}
@@ -265,19 +261,21 @@ func Spawn(self string, d Dirs) error {
 // Produce is the whole producer, as a hook runs it: nothing when the
 // pipeline is off or this process is the pipeline's own; else enqueue t
 // (past the gates when force) and start the worker when a task was
-// queued. getenv reads the environment.
-func Produce(getenv func(string) string, t Task, force bool, now time.Time) (Skip, error) {
-	if getenv(ChildEnv) != "" {
+// queued. getenv reads the environment; user loads the user's config
+// (userconf.Load, or a hook's copy loaded once per event), only when this
+// process is not the pipeline's own.
+func Produce(getenv func(string) string, user func() (userconf.User, error), t Task, force bool, now time.Time) (Skip, error) {
+	if getenv(detach.ChildEnv) != "" {
 		return "pipeline child", nil
 	}
-	d, err := UserDirs(getenv)
-	if err != nil {
+	u, err := user()
+	if errors.Is(err, userconf.ErrNoHome) {
 		return "no home directory", nil // nowhere to keep it: the pipeline is off
 	}
-	c, err := LoadConfig(d)
-	if err != nil || !c.Pipeline {
+	if err != nil || !u.Config.Pipeline {
 		return "pipeline off", err
 	}
+	d := u.Dirs
 	skip, err := Open(d).Enqueue(absolute(t), force, now)
 	if err != nil || skip != Queued {
 		return skip, err
