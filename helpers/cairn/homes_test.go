@@ -66,12 +66,12 @@ func TestOneProjectResolver(t *testing.T) {
 		"helpers/internal/userconf/userconf.go")
 }
 
-// The capture hook's reject rule is package reject's: no other package
+// The capture hook's reject rule is package hookgate's: no other package
 // tests a payload for a typed prefix to skip it (package capture's
 // extraction does, on a command or a reply it decoded).
 func TestOneRejectPath(t *testing.T) {
 	onlyIn(t, sources(t), regexp.MustCompile(`MightContain\(`), "judges a payload for the reject path",
-		"helpers/internal/reject", "helpers/internal/typed", "helpers/internal/capture")
+		"helpers/internal/hookgate", "helpers/internal/typed", "helpers/internal/capture")
 }
 
 // Files are replaced atomically by package fsx alone (temporary file,
@@ -99,7 +99,7 @@ func TestOneUserConfigLoader(t *testing.T) {
 	onlyIn(t, sources(t), regexp.MustCompile(`userconf\.(Load|LoadConfig|UserDirs|Loader|Turn|State)\(`), "loads the user's config",
 		"helpers/internal/userconf",
 		"helpers/internal/session/record/record.go", // Session.User, once per event
-		"helpers/internal/reject/reject.go",         // the reject path: one load
+		"helpers/internal/hookgate/reject.go",       // the reject path: one load
 		"helpers/internal/session/ondemand.go",      // recall outside a hook
 		"helpers/internal/cli/pipeline.go", "helpers/internal/doctor/doctor.go",
 		"helpers/internal/pipeline/run.go", "helpers/internal/pipeline/status.go",

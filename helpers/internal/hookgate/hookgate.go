@@ -5,9 +5,9 @@
 // ready packages in import-path order; this package imports only the
 // standard library's os, io, bytes and encoding/json and cairn's leaf
 // packages event, the agents' event tables (agent/*/hooks, not the
-// adapters, whose imports would run first), projroot (which project) and
-// reject (the reject rule, with typed and the session pipeline's producer,
-// pipeline/queue and detach), so its init runs before most of
+// adapters, whose imports would run first), projroot (which project), typed,
+// and the session pipeline's producer (pipeline/queue, with userconf and
+// detach), so its init runs before most of
 // the program's: measured with GODEBUG=inittrace=1, after 107 small
 // packages taking about 1.1 ms together (Go takes every ready package
 // whose path sorts before os, path/filepath and os/exec, which it waits
@@ -20,8 +20,8 @@
 // pipeline on, the session is queued: a few stats and one small file, the
 // transcript never read). A payload that does hold one is left to package
 // hookgate/accept, whose init captures it next, still before those
-// packages ([Accepted]). The full hook applies the same rule (package
-// reject) to the calls this init does not judge. Everything else, including any payload it cannot
+// packages ([Accepted]). The full hook applies the same rule ([Run]) to
+// the calls this init does not judge. Everything else, including any payload it cannot
 // judge (unreadable, too large, not valid JSON), goes on to the full hook,
 // which reads the payload from [Stdin].
 package hookgate
@@ -39,7 +39,6 @@ import (
 	opencodehooks "github.com/cairn-dev/cairn/helpers/internal/agent/opencode/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/projroot"
-	"github.com/cairn-dev/cairn/helpers/internal/reject"
 )
 
 // consumed holds what init read of stdin when it let the call through.
@@ -117,9 +116,9 @@ func init() {
 		return
 	}
 	switch judge(agent, kind(name), data) {
-	case reject.Nothing:
+	case Nothing:
 		os.Exit(0)
-	case reject.Capture:
+	case Capture:
 		if json.Valid(data) { // else the full hook reports it
 			accepted.agent, accepted.name = agent, name
 		}
@@ -130,14 +129,14 @@ func init() {
 // session queued. It fails silently (the reject path writes nothing, and
 // the session's end queues the session again) and never panics: a panic
 // in an init would exit 2, which Claude Code reads as "block".
-func judge(agent string, kind event.Kind, data []byte) (v reject.Verdict) {
+func judge(agent string, kind event.Kind, data []byte) (v Verdict) {
 	defer func() {
 		if recover() != nil {
-			v = reject.Invalid // the full hook answers
+			v = Invalid // the full hook answers
 		}
 	}()
 	dir, _ := os.Getwd()
-	v, _ = reject.Run(kind, data, reject.Caller{
+	v, _ = Run(kind, data, Caller{
 		Decode: func() (event.Event, error) { return reply(agent, data, os.Getenv) },
 		Root: func(e event.Event) string {
 			return projroot.Resolve(projroot.Request{Getenv: os.Getenv, Agent: e.ProjectDir, Cwd: e.Cwd, Dir: dir}).Dir

@@ -32,7 +32,7 @@ func TestHookArgs(t *testing.T) {
 // For every agent whose replies the gate queues, reply reads what the
 // agent's adapter decodes — session, transcript, cwd, project directory —
 // so the reject path queues the same task in the gate and in the full
-// hook (package reject builds both).
+// hook ([Run] builds both).
 func TestReplyAgreesWithAdapters(t *testing.T) {
 	adapters := map[string]func(string, []byte, func(string) string) (event.Event, error){
 		claude.Name: claude.Decode, codex.Name: codex.Decode, gemini.Name: gemini.Decode,

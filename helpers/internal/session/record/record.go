@@ -20,11 +20,11 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/capture"
 	"github.com/cairn-dev/cairn/helpers/internal/detach"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
+	"github.com/cairn-dev/cairn/helpers/internal/hookgate"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
 	"github.com/cairn-dev/cairn/helpers/internal/projroot"
-	"github.com/cairn-dev/cairn/helpers/internal/reject"
 	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
 	"github.com/cairn-dev/cairn/helpers/internal/userconf"
 )
@@ -116,9 +116,9 @@ func (s *Session) run(p Protocol, stdin io.Reader, handle Handler) ([]byte, erro
 	if err != nil {
 		return nil, err
 	}
-	// The reject path, package reject's (package hookgate runs the same
+	// The reject path, package hookgate's (whose init runs the same
 	// before the program starts): no git, no SQLite.
-	v, err := reject.Run(kind, data, reject.Caller{
+	v, err := hookgate.Run(kind, data, hookgate.Caller{
 		Decode: func() (event.Event, error) { return p.Decode(s.Name, data, s.Env.Getenv) },
 		Root: func(e event.Event) string {
 			s.Locate(e.ProjectDir, e.Cwd)
@@ -129,9 +129,9 @@ func (s *Session) run(p Protocol, stdin io.Reader, handle Handler) ([]byte, erro
 		User:   s.User,
 	})
 	switch v {
-	case reject.Invalid:
+	case hookgate.Invalid:
 		return nil, ErrNotObject
-	case reject.Nothing:
+	case hookgate.Nothing:
 		return nil, err
 	}
 	e, err := p.Decode(s.Name, data, s.Env.Getenv)

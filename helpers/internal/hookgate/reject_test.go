@@ -1,4 +1,4 @@
-package reject
+package hookgate
 
 import (
 	"errors"

@@ -1,14 +1,12 @@
-// Package reject is the capture hook's reject rule, in one place: a
-// capture-only event (a tool ran, a reply) whose payload holds no typed
-// prefix has nothing to capture, and the hook answers it with nothing, but
-// for a reply, whose session is queued for the personal session pipeline.
-// Package hookgate runs it in its init, before the program's heavy packages
-// are initialised; the full hook (package session/record) runs the same
-// function for the calls the gate did not judge (cairn --dir P hook, a test
-// calling cli.Main). It imports only the standard library and cairn's leaf
-// packages (event, typed, projroot, the pipeline's queue), so it stays on
-// the fast path.
-package reject
+package hookgate
+
+// The reject rule, in one place: a capture-only event (a tool ran, a
+// reply) whose payload holds no typed prefix has nothing to capture, and
+// the hook answers it with nothing, but for a reply, whose session is
+// queued for the personal session pipeline. This package's init runs it
+// before the program's heavy packages are initialised; the full hook
+// (package session/record) runs the same [Run] for the calls the init did
+// not judge (cairn --dir P hook, a test calling cli.Main).
 
 import (
 	"bytes"
