@@ -3,7 +3,7 @@
 // almost nothing (design §6: 3 ms for the whole process). Go runs a
 // package's init once the packages it imports are initialised, taking
 // ready packages in import-path order; this package imports only the
-// standard library's os, io, bytes and encoding/json and cairn's leaf
+// standard library's os, io, bytes, fmt, time and encoding/json and cairn's leaf
 // packages event, the agents' event tables (agent/*/hooks, not the
 // adapters, whose imports would run first), projroot (which project), typed,
 // and the session pipeline's producer (pipeline/queue, with userconf and
