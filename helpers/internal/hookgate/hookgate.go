@@ -1,29 +1,29 @@
 // Package hookgate is the capture hook's reject path. Most shell commands
 // and replies carry nothing to capture, and for those the hook must cost
 // almost nothing (design §6: 3 ms for the whole process). Go runs a
-// package's init once the packages it imports are initialised, taking
-// ready packages in import-path order; this package imports only the
-// standard library's os, io, bytes, fmt, time and encoding/json and cairn's leaf
+// package's init once the packages it imports are initialised, taking ready
+// packages in import-path order; this package imports only the standard
+// library's os, io, bytes, fmt, time and encoding/json and cairn's leaf
 // packages event, the agents' event tables (agent/*/hooks, not the
-// adapters, whose imports would run first), projroot (which project), typed,
-// and the session pipeline's producer (pipeline/queue, with userconf and
-// detach), so its init runs before most of
-// the program's: measured with GODEBUG=inittrace=1, after 107 small
-// packages taking about 1.1 ms together (Go takes every ready package
-// whose path sorts before os, path/filepath and os/exec, which it waits
-// for, encoding/gob's 0.2 ms among them), and before SQLite's, go-git's
-// and the CLI framework's own. It answers `cairn hook EVENT` (Claude Code) and
-// `cairn hook AGENT EVENT` (an agent whose event table is in [kinds]) for
-// an event that may carry typed lines (a tool ran, a reply) whose payload
-// holds no typed prefix: exit 0, nothing written (but for a reply of an
-// agent whose transcript cairn reads, when the user turned the session
-// pipeline on, the session is queued: a few stats and one small file, the
-// transcript never read). A payload that does hold one is left to package
-// hookgate/accept, whose init captures it next, still before those
-// packages ([Accepted]). The full hook applies the same rule ([Run]) to
-// the calls this init does not judge. Everything else, including any payload it cannot
-// judge (unreadable, too large, not valid JSON), goes on to the full hook,
-// which reads the payload from [Stdin].
+// adapters, whose imports would run first), projroot (which project),
+// typed, and the session pipeline's producer (pipeline/queue, with userconf
+// and detach), so its init runs before most of the program's: measured with
+// GODEBUG=inittrace=1, after 107 small packages taking about 1.1 ms
+// together (Go takes every ready package whose path sorts before os,
+// path/filepath and os/exec, which it waits for, encoding/gob's 0.2 ms
+// among them), and before SQLite's, go-git's and the CLI framework's own.
+// It answers `cairn hook EVENT` (Claude Code) and `cairn hook AGENT EVENT`
+// (an agent whose event table is in [kinds]) for an event that may carry
+// typed lines (a tool ran, a reply) whose payload holds no typed prefix:
+// exit 0, nothing written (but for a reply of an agent whose transcript
+// cairn reads, when the user turned the session pipeline on, the session is
+// queued: a few stats and one small file, the transcript never read). A
+// payload that does hold one is left to package hookgate/accept, whose init
+// captures it next, still before those packages ([Accepted]). The full hook
+// applies the same rule ([Run]) to the calls this init does not judge.
+// Everything else, including any payload it cannot judge (unreadable, too
+// large, not valid JSON), goes on to the full hook, which reads the payload
+// from [Stdin].
 package hookgate
 
 import (
