@@ -1,6 +1,7 @@
-// Package project finds the project cairn works on and holds what every
-// part of cairn does with it beyond the log itself: cairn's own log
-// (.cairn/cache/cairn.log) and the hooks' heartbeat. It imports neither
+// Package project is the project cairn works on, found by package
+// projroot's rule, and holds what every part of cairn does with it beyond
+// the log itself: cairn's own log (.cairn/cache/cairn.log), the hooks'
+// heartbeat and an entry's provenance. It imports neither
 // SQLite nor go-git (the cache is package index's, with [index.OpenSynced]),
 // so the capture hook's fast path can use it.
 package project
