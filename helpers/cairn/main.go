@@ -1,14 +1,42 @@
 // Command cairn is team memory for coding agents, shared through git.
 //
-// Most of a hook's calls never reach main. The capture hook (a tool ran, a
-// reply) is answered in two package initialisers that Go runs before the
-// program's heavy packages (SQLite, go-git, the CLI framework, the MCP
-// SDK): package hookgate's init exits at once when the payload holds no
-// typed prefix (the reject path), and package hookgate/accept's init,
-// imported below for that alone, captures the entry when it does. Every
-// other call, and any payload they cannot judge, reaches main and
-// cli.Main. TestGateRunsBeforeHeavyPackages guards the order; see
-// docs/ARCHITECTURE.md, "A capture hook".
+// # The fast path: two inits before main
+//
+// Most hook calls are the capture hook (a tool ran, the agent replied)
+// with nothing to capture, and those must cost almost nothing (a budget of
+// 3 ms for the whole process). Go initialises a package once the packages
+// it imports are initialised, taking ready packages in import-path order,
+// so a package that imports only light packages runs its init before
+// SQLite, go-git, the MCP SDK and the CLI framework initialise. cairn
+// answers the capture hook in two such inits, and calls os.Exit before
+// main runs:
+//
+//   - package hookgate's init is the reject path. For `cairn hook EVENT`
+//     or `cairn hook AGENT EVENT` of a capture-only event it reads the
+//     payload; without a typed prefix (hookgate.Run, the one reject rule)
+//     it exits 0 having written nothing, but for a reply, whose session
+//     it queues for the personal pipeline when the user turned it on. It
+//     may import only the standard library and cairn's leaf packages:
+//     event, typed, projroot, the agents' event tables (agent/*/hooks, not
+//     the adapters), the pipeline's producer (pipeline/queue, with
+//     userconf, detach and fsx).
+//   - package hookgate/accept's init is the accept path: a payload that
+//     does hold a typed prefix is captured there by session/record (the
+//     code the full hook runs for it) and the process exits. It may import
+//     the adapters and session/record (project, knowledge, capture,
+//     gitmeta), never SQLite, go-git, the MCP SDK or the CLI framework.
+//
+// Anything else (another event, a payload the gate cannot judge) reaches
+// main and cli.Main, whose stdin is what the gate already read
+// ([hookgate.Stdin]). Packages that exist for this order: hookgate,
+// hookgate/accept, session/record (the session layer's light half),
+// agent/*/hooks (the event tables apart from their adapters),
+// pipeline/queue (the producer apart from the worker), gitmeta (a
+// repository's metadata read from .git's files, without go-git), and the
+// leaves projroot and userconf. TestGateRunsBeforeHeavyPackages
+// (hookgate_test.go) runs the binary with GODEBUG=inittrace=1 and fails
+// when either path waits for a heavy package's init. docs/ARCHITECTURE.md
+// traces both paths ("A capture hook: payload to log line").
 package main
 
 import (

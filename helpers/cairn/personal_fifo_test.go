@@ -14,6 +14,7 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
+	"github.com/cairn-dev/cairn/helpers/internal/userconf"
 )
 
 // Issue 24: a FIFO in the person's own directories (cairn's queue under
@@ -114,7 +115,8 @@ func TestFIFOHandoffSessionStart(t *testing.T) {
 	t.Parallel()
 	_, env := personalEnv(t)
 	repo, transcript := fifoRepo(t, env)
-	p, ok := pipeline.PersonalFor(envGetenv(env), repo)
+	u, err := userconf.Load(envGetenv(env))
+	p, ok := pipeline.PersonalFor(u, err, repo)
 	if !ok {
 		t.Fatal("no personal knowledge directory")
 	}

@@ -1,11 +1,6 @@
 package capture
 
 import (
-	"os"
-	"path/filepath"
-	"time"
-
-	"github.com/cairn-dev/cairn/helpers/internal/gitmeta"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 )
 
@@ -36,41 +31,4 @@ func Entries(items []Item, session, source string) []knowledge.Entry {
 		out = append(out, e)
 	}
 	return out
-}
-
-// Provenance fills in when, who and where: ts, author (git user.name),
-// branch, short HEAD, and the files the content names that exist in the
-// repository (case kept, no path outside root).
-func Provenance(root string, isGit bool, e *knowledge.Entry, now time.Time) {
-	if e.TS == 0 {
-		e.TS = now.Unix()
-	}
-	if isGit {
-		q := gitmeta.Read(root)
-		if e.Author == "" {
-			e.Author = q.UserName
-		}
-		if e.Branch == "" {
-			e.Branch = q.Branch
-		}
-		if e.Commit == "" {
-			e.Commit = q.Head
-		}
-	}
-	seen := map[string]bool{}
-	for _, f := range e.Files {
-		seen[f] = true
-	}
-	for _, f := range knowledge.MentionedPaths(e.Content) {
-		if len(e.Files) >= knowledge.MaxFiles {
-			break
-		}
-		if seen[f] || !filepath.IsLocal(f) {
-			continue
-		}
-		if fi, err := os.Stat(filepath.Join(root, f)); err == nil && !fi.IsDir() {
-			e.Files = append(e.Files, f)
-			seen[f] = true
-		}
-	}
 }

@@ -13,7 +13,8 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/helpers/internal/hookgate/accept"
+	"github.com/cairn-dev/cairn/helpers/internal/projroot"
+	"github.com/cairn-dev/cairn/helpers/internal/session/record"
 	"github.com/cairn-dev/cairn/helpers/internal/typed"
 	ucli "github.com/urfave/cli/v2"
 )
@@ -61,13 +62,13 @@ func Main(args []string, env Env) (code int) {
 		}
 	}()
 	if hook {
-		accept.ShortLived()
+		record.ShortLived()
 		return runHook(args, env)
 	}
 	app := newApp(env)
 	name := commandName(app, args)
 	if name == "add" || name == "sync" && !slices.Contains(args, "--full") { // cairn add, cairn --dir P sync
-		accept.ShortLived()
+		record.ShortLived()
 	}
 	err := app.Run(intersperse(app, args))
 	return report(env.Stderr, name, err)
@@ -87,7 +88,7 @@ func newApp(env Env) *ucli.App {
 		ExitErrHandler:       func(*ucli.Context, error) {},
 		OnUsageError:         nil, // set below, with the app's flags
 		Flags: []ucli.Flag{
-			&ucli.StringFlag{Name: "dir", Usage: "the project (default: the git repository of the working directory; env CAIRN_DIR)", EnvVars: []string{"CAIRN_DIR"}},
+			&ucli.StringFlag{Name: "dir", Usage: "the project (default: the git repository of the working directory; env CAIRN_DIR)", EnvVars: []string{projroot.EnvVar}},
 		},
 		Description: "cairn captures what coding agents learn into .cairn/knowledge.jsonl, a log\n" +
 			"committed with the code, and recalls what matters at the start of every session.\n" +

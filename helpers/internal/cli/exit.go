@@ -13,8 +13,8 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
-	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
+	"github.com/cairn-dev/cairn/helpers/internal/userconf"
 )
 
 // Exit codes. cairn never exits 2: Claude Code reads 2 from a hook as
@@ -65,7 +65,7 @@ var hints = []struct {
 	{claude.ErrSettings, "", "fix the file by hand, then run again"},
 	{pipeline.ErrOff, "", "turn it on with cairn pipeline on"},
 	{pipeline.ErrNoSession, "", "start a session in this project with the pipeline on, then run it from that session"},
-	{queue.ErrNoHome, "", "set HOME (or XDG_CONFIG_HOME, XDG_DATA_HOME and XDG_STATE_HOME)"},
+	{userconf.ErrNoHome, "", "set HOME (or XDG_CONFIG_HOME, XDG_DATA_HOME and XDG_STATE_HOME)"},
 	{index.ErrCache, "", "delete " + filepath.Join(knowledge.DirName, knowledge.CacheDir) + " and run cairn sync --full"},
 }
 

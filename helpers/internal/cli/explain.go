@@ -71,7 +71,7 @@ func explain(q index.Query, a relevance.Analysis, hits []index.Hit, fields []map
 		}
 		xh := explainedHit{
 			Rank: i + 1, Key: e.Key, Type: e.Type, Content: e.Content,
-			Score: roundScore(h.Score), BM25: roundScore(bm), Prior: roundScore(prior), Archived: h.Archived,
+			Score: recall.RoundScore(h.Score), BM25: recall.RoundScore(bm), Prior: recall.RoundScore(prior), Archived: h.Archived,
 			Via: via, Matched: []termMatch{}, Priors: relevance.Factors(e, h.Effect), Note: e.Note, Untrusted: true,
 		}
 		for _, t := range terms {

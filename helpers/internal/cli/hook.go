@@ -26,7 +26,8 @@ func hookCommand() *ucli.Command {
 			"AGENT is an adapter's name (claude, the default).\n" +
 			"A hook always exits 0 and prints nothing but its protocol JSON; errors go to\n" +
 			".cairn/cache/cairn.log. The project is --dir (or CAIRN_DIR) when given, else\n" +
-			"Claude Code's project directory, else the event's working directory.",
+			"the git repository (or .cairn) holding the agent's project directory, else\n" +
+			"the event's working directory, else the hook's.",
 	}
 }
 
@@ -44,18 +45,13 @@ func runHook(args []string, env Env) int {
 			a, name = named, args[3]
 		}
 	}
-	project := env.Project
-	if project == "" {
-		project = env.Getenv("CAIRN_DIR")
-	}
-	if project != "" {
-		project = abs(env, project)
-	}
+	// The project is package projroot's: --dir, CAIRN_DIR (read through
+	// Getenv), the agent's, the payload's cwd.
 	out := session.Hook(a, name, env.Stdin, record.Env{
 		Getenv:  env.Getenv,
 		Stderr:  env.Stderr,
 		Dir:     env.Dir,
-		Project: project,
+		Project: env.Project,
 	})
 	if len(out) > 0 {
 		env.Stdout.Write(out)

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
-	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
+	"github.com/cairn-dev/cairn/helpers/internal/userconf"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -40,14 +40,14 @@ func pipelineCommand(env Env) *ucli.Command {
 				if c.NArg() > 1 {
 					return usagef("pipeline takes one argument: on or off")
 				}
-				path, err := queue.Turn(env.Getenv, c.Args().First() == "on")
+				path, err := userconf.Turn(env.Getenv, c.Args().First() == "on")
 				if err != nil {
 					return err
 				}
 				fmt.Fprintf(env.Stdout, "session pipeline %s (%s)\n", c.Args().First(), path)
 				return nil
 			case "":
-				on, path, knowledge, err := queue.State(env.Getenv)
+				on, path, knowledge, err := userconf.State(env.Getenv)
 				if err != nil {
 					return err
 				}
@@ -116,7 +116,8 @@ func promoteCommand(env Env) *ucli.Command {
 			if err != nil {
 				return err
 			}
-			own, ok := pipeline.PersonalFor(env.Getenv, p.Root)
+			u, err := userconf.Load(env.Getenv)
+			own, ok := pipeline.PersonalFor(u, err, p.Root)
 			if !ok {
 				return fmt.Errorf("%w: cannot find your knowledge directory", pipeline.ErrNotPersonal)
 			}

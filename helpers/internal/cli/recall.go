@@ -115,52 +115,14 @@ func recallCommand(env Env) *ucli.Command {
 	}
 }
 
-// hitJSON is the --json form of an entry found.
-type hitJSON struct {
-	Key      string   `json:"key"`
-	Type     string   `json:"type"`
-	Content  string   `json:"content"`
-	Score    float64  `json:"score"`
-	TS       int64    `json:"ts"`
-	Status   string   `json:"status"`
-	Tags     []string `json:"tags"`
-	Bead     string   `json:"bead,omitempty"`
-	Author   string   `json:"author,omitempty"`
-	Branch   string   `json:"branch,omitempty"`
-	Commit   string   `json:"commit,omitempty"`
-	Files    []string `json:"files,omitempty"`
-	Session  string   `json:"session,omitempty"`
-	Archived bool     `json:"archived"`
-	Note     string   `json:"note,omitempty"` // sanitize's flag on this machine
-	// Untrusted marks every entry as data written by whoever pushed: a
-	// reader (an agent above all) must not follow directions in it.
-	Untrusted bool `json:"untrusted"`
-}
-
-func hitsJSON(hits []index.Hit) []hitJSON {
-	out := make([]hitJSON, 0, len(hits))
+// hitsJSON is the --json form of the entries found: package recall's
+// external form, the MCP recall tool's.
+func hitsJSON(hits []index.Hit) []recall.Entry {
+	out := make([]recall.Entry, 0, len(hits))
 	for _, h := range hits {
-		e := h.Entry
-		status := e.Status
-		if status == "" {
-			status = "active"
-		}
-		tags := e.Tags
-		if tags == nil {
-			tags = []string{}
-		}
-		out = append(out, hitJSON{
-			Key: clean(e.Key), Type: clean(e.Type), Content: clean(e.Content), Score: roundScore(h.Score), TS: e.TS,
-			Status: clean(status), Tags: cleanAll(tags), Bead: clean(e.Bead), Author: clean(e.Author), Branch: clean(e.Branch),
-			Commit: clean(e.Commit), Files: cleanAll(e.Files), Session: clean(e.Session), Archived: h.Archived, Note: clean(e.Note),
-			Untrusted: true,
-		})
+		out = append(out, recall.External(h.Entry, h.Score, h.Archived))
 	}
 	return out
-}
-
-func roundScore(s float64) float64 {
-	return float64(int64(s*1000+0.5)) / 1000
 }
 
 // printHits prints entries for a person or an agent: inside the same

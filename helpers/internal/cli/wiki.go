@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -24,135 +25,155 @@ func wikiCommand(env Env) *ucli.Command {
 			"per entry type). The model is the pipeline's (claude -p by default; model_command\n" +
 			"in your config).",
 		Subcommands: []*ucli.Command{
-			{
-				Name:  "compile",
-				Usage: "compile new or changed daily logs into articles, the index and the log",
-				Flags: []ucli.Flag{
-					&ucli.BoolFlag{Name: "all", Usage: "every source, changed or not"},
-					teamFlag,
-					&ucli.StringFlag{Name: "file", Usage: "only this source (daily/2026-11-24.md)"},
-					&ucli.BoolFlag{Name: "dry-run", Usage: "list what would be compiled"},
-					&ucli.BoolFlag{Name: "json", Usage: "print JSON"},
-				},
-				Action: func(c *ucli.Context) error {
-					w, err := openWiki(c, env)
-					if err != nil {
-						return err
-					}
-					res, err := wiki.Compile(w.Dir, w.Sources, wiki.CompileOptions{All: c.Bool("all"), File: c.String("file"),
-						DryRun: c.Bool("dry-run"), Model: w.Model})
-					if err != nil {
-						return err
-					}
-					failed := error(nil)
-					if n := res.Failed(); n > 0 {
-						failed = fmt.Errorf("%d of %d sources failed to compile; the next compile tries them again", n, len(res.Sources))
-					}
-					if c.Bool("json") {
-						return errors.Join(writeJSON(env.Stdout, res), failed)
-					}
-					if len(res.Sources) == 0 {
-						fmt.Fprintln(env.Stdout, "nothing to compile: every source is compiled as it is")
-					}
-					for _, s := range res.Sources {
-						switch {
-						case s.Skipped != "":
-							fmt.Fprintf(env.Stdout, "%s: %s\n", s.Source, s.Skipped)
-						default:
-							fmt.Fprintf(env.Stdout, "%s: %d created, %d updated, %d refused, %d repaired\n",
-								s.Source, len(s.Created), len(s.Updated), len(s.Refused), len(s.Repaired))
-							for _, r := range s.Refused {
-								fmt.Fprintf(env.Stdout, "  refused %s\n", r)
-							}
-							for _, r := range s.Repaired {
-								fmt.Fprintf(env.Stdout, "  repaired %s\n", r)
-							}
-						}
-					}
-					if res.Costed {
-						fmt.Fprintf(env.Stdout, "cost $%.4f\n", res.CostUSD)
-					}
-					return failed
-				},
-			},
-			{
-				Name:      "query",
-				Usage:     "answer a question from the wiki, citing its articles",
-				ArgsUsage: "QUESTION",
-				Flags: []ucli.Flag{
-					&ucli.BoolFlag{Name: "file-back", Usage: "file the answer under qa/ and update the index and the log"},
-					teamFlag,
-					&ucli.BoolFlag{Name: "json", Usage: "print JSON"},
-				},
-				Action: func(c *ucli.Context) error {
-					question := strings.TrimSpace(strings.Join(c.Args().Slice(), " "))
-					if question == "" {
-						return usagef("wiki query needs a question, e.g. cairn wiki query \"how do retries back off?\"")
-					}
-					w, err := openWiki(c, env)
-					if err != nil {
-						return err
-					}
-					a, err := wiki.Query(w.Dir, w.Sources, question, c.Bool("file-back"), w.Model, time.Now())
-					if err != nil {
-						return err
-					}
-					if c.Bool("team") {
-						// Composed from pages compiled from the log, which
-						// comes from whoever pushed: data, as recall's.
-						a.Text = inertLines(a.Text)
-					}
-					if c.Bool("json") {
-						return writeJSON(env.Stdout, a)
-					}
-					if c.Bool("team") {
-						fmt.Fprintf(env.Stdout, "%s\n%s\n%s\n%s\n", recall.OpenTag, teamAnswerPreamble, a.Text, recall.CloseTag)
-					} else {
-						fmt.Fprintln(env.Stdout, a.Text)
-					}
-					if a.Filed != "" {
-						fmt.Fprintf(env.Stderr, "cairn: filed as [[%s]]\n", a.Filed)
-					}
-					return nil
-				},
-			},
-			{
-				Name:  "lint",
-				Usage: "check the wiki: broken links, orphans, stale articles, missing backlinks, sparse articles, contradictions",
-				Description: "Prints a markdown report (errors, warnings, suggestions); exits 1 when there are errors.\n" +
-					"--structural-only skips the contradiction check (the only one that asks the model).",
-				Flags: []ucli.Flag{
-					&ucli.BoolFlag{Name: "structural-only", Usage: "no model call"},
-					teamFlag,
-					&ucli.BoolFlag{Name: "fix", Usage: "add the missing backlinks"},
-					&ucli.BoolFlag{Name: "json", Usage: "print JSON: {\"findings\": [{check, severity, file, detail}]}"},
-				},
-				Action: func(c *ucli.Context) error {
-					w, err := openWiki(c, env)
-					if err != nil {
-						return err
-					}
-					opts := wiki.LintOptions{StructuralOnly: c.Bool("structural-only"), Fix: c.Bool("fix")}
-					if !opts.StructuralOnly {
-						opts.Contradictions = wiki.Contradictions(w.Model)
-					}
-					rep, err := wiki.Lint(w.Dir, w.Sources, opts)
-					if err != nil {
-						return err
-					}
-					if c.Bool("json") {
-						if err := writeJSON(env.Stdout, rep); err != nil {
-							return err
-						}
-					} else {
-						fmt.Fprint(env.Stdout, rep.Markdown())
-					}
-					if n := rep.Errors(); n > 0 {
-						return &userError{msg: fmt.Sprintf("the wiki has %d errors", n), code: exitError}
-					}
-					return nil
-				},
-			},
+			wikiCompileCommand(env),
+			wikiQueryCommand(env),
+			wikiLintCommand(env),
+		},
+	}
+}
+
+// wikiCompileCommand is `cairn wiki compile`.
+func wikiCompileCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:  "compile",
+		Usage: "compile new or changed daily logs into articles, the index and the log",
+		Flags: []ucli.Flag{
+			&ucli.BoolFlag{Name: "all", Usage: "every source, changed or not"},
+			teamFlag,
+			&ucli.StringFlag{Name: "file", Usage: "only this source (daily/2026-11-24.md)"},
+			&ucli.BoolFlag{Name: "dry-run", Usage: "list what would be compiled"},
+			&ucli.BoolFlag{Name: "json", Usage: "print JSON"},
+		},
+		Action: func(c *ucli.Context) error {
+			w, err := openWiki(c, env)
+			if err != nil {
+				return err
+			}
+			res, err := wiki.Compile(w.Dir, w.Sources, wiki.CompileOptions{All: c.Bool("all"), File: c.String("file"),
+				DryRun: c.Bool("dry-run"), Model: w.Model})
+			if err != nil {
+				return err
+			}
+			failed := error(nil)
+			if n := res.Failed(); n > 0 {
+				failed = fmt.Errorf("%d of %d sources failed to compile; the next compile tries them again", n, len(res.Sources))
+			}
+			if c.Bool("json") {
+				return errors.Join(writeJSON(env.Stdout, res), failed)
+			}
+			printCompiled(env.Stdout, res)
+			return failed
+		},
+	}
+}
+
+// printCompiled prints what a compile did, source by source.
+func printCompiled(w io.Writer, res wiki.Compiled) {
+	if len(res.Sources) == 0 {
+		fmt.Fprintln(w, "nothing to compile: every source is compiled as it is")
+	}
+	for _, s := range res.Sources {
+		switch {
+		case s.Skipped != "":
+			fmt.Fprintf(w, "%s: %s\n", s.Source, s.Skipped)
+		default:
+			fmt.Fprintf(w, "%s: %d created, %d updated, %d refused, %d repaired\n",
+				s.Source, len(s.Created), len(s.Updated), len(s.Refused), len(s.Repaired))
+			for _, r := range s.Refused {
+				fmt.Fprintf(w, "  refused %s\n", r)
+			}
+			for _, r := range s.Repaired {
+				fmt.Fprintf(w, "  repaired %s\n", r)
+			}
+		}
+	}
+	if res.Costed {
+		fmt.Fprintf(w, "cost $%.4f\n", res.CostUSD)
+	}
+}
+
+// wikiQueryCommand is `cairn wiki query`.
+func wikiQueryCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:      "query",
+		Usage:     "answer a question from the wiki, citing its articles",
+		ArgsUsage: "QUESTION",
+		Flags: []ucli.Flag{
+			&ucli.BoolFlag{Name: "file-back", Usage: "file the answer under qa/ and update the index and the log"},
+			teamFlag,
+			&ucli.BoolFlag{Name: "json", Usage: "print JSON"},
+		},
+		Action: func(c *ucli.Context) error {
+			question := strings.TrimSpace(strings.Join(c.Args().Slice(), " "))
+			if question == "" {
+				return usagef("wiki query needs a question, e.g. cairn wiki query \"how do retries back off?\"")
+			}
+			w, err := openWiki(c, env)
+			if err != nil {
+				return err
+			}
+			a, err := wiki.Query(w.Dir, w.Sources, question, c.Bool("file-back"), w.Model, time.Now())
+			if err != nil {
+				return err
+			}
+			if c.Bool("team") {
+				// Composed from pages compiled from the log, which
+				// comes from whoever pushed: data, as recall's.
+				a.Text = inertLines(a.Text)
+			}
+			if c.Bool("json") {
+				return writeJSON(env.Stdout, a)
+			}
+			if c.Bool("team") {
+				fmt.Fprintf(env.Stdout, "%s\n%s\n%s\n%s\n", recall.OpenTag, teamAnswerPreamble, a.Text, recall.CloseTag)
+			} else {
+				fmt.Fprintln(env.Stdout, a.Text)
+			}
+			if a.Filed != "" {
+				fmt.Fprintf(env.Stderr, "cairn: filed as [[%s]]\n", a.Filed)
+			}
+			return nil
+		},
+	}
+}
+
+// wikiLintCommand is `cairn wiki lint`.
+func wikiLintCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:  "lint",
+		Usage: "check the wiki: broken links, orphans, stale articles, missing backlinks, sparse articles, contradictions",
+		Description: "Prints a markdown report (errors, warnings, suggestions); exits 1 when there are errors.\n" +
+			"--structural-only skips the contradiction check (the only one that asks the model).",
+		Flags: []ucli.Flag{
+			&ucli.BoolFlag{Name: "structural-only", Usage: "no model call"},
+			teamFlag,
+			&ucli.BoolFlag{Name: "fix", Usage: "add the missing backlinks"},
+			&ucli.BoolFlag{Name: "json", Usage: "print JSON: {\"findings\": [{check, severity, file, detail}]}"},
+		},
+		Action: func(c *ucli.Context) error {
+			w, err := openWiki(c, env)
+			if err != nil {
+				return err
+			}
+			opts := wiki.LintOptions{StructuralOnly: c.Bool("structural-only"), Fix: c.Bool("fix")}
+			if !opts.StructuralOnly {
+				opts.Contradictions = wiki.Contradictions(w.Model)
+			}
+			rep, err := wiki.Lint(w.Dir, w.Sources, opts)
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				if err := writeJSON(env.Stdout, rep); err != nil {
+					return err
+				}
+			} else {
+				fmt.Fprint(env.Stdout, rep.Markdown())
+			}
+			if n := rep.Errors(); n > 0 {
+				return &userError{msg: fmt.Sprintf("the wiki has %d errors", n), code: exitError}
+			}
+			return nil
 		},
 	}
 }

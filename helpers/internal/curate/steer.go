@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/audit"
-	"github.com/cairn-dev/cairn/helpers/internal/capture"
 	"github.com/cairn-dev/cairn/helpers/internal/gitx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
@@ -423,7 +422,7 @@ func supersede(p *project.Project, cur, next knowledge.Entry, by Editor, now tim
 		next.Source, next.Agent, next.Session = by.Source, by.Agent, by.Session
 	}
 	next.Branch, next.Commit = "", ""
-	capture.Provenance(p.Root, p.IsGit, &next, now)
+	p.Provenance(&next, now)
 	written, err := p.Store.Rewrite(knowledge.Rewrite{
 		Key: cur.Key,
 		Add: []knowledge.Entry{next},

@@ -13,6 +13,11 @@ import (
 // background processes (tests run them by hand).
 const DisabledEnv = "CAIRN_NO_BACKGROUND"
 
+// ChildEnv marks a process that cairn's pipeline started (the worker, and
+// the model it runs): in it, hooks do nothing and nothing is queued, so
+// that a model call never distills itself.
+const ChildEnv = "CAIRN_PIPELINE_CHILD"
+
 // Disabled reports whether getenv's environment turns background
 // processes off.
 func Disabled(getenv func(string) string) bool { return getenv(DisabledEnv) == "1" }

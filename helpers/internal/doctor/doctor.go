@@ -22,6 +22,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
+	"github.com/cairn-dev/cairn/helpers/internal/userconf"
 )
 
 // Statuses of a check.
@@ -249,7 +250,7 @@ func checkHeartbeat(p *project.Project, add addFunc) {
 
 // checkPipeline reports the user's session pipeline: on or off, and where.
 func checkPipeline(getenv func(string) string, add addFunc) {
-	on, config, knowledge, err := queue.State(getenv)
+	on, config, knowledge, err := userconf.State(getenv)
 	switch {
 	case err != nil: // the pipeline stays off until the config is fixed
 		add("pipeline", Fail, err.Error(), "fix or remove "+config)
@@ -264,11 +265,11 @@ func checkPipeline(getenv func(string) string, add addFunc) {
 // checkQueue reports the pipeline's queue and whether its model command
 // can run.
 func checkQueue(getenv func(string) string, add addFunc) {
-	d, err := queue.UserDirs(getenv)
+	d, err := userconf.UserDirs(getenv)
 	if err != nil {
 		return
 	}
-	c, err := queue.LoadConfig(d)
+	c, err := userconf.LoadConfig(d)
 	if err != nil {
 		return
 	}

@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 )
@@ -24,6 +25,16 @@ import (
 // Root.RemoveStaleTemps can find the leftovers of a process that died
 // mid-write.
 const tempMarker = ".cairn-tmp-"
+
+// IsTemp reports whether the file name (a base name) is one of the
+// temporary files this package's writers create.
+func IsTemp(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, tempMarker)
+}
+
+// TempPrefix begins the name of every temporary file this package's
+// writers create to replace the file named base.
+func TempPrefix(base string) string { return "." + base + tempMarker }
 
 // beforeRename, when set by a test, runs after the temporary file is written
 // and synced and before it replaces the target.

@@ -1,5 +1,5 @@
 // Package gitmeta reads what a hook needs of a git work tree straight from
-// the files under .git: its root, branch, short HEAD, user.name and the
+// the files under .git: its branch, short HEAD, user.name and the
 // origin's URL. It imports only the standard library, so the capture
 // hook's accept path (package hookgate/accept, through capture and
 // project) can use it before the program's heavier packages (go-git,
@@ -10,7 +10,6 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,25 +17,6 @@ import (
 
 // ErrNotARepo means no git repository contains the directory.
 var ErrNotARepo = errors.New("not a git repository")
-
-// FindRoot returns the top directory of the git work tree that contains
-// dir, by looking for .git upwards; it opens nothing.
-func FindRoot(dir string) (string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", fmt.Errorf("resolve %s: %w", dir, err)
-	}
-	for d := abs; ; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d, nil
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return "", fmt.Errorf("%s: %w", abs, ErrNotARepo)
-		}
-		d = parent
-	}
-}
 
 // Info is what capture needs of a repository — branch, short HEAD and
 // user.name — read straight from the files under .git. It costs a few

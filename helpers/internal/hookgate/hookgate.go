@@ -1,27 +1,29 @@
 // Package hookgate is the capture hook's reject path. Most shell commands
 // and replies carry nothing to capture, and for those the hook must cost
-// almost nothing (design §6: 3 ms for the whole process). Go runs a
-// package's init once the packages it imports are initialised, taking
-// ready packages in import-path order; this package imports only the
-// standard library's os, io, bytes, time and encoding/json and cairn's leaf
-// packages typed, event, the agents' event tables (agent/*/hooks, not the
-// adapters, whose imports would run first) and the session pipeline's
-// producer (pipeline/queue, with fsx and detach), so its init runs before most of
-// the program's: measured with GODEBUG=inittrace=1, after 107 small
-// packages taking about 1.1 ms together (Go takes every ready package
-// whose path sorts before os, path/filepath and os/exec, which it waits
-// for, encoding/gob's 0.2 ms among them), and before SQLite's, go-git's
-// and the CLI framework's own. It answers `cairn hook EVENT` (Claude Code) and
-// `cairn hook AGENT EVENT` (an agent whose event table is in [kinds]) for
-// an event that may carry typed lines (a tool ran, a reply) whose payload
-// holds no typed prefix: exit 0, nothing written (but for a reply of an
-// agent whose transcript cairn reads, when the user turned the session
-// pipeline on, the session is queued: a few stats and one small file, the
-// transcript never read). A payload that does hold one is left to package
-// hookgate/accept, whose init captures it next, still before those
-// packages ([Accepted]). Everything else, including any payload it cannot
-// judge (unreadable, too large, not valid JSON), goes on to the full hook,
-// which reads the payload from [Stdin].
+// almost nothing (a budget of 3 ms for the whole process). Go runs a
+// package's init once the packages it imports are initialised, taking ready
+// packages in import-path order; this package imports only the standard
+// library's os, io, bytes, fmt, time and encoding/json and cairn's leaf
+// packages event, the agents' event tables (agent/*/hooks, not the
+// adapters, whose imports would run first), projroot (which project),
+// typed, and the session pipeline's producer (pipeline/queue, with userconf
+// and detach), so its init runs before most of the program's: measured with
+// GODEBUG=inittrace=1, after 107 small packages taking about 1.1 ms
+// together (Go takes every ready package whose path sorts before os,
+// path/filepath and os/exec, which it waits for, encoding/gob's 0.2 ms
+// among them), and before SQLite's, go-git's and the CLI framework's own.
+// It answers `cairn hook EVENT` (Claude Code) and `cairn hook AGENT EVENT`
+// (an agent whose event table is in [kinds]) for an event that may carry
+// typed lines (a tool ran, a reply) whose payload holds no typed prefix:
+// exit 0, nothing written (but for a reply of an agent whose transcript
+// cairn reads, when the user turned the session pipeline on, the session is
+// queued: a few stats and one small file, the transcript never read). A
+// payload that does hold one is left to package hookgate/accept, whose init
+// captures it next, still before those packages ([Accepted]). The full hook
+// applies the same rule ([Run]) to the calls this init does not judge.
+// Everything else, including any payload it cannot judge (unreadable, too
+// large, not valid JSON), goes on to the full hook, which reads the payload
+// from [Stdin].
 package hookgate
 
 import (
@@ -29,7 +31,6 @@ import (
 	"encoding/json"
 	"io"
 	"os"
-	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude/hooks"
 	codexhooks "github.com/cairn-dev/cairn/helpers/internal/agent/codex/hooks"
@@ -37,8 +38,7 @@ import (
 	geminihooks "github.com/cairn-dev/cairn/helpers/internal/agent/gemini/hooks"
 	opencodehooks "github.com/cairn-dev/cairn/helpers/internal/agent/opencode/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
-	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
-	"github.com/cairn-dev/cairn/helpers/internal/typed"
+	"github.com/cairn-dev/cairn/helpers/internal/projroot"
 )
 
 // consumed holds what init read of stdin when it let the call through.
@@ -91,9 +91,15 @@ var kinds = map[string]func(string) event.Kind{
 }
 
 // queued are the agents whose replies the gate queues for the session
-// pipeline: their payloads name the session's transcript as Claude Code's
-// do (session_id, transcript_path, cwd), and cairn reads it.
-var queued = map[string]bool{hooks.Agent: true, codexhooks.Agent: true, geminihooks.Agent: true}
+// pipeline, with the variable that names their project (see package
+// projroot): their payloads name the session's transcript as Claude
+// Code's do (session_id, transcript_path, cwd), and cairn reads it. A test
+// checks that [reply] reads what their adapters' decoders read.
+var queued = map[string]string{
+	hooks.Agent:       "CLAUDE_PROJECT_DIR",
+	codexhooks.Agent:  "",
+	geminihooks.Agent: "GEMINI_PROJECT_DIR",
+}
 
 func init() {
 	agent, name, ok := hookArgs(os.Args)
@@ -109,16 +115,36 @@ func init() {
 	if err != nil || len(data) > event.MaxPayload {
 		return
 	}
-	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' || !json.Valid(t) {
-		return // the full hook reports it
-	}
-	if !typed.MightContain(string(data)) {
-		if queued[agent] && kind(name) == event.Reply {
-			enqueue(agent, data)
-		}
+	switch judge(agent, kind(name), data) {
+	case Nothing:
 		os.Exit(0)
+	case Capture:
+		if json.Valid(data) { // else the full hook reports it
+			accepted.agent, accepted.name = agent, name
+		}
 	}
-	accepted.agent, accepted.name = agent, name
+}
+
+// judge runs the reject rule; a reply with nothing to capture has its
+// session queued. It fails silently (the reject path writes nothing, and
+// the session's end queues the session again) and never panics: a panic
+// in an init would exit 2, which Claude Code reads as "block".
+func judge(agent string, kind event.Kind, data []byte) (v Verdict) {
+	defer func() {
+		if recover() != nil {
+			v = Invalid // the full hook answers
+		}
+	}()
+	dir, _ := os.Getwd()
+	v, _ = Run(kind, data, Caller{
+		Decode: func() (event.Event, error) { return reply(agent, data, os.Getenv) },
+		Root: func(e event.Event) string {
+			return projroot.Resolve(projroot.Request{Getenv: os.Getenv, Agent: e.ProjectDir, Cwd: e.Cwd, Dir: dir}).Dir
+		},
+		Dir:    dir,
+		Getenv: os.Getenv,
+	})
+	return v
 }
 
 // hookArgs reads `cairn hook EVENT` (Claude Code's) and `cairn hook AGENT
@@ -133,28 +159,26 @@ func hookArgs(args []string) (agent, name string, ok bool) {
 	return "", "", false
 }
 
-// enqueue is the session pipeline's producer for a reply with nothing to
-// capture (the full hook's session layer does the same for the others):
-// the task names the session's transcript, which is not read here. It
-// fails silently: the reject path writes nothing, and the session's end
-// queues the session again.
-func enqueue(agent string, data []byte) {
-	// Nothing here may fail the hook: a panic in an init would exit 2,
-	// which Claude Code reads as "block".
-	defer func() { _ = recover() }()
+// reply reads what the reject path needs of a reply of a queued agent
+// without its adapter (whose imports would run first): its session,
+// transcript, cwd and project directory. An agent not queued gets an
+// event without a transcript, which is not queued.
+func reply(agent string, data []byte, getenv func(string) string) (event.Event, error) {
+	env, ok := queued[agent]
+	if !ok {
+		return event.Event{}, nil
+	}
 	var p struct {
 		Session    string `json:"session_id"`
 		Transcript string `json:"transcript_path"`
 		Cwd        string `json:"cwd"`
 	}
-	if json.Unmarshal(data, &p) != nil {
-		return
+	if err := json.Unmarshal(data, &p); err != nil {
+		return event.Event{}, err
 	}
-	project := os.Getenv("CAIRN_DIR")
-	if project == "" {
-		project = os.Getenv("CLAUDE_PROJECT_DIR")
+	e := event.Event{Kind: event.Reply, Session: p.Session, Transcript: p.Transcript, Cwd: p.Cwd, Agent: agent}
+	if env != "" {
+		e.ProjectDir = getenv(env)
 	}
-	t := queue.Task{Session: p.Session, Transcript: p.Transcript, Cwd: p.Cwd, Project: project,
-		Agent: agent, Reason: queue.ReasonStop}
-	_, _ = queue.Produce(os.Getenv, t, false, time.Now())
+	return e, nil
 }

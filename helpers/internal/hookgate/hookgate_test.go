@@ -1,6 +1,13 @@
 package hookgate
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/codex"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/gemini"
+	"github.com/cairn-dev/cairn/helpers/internal/event"
+)
 
 func TestHookArgs(t *testing.T) {
 	for _, tc := range []struct {
@@ -18,6 +25,38 @@ func TestHookArgs(t *testing.T) {
 		agent, name, ok := hookArgs(tc.args)
 		if agent != tc.agent || name != tc.name || ok != tc.ok {
 			t.Errorf("hookArgs(%q) = %q, %q, %v", tc.args, agent, name, ok)
+		}
+	}
+}
+
+// For every agent whose replies the gate queues, reply reads what the
+// agent's adapter decodes — session, transcript, cwd, project directory —
+// so the reject path queues the same task in the gate and in the full
+// hook ([Run] builds both).
+func TestReplyAgreesWithAdapters(t *testing.T) {
+	adapters := map[string]func(string, []byte, func(string) string) (event.Event, error){
+		claude.Name: claude.Decode, codex.Name: codex.Decode, gemini.Name: gemini.Decode,
+	}
+	replies := map[string]string{claude.Name: "Stop", codex.Name: "Stop", gemini.Name: "AfterAgent"}
+	env := func(k string) string { return "/env/" + k }
+	payload := []byte(`{"session_id":"s1","transcript_path":"/t/s1.jsonl","cwd":"/work/p","hook_event_name":"X","last_assistant_message":"done","prompt_response":"done"}`)
+	for agent := range queued {
+		decode := adapters[agent]
+		if decode == nil {
+			t.Errorf("%s is queued but has no adapter here", agent)
+			continue
+		}
+		want, err := decode(replies[agent], payload, env)
+		if err != nil {
+			t.Fatalf("%s: %v", agent, err)
+		}
+		got, err := reply(agent, payload, env)
+		if err != nil {
+			t.Fatalf("%s: %v", agent, err)
+		}
+		if got.Session != want.Session || got.Transcript != want.Transcript || got.Cwd != want.Cwd ||
+			got.ProjectDir != want.ProjectDir || got.Agent != want.Agent {
+			t.Errorf("%s: the gate reads %+v, the adapter %+v", agent, got, want)
 		}
 	}
 }

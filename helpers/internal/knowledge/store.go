@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"time"
@@ -115,24 +114,6 @@ var provisioned = []struct{ name, content string }{
 	{".gitattributes", GitAttributes},
 	{".gitignore", GitIgnore},
 	{LogName, ""},
-}
-
-// FindUp returns the nearest directory at or above dir that holds a .cairn
-// directory of this user's own (a real directory, not a link, owned by the
-// user running cairn: a .cairn that someone else planted in a shared
-// parent such as /tmp is not a project of ours).
-func FindUp(dir string) (string, bool) {
-	for d := dir; ; {
-		p := filepath.Join(d, DirName)
-		if fi, err := os.Lstat(p); err == nil && fi.IsDir() && fsx.Owned(p, fi) {
-			return d, true
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return "", false
-		}
-		d = parent
-	}
 }
 
 // Sum identifies log data by content: its SHA-256 in hex. The cache, the

@@ -52,24 +52,9 @@ type recallIn struct {
 	All   bool   `json:"all,omitempty" jsonschema:"also search the archive of old entries"`
 }
 
-// Entry is one entry as the tools show it, every text sanitized.
-type Entry struct {
-	Key      string   `json:"key"`
-	Type     string   `json:"type"`
-	Content  string   `json:"content"`
-	Status   string   `json:"status"`
-	Tags     []string `json:"tags"`
-	Bead     string   `json:"bead,omitempty"`
-	Author   string   `json:"author,omitempty"`
-	Branch   string   `json:"branch,omitempty"`
-	Commit   string   `json:"commit,omitempty"`
-	Files    []string `json:"files,omitempty"`
-	Date     string   `json:"date"` // UTC, YYYY-MM-DD
-	TS       int64    `json:"ts"`
-	Score    float64  `json:"score"`
-	Archived bool     `json:"archived"`
-	Note     string   `json:"note,omitempty"` // sanitize's flag on this machine
-}
+// Entry is one entry as the tools show it: package recall's external
+// form, `cairn recall --json`'s.
+type Entry = recall.Entry
 
 // RecallResult is the recall tool's structured result.
 type RecallResult struct {
@@ -134,19 +119,7 @@ func ofType(t string) string {
 	return " of type " + t
 }
 
-func entryOf(h index.Hit) Entry {
-	e := h.Entry
-	status := e.Status
-	if status == "" {
-		status = "active"
-	}
-	return Entry{
-		Key: inert(e.Key), Type: inert(e.Type), Content: inert(e.Content), Status: inert(status),
-		Tags: inertAll(e.Tags), Bead: inert(e.Bead), Author: inert(e.Author), Branch: inert(e.Branch),
-		Commit: inert(e.Commit), Files: inertAll(e.Files), Date: time.Unix(e.TS, 0).UTC().Format("2006-01-02"),
-		TS: e.TS, Score: float64(int64(h.Score*1000+0.5)) / 1000, Archived: h.Archived, Note: inert(e.Note),
-	}
-}
+func entryOf(h index.Hit) Entry { return recall.External(h.Entry, h.Score, h.Archived) }
 
 type addIn struct {
 	Type    string   `json:"type" jsonschema:"the kind of knowledge: learned, decision, fact, pattern, investigation, deviation or must-check"`

@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/detach"
-	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
 )
 
 // Reply is the model's answer to one prompt.
@@ -77,7 +76,7 @@ func Command(argv []string, dir string, timeout time.Duration) Func {
 		call := callID()
 		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 		cmd.Stdin = strings.NewReader(prompt)
-		cmd.Env = append(os.Environ(), queue.ChildEnv+"=1", CallEnv+"="+call)
+		cmd.Env = append(os.Environ(), detach.ChildEnv+"=1", CallEnv+"="+call)
 		if err := os.MkdirAll(dir, 0o755); err == nil {
 			cmd.Dir = dir
 		}

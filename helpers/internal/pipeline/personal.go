@@ -18,7 +18,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/gitmeta"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
-	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
+	"github.com/cairn-dev/cairn/helpers/internal/userconf"
 )
 
 // ProjectID names a project the same way on every machine and in every
@@ -73,18 +73,13 @@ func OpenPersonal(knowledgeDir, root string) Personal {
 }
 
 // PersonalFor finds the personal knowledge of the project at root from the
-// user's config (getenv reads the environment); ok is false when there is
-// no HOME to find it by.
-func PersonalFor(getenv func(string) string, root string) (Personal, bool) {
-	d, err := queue.UserDirs(getenv)
+// user's config, as userconf.Load returned it; ok is false when there is
+// no HOME to find it by, or the config is unusable.
+func PersonalFor(u userconf.User, err error, root string) (Personal, bool) {
 	if err != nil {
 		return Personal{}, false
 	}
-	c, err := queue.LoadConfig(d)
-	if err != nil {
-		return Personal{}, false
-	}
-	return OpenPersonal(c.Knowledge(d), root), true
+	return OpenPersonal(u.Knowledge(), root), true
 }
 
 // Store is the personal log, in the team log's format.

@@ -9,20 +9,18 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
+	"github.com/cairn-dev/cairn/helpers/internal/userconf"
 )
 
 // NewWorker is the worker for the user's directories and config (getenv
 // reads the environment), reading transcripts with readers and writing
 // its account to log.
 func NewWorker(getenv func(string) string, readers map[string]Reader, log io.Writer) (*Worker, error) {
-	d, err := queue.UserDirs(getenv)
+	u, err := userconf.Load(getenv)
 	if err != nil {
 		return nil, err
 	}
-	c, err := queue.LoadConfig(d)
-	if err != nil {
-		return nil, err
-	}
+	d, c := u.Dirs, u.Config
 	return &Worker{Dirs: d, Config: c, Readers: readers, Log: log}, nil
 }
 
@@ -37,14 +35,11 @@ var ErrNoSession = errors.New("no session of this project is known to the pipeli
 // the worker is started (or, with wait, run here until the queue is
 // empty).
 func HandoffNow(getenv func(string) string, root string, readers map[string]Reader, wait bool, log io.Writer) (string, error) {
-	d, err := queue.UserDirs(getenv)
+	u, err := userconf.Load(getenv)
 	if err != nil {
 		return "", err
 	}
-	c, err := queue.LoadConfig(d)
-	if err != nil {
-		return "", err
-	}
+	d, c := u.Dirs, u.Config
 	if !c.Pipeline {
 		return "", ErrOff
 	}

@@ -9,7 +9,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
+	"github.com/cairn-dev/cairn/helpers/internal/userconf"
 )
 
 // Results of a processed task, as [Status] sums them up.
@@ -81,12 +83,12 @@ func Judge(d queue.Done) Outcome {
 // ReadStatus reads the pipeline's state from the user's directories; at
 // most recent sessions' outcomes, newest first.
 func ReadStatus(getenv func(string) string, recent int) (Status, error) {
-	d, err := queue.UserDirs(getenv)
+	d, err := userconf.UserDirs(getenv)
 	if err != nil {
 		return Status{}, err
 	}
 	st := Status{Config: filepath.Join(d.Config, "config.json"), Log: queue.LogPath(d), Pending: []Pending{}, Recent: []Outcome{}}
-	c, err := queue.LoadConfig(d)
+	c, err := userconf.LoadConfig(d)
 	if err != nil {
 		st.Problem = err.Error()
 	}
@@ -135,7 +137,7 @@ func taskFiles(dir string) []string {
 	}
 	var out []string
 	for _, e := range ents {
-		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".task") && !queue.IsTemp(e.Name()) {
+		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".task") && !fsx.IsTemp(e.Name()) {
 			out = append(out, e.Name())
 		}
 	}
@@ -145,7 +147,7 @@ func taskFiles(dir string) []string {
 
 // LastOutcome is the outcome of session's last processed task, if any.
 func LastOutcome(getenv func(string) string, session string) (Outcome, bool) {
-	d, err := queue.UserDirs(getenv)
+	d, err := userconf.UserDirs(getenv)
 	if err != nil {
 		return Outcome{}, false
 	}

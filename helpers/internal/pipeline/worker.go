@@ -20,7 +20,9 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/model"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
+	"github.com/cairn-dev/cairn/helpers/internal/projroot"
 	"github.com/cairn-dev/cairn/helpers/internal/redact"
+	"github.com/cairn-dev/cairn/helpers/internal/userconf"
 	"github.com/cairn-dev/cairn/helpers/internal/wiki"
 )
 
@@ -37,8 +39,8 @@ type Reader func(io.Reader) (event.Conversation, error)
 
 // Worker drains the queue: for each session, export, distill, write.
 type Worker struct {
-	Dirs   queue.Dirs
-	Config queue.Config
+	Dirs   userconf.Dirs
+	Config userconf.Config
 	// Readers reads transcripts by the task's agent name.
 	Readers map[string]Reader
 	// Model is the model; nil runs Config's command (see model.Command).
@@ -97,7 +99,7 @@ func (w *Worker) Run() error {
 func (w *Worker) check() error {
 	for _, dir := range []string{w.Dirs.State, w.Dirs.Data} {
 		if !filepath.IsAbs(dir) {
-			return fmt.Errorf("%w: the state and data directories must be absolute (%q, %q)", queue.ErrPath, w.Dirs.State, w.Dirs.Data)
+			return fmt.Errorf("%w: the state and data directories must be absolute (%q, %q)", userconf.ErrPath, w.Dirs.State, w.Dirs.Data)
 		}
 	}
 	return w.Config.Check(w.Dirs)
@@ -216,7 +218,7 @@ func (w *Worker) recoverWork(q queue.Queue) error {
 	}
 	for _, e := range entries {
 		name := e.Name()
-		if !e.Type().IsRegular() || !strings.HasSuffix(name, ".task") || queue.IsTemp(name) {
+		if !e.Type().IsRegular() || !strings.HasSuffix(name, ".task") || fsx.IsTemp(name) {
 			continue
 		}
 		var t queue.Task
@@ -418,8 +420,9 @@ func (w *Worker) process(t queue.Task) queue.Done {
 	return d
 }
 
-// projectRoot is the task's project: the one the agent named, else the git
-// work tree of the session's directory, else that directory; "" when none
+// projectRoot is the task's project: the one the hook resolved, else package
+// projroot's search from the session's directory (its git
+// work tree, a .cairn above it, else that directory); "" when none
 // of them is an absolute path (the worker's own directory is never taken
 // for the session's).
 func projectRoot(t queue.Task, c event.Conversation) string {
@@ -433,10 +436,7 @@ func projectRoot(t queue.Task, c event.Conversation) string {
 	if !filepath.IsAbs(dir) {
 		return ""
 	}
-	if root, err := gitmeta.FindRoot(dir); err == nil {
-		return root
-	}
-	return dir
+	return projroot.Search(dir).Dir
 }
 
 // write records a distillation: decisions and failures in the personal
@@ -561,7 +561,7 @@ func QMDUpdate(know string) (string, error) {
 	cmd.WaitDelay = 5 * time.Second
 	detach.Group(cmd)
 	// qmd resolves paths against PWD, not the working directory.
-	cmd.Env = append(os.Environ(), queue.ChildEnv+"=1", "PWD="+know)
+	cmd.Env = append(os.Environ(), detach.ChildEnv+"=1", "PWD="+know)
 	out := model.NewCapped(4 << 10)
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Run(); err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/model"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
+	"github.com/cairn-dev/cairn/helpers/internal/userconf"
 	"github.com/cairn-dev/cairn/helpers/internal/wiki"
 )
 
@@ -95,9 +96,9 @@ func newHarness(t *testing.T, answerWith func(string) (string, error)) *harness 
 	t.Helper()
 	dir := t.TempDir()
 	h := &harness{t: t, dir: dir}
-	d := queue.Dirs{Config: filepath.Join(dir, "config"), Data: filepath.Join(dir, "data"), State: filepath.Join(dir, "state")}
+	d := userconf.Dirs{Config: filepath.Join(dir, "config"), Data: filepath.Join(dir, "data"), State: filepath.Join(dir, "state")}
 	h.q = queue.Open(d)
-	h.w = &pipeline.Worker{Dirs: d, Config: queue.Config{Pipeline: true}, Readers: map[string]pipeline.Reader{"lines": lines},
+	h.w = &pipeline.Worker{Dirs: d, Config: userconf.Config{Pipeline: true}, Readers: map[string]pipeline.Reader{"lines": lines},
 		Log: io.Discard, Now: func() time.Time { return time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC) },
 		Model: func(_ context.Context, prompt string) (model.Reply, error) {
 			h.mu.Lock()
@@ -386,8 +387,8 @@ func TestEntriesRoundTrip(t *testing.T) {
 // The worker's cost without the model: read, export, prompt, parse, write.
 func BenchmarkWorker(b *testing.B) {
 	dir := b.TempDir()
-	d := queue.Dirs{Config: filepath.Join(dir, "config"), Data: filepath.Join(dir, "data"), State: filepath.Join(dir, "state")}
-	w := &pipeline.Worker{Dirs: d, Config: queue.Config{Pipeline: true}, Readers: map[string]pipeline.Reader{"lines": lines},
+	d := userconf.Dirs{Config: filepath.Join(dir, "config"), Data: filepath.Join(dir, "data"), State: filepath.Join(dir, "state")}
+	w := &pipeline.Worker{Dirs: d, Config: userconf.Config{Pipeline: true}, Readers: map[string]pipeline.Reader{"lines": lines},
 		Log: io.Discard, Model: func(context.Context, string) (model.Reply, error) { return model.Reply{Text: answer}, nil }}
 	q := queue.Open(d)
 	root := filepath.Join(dir, "shop")
@@ -770,13 +771,13 @@ func TestWorkerRecoversFromKills(t *testing.T) {
 	now := h.w.Now()
 	old, fresh := now.Add(-2*fsx.AbandonedAge), now
 	temps := map[string]time.Time{
-		filepath.Join(work, ".s-killed.task.tmp-123"):                                fresh,
-		filepath.Join(done, ".s-gone.task.tmp-9"):                                    fresh,
-		filepath.Join(h.q.Dir, ".s-old.task.tmp-1"):                                  old,
-		filepath.Join(know, "sessions", "2026-11", ".2026-11-24-s-killed.md.tmp-77"): fresh,
-		filepath.Join(know, "daily", ".2026-11-24.md.tmp-5"):                         fresh,
+		filepath.Join(work, ".s-killed.task.cairn-tmp-123"):                                fresh,
+		filepath.Join(done, ".s-gone.task.cairn-tmp-9"):                                    fresh,
+		filepath.Join(h.q.Dir, ".s-old.task.cairn-tmp-1"):                                  old,
+		filepath.Join(know, "sessions", "2026-11", ".2026-11-24-s-killed.md.cairn-tmp-77"): fresh,
+		filepath.Join(know, "daily", ".2026-11-24.md.cairn-tmp-5"):                         fresh,
 	}
-	freshHook := filepath.Join(h.q.Dir, ".s-fresh.task.tmp-2") // a hook writing now
+	freshHook := filepath.Join(h.q.Dir, ".s-fresh.task.cairn-tmp-2") // a hook writing now
 	temps[freshHook] = fresh
 	for path, mod := range temps {
 		os.MkdirAll(filepath.Dir(path), 0o755)

@@ -3,7 +3,6 @@ package project
 import (
 	"time"
 
-	"github.com/cairn-dev/cairn/helpers/internal/capture"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 )
 
@@ -16,7 +15,7 @@ func (p *Project) Add(e knowledge.Entry) (string, bool, error) {
 	if err := knowledge.CleanInput(p.Root, &e); err != nil {
 		return "", false, err
 	}
-	capture.Provenance(p.Root, p.IsGit, &e, time.Now())
+	p.Provenance(&e, time.Now())
 	return addEntry(p.Store, e)
 }
 

@@ -1,6 +1,7 @@
-// Package project finds the project cairn works on and holds what every
-// part of cairn does with it beyond the log itself: cairn's own log
-// (.cairn/cache/cairn.log) and the hooks' heartbeat. It imports neither
+// Package project is the project cairn works on, found by package
+// projroot's rule, and holds what every part of cairn does with it beyond
+// the log itself: cairn's own log (.cairn/cache/cairn.log), the hooks'
+// heartbeat and an entry's provenance. It imports neither
 // SQLite nor go-git (the cache is package index's, with [index.OpenSynced]),
 // so the capture hook's fast path can use it.
 package project
@@ -16,6 +17,7 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/gitmeta"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/projroot"
 )
 
 // Project is the repository cairn works on.
@@ -36,41 +38,30 @@ var (
 	ErrNotProvisioned = errors.New("no " + knowledge.DirName)
 )
 
-// Find resolves the project a command works on: explicit (--dir,
-// CAIRN_DIR) when given, relative to dir; else the git repository of dir;
-// else the nearest directory above dir that holds a .cairn.
+// Find resolves the project a command works on by [projroot]'s rule:
+// explicit (--dir, or CAIRN_DIR, which the CLI folds into it) when given,
+// relative to dir, and then it must be a directory; else the git
+// repository of dir; else the nearest directory above dir that holds a
+// .cairn.
 func Find(dir, explicit string) (*Project, error) {
-	if explicit != "" {
-		if !filepath.IsAbs(explicit) {
-			explicit = filepath.Join(dir, explicit)
+	r := projroot.Resolve(projroot.Request{Flag: explicit, Dir: dir})
+	if r.Explicit {
+		if fi, err := os.Stat(r.Dir); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("project directory %s %w", r.Dir, ErrNoDir)
 		}
-		fi, err := os.Stat(explicit)
-		if err != nil || !fi.IsDir() {
-			return nil, fmt.Errorf("project directory %s %w", explicit, ErrNoDir)
-		}
-		_, gerr := os.Lstat(filepath.Join(explicit, ".git"))
-		return New(explicit, gerr == nil), nil
 	}
-	if root, err := gitmeta.FindRoot(dir); err == nil {
-		return New(root, true), nil
+	if !r.Found {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, dir)
 	}
-	if d, ok := knowledge.FindUp(dir); ok {
-		return New(d, false), nil
-	}
-	return nil, fmt.Errorf("%w: %s", ErrNotFound, dir)
+	return New(r.Dir, r.IsGit), nil
 }
 
-// Locate finds the project of a hook, which must never fail: the git root
-// of dir, else the nearest directory above it with a .cairn, else dir
-// itself (where nothing is provisioned, so the hook does nothing).
-func Locate(dir string) *Project {
-	if root, err := gitmeta.FindRoot(dir); err == nil {
-		return New(root, true)
-	}
-	if d, ok := knowledge.FindUp(dir); ok {
-		return New(d, false)
-	}
-	return New(dir, false)
+// Locate is the project of a hook, which must never fail: [projroot]'s
+// rule, and when it finds none the directory searched (where nothing is
+// provisioned, so the hook does nothing).
+func Locate(r projroot.Request) *Project {
+	root := projroot.Resolve(r)
+	return New(root.Dir, root.IsGit)
 }
 
 // New is the project at root.
@@ -150,4 +141,42 @@ func (p *Project) LastBeat() (hb Heartbeat, when time.Time, ok bool) {
 	}
 	when, err = time.Parse(time.RFC3339, hb.Time)
 	return hb, when, err == nil
+}
+
+// Provenance fills in when, who and where: ts, author (git user.name),
+// branch, short HEAD, and the files the content names that exist in the
+// repository (case kept, no path outside its root).
+func (p *Project) Provenance(e *knowledge.Entry, now time.Time) {
+	root := p.Root
+	if e.TS == 0 {
+		e.TS = now.Unix()
+	}
+	if p.IsGit {
+		q := gitmeta.Read(root)
+		if e.Author == "" {
+			e.Author = q.UserName
+		}
+		if e.Branch == "" {
+			e.Branch = q.Branch
+		}
+		if e.Commit == "" {
+			e.Commit = q.Head
+		}
+	}
+	seen := map[string]bool{}
+	for _, f := range e.Files {
+		seen[f] = true
+	}
+	for _, f := range knowledge.MentionedPaths(e.Content) {
+		if len(e.Files) >= knowledge.MaxFiles {
+			break
+		}
+		if seen[f] || !filepath.IsLocal(f) {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Join(root, f)); err == nil && !fi.IsDir() {
+			e.Files = append(e.Files, f)
+			seen[f] = true
+		}
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/relevance"
 	"github.com/cairn-dev/cairn/helpers/internal/session/record"
 	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
+	"github.com/cairn-dev/cairn/helpers/internal/userconf"
 )
 
 // What an agent asks for itself, outside the hooks (an MCP tool call):
@@ -94,7 +95,8 @@ func Handoff(p *project.Project, getenv func(string) string, branch string) (Lef
 		branch = gitmeta.Read(p.Root).Branch
 	}
 	l := Left{Branch: branch}
-	own, ok := pipeline.PersonalFor(getenv, p.Root)
+	u, err := userconf.Load(getenv)
+	own, ok := pipeline.PersonalFor(u, err, p.Root)
 	if !ok {
 		return l, errors.New("cannot find your knowledge directory (no HOME)")
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/capture"
+	"github.com/cairn-dev/cairn/helpers/internal/detach"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
@@ -23,17 +24,14 @@ import (
 // remember notes the session at its start, when the pipeline is on, so
 // that `cairn handoff-now` in it knows its transcript.
 func (s *Session) remember(e event.Event) {
-	if e.Transcript == "" || s.Env.Getenv(queue.ChildEnv) != "" {
+	if e.Transcript == "" || s.Env.Getenv(detach.ChildEnv) != "" {
 		return
 	}
-	d, err := queue.UserDirs(s.Env.Getenv)
-	if err != nil {
+	u, err := s.User()
+	if err != nil || !u.Config.Pipeline {
 		return
 	}
-	if c, err := queue.LoadConfig(d); err != nil || !c.Pipeline {
-		return
-	}
-	if err := queue.Open(d).Remember(s.Task(e, queue.ReasonManual)); err != nil {
+	if err := queue.Open(u.Dirs).Remember(s.Task(e, queue.ReasonManual)); err != nil {
 		s.Logf("session pipeline: %v", err)
 	}
 }
@@ -111,7 +109,8 @@ func (s *Session) compact(e event.Event) (event.Answer, error) {
 // branch, or matching the query; without a query, the most recent) and
 // the most recent decisions, each as one entry to show.
 func (s *Session) personal(branch, query string, team func(key string) bool) (handoff []string, heading string, own []knowledge.Entry) {
-	p, ok := pipeline.PersonalFor(s.Env.Getenv, s.Proj.Root)
+	u, err := s.User()
+	p, ok := pipeline.PersonalFor(u, err, s.Proj.Root)
 	if !ok {
 		return nil, "", nil
 	}
@@ -149,15 +148,11 @@ const maxWikiLines = 3
 // index rows sharing its terms, best first), each with its file, never
 // the whole index.
 func (s *Session) wikiLines(query string) []string {
-	d, err := queue.UserDirs(s.Env.Getenv)
+	u, err := s.User()
 	if err != nil {
 		return nil
 	}
-	c, err := queue.LoadConfig(d)
-	if err != nil {
-		return nil
-	}
-	w := filepath.Join(c.Knowledge(d), "wiki")
+	w := filepath.Join(u.Knowledge(), "wiki")
 	rows, err := wiki.RelevantRows(w, query, maxWikiLines)
 	if err != nil {
 		s.Logf("wiki index: %v", err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn/helpers/internal/detach"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
@@ -18,6 +19,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
 	"github.com/cairn-dev/cairn/helpers/internal/session"
 	"github.com/cairn-dev/cairn/helpers/internal/session/record"
+	"github.com/cairn-dev/cairn/helpers/internal/userconf"
 )
 
 // withPipeline is a project's environment with a HOME whose config turns
@@ -27,10 +29,10 @@ func withPipeline(t *testing.T) (dir string, e record.Env, vars map[string]strin
 	dir, e = repo(t)
 	vars = map[string]string{"HOME": t.TempDir(), session.NoBackgroundEnv: "1"}
 	e.Getenv = func(k string) string { return vars[k] }
-	if _, err := queue.Turn(e.Getenv, true); err != nil {
+	if _, err := userconf.Turn(e.Getenv, true); err != nil {
 		t.Fatal(err)
 	}
-	d, _ := queue.UserDirs(e.Getenv)
+	d, _ := userconf.UserDirs(e.Getenv)
 	return dir, e, vars, queue.Open(d)
 }
 
@@ -90,7 +92,7 @@ func TestPipelineMoments(t *testing.T) {
 	}
 
 	os.RemoveAll(q.Dir)
-	vars[queue.ChildEnv] = "1"
+	vars[detach.ChildEnv] = "1"
 	if a := call(t, e, "reply", map[string]string{"text": "LEARNED: from the model call itself", "cwd": dir, "session": "s2", "transcript": tr}); !a.Empty() {
 		t.Errorf("a hook in the pipeline's child answered %+v", a)
 	}
@@ -275,5 +277,25 @@ func TestCompactIsSilent(t *testing.T) {
 	}
 	if got := entries(t, dir); len(got) != 1 {
 		t.Errorf("not captured: %+v", got)
+	}
+}
+
+// A session start reads the user's own config once (the pipeline's
+// switch, the personal knowledge and the wiki all ask it): counted as the
+// lookups of XDG_CONFIG_HOME, which finding it makes once.
+func TestStartLoadsUserConfigOnce(t *testing.T) {
+	dir, e, vars, _ := withPipeline(t)
+	loads := 0
+	e.Getenv = func(k string) string {
+		if k == "XDG_CONFIG_HOME" {
+			loads++
+		}
+		return vars[k]
+	}
+	tr := filepath.Join(t.TempDir(), "s1.jsonl")
+	appendTranscript(t, tr, event.Message{Role: "user", Text: "fix it"})
+	call(t, e, "start", map[string]string{"cwd": dir, "session": "s1", "transcript": tr})
+	if loads != 1 {
+		t.Errorf("a session start loaded the user's config %d times, want 1", loads)
 	}
 }

@@ -15,7 +15,8 @@ import (
 // ownForPrompt is up to n of the developer's own entries strongly
 // relevant to the prompt's terms and not shown yet in the session.
 func (s *Session) ownForPrompt(terms []string, shown map[string]bool, n int) []knowledge.Entry {
-	p, ok := pipeline.PersonalFor(s.Env.Getenv, s.Proj.Root)
+	u, err := s.User()
+	p, ok := pipeline.PersonalFor(u, err, s.Proj.Root)
 	if !ok {
 		return nil
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/model"
 	"github.com/cairn-dev/cairn/helpers/internal/redact"
@@ -205,35 +206,58 @@ func compileOne(w string, src Readable, name, hash string, ask model.Func, now t
 		byPath[p.Path] = p
 	}
 	summaries := readSummaries(w)
-	prompt := CompilePrompt(name, string(content), pages, summaries)
-	ctx := context.Background() // the model command bounds each call with the configured timeout
-	reply, err := ask(ctx, prompt)
-	if err != nil {
-		return sr, reply, fmt.Errorf("model: %w", err)
-	}
-	obj, err := model.ExtractJSON(reply.Text)
+	articles, reply, err := askEdits(ask, CompilePrompt(name, string(content), pages, summaries), &sr)
 	if err != nil {
 		return sr, reply, err
-	}
-	var answer struct {
-		Articles *[]Edit `json:"articles"`
-	}
-	if err := json.Unmarshal(obj, &answer); err != nil {
-		return sr, reply, fmt.Errorf("the model's edits: %w", err)
-	}
-	if answer.Articles == nil { // an error object, an object inside a cut answer
-		return sr, reply, fmt.Errorf("%w: no articles list (it began %q)", ErrNotEdits, redact.Excerpt(string(obj), 120))
-	}
-	articles := *answer.Articles
-	if len(articles) > maxEdits {
-		sr.Refused = append(sr.Refused, fmt.Sprintf("%d edits past the first %d", len(articles)-maxEdits, maxEdits))
-		articles = articles[:maxEdits]
 	}
 	// Paths first, so links between the new articles resolve.
 	valid := map[string]bool{}
 	for p := range byPath {
 		valid[p] = true
 	}
+	edits := validEdits(articles, valid, &sr)
+	a := applier{w: w, src: src, name: name, link: src.Link(name), day: now.UTC().Format("2006-01-02"),
+		valid: valid, byPath: byPath, summaries: summaries, sr: &sr}
+	for _, e := range edits {
+		if err := a.write(e); err != nil {
+			return sr, reply, err
+		}
+	}
+	return sr, reply, recordCompile(w, src, name, hash, now, sr, reply)
+}
+
+// askEdits asks the model for the edits of one source and reads its
+// answer: at most maxEdits articles (the rest refused, in sr).
+func askEdits(ask model.Func, prompt string, sr *SourceResult) ([]Edit, model.Reply, error) {
+	ctx := context.Background() // the model command bounds each call with the configured timeout
+	reply, err := ask(ctx, prompt)
+	if err != nil {
+		return nil, reply, fmt.Errorf("model: %w", err)
+	}
+	obj, err := model.ExtractJSON(reply.Text)
+	if err != nil {
+		return nil, reply, err
+	}
+	var answer struct {
+		Articles *[]Edit `json:"articles"`
+	}
+	if err := json.Unmarshal(obj, &answer); err != nil {
+		return nil, reply, fmt.Errorf("the model's edits: %w", err)
+	}
+	if answer.Articles == nil { // an error object, an object inside a cut answer
+		return nil, reply, fmt.Errorf("%w: no articles list (it began %q)", ErrNotEdits, redact.Excerpt(string(obj), 120))
+	}
+	articles := *answer.Articles
+	if len(articles) > maxEdits {
+		sr.Refused = append(sr.Refused, fmt.Sprintf("%d edits past the first %d", len(articles)-maxEdits, maxEdits))
+		articles = articles[:maxEdits]
+	}
+	return articles, reply, nil
+}
+
+// validEdits are the edits with a usable path, a title and a body (each
+// other refused, a path repaired, in sr); their paths join valid.
+func validEdits(articles []Edit, valid map[string]bool, sr *SourceResult) []Edit {
 	var edits []Edit
 	for _, e := range articles {
 		e = e.redacted()
@@ -257,64 +281,86 @@ func compileOne(w string, src Readable, name, hash string, ask model.Func, now t
 		valid[path] = true
 		edits = append(edits, e)
 	}
-	link := src.Link(name)
-	day := now.UTC().Format("2006-01-02")
-	for _, e := range edits {
-		old, exists := byPath[e.Path]
-		body, repairs := repairLinks(e.Body, valid, link, src)
-		for _, r := range repairs {
-			sr.Repaired = append(sr.Repaired, e.Path+": "+r)
-		}
-		f := FrontMatter{Title: oneLine(e.Title), Aliases: clean(e.Aliases), Tags: knowledge.CleanTags(e.Tags),
-			Sources: []string{name}, Created: day, Updated: day}
-		if exists {
-			f.Created = old.Front.Created
-			f.Sources = union(old.Front.Sources, name)
-		}
-		if strings.HasPrefix(e.Path, "connections/") {
-			for _, c := range e.Connects {
-				c = strings.TrimSuffix(strings.TrimSpace(c), ".md")
-				if valid[c] {
-					f.Connects = append(f.Connects, c)
-				}
+	return edits
+}
+
+// applier writes one source's edits into the wiki w.
+type applier struct {
+	w         string
+	src       Readable
+	name      string // the source
+	link      string // the source's link
+	day       string // today, YYYY-MM-DD
+	valid     map[string]bool
+	byPath    map[string]Page
+	summaries map[string]string
+	sr        *SourceResult
+}
+
+// write writes edit e as its article (a connection without two existing
+// articles is refused), and notes it in the result.
+func (a applier) write(e Edit) error {
+	sr := a.sr
+	old, exists := a.byPath[e.Path]
+	body, repairs := repairLinks(e.Body, a.valid, a.link, a.src)
+	for _, r := range repairs {
+		sr.Repaired = append(sr.Repaired, e.Path+": "+r)
+	}
+	f := FrontMatter{Title: oneLine(e.Title), Aliases: clean(e.Aliases), Tags: knowledge.CleanTags(e.Tags),
+		Sources: []string{a.name}, Created: a.day, Updated: a.day}
+	if exists {
+		f.Created = old.Front.Created
+		f.Sources = union(old.Front.Sources, a.name)
+	}
+	if strings.HasPrefix(e.Path, "connections/") {
+		for _, c := range e.Connects {
+			c = strings.TrimSuffix(strings.TrimSpace(c), ".md")
+			if a.valid[c] {
+				f.Connects = append(f.Connects, c)
 			}
-			if len(f.Connects) < 2 {
-				sr.Refused = append(sr.Refused, e.Path+": a connection needs two existing articles in connects")
-				continue
-			}
 		}
-		summary := oneLine(e.Summary)
-		if summary == "" {
-			summary = firstSentence(body)
-			sr.Repaired = append(sr.Repaired, e.Path+": no summary; the first sentence stands for it")
-		}
-		f.Extra = map[string]string{"summary": quoteJSON(summary)}
-		text := RenderFrontMatter(f) + "\n" + withSources(body, f.Sources, src) + "\n"
-		if err := writeFile(w, e.Path+".md", []byte(text)); err != nil {
-			return sr, reply, err
-		}
-		summaries[e.Path] = summary
-		if exists {
-			sr.Updated = append(sr.Updated, e.Path)
-		} else {
-			sr.Created = append(sr.Created, e.Path)
+		if len(f.Connects) < 2 {
+			sr.Refused = append(sr.Refused, e.Path+": a connection needs two existing articles in connects")
+			return nil
 		}
 	}
+	summary := oneLine(e.Summary)
+	if summary == "" {
+		summary = firstSentence(body)
+		sr.Repaired = append(sr.Repaired, e.Path+": no summary; the first sentence stands for it")
+	}
+	f.Extra = map[string]string{"summary": quoteJSON(summary)}
+	text := RenderFrontMatter(f) + "\n" + withSources(body, f.Sources, a.src) + "\n"
+	if err := writeFile(a.w, e.Path+".md", []byte(text)); err != nil {
+		return err
+	}
+	a.summaries[e.Path] = summary
+	if exists {
+		sr.Updated = append(sr.Updated, e.Path)
+	} else {
+		sr.Created = append(sr.Created, e.Path)
+	}
+	return nil
+}
+
+// recordCompile writes the index, the log's line and the compile state
+// after a source was compiled.
+func recordCompile(w string, src Readable, name, hash string, now time.Time, sr SourceResult, reply model.Reply) error {
 	if err := WriteIndex(w, src); err != nil {
-		return sr, reply, err
+		return err
 	}
 	if err := appendLog(w, now, "compile | "+name, sr, reply); err != nil {
-		return sr, reply, err
+		return err
 	}
 	st, err := LoadState(w)
 	if err != nil {
-		return sr, reply, err
+		return err
 	}
 	if st.Sources == nil {
 		st.Sources = map[string]SourceState{}
 	}
 	st.Sources[name] = SourceState{Hash: hash, CompiledAt: now.UTC(), Articles: append(sr.Created, sr.Updated...)}
-	return sr, reply, SaveState(w, st)
+	return SaveState(w, st)
 }
 
 // maxEdits caps the edits of one answer.
@@ -707,35 +753,24 @@ const maxLog = 32 << 20
 var ErrLink = errors.New("a symbolic link in the wiki")
 
 // writeFile writes the file rel (slash-separated) under the wiki w
-// atomically, creating its directories, never through a symbolic link
-// below w and never over anything but a regular file.
-func writeFile(w, rel string, data []byte) error {
-	if err := os.MkdirAll(w, 0o755); err != nil {
+// atomically, creating its directories, through [fsx.Root]: never through
+// a symbolic link at or below w and never over anything but a regular
+// file (a committed team wiki could point one anywhere).
+func writeFile(w, rel string, data []byte) error { return writePerm(w, rel, data, 0o644) }
+
+// writePerm is [writeFile] with perm for a new file (an existing one keeps
+// its own).
+func writePerm(w, rel string, data []byte, perm fs.FileMode) error {
+	// The wiki's parent is trusted: the user's data directory, or a
+	// .cairn that OpenTeam checked.
+	if err := os.MkdirAll(filepath.Dir(w), 0o755); err != nil {
 		return err
 	}
-	dir := w
-	parts := strings.Split(rel, "/")
-	for _, p := range parts[:len(parts)-1] {
-		dir = filepath.Join(dir, p)
-		fi, err := os.Lstat(dir)
-		if errors.Is(err, fs.ErrNotExist) {
-			if err := os.Mkdir(dir, 0o755); err != nil {
-				return err
-			}
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		if !fi.IsDir() {
-			return fmt.Errorf("%w: %s", ErrLink, dir)
-		}
+	err := fsx.NewRoot(w).WriteAtomic(rel, data, perm)
+	if errors.Is(err, fsx.ErrUnsafe) {
+		return fmt.Errorf("%w: %v", ErrLink, err)
 	}
-	path := filepath.Join(dir, parts[len(parts)-1])
-	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
-		return fmt.Errorf("%w: %s is not a regular file", ErrLink, path)
-	}
-	return writeAtomic(path, data, 0o644)
+	return err
 }
 
 // IndexRow is one row of a wiki's index.md.

@@ -230,35 +230,7 @@ func SaveState(w string, s State) error {
 	if err != nil {
 		return fmt.Errorf("encode state: %w", err)
 	}
-	return writeAtomic(filepath.Join(w, StateFile), append(data, '\n'), 0o644)
-}
-
-// writeAtomic replaces name with data: a temporary file in the same
-// directory, synced, then renamed over it.
-func writeAtomic(name string, data []byte, perm fs.FileMode) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	if err = os.Chmod(tmp, perm); err != nil {
-		return err
-	}
-	return os.Rename(tmp, name)
+	return writeFile(w, StateFile, append(data, '\n'))
 }
 
 // Errors of files a wiki cannot read.
@@ -825,8 +797,7 @@ func sortedKeys(m map[string]bool) []string {
 // addBacklinks adds links to targets under article b's Related section, if
 // b is still as it was read.
 func (l *linter) addBacklinks(b *article, targets []string) error {
-	name := filepath.Join(l.s.w, filepath.FromSlash(b.file()))
-	cur, _, err := readCapped(name, MaxFileSize)
+	cur, _, err := readCapped(filepath.Join(l.s.w, filepath.FromSlash(b.file())), MaxFileSize)
 	if err != nil {
 		return err
 	}
@@ -837,7 +808,7 @@ func (l *linter) addBacklinks(b *article, targets []string) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(name, []byte(text), b.perm)
+	return writePerm(l.s.w, b.file(), []byte(text), b.perm)
 }
 
 // withRelated returns text with "- [[t]]" for every target at the end of

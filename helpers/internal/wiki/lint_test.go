@@ -656,8 +656,14 @@ func TestState(t *testing.T) {
 	if len(entries) != 1 {
 		t.Errorf("files after saving: %v", entries)
 	}
-	if err := SaveState(filepath.Join(w, "missing"), want); err == nil {
-		t.Error("SaveState into a missing directory succeeded")
+	if err := os.Mkdir(filepath.Join(w, "blocked"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(w, "blocked", StateFile), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := SaveState(filepath.Join(w, "blocked"), want); err == nil {
+		t.Error("SaveState over a directory succeeded")
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/helpers/internal/model"
-	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
+	"github.com/cairn-dev/cairn/helpers/internal/userconf"
 )
 
 // Wiki is one wiki with its sources and the model that compiles it.
@@ -22,14 +22,11 @@ type Wiki struct {
 // reads the environment): <knowledge>/wiki, compiled from the daily logs
 // <knowledge>/daily/*.md that the session pipeline writes.
 func OpenPersonal(getenv func(string) string) (Wiki, error) {
-	d, err := queue.UserDirs(getenv)
+	u, err := userconf.Load(getenv)
 	if err != nil {
 		return Wiki{}, err
 	}
-	c, err := queue.LoadConfig(d)
-	if err != nil {
-		return Wiki{}, err
-	}
+	d, c := u.Dirs, u.Config
 	know := c.Knowledge(d)
 	return Wiki{
 		Dir:     filepath.Join(know, "wiki"),

@@ -14,8 +14,8 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/model"
-	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
 	"github.com/cairn-dev/cairn/helpers/internal/typed"
+	"github.com/cairn-dev/cairn/helpers/internal/userconf"
 )
 
 // TeamDir is the team wiki's directory under .cairn; it is committed.
@@ -130,14 +130,11 @@ func OpenTeam(s *knowledge.Store, getenv func(string) string) (Wiki, error) {
 		return Wiki{}, fmt.Errorf("%w: %s", ErrLink, dir)
 	}
 	t := Wiki{Dir: dir, Sources: TeamSources(s)}
-	d, err := queue.UserDirs(getenv)
+	u, err := userconf.Load(getenv)
 	if err != nil {
 		return t, err
 	}
-	c, err := queue.LoadConfig(d)
-	if err != nil {
-		return t, err
-	}
+	d, c := u.Dirs, u.Config
 	t.Model = model.Command(c.Command(), filepath.Join(d.State, "model"), c.Timeout())
 	return t, nil
 }

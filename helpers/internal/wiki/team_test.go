@@ -98,3 +98,44 @@ func TestTeamWikiLinks(t *testing.T) {
 		t.Errorf("the refusal was not reported: %+v", res)
 	}
 }
+
+// Nothing in .cairn makes cairn write outside the project: a page, the
+// index, the log or the compile state that is a link to a file outside,
+// or a page's directory that is one, is refused — by the compile, and by
+// lint's fixes — and what it points at is unchanged.
+func TestTeamWikiWritesNothingOutside(t *testing.T) {
+	for _, link := range []string{"concepts/x.md", "index.md", "log.md", wiki.StateFile, "concepts"} {
+		t.Run(link, func(t *testing.T) {
+			s, root := teamStore(t)
+			outside := t.TempDir()
+			w := filepath.Join(root, ".cairn", "wiki")
+			os.MkdirAll(w, 0o755)
+			target := filepath.Join(outside, "target")
+			if link == "concepts" {
+				os.Mkdir(target, 0o755)
+			} else {
+				os.MkdirAll(filepath.Join(w, "concepts"), 0o755)
+				os.WriteFile(target, []byte("untouched\n"), 0o644)
+			}
+			if err := os.Symlink(target, filepath.Join(w, filepath.FromSlash(link))); err != nil {
+				t.Skip("no symlinks here:", err)
+			}
+			f := &fake{answers: []string{`{"articles":[{"path":"concepts/x","title":"X","summary":"s","body":"Body, see [[concepts/y]]."},` +
+				`{"path":"concepts/y","title":"Y","summary":"s","body":"Body."}]}`}}
+			wiki.Compile(w, wiki.TeamSources(s), wiki.CompileOptions{Model: f.model(), Now: day})
+			wiki.Lint(w, wiki.TeamSources(s), wiki.LintOptions{Fix: true, StructuralOnly: true})
+			if link != wiki.StateFile && len(f.prompts) == 0 {
+				t.Error("the compile never ran: the test proves nothing")
+			}
+			if link == "concepts" {
+				if entries, _ := os.ReadDir(target); len(entries) != 0 {
+					t.Errorf("wrote into a linked directory: %v", entries)
+				}
+				return
+			}
+			if b, _ := os.ReadFile(target); string(b) != "untouched\n" {
+				t.Errorf("wrote through the link: %q", b)
+			}
+		})
+	}
+}

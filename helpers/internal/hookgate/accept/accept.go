@@ -14,8 +14,6 @@ package accept
 import (
 	"bytes"
 	"os"
-	"path/filepath"
-	"runtime/debug"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/codex"
@@ -61,22 +59,9 @@ func capture(p record.Protocol, name string, data []byte) (out []byte, ok bool) 
 			out, ok = nil, false
 		}
 	}()
-	ShortLived()
+	record.ShortLived()
 	dir, _ := os.Getwd()
-	project := os.Getenv("CAIRN_DIR")
-	if project != "" && !filepath.IsAbs(project) {
-		project = filepath.Join(dir, project)
-	}
-	env := record.Env{Getenv: os.Getenv, Stderr: os.Stderr, Dir: dir, Project: project}
+	// The project is package projroot's, CAIRN_DIR read through Getenv.
+	env := record.Env{Getenv: os.Getenv, Stderr: os.Stderr, Dir: dir}
 	return record.Hook(p, name, bytes.NewReader(data), env), true
-}
-
-// ShortLived tunes the garbage collector for a process that lives a few
-// milliseconds (a hook, an add, a sync after a pull; a rebuild it falls
-// into collects anyway, see package index): collecting only when the heap
-// nears 512 MiB spares several collections of the log's buffers, about a
-// quarter of the time of a capture into a 10k-entry log.
-func ShortLived() {
-	debug.SetGCPercent(-1)
-	debug.SetMemoryLimit(512 << 20)
 }

@@ -1,3 +1,10 @@
+// Package queue is the producer's side of cairn's personal session
+// pipeline: the queue of sessions to distill, which the hooks write and
+// the worker drains. It imports nothing of cairn but the leaves event,
+// fsx, detach (to start the worker) and userconf (the person's switch and
+// directories), so that the Stop hook's fast path can enqueue before the
+// rest of cairn starts (see hookgate): enqueueing reads no transcript and
+// costs a few stats and one small write.
 package queue
 
 import (
@@ -14,7 +21,9 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/detach"
+	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+	"github.com/cairn-dev/cairn/helpers/internal/userconf"
 )
 
 // The producer's gates (a Stop; SessionEnd and `cairn handoff-now` force
@@ -80,7 +89,7 @@ type Done struct {
 type Queue struct{ Dir string }
 
 // Open is the queue under the user's state directory.
-func Open(d Dirs) Queue { return Queue{Dir: filepath.Join(d.State, "queue")} }
+func Open(d userconf.Dirs) Queue { return Queue{Dir: filepath.Join(d.State, "queue")} }
 
 // Subdirectories of a queue.
 const (
@@ -227,25 +236,20 @@ func (q Queue) Count() (int, error) {
 // work`).
 var WorkerArgs = []string{"pipeline", "work"}
 
-// ChildEnv marks a process that cairn's pipeline started (the worker, and
-// the model it runs): in it, hooks do nothing and nothing is queued, so
-// that a model call never distills itself.
-const ChildEnv = "CAIRN_PIPELINE_CHILD"
-
 // maxLog is the size past which the pipeline's log is set aside.
 const maxLog = 1 << 20
 
 // LogPath is the pipeline's log under the state directory: the worker's
 // account of each task.
-func LogPath(d Dirs) string { return filepath.Join(d.State, "pipeline.log") }
+func LogPath(d userconf.Dirs) string { return filepath.Join(d.State, "pipeline.log") }
 
 // Spawn starts the worker, detached, from the cairn binary self: it
 // outlives the hook and drains the queue; when a worker already runs, the
 // new one sees the lock and exits at once. Its output goes to the
 // pipeline's log.
-func Spawn(self string, d Dirs) error {
+func Spawn(self string, d userconf.Dirs) error {
 	cmd := exec.Command(self, WorkerArgs...)
-	cmd.Env = append(os.Environ(), ChildEnv+"=1")
+	cmd.Env = append(os.Environ(), detach.ChildEnv+"=1")
 	if err := os.MkdirAll(d.State, 0o755); err != nil {
 		return err
 	}
@@ -264,19 +268,21 @@ func Spawn(self string, d Dirs) error {
 // Produce is the whole producer, as a hook runs it: nothing when the
 // pipeline is off or this process is the pipeline's own; else enqueue t
 // (past the gates when force) and start the worker when a task was
-// queued. getenv reads the environment.
-func Produce(getenv func(string) string, t Task, force bool, now time.Time) (Skip, error) {
-	if getenv(ChildEnv) != "" {
+// queued. getenv reads the environment; user loads the user's config
+// (userconf.Load, or a hook's copy loaded once per event), only when this
+// process is not the pipeline's own.
+func Produce(getenv func(string) string, user func() (userconf.User, error), t Task, force bool, now time.Time) (Skip, error) {
+	if getenv(detach.ChildEnv) != "" {
 		return "pipeline child", nil
 	}
-	d, err := UserDirs(getenv)
-	if err != nil {
+	u, err := user()
+	if errors.Is(err, userconf.ErrNoHome) {
 		return "no home directory", nil // nowhere to keep it: the pipeline is off
 	}
-	c, err := LoadConfig(d)
-	if err != nil || !c.Pipeline {
+	if err != nil || !u.Config.Pipeline {
 		return "pipeline off", err
 	}
+	d := u.Dirs
 	skip, err := Open(d).Enqueue(absolute(t), force, now)
 	if err != nil || skip != Queued {
 		return skip, err
@@ -331,4 +337,17 @@ func (q Queue) Last(root string) (Task, error) {
 	var t Task
 	err := ReadTask(q.lastPath(root), &t)
 	return t, err
+}
+
+// TaskOf is the pipeline's task for the session of e in the project at
+// root: the one way a hook names a task, on the reject path and in the
+// full hook alike. A relative transcript is made absolute against dir,
+// the hook's working directory: the worker runs elsewhere.
+func TaskOf(e event.Event, reason, root, dir string) Task {
+	transcript := e.Transcript
+	if transcript != "" && !filepath.IsAbs(transcript) {
+		transcript = filepath.Join(dir, transcript)
+	}
+	return Task{Session: e.Session, Transcript: transcript, Cwd: e.Cwd, Project: root,
+		Agent: e.Agent, Reason: reason}
 }

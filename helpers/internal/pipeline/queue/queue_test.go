@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn/helpers/internal/detach"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
+	"github.com/cairn-dev/cairn/helpers/internal/userconf"
 )
 
 // transcript writes a transcript file last written at mod.
@@ -170,25 +172,25 @@ func TestProduce(t *testing.T) {
 	vars := map[string]string{"HOME": home, "CAIRN_NO_BACKGROUND": "1"}
 	getenv := func(k string) string { return vars[k] }
 	task := queue.Task{Session: "s1", Transcript: tr, Agent: "claude"}
-	if got, err := queue.Produce(getenv, task, false, time.Now()); err != nil || got == queue.Queued {
+	if got, err := queue.Produce(getenv, userconf.Loader(getenv), task, false, time.Now()); err != nil || got == queue.Queued {
 		t.Fatalf("pipeline off: %q, %v", got, err)
 	}
-	if _, err := queue.Turn(getenv, true); err != nil {
+	if _, err := userconf.Turn(getenv, true); err != nil {
 		t.Fatal(err)
 	}
-	vars[queue.ChildEnv] = "1"
-	if got, _ := queue.Produce(getenv, task, true, time.Now()); got == queue.Queued {
+	vars[detach.ChildEnv] = "1"
+	if got, _ := queue.Produce(getenv, userconf.Loader(getenv), task, true, time.Now()); got == queue.Queued {
 		t.Fatal("the pipeline's own process queued a task")
 	}
-	delete(vars, queue.ChildEnv)
-	if got, err := queue.Produce(getenv, task, false, time.Now()); err != nil || got != queue.Queued {
+	delete(vars, detach.ChildEnv)
+	if got, err := queue.Produce(getenv, userconf.Loader(getenv), task, false, time.Now()); err != nil || got != queue.Queued {
 		t.Fatalf("pipeline on: %q, %v", got, err)
 	}
-	d, _ := queue.UserDirs(getenv)
+	d, _ := userconf.UserDirs(getenv)
 	if n, _ := queue.Open(d).Count(); n != 1 {
 		t.Errorf("%d tasks queued", n)
 	}
-	if got, err := queue.Produce(func(string) string { return "" }, task, false, time.Now()); err != nil || got == queue.Queued {
+	if got, err := queue.Produce(func(string) string { return "" }, userconf.Loader(func(string) string { return "" }), task, false, time.Now()); err != nil || got == queue.Queued {
 		t.Errorf("no HOME: %q, %v", got, err)
 	}
 }
@@ -233,17 +235,17 @@ func FuzzReadTask(f *testing.F) {
 func TestProduceAbsolute(t *testing.T) {
 	home := t.TempDir()
 	getenv := func(k string) string { return map[string]string{"HOME": home, "CAIRN_NO_BACKGROUND": "1"}[k] }
-	if _, err := queue.Turn(getenv, true); err != nil {
+	if _, err := userconf.Turn(getenv, true); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	transcript(t, dir, time.Now())
 	t.Chdir(dir)
 	task := queue.Task{Session: "s1", Transcript: "session.jsonl", Cwd: ".", Agent: "claude"}
-	if got, err := queue.Produce(getenv, task, true, time.Now()); err != nil || got != queue.Queued {
+	if got, err := queue.Produce(getenv, userconf.Loader(getenv), task, true, time.Now()); err != nil || got != queue.Queued {
 		t.Fatalf("Produce: %q, %v", got, err)
 	}
-	d, _ := queue.UserDirs(getenv)
+	d, _ := userconf.UserDirs(getenv)
 	q := queue.Open(d)
 	var queued queue.Task
 	if err := queue.ReadTask(q.Pending(queue.Name("s1")), &queued); err != nil {

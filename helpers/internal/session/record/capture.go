@@ -36,7 +36,7 @@ func (s *Session) Capture(e event.Event, items []capture.Item, source string) (e
 	entries := capture.Entries(items, e.Session, source)
 	now := time.Now()
 	for i := range entries {
-		capture.Provenance(p.Root, p.IsGit, &entries[i], now)
+		p.Provenance(&entries[i], now)
 	}
 	res, err := p.Store.Insert(entries)
 	if err != nil {

@@ -10,20 +10,23 @@ package record
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
+	"runtime/debug"
 	"time"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/helpers/internal/capture"
+	"github.com/cairn-dev/cairn/helpers/internal/detach"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
+	"github.com/cairn-dev/cairn/helpers/internal/hookgate"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
+	"github.com/cairn-dev/cairn/helpers/internal/projroot"
 	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
+	"github.com/cairn-dev/cairn/helpers/internal/userconf"
 )
 
 // Env is what a session may touch of the outside world.
@@ -31,8 +34,9 @@ type Env struct {
 	Getenv func(string) string
 	Stderr io.Writer // where a line goes when the project has no cairn.log
 	Dir    string    // the working directory
-	// Project, when set (cairn --dir, CAIRN_DIR), is the project, whatever
-	// the agent says.
+	// Project is --dir as given before the hook's name (cairn --dir P
+	// hook EVENT); CAIRN_DIR is read through Getenv. Either, when set, is
+	// the project, whatever the agent says (see package projroot).
 	Project string
 }
 
@@ -84,14 +88,14 @@ func Run(p Protocol, name string, stdin io.Reader, env Env, handle Handler) (out
 	s := &Session{Env: env, Name: name}
 	defer func() {
 		if r := recover(); r != nil {
-			s.Locate("")
+			s.Locate("", "")
 			s.Logf("%s%v", errPanicPrefix, r)
 			out = nil
 		}
 	}()
 	out, err := s.run(p, stdin, handle)
 	if err != nil {
-		s.Locate("") // a no-op once the event located the project
+		s.Locate("", "") // a no-op once the event located the project
 		s.Logf("%v", err)
 		return nil
 	}
@@ -100,7 +104,7 @@ func Run(p Protocol, name string, stdin io.Reader, env Env, handle Handler) (out
 }
 
 func (s *Session) run(p Protocol, stdin io.Reader, handle Handler) ([]byte, error) {
-	if s.Env.Getenv(queue.ChildEnv) != "" {
+	if s.Env.Getenv(detach.ChildEnv) != "" {
 		return nil, nil // the pipeline's own model call: no hook acts in it
 	}
 	s.Transcripts = p.ReadTranscript
@@ -112,27 +116,23 @@ func (s *Session) run(p Protocol, stdin io.Reader, handle Handler) ([]byte, erro
 	if err != nil {
 		return nil, err
 	}
-	if kind.CaptureOnly() {
-		// The reject path: a payload without a typed prefix anywhere has
-		// nothing to capture. No decode, no git, no SQLite; a payload that
-		// is not a JSON object is reported.
-		if !capture.MightContain(string(data)) {
-			if b := bytes.TrimSpace(data); b[0] != '{' || !json.Valid(b) {
-				return nil, ErrNotObject
-			}
-			if kind == event.Reply {
-				// Nothing to capture, but the session pipeline's
-				// producer runs at every reply (package hookgate does the
-				// same before the program starts).
-				e, err := p.Decode(s.Name, data, s.Env.Getenv)
-				if err != nil {
-					return nil, err
-				}
-				s.Locate(e.ProjectDir, e.Cwd)
-				s.Enqueue(e, queue.ReasonStop, false)
-			}
-			return nil, nil
-		}
+	// The reject path, package hookgate's (whose init runs the same
+	// before the program starts): no git, no SQLite.
+	v, err := hookgate.Run(kind, data, hookgate.Caller{
+		Decode: func() (event.Event, error) { return p.Decode(s.Name, data, s.Env.Getenv) },
+		Root: func(e event.Event) string {
+			s.Locate(e.ProjectDir, e.Cwd)
+			return s.Proj.Root
+		},
+		Dir:    s.Env.Dir,
+		Getenv: s.Env.Getenv,
+		User:   s.User,
+	})
+	switch v {
+	case hookgate.Invalid:
+		return nil, ErrNotObject
+	case hookgate.Nothing:
+		return nil, err
 	}
 	e, err := p.Decode(s.Name, data, s.Env.Getenv)
 	if err != nil {
@@ -168,6 +168,10 @@ type Session struct {
 	cfg    knowledge.Config // .cairn/config.json, read once (see Config)
 	cfgErr error
 	cfgOK  bool
+
+	user    userconf.User // the user's own config, read once (see User)
+	userErr error
+	userOK  bool
 }
 
 // Record answers the events that may record typed lines — a tool ran, a
@@ -213,23 +217,19 @@ func (s *Session) Begin(e event.Event) {
 	s.Locate(e.ProjectDir, e.Cwd)
 }
 
-// Locate finds the project once: the explicit one (--dir), else the first
-// of dirs given (the agent's project directory, its cwd), else the working
-// directory.
-func (s *Session) Locate(dirs ...string) {
+// Locate finds the project once, by package projroot's rule: --dir
+// (Env.Project), CAIRN_DIR, the agent's project directory, the payload's
+// cwd, the working directory.
+func (s *Session) Locate(agentDir, cwd string) {
 	if s.Proj != nil {
 		return
 	}
-	dir := s.Env.Project
-	for _, d := range dirs {
-		if dir == "" {
-			dir = d
-		}
-	}
-	if dir == "" {
-		dir = s.Env.Dir
-	}
-	s.Proj = project.Locate(dir)
+	s.Proj = project.Locate(s.Where(agentDir, cwd))
+}
+
+// Where is what the session knows of its project, for package projroot.
+func (s *Session) Where(agentDir, cwd string) projroot.Request {
+	return projroot.Request{Flag: s.Env.Project, Getenv: s.Env.Getenv, Agent: agentDir, Cwd: cwd, Dir: s.Env.Dir}
 }
 
 // Config reads the project's .cairn/config.json once per event: several
@@ -240,6 +240,17 @@ func (s *Session) Config() (knowledge.Config, error) {
 		s.cfgOK = true
 	}
 	return s.cfg, s.cfgErr
+}
+
+// User reads the user's own config (package userconf) once per event:
+// the session's start asks it three times (the pipeline, the personal
+// knowledge, the wiki).
+func (s *Session) User() (userconf.User, error) {
+	if !s.userOK {
+		s.user, s.userErr = userconf.Load(s.Env.Getenv)
+		s.userOK = true
+	}
+	return s.user, s.userErr
 }
 
 // Logf appends one line to .cairn/cache/cairn.log. Without a .cairn
@@ -301,12 +312,7 @@ func updateRoute(cfg knowledge.Config) string {
 
 // Task is the pipeline's task for the session of e.
 func (s *Session) Task(e event.Event, reason string) queue.Task {
-	transcript := e.Transcript
-	if !filepath.IsAbs(transcript) {
-		transcript = filepath.Join(s.Env.Dir, transcript) // the worker runs elsewhere
-	}
-	return queue.Task{Session: e.Session, Transcript: transcript, Cwd: e.Cwd, Project: s.Proj.Root,
-		Agent: e.Agent, Reason: reason}
+	return queue.TaskOf(e, reason, s.Proj.Root, s.Env.Dir)
 }
 
 // Enqueue hands the session to the personal session pipeline, when the
@@ -317,7 +323,17 @@ func (s *Session) Enqueue(e event.Event, reason string, force bool) {
 	if e.Transcript == "" {
 		return
 	}
-	if _, err := queue.Produce(s.Env.Getenv, s.Task(e, reason), force, time.Now()); err != nil {
+	if _, err := queue.Produce(s.Env.Getenv, s.User, s.Task(e, reason), force, time.Now()); err != nil {
 		s.Logf("session pipeline: %v", err)
 	}
+}
+
+// ShortLived tunes the garbage collector for a process that lives a few
+// milliseconds (a hook, an add, a sync after a pull; a rebuild it falls
+// into collects anyway, see package index): collecting only when the heap
+// nears 512 MiB spares several collections of the log's buffers, about a
+// quarter of the time of a capture into a 10k-entry log.
+func ShortLived() {
+	debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(512 << 20)
 }

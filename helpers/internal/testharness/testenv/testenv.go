@@ -157,8 +157,8 @@ func pin() error {
 }
 
 // personDirs are the person's own cairn directories, as cairn finds them
-// (the rule of queue.UserDirs, written again here: testenv imports nothing
-// of cairn's, since fsx's own tests import it and queue imports fsx).
+// (the rule of userconf.UserDirs, written again here: testenv imports nothing
+// of cairn's, since fsx's own tests import it and userconf imports fsx).
 func personDirs() []string {
 	home, _ := os.UserHomeDir()
 	base := func(env, def string) string {

@@ -1,4 +1,4 @@
-package queue_test
+package userconf_test
 
 import (
 	"encoding/json"
@@ -8,21 +8,21 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
+	"github.com/cairn-dev/cairn/helpers/internal/userconf"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
 func TestUserDirs(t *testing.T) {
-	d, err := queue.UserDirs(env(map[string]string{"HOME": "/home/ada"}))
+	d, err := userconf.UserDirs(env(map[string]string{"HOME": "/home/ada"}))
 	if err != nil || d.Config != "/home/ada/.config/cairn" || d.Data != "/home/ada/.local/share/cairn" || d.State != "/home/ada/.local/state/cairn" {
 		t.Errorf("HOME only: %+v, %v", d, err)
 	}
-	d, err = queue.UserDirs(env(map[string]string{"HOME": "/home/ada", "XDG_CONFIG_HOME": "/cfg", "XDG_DATA_HOME": "relative/ignored", "XDG_STATE_HOME": "/st"}))
+	d, err = userconf.UserDirs(env(map[string]string{"HOME": "/home/ada", "XDG_CONFIG_HOME": "/cfg", "XDG_DATA_HOME": "relative/ignored", "XDG_STATE_HOME": "/st"}))
 	if err != nil || d.Config != "/cfg/cairn" || d.Data != "/home/ada/.local/share/cairn" || d.State != "/st/cairn" {
 		t.Errorf("XDG: %+v, %v", d, err)
 	}
-	if _, err := queue.UserDirs(env(nil)); !errors.Is(err, queue.ErrNoHome) {
+	if _, err := userconf.UserDirs(env(nil)); !errors.Is(err, userconf.ErrNoHome) {
 		t.Errorf("no HOME: %v", err)
 	}
 }
@@ -30,18 +30,18 @@ func TestUserDirs(t *testing.T) {
 // The pipeline is off until turned on; saving keeps keys a newer cairn
 // wrote.
 func TestConfig(t *testing.T) {
-	d := queue.Dirs{Config: filepath.Join(t.TempDir(), "cairn")}
-	c, err := queue.LoadConfig(d)
+	d := userconf.Dirs{Config: filepath.Join(t.TempDir(), "cairn")}
+	c, err := userconf.LoadConfig(d)
 	if err != nil || c.Pipeline {
 		t.Fatalf("default config = %+v, %v", c, err)
 	}
 	os.MkdirAll(d.Config, 0o755)
 	os.WriteFile(filepath.Join(d.Config, "config.json"), []byte(`{"future_key": 7, "pipeline": false}`), 0o644)
 	c.Pipeline = true
-	if err := queue.SaveConfig(d, c); err != nil {
+	if err := userconf.SaveConfig(d, c); err != nil {
 		t.Fatal(err)
 	}
-	if c, err = queue.LoadConfig(d); err != nil || !c.Pipeline {
+	if c, err = userconf.LoadConfig(d); err != nil || !c.Pipeline {
 		t.Fatalf("after on: %+v, %v", c, err)
 	}
 	var raw map[string]any
@@ -50,10 +50,10 @@ func TestConfig(t *testing.T) {
 		t.Errorf("an unknown key was lost: %s", data)
 	}
 	os.WriteFile(filepath.Join(d.Config, "config.json"), []byte(`{`), 0o644)
-	if _, err := queue.LoadConfig(d); err == nil || !strings.Contains(err.Error(), "config.json") {
+	if _, err := userconf.LoadConfig(d); err == nil || !strings.Contains(err.Error(), "config.json") {
 		t.Errorf("a broken config: %v", err)
 	}
-	if got := (queue.Config{KnowledgeDir: "/vault"}).Knowledge(queue.Dirs{Data: "/data"}); got != "/vault" {
+	if got := (userconf.Config{KnowledgeDir: "/vault"}).Knowledge(userconf.Dirs{Data: "/data"}); got != "/vault" {
 		t.Errorf("Knowledge = %s", got)
 	}
 }
@@ -64,7 +64,7 @@ func TestConfig(t *testing.T) {
 // knowledge_dir_in_repo allows the last.
 func TestKnowledgeDirChecked(t *testing.T) {
 	home := t.TempDir()
-	d := queue.Dirs{Home: home, Data: filepath.Join(home, "data")}
+	d := userconf.Dirs{Home: home, Data: filepath.Join(home, "data")}
 	for in, want := range map[string]string{
 		"~":                 home,
 		"~/notes/cairn":     filepath.Join(home, "notes", "cairn"),
@@ -78,7 +78,7 @@ func TestKnowledgeDirChecked(t *testing.T) {
 		"./notes":           "./notes",
 		"~/../outside/home": filepath.Join(filepath.Dir(home), "outside", "home"),
 	} {
-		c := queue.Config{KnowledgeDir: in}
+		c := userconf.Config{KnowledgeDir: in}
 		if got := c.Knowledge(d); got != want {
 			t.Errorf("Knowledge(%q) = %q, want %q", in, got, want)
 		}
@@ -86,18 +86,18 @@ func TestKnowledgeDirChecked(t *testing.T) {
 		if filepath.IsAbs(want) != (err == nil) {
 			t.Errorf("Check(%q) = %v", in, err)
 		}
-		if err != nil && (!errors.Is(err, queue.ErrPath) || !strings.Contains(err.Error(), "knowledge_dir")) {
+		if err != nil && (!errors.Is(err, userconf.ErrPath) || !strings.Contains(err.Error(), "knowledge_dir")) {
 			t.Errorf("Check(%q): the error does not name the setting: %v", in, err)
 		}
 	}
-	if err := (queue.Config{KnowledgeDir: "~/notes"}).Check(queue.Dirs{}); !errors.Is(err, queue.ErrPath) || !strings.Contains(err.Error(), "HOME") {
+	if err := (userconf.Config{KnowledgeDir: "~/notes"}).Check(userconf.Dirs{}); !errors.Is(err, userconf.ErrPath) || !strings.Contains(err.Error(), "HOME") {
 		t.Errorf("~ without HOME: %v", err)
 	}
 
 	repo := filepath.Join(home, "public-oss")
 	os.MkdirAll(filepath.Join(repo, ".git"), 0o755)
-	inRepo := queue.Config{KnowledgeDir: filepath.Join(repo, "notes", "cairn")}
-	if err := inRepo.Check(d); !errors.Is(err, queue.ErrPath) || !strings.Contains(err.Error(), "knowledge_dir_in_repo") {
+	inRepo := userconf.Config{KnowledgeDir: filepath.Join(repo, "notes", "cairn")}
+	if err := inRepo.Check(d); !errors.Is(err, userconf.ErrPath) || !strings.Contains(err.Error(), "knowledge_dir_in_repo") {
 		t.Errorf("a knowledge_dir inside a work tree: %v", err)
 	}
 	inRepo.KnowledgeDirInRepo = true
@@ -106,7 +106,7 @@ func TestKnowledgeDirChecked(t *testing.T) {
 	}
 	// A link outside every repository to a directory inside one.
 	if err := os.Symlink(repo, filepath.Join(home, "link")); err == nil {
-		if err := (queue.Config{KnowledgeDir: "~/link/notes"}).Check(d); !errors.Is(err, queue.ErrPath) {
+		if err := (userconf.Config{KnowledgeDir: "~/link/notes"}).Check(d); !errors.Is(err, userconf.ErrPath) {
 			t.Errorf("a link into a work tree: %v", err)
 		}
 	}
@@ -114,7 +114,7 @@ func TestKnowledgeDirChecked(t *testing.T) {
 	wt := filepath.Join(home, "wt")
 	os.MkdirAll(wt, 0o755)
 	os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: /elsewhere\n"), 0o644)
-	if err := (queue.Config{KnowledgeDir: "~/wt/notes"}).Check(d); !errors.Is(err, queue.ErrPath) {
+	if err := (userconf.Config{KnowledgeDir: "~/wt/notes"}).Check(d); !errors.Is(err, userconf.ErrPath) {
 		t.Errorf("a knowledge_dir inside a linked worktree: %v", err)
 	}
 }
@@ -125,29 +125,29 @@ func TestKnowledgeDirChecked(t *testing.T) {
 func TestConfigWithBadPath(t *testing.T) {
 	home := t.TempDir()
 	getenv := env(map[string]string{"HOME": home})
-	d, err := queue.UserDirs(getenv)
+	d, err := userconf.UserDirs(getenv)
 	if err != nil || d.Home != home {
 		t.Fatalf("UserDirs: %+v, %v", d, err)
 	}
 	os.MkdirAll(d.Config, 0o755)
 	os.WriteFile(filepath.Join(d.Config, "config.json"), []byte(`{"pipeline": true, "knowledge_dir": "notes/cairn"}`), 0o644)
-	if c, err := queue.LoadConfig(d); !errors.Is(err, queue.ErrPath) || !c.Pipeline {
+	if c, err := userconf.LoadConfig(d); !errors.Is(err, userconf.ErrPath) || !c.Pipeline {
 		t.Errorf("LoadConfig: %+v, %v", c, err)
 	}
-	if on, _, _, err := queue.State(getenv); !errors.Is(err, queue.ErrPath) || !on {
+	if on, _, _, err := userconf.State(getenv); !errors.Is(err, userconf.ErrPath) || !on {
 		t.Errorf("State: %v, %v", on, err)
 	}
-	if _, err := queue.Turn(getenv, true); !errors.Is(err, queue.ErrPath) {
+	if _, err := userconf.Turn(getenv, true); !errors.Is(err, userconf.ErrPath) {
 		t.Errorf("turned on with a relative knowledge_dir: %v", err)
 	}
-	if _, err := queue.Turn(getenv, false); err != nil {
+	if _, err := userconf.Turn(getenv, false); err != nil {
 		t.Errorf("turning off: %v", err)
 	}
 	data, _ := os.ReadFile(filepath.Join(d.Config, "config.json"))
 	if !strings.Contains(string(data), `"pipeline": false`) || !strings.Contains(string(data), `"knowledge_dir": "notes/cairn"`) {
 		t.Errorf("after off:\n%s", data)
 	}
-	if _, err := queue.UserDirs(env(map[string]string{"HOME": "relative/home"})); !errors.Is(err, queue.ErrNoHome) {
+	if _, err := userconf.UserDirs(env(map[string]string{"HOME": "relative/home"})); !errors.Is(err, userconf.ErrNoHome) {
 		t.Errorf("a relative HOME: %v", err)
 	}
 }
@@ -161,11 +161,11 @@ func BenchmarkLoadConfig(b *testing.B) {
 	} {
 		b.Run(name, func(b *testing.B) {
 			home := b.TempDir()
-			d := queue.Dirs{Home: home, Config: filepath.Join(home, ".config", "cairn")}
+			d := userconf.Dirs{Home: home, Config: filepath.Join(home, ".config", "cairn")}
 			os.MkdirAll(d.Config, 0o755)
 			os.WriteFile(filepath.Join(d.Config, "config.json"), []byte(config), 0o644)
 			for b.Loop() {
-				if _, err := queue.LoadConfig(d); err != nil {
+				if _, err := userconf.LoadConfig(d); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,13 +1,14 @@
-// Package queue is the producer's side of cairn's personal session
-// pipeline: the user's own settings and directories (XDG base directories,
-// outside every repository) and the queue of sessions to distill, which
-// the hooks write and the worker drains. It imports nothing of cairn but
-// the leaves fsx and detach (to start the worker), so that the Stop hook's
-// fast path can enqueue before the rest of cairn starts (see hookgate):
-// enqueueing reads no transcript and costs a few stats and one small
-// write. Package model and package wiki read the user's config and
-// directories from here too.
-package queue
+// Package userconf is the person's own cairn settings and directories,
+// outside every repository: $XDG_CONFIG_HOME/cairn/config.json (the
+// session pipeline's switch, the knowledge directory, the model command)
+// and the XDG data and state directories under which the pipeline, the
+// personal knowledge and the personal wiki live. It is a leaf: the
+// standard library and the leaf packages fsx and projroot only, so the capture hook's fast path
+// (the pipeline's producer, package queue) can read it.
+//
+// A hook loads it once per event (see session/record's Session.User),
+// a command once per use.
+package userconf
 
 import (
 	"encoding/json"
@@ -20,6 +21,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+	"github.com/cairn-dev/cairn/helpers/internal/projroot"
 )
 
 // Dirs are the user's cairn directories.
@@ -64,6 +66,33 @@ func UserDirs(getenv func(string) string) (Dirs, error) {
 	d.State, err = base("XDG_STATE_HOME", filepath.Join(".local", "state"))
 	return d, err
 }
+
+// User is the person's directories and config, as [Load] found them.
+type User struct {
+	Dirs   Dirs
+	Config Config
+}
+
+// Load finds the user's directories through getenv and reads the config
+// (see [UserDirs], [LoadConfig]); an error wraps [ErrNoHome] when there is
+// no home to find them by, and [ErrPath] when the config names an
+// unusable path (the config is returned with it).
+func Load(getenv func(string) string) (User, error) {
+	d, err := UserDirs(getenv)
+	if err != nil {
+		return User{Dirs: d}, err
+	}
+	c, err := LoadConfig(d)
+	return User{Dirs: d, Config: c}, err
+}
+
+// Loader is [Load] with getenv, for the callers that load on demand.
+func Loader(getenv func(string) string) func() (User, error) {
+	return func() (User, error) { return Load(getenv) }
+}
+
+// Knowledge is the user's knowledge directory (see [Config.Knowledge]).
+func (u User) Knowledge() string { return u.Config.Knowledge(u.Dirs) }
 
 // Config is the user's own config.json. The zero Config is the default:
 // the pipeline off (it spends model calls), headless runs not exported,
@@ -181,7 +210,10 @@ func SaveConfig(d Dirs, c Config) error {
 	if err != nil {
 		return err
 	}
-	return WriteAtomic(path, append(out, '\n'))
+	if err := os.MkdirAll(d.Config, 0o755); err != nil {
+		return err
+	}
+	return fsx.NewRoot(d.Config).WriteAtomic(configName, append(out, '\n'), 0o600)
 }
 
 // Knowledge is the knowledge directory c names (a leading ~ or $HOME
@@ -239,15 +271,8 @@ func (c Config) Check(d Dirs) error {
 // symbolic links resolved.
 func WorkTree(dir string) (string, bool) {
 	for _, p := range []string{filepath.Clean(dir), resolveLinks(dir)} {
-		for d := p; ; {
-			if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-				return d, true
-			}
-			parent := filepath.Dir(d)
-			if parent == d {
-				break
-			}
-			d = parent
+		if root, ok := projroot.GitRoot(p); ok {
+			return root, true
 		}
 	}
 	return "", false
@@ -268,72 +293,6 @@ func resolveLinks(dir string) string {
 		rest = filepath.Join(filepath.Base(d), rest)
 		d = parent
 	}
-}
-
-// WriteAtomic writes data to path through a temporary file in the same
-// directory and a rename, creating the directory if needed.
-func WriteAtomic(path string, data []byte) error { return writeFile(path, data, true) }
-
-// writeFile writes data to path through a temporary file and a rename;
-// durable syncs it to disk first.
-func writeFile(path string, data []byte, durable bool) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+tempMarker+"*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	var serr error
-	if durable {
-		serr = f.Sync()
-	}
-	cerr := f.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
-
-// tempMarker is in the name of every temporary file writeFile makes:
-// ".<name>.tmp-<random>".
-const tempMarker = ".tmp-"
-
-// IsTemp reports whether name is one of [WriteAtomic]'s temporary files.
-func IsTemp(name string) bool {
-	return strings.HasPrefix(name, ".") && strings.Contains(name, tempMarker)
-}
-
-// RemoveTemps removes the temporary files that writers killed before
-// their rename left in dir (only base's, when base is set), those last
-// written before cutoff (any, when it is zero), and counts them. Call it
-// only where no live writer can own one: holding the lock every writer
-// holds, or with a cutoff older than any write takes.
-func RemoveTemps(dir, base string, cutoff time.Time) int {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return 0
-	}
-	n := 0
-	for _, e := range entries {
-		if !IsTemp(e.Name()) || base != "" && !strings.HasPrefix(e.Name(), "."+base+tempMarker) {
-			continue
-		}
-		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && (cutoff.IsZero() || info.ModTime().Before(cutoff)) {
-			if os.Remove(filepath.Join(dir, e.Name())) == nil {
-				n++
-			}
-		}
-	}
-	return n
 }
 
 // Turn sets the pipeline on or off in the user's config (found through

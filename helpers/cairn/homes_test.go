@@ -1,0 +1,116 @@
+package main
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
+)
+
+// sources maps each of the module's non-test Go files (slash-separated,
+// relative to the repository) to its text.
+func sources(t *testing.T) map[string]string {
+	t.Helper()
+	root := cairntest.RepoRoot(t)
+	files := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") && p != root || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		b, err := os.ReadFile(p)
+		files[filepath.ToSlash(rel)] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// onlyIn fails for each source file outside allowed (directories or files)
+// where re matches.
+func onlyIn(t *testing.T, files map[string]string, re *regexp.Regexp, rule string, allowed ...string) {
+	t.Helper()
+	for name, text := range files {
+		if slices.ContainsFunc(allowed, func(a string) bool { return name == a || strings.HasPrefix(name, a+"/") }) {
+			continue
+		}
+		if loc := re.FindStringIndex(text); loc != nil {
+			line := strings.Count(text[:loc[0]], "\n") + 1
+			t.Errorf("%s:%d: %s (its one home is %s)", name, line, rule, strings.Join(allowed, ", "))
+		}
+	}
+}
+
+// A project is resolved by package projroot alone: no other package reads
+// CAIRN_DIR or walks up for .git or .cairn.
+func TestOneProjectResolver(t *testing.T) {
+	files := sources(t)
+	onlyIn(t, files, regexp.MustCompile(`"CAIRN_DIR"`), "reads CAIRN_DIR", "helpers/internal/projroot")
+	onlyIn(t, files, regexp.MustCompile(`func (FindRoot|FindUp|Locate)\(|func Find\(dir`), "resolves a project", "helpers/internal/projroot", "helpers/internal/project")
+	onlyIn(t, files, regexp.MustCompile(`parent := filepath\.Dir\(`), "walks up the directories", "helpers/internal/projroot",
+		// knowledge_dir's check resolves the links of a path's longest
+		// existing prefix (its git work tree is projroot's).
+		"helpers/internal/userconf/userconf.go")
+}
+
+// The capture hook's reject rule is package hookgate's: no other package
+// tests a payload for a typed prefix to skip it (package capture's
+// extraction does, on a command or a reply it decoded).
+func TestOneRejectPath(t *testing.T) {
+	onlyIn(t, sources(t), regexp.MustCompile(`MightContain\(`), "judges a payload for the reject path",
+		"helpers/internal/hookgate", "helpers/internal/typed", "helpers/internal/capture")
+}
+
+// Files are replaced atomically by package fsx alone (temporary file,
+// fsync, rename, directory fsync, links refused). The few other writes
+// and renames are listed here with their reason.
+func TestOneAtomicWriter(t *testing.T) {
+	onlyIn(t, sources(t), regexp.MustCompile(`os\.(Rename|WriteFile|CreateTemp)\(`), "writes or renames a file outside package fsx",
+		"helpers/internal/fsx",
+		// The test harnesses write the clients' configs in test homes.
+		"helpers/internal/testharness",
+		// Moving a task between the queue's directories is a claim, not
+		// a write; the pipeline's log is rotated; a legacy file is moved.
+		"helpers/internal/pipeline/worker.go", "helpers/internal/pipeline/queue/queue.go", "helpers/internal/pipeline/export.go",
+		// A file the person named (curate --out).
+		"helpers/internal/cli/curate.go",
+		// eval's scratch corpus, in a temporary directory of its own.
+		"helpers/internal/eval/run.go")
+}
+
+// The user's own config is package userconf's, read by these callers
+// alone, each once per use; the hooks read it through their Session
+// (session/record's Session.User, once per event; the reject path's
+// default). A new caller joins this list knowing that rule.
+func TestOneUserConfigLoader(t *testing.T) {
+	onlyIn(t, sources(t), regexp.MustCompile(`userconf\.(Load|LoadConfig|UserDirs|Loader|Turn|State)\(`), "loads the user's config",
+		"helpers/internal/userconf",
+		"helpers/internal/session/record/record.go", // Session.User, once per event
+		"helpers/internal/hookgate/reject.go",       // the reject path: one load
+		"helpers/internal/session/ondemand.go",      // recall outside a hook
+		"helpers/internal/cli/pipeline.go", "helpers/internal/doctor/doctor.go",
+		"helpers/internal/pipeline/run.go", "helpers/internal/pipeline/status.go",
+		"helpers/internal/wiki/personal.go", "helpers/internal/wiki/team.go")
+}
+
+// An entry is shown to other programs in one JSON form (package recall's
+// External), scores rounded in one place (recall.RoundScore); recall
+// --explain's rows are the only other scored JSON, rounded the same way.
+func TestOneEntryEncoding(t *testing.T) {
+	files := sources(t)
+	onlyIn(t, files, regexp.MustCompile(`json:"score"`), "encodes a scored entry", "helpers/internal/recall/external.go", "helpers/internal/cli/explain.go")
+	onlyIn(t, files, regexp.MustCompile(`\*\s*1000\s*\+\s*0\.5`), "rounds a score", "helpers/internal/recall/external.go")
+}
