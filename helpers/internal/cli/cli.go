@@ -107,6 +107,7 @@ func newApp(env Env) *ucli.App {
 			rmCommand(env),
 			editCommand(env),
 			diffCommand(env),
+			checkCommand(env),
 			logCommand(env),
 			resolveCommand(env),
 			doctorCommand(env),

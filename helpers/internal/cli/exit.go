@@ -22,6 +22,7 @@ import (
 const (
 	exitOK    = 0
 	exitError = 1  // something failed; the message says what and how to fix it
+	exitStale = 3  // cairn check --fail-on stale found notes that may be stale
 	exitUsage = 64 // the command line was wrong (EX_USAGE)
 )
 

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/cairn-dev/cairn/helpers/internal/index"
+	"github.com/cairn-dev/cairn/helpers/internal/rank"
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
 	"github.com/cairn-dev/cairn/helpers/internal/relevance"
 	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
@@ -35,10 +35,10 @@ type explainedHit struct {
 	// Via says which search found it: "terms" (the query's words and
 	// their identifier parts) or "synonyms" (ranked after every match of
 	// the terms, filling up a short answer).
-	Via     string             `json:"via"`
-	Matched []termMatch        `json:"matched"`
-	Priors  []relevance.Factor `json:"priors"`
-	Note    string             `json:"note,omitempty"` // sanitize's note on this machine
+	Via     string        `json:"via"`
+	Matched []termMatch   `json:"matched"`
+	Priors  []rank.Factor `json:"priors"`
+	Note    string        `json:"note,omitempty"` // sanitize's note on this machine
 	// Untrusted: the texts are data written by whoever pushed.
 	Untrusted bool `json:"untrusted"`
 }
@@ -51,8 +51,8 @@ type termMatch struct {
 
 // explain says why each of hits, the answer to q (read as a), is there,
 // in their order; fields[i] are the fields of hits[i] each term matched
-// (see [index.Fields]).
-func explain(q index.Query, a relevance.Analysis, hits []index.Hit, fields []map[string][]string) explanation {
+// (see [index.Index.Fields]).
+func explain(q rank.Query, a relevance.Analysis, hits []rank.Hit, fields []map[string][]string) explanation {
 	x := explanation{Query: q.Text, Analysis: a, Order: "score", Hits: []explainedHit{}}
 	if q.NewestFirst {
 		x.Order = "newest"
@@ -60,7 +60,7 @@ func explain(q index.Query, a relevance.Analysis, hits []index.Hit, fields []map
 	terms := append(append([]relevance.Term{}, a.Terms...), a.Synonyms...)
 	for i, h := range hits {
 		e := h.Entry
-		prior := relevance.Prior(e, h.Effect)
+		prior := rank.Prior(e, h.Effect)
 		bm := h.Score
 		if x.Order == "score" && prior != 0 {
 			bm = h.Score / prior
@@ -72,7 +72,7 @@ func explain(q index.Query, a relevance.Analysis, hits []index.Hit, fields []map
 		xh := explainedHit{
 			Rank: i + 1, Key: e.Key, Type: e.Type, Content: e.Content,
 			Score: recall.RoundScore(h.Score), BM25: recall.RoundScore(bm), Prior: recall.RoundScore(prior), Archived: h.Archived,
-			Via: via, Matched: []termMatch{}, Priors: relevance.Factors(e, h.Effect), Note: e.Note, Untrusted: true,
+			Via: via, Matched: []termMatch{}, Priors: rank.Factors(e, h.Effect), Note: e.Note, Untrusted: true,
 		}
 		for _, t := range terms {
 			if f := fields[i][t.Term]; len(f) > 0 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/rank"
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
 	"github.com/cairn-dev/cairn/helpers/internal/relevance"
 	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
@@ -68,7 +69,7 @@ func recallCommand(env Env) *ucli.Command {
 				printStats(env.Stdout, st, c.Bool("all"))
 				return nil
 			}
-			q := index.Query{
+			q := rank.Query{
 				Text:  strings.Join(c.Args().Slice(), " "),
 				Type:  typ,
 				All:   c.Bool("all"),
@@ -87,7 +88,7 @@ func recallCommand(env Env) *ucli.Command {
 			}
 			if c.Bool("explain") {
 				a := relevance.Analyse(q.Text)
-				hits, fields, err := index.ExplainStore(p.Store, q, a.All())
+				hits, fields, err := rank.ExplainStore(p.Store, q, a.All())
 				if err != nil {
 					return err
 				}
@@ -98,7 +99,7 @@ func recallCommand(env Env) *ucli.Command {
 				printExplanation(env.Stdout, x)
 				return nil
 			}
-			hits, err := index.SearchStore(p.Store, q)
+			hits, err := rank.SearchStore(p.Store, q)
 			if err != nil {
 				return err
 			}
@@ -117,7 +118,7 @@ func recallCommand(env Env) *ucli.Command {
 
 // hitsJSON is the --json form of the entries found: package recall's
 // external form, the MCP recall tool's.
-func hitsJSON(hits []index.Hit) []recall.Entry {
+func hitsJSON(hits []rank.Hit) []recall.Entry {
 	out := make([]recall.Entry, 0, len(hits))
 	for _, h := range hits {
 		out = append(out, recall.External(h.Entry, h.Score, h.Archived))
@@ -129,7 +130,7 @@ func hitsJSON(hits []index.Hit) []recall.Entry {
 // untrusted wrapper as the hook's injection, each text made inert by
 // untrusted.ForAgent (no control character, no escape, no tag, no role
 // marker can get through).
-func printHits(w io.Writer, hits []index.Hit) {
+func printHits(w io.Writer, hits []rank.Hit) {
 	fmt.Fprintln(w, recall.OpenTag)
 	fmt.Fprintln(w, recall.ShortPreamble)
 	for _, h := range hits {
@@ -138,7 +139,7 @@ func printHits(w io.Writer, hits []index.Hit) {
 	fmt.Fprintln(w, recall.CloseTag)
 }
 
-func printHit(w io.Writer, h index.Hit) {
+func printHit(w io.Writer, h rank.Hit) {
 	e := h.Entry
 	inert := func(s string) string { return untrusted.ForAgent(s, 0) }
 	fmt.Fprintf(w, "[%s] %s\n", inert(e.Type), inert(e.Content))

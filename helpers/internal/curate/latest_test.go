@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/rank"
 	"github.com/cairn-dev/cairn/helpers/internal/sanitize"
 )
 
@@ -113,7 +114,7 @@ func TestEveryReaderPicksTheSameLine(t *testing.T) {
 			t.Helper()
 			got := map[string]string{}
 			for _, k := range keys {
-				hits, err := ix.Search(index.Query{Text: words[k], Inactive: inactive})
+				hits, err := rank.Search(ix, rank.Query{Text: words[k], Inactive: inactive})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -184,7 +185,7 @@ func TestEveryReaderPicksTheSameLine(t *testing.T) {
 		if _, err := ix.Sync(); err != nil {
 			t.Fatal(err)
 		}
-		if hits, err := ix.Search(index.Query{Text: words["fact-gone-log"]}); err != nil || len(hits) != 0 {
+		if hits, err := rank.Search(ix, rank.Query{Text: words["fact-gone-log"]}); err != nil || len(hits) != 0 {
 			t.Errorf("reverse %v: a stale entry is found: %+v, %v", reverse, hits, err)
 		}
 		search("cache with verdicts", true, all...)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/rank"
 )
 
 // Options of an evaluation.
@@ -27,7 +28,7 @@ func Evaluate(store *knowledge.Store, queries []Query, opts Options) (map[string
 	}
 	results := map[string]Result{}
 	results["cairn"], err = Run(queries, opts.K, func(q string, limit int) ([]string, error) {
-		hits, err := ix.Search(index.Query{Text: q, Limit: limit, Floor: true})
+		hits, err := rank.Search(ix, rank.Query{Text: q, Limit: limit, Floor: true})
 		keys := make([]string, len(hits))
 		for i, h := range hits {
 			keys[i] = h.Entry.Key

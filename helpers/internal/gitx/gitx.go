@@ -1,9 +1,11 @@
 // Package gitx reads what cairn needs from a git repository beyond what
 // package gitmeta reads from .git directly: recent commits and the files
-// they touched. It reads, with go-git; its one write, [Add] (git add, for
-// cairn resolve), runs the git binary. It never computes the worktree
-// status (seconds on a big repository). It is the only package that
-// imports go-git.
+// they touched, files at a revision, merge bases. It reads with go-git,
+// except where the git binary does the job as git itself does: its one
+// write, [Add] (git add, for cairn resolve), attributes, and the files a
+// range changed with renames detected ([Repo.ChangedSince], for cairn
+// check). It never computes the worktree status with go-git (seconds on
+// a big repository). It is the only package that imports go-git.
 package gitx
 
 import (

@@ -93,47 +93,13 @@ const (
 // lines. The data may be mapped: every goroutine that reads it runs under
 // [fsx.Guard], and the files' pages are let go as the build goes.
 func (ix *Index) fill(db *sql.DB, datas map[string][]byte, now state) (res SyncResult, recs map[string][]lineRec, err error) {
-	var size int
-	for _, data := range datas {
-		size += len(data)
-	}
-	evictAll := func() {
-		if size < evictMinBytes {
-			return
-		}
-		for _, data := range datas {
-			fsx.Evict(data)
-		}
-	}
-	sums := make(chan map[string]string, 1)
-	var sumErr error
-	go func() {
-		var m map[string]string
-		sumErr = fsx.Guard(func() { m = sumData(datas) })
-		sums <- m
-	}()
-	// Most of what a build holds lives from the first line read to the
-	// last row written (the files, and a record of each line): the
-	// collector's usual headroom, as much again, would be garbage
-	// alongside it for the whole build.
-	// A short-lived process turns the collector off (cli's shortLived);
-	// a build that such a process falls into collects all the same.
-	if old := debug.SetGCPercent(buildGCPercent); old >= 0 && old < buildGCPercent {
-		debug.SetGCPercent(old) // already tighter
-	} else {
-		defer debug.SetGCPercent(old)
-	}
+	defer tightenGC()()
+	evict := evictor(datas)
 	recs = map[string][]lineRec{}
-	sorted := distinctLines(ix.sources(), datas, recs, evictAll)
-	fillSums(now, <-sums)
-	if sumErr != nil {
-		return res, nil, fmt.Errorf("read the log: it changed while read (%w)", sumErr)
+	sorted, err := ix.readSources(datas, now, recs, evict)
+	if err != nil {
+		return res, nil, err
 	}
-	evictAll()
-	// Lines go in in hash order, the lines table's primary key: B-tree
-	// appends instead of random inserts.
-	slices.SortFunc(sorted, func(a, b distinct) int { return bytes.Compare(a.hash[:], b.hash[:]) })
-
 	tx, err := db.Begin()
 	if err != nil {
 		return res, nil, dbErr("begin", err)
@@ -141,177 +107,288 @@ func (ix *Index) fill(db *sql.DB, datas map[string][]byte, now state) (res SyncR
 	defer tx.Rollback() // after Commit, a no-op
 	bw := &batchWriter{tx: tx}
 	defer bw.close()
-
-	lines := make(chan []*lineRow, 4)
-	entries := make(chan []entryRow, 4)
-	quit := make(chan struct{})
-	var (
-		wg      sync.WaitGroup
-		rep     knowledge.Report
-		nKeys   int
-		prodErr error
-	)
-	// The producer: lines parsed in hash order, then entries in key
-	// order. It closes lines once it sent them all (or stops), and
-	// entries when it returns.
-	closeLines := sync.OnceFunc(func() { close(lines) })
-	produce := func() {
-		send := func(b []*lineRow) bool {
-			select {
-			case lines <- b:
-				return true
-			case <-quit:
-				return false
-			}
-		}
-		workers := min(runtime.GOMAXPROCS(0), 4)
-		// Every keyed line's version: sorted by key, each key's lines
-		// are a run, whose newest wins.
-		var versions []version
-		var glued []*lineRow // further entries of glued lines, new hashes
-		var odd []problems
-		batch := make([]*lineRow, 0, lineBatch)
-		parsed := make([]parsedChunk, (len(sorted)+lineBatch-1)/lineBatch)
-		ok, fault := inOrder(len(parsed), workers, func(c int) {
-			parsed[c].parse(sorted[c*lineBatch : min(len(sorted), (c+1)*lineBatch)])
-		}, func(c int) bool {
-			if c%(evictScattered/lineBatch) == evictScattered/lineBatch-1 {
-				evictAll()
-			}
-			pc := parsed[c]
-			parsed[c] = parsedChunk{}
-			versions = append(versions, pc.versions...)
-			glued = append(glued, pc.glued...)
-			odd = append(odd, pc.odd...)
-			rep.Lines += pc.rep.Lines
-			rep.Entries += pc.rep.Entries
-			rep.Blank += pc.rep.Blank
-			batch = append(batch, pc.rows...)
-			for len(batch) >= lineBatch {
-				if !send(batch[:lineBatch:lineBatch]) {
-					return false
-				}
-				batch = batch[lineBatch:]
-			}
-			return true
-		})
-		if !ok {
-			prodErr = fault
-			closeLines()
-			return
-		}
-		slices.SortFunc(glued, func(a, b *lineRow) int { return bytes.Compare(a.hash, b.hash) })
-		batch = append(batch, glued...)
-		for len(batch) > 0 {
-			n := min(len(batch), lineBatch)
-			if !send(batch[:n:n]) {
-				closeLines()
-				return
-			}
-			batch = batch[n:]
-		}
-		closeLines()
-		// Problems in the order of their lines' first appearance, as a
-		// read of the files reports them.
-		slices.SortFunc(odd, func(a, b problems) int { return a.first - b.first })
-		for _, o := range odd {
-			for range o.n {
-				rep.Merge(o.rep)
-			}
-		}
-		slices.SortFunc(versions, func(a, b version) int { return strings.Compare(a.key, b.key) })
-		winners := versions[:0]
-		for _, v := range versions {
-			switch n := len(winners); {
-			case n == 0 || winners[n-1].key != v.key:
-				winners = append(winners, v)
-			case v.v.Newer(winners[n-1].v):
-				winners[n-1] = v
-			}
-		}
-		clear(versions[len(winners):])
-		nKeys = len(winners)
-		rowsOf := make([][]entryRow, (len(winners)+entryBatch-1)/entryBatch)
-		errs := make([]error, len(rowsOf))
-		_, fault = inOrder(len(rowsOf), workers, func(c int) {
-			rowsOf[c], errs[c] = entryRows(winners[c*entryBatch : min(len(winners), (c+1)*entryBatch)])
-		}, func(c int) bool {
-			if c%(evictScattered/entryBatch) == evictScattered/entryBatch-1 {
-				evictAll()
-			}
-			if errs[c] != nil {
-				prodErr = errs[c]
-				return false
-			}
-			select {
-			case entries <- rowsOf[c]:
-				rowsOf[c] = nil
-				return true
-			case <-quit:
-				return false
-			}
-		})
-		if fault != nil {
-			prodErr = fault
-		}
-	}
+	p := newProducer(sorted, evict)
+	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		defer close(entries)
-		defer closeLines()
-		if err := fsx.Guard(produce); err != nil {
-			prodErr = fmt.Errorf("read the log: it changed while read (%w)", err)
-		}
+		p.run()
 	}()
-	werr := func() error {
-		for b := range lines {
-			if err := bw.putLines(b); err != nil {
-				return err
-			}
-			res.Added += len(b)
-		}
-		id := int64(0)
-		for b := range entries {
-			if err := bw.putEntries(id, b); err != nil {
-				return err
-			}
-			id += int64(len(b))
-		}
-		return nil
-	}()
+	added, werr := writeRows(bw, p.lines, p.entries)
 	if werr != nil {
-		close(quit)
+		close(p.quit)
 	}
 	wg.Wait()
 	if werr != nil {
 		return res, nil, werr
 	}
-	if prodErr != nil {
-		return res, nil, prodErr
+	if p.err != nil {
+		return res, nil, p.err
 	}
-	res.Report = rep
-	res.Entries = nKeys
+	res.Added, res.Report, res.Entries = added, p.rep, p.nKeys
+	if err := ix.finishBuild(tx, bw, now); err != nil {
+		return res, nil, err
+	}
+	return res, recs, nil
+}
+
+// tightenGC sets the collector's target to buildGCPercent for a build,
+// unless it is tighter already, and returns what restores it. Most of
+// what a build holds lives from the first line read to the last row
+// written (the files, and a record of each line): the collector's usual
+// headroom, as much again, would be garbage alongside it for the whole
+// build. A short-lived process turns the collector off (cli's
+// shortLived); a build that such a process falls into collects all the
+// same.
+func tightenGC() (restore func()) {
+	old := debug.SetGCPercent(buildGCPercent)
+	if old >= 0 && old < buildGCPercent {
+		debug.SetGCPercent(old) // already tighter
+		return func() {}
+	}
+	return func() { debug.SetGCPercent(old) }
+}
+
+// evictor returns what lets the pages of the mapped datas go, when they
+// are big enough for it to matter (see evictMinBytes).
+func evictor(datas map[string][]byte) func() {
+	var size int
+	for _, data := range datas {
+		size += len(data)
+	}
+	return func() {
+		if size < evictMinBytes {
+			return
+		}
+		for _, data := range datas {
+			fsx.Evict(data)
+		}
+	}
+}
+
+// readSources reads the sources' distinct lines, in hash order (the
+// lines table's primary key: B-tree appends instead of random inserts),
+// each line's record appended to recs, and fills now's sums, computed
+// alongside.
+func (ix *Index) readSources(datas map[string][]byte, now state, recs map[string][]lineRec, evict func()) ([]distinct, error) {
+	sums := make(chan map[string]string, 1)
+	var sumErr error
+	go func() {
+		var m map[string]string
+		sumErr = fsx.Guard(func() { m = sumData(datas) })
+		sums <- m
+	}()
+	sorted := distinctLines(ix.sources(), datas, recs, evict)
+	fillSums(now, <-sums)
+	if sumErr != nil {
+		return nil, fmt.Errorf("read the log: it changed while read (%w)", sumErr)
+	}
+	evict()
+	slices.SortFunc(sorted, func(a, b distinct) int { return bytes.Compare(a.hash[:], b.hash[:]) })
+	return sorted, nil
+}
+
+// writeRows writes the batches of lines, then of entries, as the producer
+// sends them, until it closes each; it returns how many lines it wrote.
+func writeRows(bw *batchWriter, lines <-chan []*lineRow, entries <-chan []entryRow) (added int, err error) {
+	for b := range lines {
+		if err := bw.putLines(b); err != nil {
+			return added, err
+		}
+		added += len(b)
+	}
+	id := int64(0)
+	for b := range entries {
+		if err := bw.putEntries(id, b); err != nil {
+			return added, err
+		}
+		id += int64(len(b))
+	}
+	return added, nil
+}
+
+// finishBuild fills the text index and the indexes from the rows written,
+// records the state now of the files and the schema, and commits.
+func (ix *Index) finishBuild(tx *sql.Tx, bw *batchWriter, now state) error {
 	// The text index is filled from the entries table in one statement.
 	if _, err := tx.Exec(`INSERT INTO fts(rowid,content,tags,type,idents) SELECT id,content,tags,type,idents FROM entries ORDER BY id`); err != nil {
-		return res, nil, dbErr("index text", err)
+		return dbErr("index text", err)
 	}
 	// Indexes for refolds and newest-first listings (must-check at session
 	// start), built once over the sorted data rather than row by row.
 	if _, err := tx.Exec(indexes); err != nil {
-		return res, nil, dbErr("index cache", err)
+		return dbErr("index cache", err)
 	}
 	bw.close()
 	if err := ix.setFiles(tx, now, nil); err != nil {
-		return res, nil, err
+		return err
 	}
 	if _, err := tx.Exec(`INSERT INTO meta(k,v) VALUES('schema',?)`, schemaVersion); err != nil {
-		return res, nil, dbErr("save cache state", err)
+		return dbErr("save cache state", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return res, nil, dbErr("commit cache", err)
+		return dbErr("commit cache", err)
 	}
-	return res, recs, nil
+	return nil
+}
+
+// producer hands a build's work to the writer in order: the lines parsed,
+// in hash order, then the winning entries' rows, in key order, each
+// prepared ahead by a pool of workers (see inOrder). It closes lines once
+// it sent them all (or stops), and entries when it returns; a close of
+// quit stops it. What it found (the report, the count of keys, an error)
+// is read once it returned.
+type producer struct {
+	sorted     []distinct
+	evict      func()
+	workers    int
+	lines      chan []*lineRow
+	entries    chan []entryRow
+	quit       chan struct{}
+	closeLines func()
+
+	rep   knowledge.Report
+	nKeys int
+	err   error
+}
+
+func newProducer(sorted []distinct, evict func()) *producer {
+	p := &producer{
+		sorted:  sorted,
+		evict:   evict,
+		workers: min(runtime.GOMAXPROCS(0), 4),
+		lines:   make(chan []*lineRow, 4),
+		entries: make(chan []entryRow, 4),
+		quit:    make(chan struct{}),
+	}
+	p.closeLines = sync.OnceFunc(func() { close(p.lines) })
+	return p
+}
+
+// run produces under [fsx.Guard]: the data may be mapped.
+func (p *producer) run() {
+	defer close(p.entries)
+	defer p.closeLines()
+	if err := fsx.Guard(p.produce); err != nil {
+		p.err = fmt.Errorf("read the log: it changed while read (%w)", err)
+	}
+}
+
+func (p *producer) produce() {
+	versions, odd, ok := p.sendLines()
+	p.closeLines()
+	if !ok {
+		return
+	}
+	// Problems in the order of their lines' first appearance, as a read
+	// of the files reports them.
+	slices.SortFunc(odd, func(a, b problems) int { return a.first - b.first })
+	for _, o := range odd {
+		for range o.n {
+			p.rep.Merge(o.rep)
+		}
+	}
+	winners := latestVersions(versions)
+	p.nKeys = len(winners)
+	p.sendEntries(winners)
+}
+
+// send hands a batch to ch, unless the writer quit.
+func send[T any](p *producer, ch chan<- T, b T) bool {
+	select {
+	case ch <- b:
+		return true
+	case <-p.quit:
+		return false
+	}
+}
+
+// sendLines parses the distinct lines and sends their rows in batches,
+// the further entries of glued lines last; it returns every keyed line's
+// version and the lines read with problems, and false when it stopped.
+func (p *producer) sendLines() (versions []version, odd []problems, ok bool) {
+	var glued []*lineRow // further entries of glued lines, new hashes
+	batch := make([]*lineRow, 0, lineBatch)
+	parsed := make([]parsedChunk, (len(p.sorted)+lineBatch-1)/lineBatch)
+	ok, fault := inOrder(len(parsed), p.workers, func(c int) {
+		parsed[c].parse(p.sorted[c*lineBatch : min(len(p.sorted), (c+1)*lineBatch)])
+	}, func(c int) bool {
+		if c%(evictScattered/lineBatch) == evictScattered/lineBatch-1 {
+			p.evict()
+		}
+		pc := parsed[c]
+		parsed[c] = parsedChunk{}
+		versions = append(versions, pc.versions...)
+		glued = append(glued, pc.glued...)
+		odd = append(odd, pc.odd...)
+		p.rep.Lines += pc.rep.Lines
+		p.rep.Entries += pc.rep.Entries
+		p.rep.Blank += pc.rep.Blank
+		batch = append(batch, pc.rows...)
+		for len(batch) >= lineBatch {
+			if !send(p, p.lines, batch[:lineBatch:lineBatch]) {
+				return false
+			}
+			batch = batch[lineBatch:]
+		}
+		return true
+	})
+	if !ok {
+		p.err = fault
+		return nil, nil, false
+	}
+	slices.SortFunc(glued, func(a, b *lineRow) int { return bytes.Compare(a.hash, b.hash) })
+	batch = append(batch, glued...)
+	for len(batch) > 0 {
+		n := min(len(batch), lineBatch)
+		if !send(p, p.lines, batch[:n:n]) {
+			return nil, nil, false
+		}
+		batch = batch[n:]
+	}
+	return versions, odd, true
+}
+
+// latestVersions is each key's winning version (see [knowledge.Version.Newer]),
+// by key: sorted by key, each key's lines are a run, whose newest wins.
+func latestVersions(versions []version) []version {
+	slices.SortFunc(versions, func(a, b version) int { return strings.Compare(a.key, b.key) })
+	winners := versions[:0]
+	for _, v := range versions {
+		switch n := len(winners); {
+		case n == 0 || winners[n-1].key != v.key:
+			winners = append(winners, v)
+		case v.v.Newer(winners[n-1].v):
+			winners[n-1] = v
+		}
+	}
+	clear(versions[len(winners):])
+	return winners
+}
+
+// sendEntries derives the winners' rows in batches and sends them.
+func (p *producer) sendEntries(winners []version) {
+	rowsOf := make([][]entryRow, (len(winners)+entryBatch-1)/entryBatch)
+	errs := make([]error, len(rowsOf))
+	_, fault := inOrder(len(rowsOf), p.workers, func(c int) {
+		rowsOf[c], errs[c] = entryRows(winners[c*entryBatch : min(len(winners), (c+1)*entryBatch)])
+	}, func(c int) bool {
+		if c%(evictScattered/entryBatch) == evictScattered/entryBatch-1 {
+			p.evict()
+		}
+		if errs[c] != nil {
+			p.err = errs[c]
+			return false
+		}
+		if !send(p, p.entries, rowsOf[c]) {
+			return false
+		}
+		rowsOf[c] = nil
+		return true
+	})
+	if fault != nil {
+		p.err = fault
+	}
 }
 
 // distinct is one distinct line of the sources, as a build scans them.

@@ -83,7 +83,7 @@ func TestHelperProcess(t *testing.T) {
 		if err != nil || st.Total != n {
 			fail("stats %+v, %v (sync %+v)", st, err, res)
 		}
-		hits, err := ix.Search(Query{Text: uniqWord(n - 1)})
+		hits, err := searchErr(ix, testQuery{Text: uniqWord(n - 1)})
 		if err != nil || len(hits) != 1 {
 			fail("search: %d hits, %v", len(hits), err)
 		}
@@ -104,7 +104,7 @@ func TestHelperProcess(t *testing.T) {
 			if err != nil {
 				fail("round %d: stats: %v (sync %+v)", round, err, res)
 			}
-			if _, err := ix.Search(Query{Text: "writer entry " + uniqWord(round%n)}); err != nil {
+			if _, err := searchErr(ix, testQuery{Text: "writer entry " + uniqWord(round%n)}); err != nil {
 				fail("round %d: search: %v", round, err)
 			}
 			ix.Close()
@@ -225,7 +225,7 @@ func TestConcurrentWriters(t *testing.T) {
 	}
 	for _, n := range []int{0, 1, 99, 100, 457, 650, total - 1} {
 		e := writerEntry(n/entriesPerWriter, n%entriesPerWriter)
-		hits := search(t, ix, Query{Text: uniqWord(n)})
+		hits := search(t, ix, testQuery{Text: uniqWord(n)})
 		if len(hits) != 1 || hits[0].Entry.Key != e.Key {
 			t.Errorf("search %s = %v, want %s", uniqWord(n), hitKeys(hits), e.Key)
 		}

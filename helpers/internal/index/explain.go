@@ -2,8 +2,6 @@ package index
 
 import (
 	"strings"
-
-	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 )
 
 // Columns of the full-text index, as an explanation names them.
@@ -11,30 +9,30 @@ var ftsColumns = []struct{ column, name string }{
 	{"content", "content"}, {"tags", "tags"}, {"type", "type"}, {"idents", "identifiers"},
 }
 
-// Fields says, for each of hits, which of terms the full-text index
-// matches in which of its fields (content, tags, type, identifiers: the
-// parts of the content's identifiers), as the search matched them: same
-// stemmer, same prefixes. One query per term and field, over the hits'
-// rows only.
-func (ix *Index) Fields(hits []Hit, terms []string) ([]map[string][]string, error) {
-	out := make([]map[string][]string, len(hits))
-	if len(hits) == 0 {
+// Fields says, for the entry of each of keys, which of terms the
+// full-text index matches in which of its fields (content, tags, type,
+// identifiers: the parts of the content's identifiers), as a search
+// matches them: same stemmer, same prefixes. One query per term and
+// field, over those entries' rows only.
+func (ix *Index) Fields(keys []string, terms []string) ([]map[string][]string, error) {
+	out := make([]map[string][]string, len(keys))
+	if len(keys) == 0 {
 		return out, nil
 	}
 	pos := map[int64]int{}
-	keys := make([]any, len(hits))
-	marks := make([]string, len(hits))
-	for i, h := range hits {
+	args := make([]any, len(keys))
+	marks := make([]string, len(keys))
+	for i, k := range keys {
 		out[i] = map[string][]string{}
-		keys[i], marks[i] = h.Entry.Key, "?"
+		args[i], marks[i] = k, "?"
 	}
-	rows, err := ix.db.Query(`SELECT id, key FROM entries WHERE key IN (`+strings.Join(marks, ",")+`)`, keys...)
+	rows, err := ix.db.Query(`SELECT id, key FROM entries WHERE key IN (`+strings.Join(marks, ",")+`)`, args...)
 	if err != nil {
 		return nil, dbErr("explain", err)
 	}
 	byKey := map[string]int{}
-	for i, h := range hits {
-		byKey[h.Entry.Key] = i
+	for i, k := range keys {
+		byKey[k] = i
 	}
 	var ids []string
 	for rows.Next() {
@@ -73,20 +71,4 @@ func (ix *Index) Fields(hits []Hit, terms []string) ([]map[string][]string, erro
 		}
 	}
 	return out, nil
-}
-
-// ExplainStore is [SearchStore] that also says, for each hit, which of
-// terms matched in which field (see [Index.Fields]).
-func ExplainStore(s *knowledge.Store, q Query, terms []string) ([]Hit, []map[string][]string, error) {
-	ix, _, err := OpenSynced(s)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer ix.Close()
-	hits, err := ix.Search(q)
-	if err != nil {
-		return nil, nil, err
-	}
-	fields, err := ix.Fields(hits, terms)
-	return hits, fields, err
 }

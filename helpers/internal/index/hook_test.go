@@ -116,7 +116,7 @@ func TestHookSearchOfDamagedCache(t *testing.T) {
 	}
 	f.WriteAt(junk, 8192)
 	f.Close()
-	_, err = hook.Search(Query{Text: "oauth token", Limit: 5})
+	_, err = searchErr(hook, testQuery{Text: "oauth token", Limit: 5})
 	if err != nil && !errors.Is(err, ErrNotReady) {
 		t.Fatalf("hook search of a damaged cache = %v, want ErrNotReady (or an answer)", err)
 	}

@@ -1,10 +1,16 @@
 // Package index owns cairn's local search cache: an SQLite FTS5 database
 // under .cairn/cache, built from the shared log and caught up with it
-// incrementally. The cache is disposable: it can be deleted at any time and
-// is rebuilt from the log; nothing flows from it back into the log. How a
-// query is read and how matches are weighed is package relevance's; this
-// package turns it into SQL. It is the only package that imports
-// modernc.org/sqlite.
+// incrementally, with a copy of sanitize's verdicts on the log's lines
+// (the audit). The cache is disposable: it can be deleted at any time and
+// is rebuilt from the log; nothing flows from it back into the log.
+//
+// It answers reads of entries: listings newest first, and the entries
+// that match a query's terms with their BM25 scores and verdicts
+// ([Index.Matches]), selected by type, archive and status ([Filter]).
+// It plans a query's cost (which terms reach FTS5) but does not rank:
+// how a text is read into terms is package relevance's, and what priors
+// and verdicts make of a score is package rank's. It is the only package
+// that imports modernc.org/sqlite.
 package index
 
 import (

@@ -23,236 +23,188 @@ const (
 	weightIdents  = 4.0
 )
 
-// MatchExpr builds an FTS5 MATCH expression from any user text: its terms
-// (see [relevance.Terms]) quoted and joined with OR, as a search on a small log
-// sends them, so no input can be read as FTS5 syntax. It returns "" when
-// the text has no usable term.
-func MatchExpr(text string) string {
-	terms := relevance.Terms(text)
-	if len(terms) == 0 {
-		return ""
-	}
-	return quoteTerms(terms, "OR")
+// Filter selects entries of the cache.
+type Filter struct {
+	Type     string // only this type
+	All      bool   // include the archive
+	Inactive bool   // include retracted and superseded entries, and those the audit removed
 }
 
-// DefaultLimit is how many hits a query without a Limit returns.
-const DefaultLimit = 10
-
-// Query selects entries from the cache.
-type Query struct {
-	Text        string // free text; empty lists entries newest first
-	Type        string // only this type
-	All         bool   // include the archive
-	Inactive    bool   // include retracted and superseded entries, and those sanitize removed
-	Limit       int    // at most this many (DefaultLimit when 0)
-	Floor       bool   // answer only if a match is confident (see [relevance.Confident])
-	NewestFirst bool   // order by ts instead of relevance
-}
-
-// Hit is one entry found, with its relevance (higher is better; 0 when the
-// query had no text).
-type Hit struct {
-	Entry    knowledge.Entry
-	Score    float64
+// Candidate is an entry a read of the cache selected, with what the cache
+// knows of it: how well it matches the read's terms and the audit's
+// verdict on its line. What they make of its rank is package rank's.
+type Candidate struct {
+	Entry knowledge.Entry // Note holds the audit's note on its line
+	// BM25 is how well the entry matches the terms, higher is better (the
+	// negated bm25 of the weighted columns); 0 for a listing.
+	BM25     float64
 	Archived bool
 	// Effect is sanitize's verdict on the entry's line on this machine
-	// (see [audit.EffectFlagged]; "" when none), which the score's
-	// priors took into account.
+	// (see [audit.EffectFlagged]; "" when none).
 	Effect string
-	// Synonym is set when the entry came in with the query's synonyms,
-	// after every match of its words as written.
-	Synonym bool
 }
 
-// Search runs a query against the cache. Text with no usable term finds
-// nothing rather than everything. A cache SQLite finds damaged is rebuilt
-// from the log, once, and asked again; any other failure returns no hits.
-func (ix *Index) Search(q Query) ([]Hit, error) {
-	if q.Limit <= 0 {
-		q.Limit = DefaultLimit
-	}
-	hits, err := ix.search(q)
+// Read runs fn, a read of the cache. A cache SQLite finds damaged is
+// rebuilt from the log, once, and fn runs again; on a hook's path, a
+// cache too big to rebuild there answers [ErrNotReady] instead.
+func (ix *Index) Read(fn func() error) error {
+	err := fn()
 	if errors.Is(err, ErrCorrupt) && ix.hook && !ix.small() {
-		return nil, fmt.Errorf("%w: %w", ErrNotReady, err)
+		return fmt.Errorf("%w: %w", ErrNotReady, err)
 	}
 	if errors.Is(err, ErrCorrupt) {
 		// The cache is disposable.
 		if _, rerr := ix.Rebuild(); rerr != nil {
-			return nil, err
+			return err
 		}
-		hits, err = ix.search(q)
+		err = fn()
 	}
-	if err != nil {
-		return nil, err
-	}
-	return hits, nil
+	return err
 }
 
-// search answers q, whose Limit is set, from the cache as it is: a listing
-// without text; with text, the matches of its terms, filled up from their
-// synonyms when too few, and gated by the confidence floor.
-func (ix *Index) search(q Query) ([]Hit, error) {
-	if strings.TrimSpace(q.Text) == "" {
-		return ix.list(q)
-	}
-	terms := relevance.Terms(q.Text)
-	hits, err := ix.matches(q, terms)
-	if err != nil || q.NewestFirst {
-		return hits, err
-	}
-	expanded := relevance.Expand(terms)
-	if len(hits) < q.Limit && len(expanded) > len(terms) {
-		// Too few matches for the words as written: fill up with what
-		// the abbreviations and their spellings out find (parse -> pkg,
-		// db -> database), ranked after every direct match.
-		more, err := ix.matches(q, relevance.Terms(strings.Join(expanded[len(terms):], " ")))
-		if err != nil {
-			return nil, err
-		}
-		hits = fill(hits, more, q.Limit)
-	}
-	if q.Floor && !confident(hits, terms, expanded) {
-		return nil, nil
-	}
-	return hits, nil
-}
-
-// fill appends to hits those of more it does not hold, up to limit.
-func fill(hits, more []Hit, limit int) []Hit {
-	seen := map[string]bool{}
-	for _, h := range hits {
-		seen[h.Entry.Key] = true
-	}
-	for _, h := range more {
-		if len(hits) == limit {
-			break
-		}
-		if !seen[h.Entry.Key] {
-			seen[h.Entry.Key] = true
-			h.Synonym = true
-			hits = append(hits, h)
-		}
-	}
-	return hits
-}
-
-// confident is the confidence floor: a query answers only if at least one
-// of its best matches is confident (see [relevance.Confident]) for its
-// terms or, when it has synonyms, for them too. Gating the whole answer,
-// rather than filtering each match, keeps the entries that share one rare
-// word with a real question while a question about something the log does
-// not cover gets no answer.
-func confident(hits []Hit, terms, expanded []string) bool {
-	for _, h := range hits {
-		if relevance.Confident(h.Entry, terms) || (len(expanded) > len(terms) && relevance.Confident(h.Entry, expanded)) {
-			return true
-		}
-	}
-	return false
-}
-
-// filters are the conditions on entries (alias e, verdict v) of q's
-// Type, All and Inactive, with their arguments.
-func filters(q Query) (where []string, args []any) {
-	if !q.All {
+// filters are the conditions on entries (alias e, verdict v) of f, with
+// their arguments.
+func filters(f Filter) (where []string, args []any) {
+	if !f.All {
 		where = append(where, "e.archived=0")
 	}
-	if !q.Inactive {
-		where = append(where, "e.status NOT IN ('retracted','superseded')", "coalesce(v.effect,'') != 'removed'")
+	if !f.Inactive {
+		where = append(where, "e.status NOT IN ('retracted','superseded')", "coalesce(v.effect,'') != '"+audit.EffectRemoved+"'")
 	}
-	if q.Type != "" {
+	if f.Type != "" {
 		where = append(where, "e.type=?")
-		args = append(args, q.Type)
+		args = append(args, f.Type)
 	}
 	return where, args
 }
 
-// list lists the entries q selects, newest first.
-func (ix *Index) list(q Query) ([]Hit, error) {
-	where, args := filters(q)
-	cond := "1"
-	if len(where) > 0 {
-		cond = strings.Join(where, " AND ")
+// passes reports whether an entry of archived, status and the audit's
+// effect passes f's All and Inactive (the conditions of [filters], in Go).
+func (f Filter) passes(archived bool, status, effect string) bool {
+	if !f.All && archived {
+		return false
 	}
-	stmt := `SELECT e.json, e.archived, 0, e.status, coalesce(v.effect,''), coalesce(v.note,'') FROM entries e ` + verdictJoin +
-		` WHERE ` + cond + ` ORDER BY e.ts DESC, e.key LIMIT ?`
-	return ix.readHits(q.Limit, false, stmt, append(args, q.Limit)...)
+	return f.Inactive || status != knowledge.StatusRetracted && status != knowledge.StatusSuperseded && effect != audit.EffectRemoved
 }
 
-// matches finds the entries q selects that match terms: ranked by bm25
-// scaled by the priors, or newest first.
-func (ix *Index) matches(q Query, terms []string) ([]Hit, error) {
+// Newest returns up to limit entries f selects, newest first: all of
+// them, or with terms those that match at least one.
+func (ix *Index) Newest(terms []string, f Filter, limit int) ([]Candidate, error) {
+	where, args := filters(f)
+	if len(terms) == 0 {
+		cond := "1"
+		if len(where) > 0 {
+			cond = strings.Join(where, " AND ")
+		}
+		return ix.readCandidates(`SELECT e.json, e.archived, 0, coalesce(v.effect,''), coalesce(v.note,''), e.id FROM entries e `+verdictJoin+
+			` WHERE `+cond+` ORDER BY e.ts DESC, e.key LIMIT ?`, append(args, limit)...)
+	}
 	expr, err := ix.plan(terms)
 	if err != nil || expr == "" {
 		return nil, err
 	}
-	if q.Type == "" && !q.NewestFirst {
-		if hits, ok, err := ix.rankFirst(expr, q); err != nil || ok {
-			return hits, err
-		}
-	}
-	where, args := filters(q)
-	where = append([]string{"fts MATCH ?"}, where...)
-	args = append([]any{expr}, args...)
-	order := "score DESC"        // the column, so bm25 runs once a row
-	limit := candidates(q.Limit) // priors may reorder the best few
-	if q.NewestFirst {
-		order, limit = "e.ts DESC, e.key", q.Limit
-	}
-	stmt := fmt.Sprintf(`SELECT e.json, e.archived, -%s AS score, e.status, coalesce(v.effect,''), coalesce(v.note,'')
-FROM fts JOIN entries e ON e.id = fts.rowid `+verdictJoin+`
-WHERE %s ORDER BY %s LIMIT ?`, bm25Expr, strings.Join(where, " AND "), order)
-	return ix.readHits(q.Limit, !q.NewestFirst, stmt, append(args, limit)...)
+	return ix.readCandidates(joinedMatches(where, "e.ts DESC, e.key"), append(append([]any{expr}, args...), limit)...)
 }
 
-// readHits runs stmt, which selects an entry's json, archived, score,
-// status, effect and note, and returns the first limit hits; ranked
-// scales the scores by the priors and orders by them.
-func (ix *Index) readHits(limit int, ranked bool, stmt string, args ...any) ([]Hit, error) {
+// Matches reads the entries f selects that match at least one of terms,
+// best BM25 first, among the max best matches, and passes each to yield.
+// Before it reads a match, it asks wanted whether one of that BM25 may
+// still count; the first no ends the read. When f drops so many of the
+// max best matches that fewer than need remain, it reads on among the max
+// best matches f selects.
+func (ix *Index) Matches(terms []string, f Filter, need, max int, wanted func(bm25 float64) bool, yield func(Candidate)) error {
+	expr, err := ix.plan(terms)
+	if err != nil || expr == "" {
+		return err
+	}
+	var seen map[int64]bool
+	if f.Type == "" {
+		var done bool
+		if seen, done, err = ix.bestFirst(expr, f, need, max, wanted, yield); err != nil || done {
+			return err
+		}
+	}
+	where, args := filters(f)
+	rows, err := ix.db.Query(joinedMatches(where, "score DESC"), append(append([]any{expr}, args...), max)...)
+	if err != nil {
+		return dbErr("search cache", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c Candidate
+		var id int64
+		var js string
+		var arch int
+		if err := rows.Scan(&js, &arch, &c.BM25, &c.Effect, &c.Entry.Note, &id); err != nil {
+			return dbErr("search cache", err)
+		}
+		if seen[id] {
+			continue
+		}
+		if !wanted(c.BM25) {
+			break
+		}
+		if c.decode(js, arch) {
+			yield(c)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return dbErr("search cache", err)
+	}
+	return nil
+}
+
+// joinedMatches is the statement that selects the entries (with the
+// conditions where) matching an expression, ordered by order, with a
+// limit: json, archived, BM25, effect, note and id.
+func joinedMatches(where []string, order string) string {
+	// Ordered by the selected column, so bm25 runs once a row.
+	return fmt.Sprintf(`SELECT e.json, e.archived, -%s AS score, coalesce(v.effect,''), coalesce(v.note,''), e.id
+FROM fts JOIN entries e ON e.id = fts.rowid `+verdictJoin+`
+WHERE %s ORDER BY %s LIMIT ?`, bm25Expr, strings.Join(append([]string{"fts MATCH ?"}, where...), " AND "), order)
+}
+
+// readCandidates runs stmt, which selects an entry's json, archived,
+// BM25, effect, note and id, and returns its candidates.
+func (ix *Index) readCandidates(stmt string, args ...any) ([]Candidate, error) {
 	rows, err := ix.db.Query(stmt, args...)
 	if err != nil {
 		return nil, dbErr("search cache", err)
 	}
 	defer rows.Close()
-	var hits []Hit
+	var out []Candidate
 	for rows.Next() {
-		var js, status, effect, note string
+		var c Candidate
+		var js string
 		var arch int
-		var score float64
-		if err := rows.Scan(&js, &arch, &score, &status, &effect, &note); err != nil {
+		var id int64
+		if err := rows.Scan(&js, &arch, &c.BM25, &c.Effect, &c.Entry.Note, &id); err != nil {
 			return nil, dbErr("search cache", err)
 		}
-		e, err := knowledge.DecodeEntry([]byte(js))
-		if err != nil {
-			continue
+		if c.decode(js, arch) {
+			out = append(out, c)
 		}
-		e.Note = note
-		if ranked {
-			score *= relevance.Prior(e, effect)
-		}
-		hits = append(hits, Hit{Entry: e, Score: score, Archived: arch == 1, Effect: effect})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, dbErr("search cache", err)
 	}
-	if ranked {
-		sortHits(hits)
-		hits = hits[:min(len(hits), limit)]
+	return out, nil
+}
+
+// decode fills the candidate's entry from its json, keeping the note
+// already read; false for json that is no entry.
+func (c *Candidate) decode(js string, archived int) bool {
+	e, err := knowledge.DecodeEntry([]byte(js))
+	if err != nil {
+		return false
 	}
-	return hits, nil
+	e.Note = c.Entry.Note
+	c.Entry, c.Archived = e, archived == 1
+	return true
 }
 
 // verdictJoin brings in sanitize's verdict on an entry's current line.
 const verdictJoin = `LEFT JOIN verdicts v ON v.key = e.key AND v.ts = e.ts`
-
-// candidates is how many of the best bm25 matches are read for a query
-// that shows limit: enough for the priors to lift a lower match into view.
-func candidates(limit int) int { return limit*3 + 20 }
-
-// sortHits orders hits best first; equal scores keep their order.
-func sortHits(hits []Hit) {
-	sort.SliceStable(hits, func(a, b int) bool { return hits[a].Score > hits[b].Score })
-}
 
 // Count is one group of a statistic.
 type Count struct {
@@ -452,100 +404,102 @@ func (ix *Index) countUpTo(expr string, max int) (int, error) {
 	return n, nil
 }
 
-// rankFirst ranks matches in the full-text index alone, then reads only
-// the few best entries; ok is false when filters removed so many that the
-// joined query must decide.
-func (ix *Index) rankFirst(expr string, q Query) (hits []Hit, ok bool, err error) {
-	want := candidates(q.Limit)
-	// Ordered by the selected column, so bm25 runs once a row, not twice.
-	rows, err := ix.db.Query(`SELECT rowid, -`+bm25Expr+` AS score FROM fts WHERE fts MATCH ? ORDER BY score DESC LIMIT ?`, expr, want)
+// bestFirst reads the max best matches of expr by BM25 in the full-text
+// index alone, then only the entries of those wanted, in batches, and
+// passes those f selects to yield. It returns the ids it passed; done is
+// false when f dropped so many that fewer than need remain of a full
+// max, and the joined statement must decide.
+func (ix *Index) bestFirst(expr string, f Filter, need, max int, wanted func(float64) bool, yield func(Candidate)) (seen map[int64]bool, done bool, err error) {
+	top, err := ix.bestIDs(expr, max)
 	if err != nil {
-		return nil, false, dbErr("search cache", err)
+		return nil, false, err
 	}
-	type ranked struct {
-		id    int64
-		score float64
+	seen = map[int64]bool{}
+	batch := map[int64]candidateRow{}
+	read := 0 // candidates of top fetched so far
+	for i, r := range top {
+		if !wanted(r.bm25) {
+			return seen, true, nil
+		}
+		if i >= read {
+			// Entries are read in batches of the best candidates, one
+			// statement each (every statement costs a lock round trip).
+			next := top[read:min(len(top), read+need+10)]
+			if err := ix.fetchRows(next, batch); err != nil {
+				return nil, false, err
+			}
+			read += len(next)
+		}
+		row, found := batch[r.id]
+		if !found || !f.passes(row.arch == 1, row.status, row.effect) {
+			continue
+		}
+		c := Candidate{BM25: r.bm25, Effect: row.effect}
+		c.Entry.Note = row.note
+		if c.decode(row.js, row.arch) {
+			seen[r.id] = true
+			yield(c)
+		}
 	}
-	var top []ranked
+	// Every match was seen, or enough passed the filters.
+	return seen, len(top) < max || len(seen) >= need, nil
+}
+
+// scoredID is a match of the full-text index: its row and its BM25.
+type scoredID struct {
+	id   int64
+	bm25 float64
+}
+
+// bestIDs returns the max best matches of expr by BM25, best first.
+func (ix *Index) bestIDs(expr string, max int) ([]scoredID, error) {
+	// Ordered by the selected column, so bm25 runs once a row, not twice.
+	rows, err := ix.db.Query(`SELECT rowid, -`+bm25Expr+` AS score FROM fts WHERE fts MATCH ? ORDER BY score DESC LIMIT ?`, expr, max)
+	if err != nil {
+		return nil, dbErr("search cache", err)
+	}
+	defer rows.Close()
+	var top []scoredID
 	for rows.Next() {
-		var r ranked
-		if err := rows.Scan(&r.id, &r.score); err != nil {
-			rows.Close()
-			return nil, false, dbErr("search cache", err)
+		var r scoredID
+		if err := rows.Scan(&r.id, &r.bm25); err != nil {
+			return nil, dbErr("search cache", err)
 		}
 		top = append(top, r)
 	}
-	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, false, dbErr("search cache", err)
+		return nil, dbErr("search cache", err)
 	}
-	// Entries are read in batches of the best candidates, one statement
-	// each (every statement costs a lock round trip of its own).
-	type row struct {
-		js, status, effect, note string
-		arch                     int
+	return top, nil
+}
+
+// candidateRow is what bestFirst reads of an entry.
+type candidateRow struct {
+	js, status, effect, note string
+	arch                     int
+}
+
+// fetchRows reads the entries of ids into batch, in one statement.
+func (ix *Index) fetchRows(ids []scoredID, batch map[int64]candidateRow) error {
+	list := make([]string, 0, len(ids))
+	for _, r := range ids {
+		list = append(list, strconv.FormatInt(r.id, 10))
 	}
-	batch := map[int64]row{}
-	read := 0 // candidates of top fetched so far
-	fetch := func(n int) error {
-		next := top[read:]
-		if n < len(next) {
-			next = next[:n]
-		}
-		ids := make([]string, 0, len(next))
-		for _, r := range next {
-			ids = append(ids, fmt.Sprint(r.id))
-		}
-		read += len(ids)
-		rows, err := ix.db.Query(`SELECT e.id, e.json, e.archived, e.status, coalesce(v.effect,''), coalesce(v.note,'') FROM entries e ` +
-			verdictJoin + ` WHERE e.id IN (` + strings.Join(ids, ",") + `)`)
-		if err != nil {
+	rows, err := ix.db.Query(`SELECT e.id, e.json, e.archived, e.status, coalesce(v.effect,''), coalesce(v.note,'') FROM entries e ` +
+		verdictJoin + ` WHERE e.id IN (` + strings.Join(list, ",") + `)`)
+	if err != nil {
+		return dbErr("search cache", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var r candidateRow
+		if err := rows.Scan(&id, &r.js, &r.arch, &r.status, &r.effect, &r.note); err != nil {
 			return dbErr("search cache", err)
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var id int64
-			var r row
-			if err := rows.Scan(&id, &r.js, &r.arch, &r.status, &r.effect, &r.note); err != nil {
-				return dbErr("search cache", err)
-			}
-			batch[id] = r
-		}
-		return rows.Err()
+		batch[id] = r
 	}
-	for i, r := range top {
-		// Matches come best first by bm25; once even the greatest prior
-		// cannot lift the next one into the top Limit, stop reading.
-		if len(hits) >= q.Limit {
-			sortHits(hits)
-			if r.score*relevance.MaxPrior < hits[q.Limit-1].Score {
-				break
-			}
-		}
-		if i >= read {
-			if err := fetch(q.Limit + 10); err != nil {
-				return nil, false, err
-			}
-		}
-		e0, found := batch[r.id]
-		if !found {
-			continue
-		}
-		js, arch, status, effect, note := e0.js, e0.arch, e0.status, e0.effect, e0.note
-		if (!q.All && arch == 1) || (!q.Inactive && (status == knowledge.StatusRetracted || status == knowledge.StatusSuperseded || effect == audit.EffectRemoved)) {
-			continue
-		}
-		e, err := knowledge.DecodeEntry([]byte(js))
-		if err != nil {
-			continue
-		}
-		e.Note = note
-		hits = append(hits, Hit{Entry: e, Score: r.score * relevance.Prior(e, effect), Archived: arch == 1, Effect: effect})
-	}
-	sortHits(hits)
-	// Every match was seen, or enough survived the filters.
-	ok = len(top) < want || len(hits) >= q.Limit
-	return hits[:min(len(hits), q.Limit)], ok, nil
+	return rows.Err()
 }
 
 // Has reports whether the cache holds an entry of key (in the log or the

@@ -63,17 +63,6 @@ func SyncStore(s *knowledge.Store, full bool) (SyncReport, error) {
 	return SyncReport{SyncResult: res, Problems: problems}, nil
 }
 
-// SearchStore runs q against the store's cache, synced with the log
-// first.
-func SearchStore(s *knowledge.Store, q Query) ([]Hit, error) {
-	ix, _, err := OpenSynced(s)
-	if err != nil {
-		return nil, err
-	}
-	defer ix.Close()
-	return ix.Search(q)
-}
-
 // StatsOf counts the store's entries by type, status, author and month
 // (all: with the archive), from the cache synced with the log.
 func StatsOf(s *knowledge.Store, all bool) (Stats, error) {

@@ -33,7 +33,7 @@ func writeAudit(t *testing.T, s *knowledge.Store, acts ...audit.Action) {
 	}
 }
 
-func TestVerdictsShapeRecall(t *testing.T) {
+func TestVerdictsReachCandidates(t *testing.T) {
 	s := newStore(t)
 	base := []knowledge.Entry{
 		{Key: "fact-kiwi-noise-aaaaaa", Type: "fact", Content: "kiwi deploy pasted output", TS: 100},
@@ -48,7 +48,7 @@ func TestVerdictsShapeRecall(t *testing.T) {
 	if !ix.SanitizeNeeded() {
 		t.Error("no audit yet, but SanitizeNeeded is false")
 	}
-	before := hitKeys(search(t, ix, Query{Text: "kiwi deploy"}))
+	before := hitKeys(search(t, ix, testQuery{Text: "kiwi deploy"}))
 	if len(before) != 3 || before[0] != "fact-kiwi-doubt-bbbbbb" {
 		t.Fatalf("before any audit: %v (the doubtful entry should match best on its words)", before)
 	}
@@ -63,23 +63,29 @@ func TestVerdictsShapeRecall(t *testing.T) {
 	if ix.SanitizeNeeded() {
 		t.Error("audit of the current log, but SanitizeNeeded is true")
 	}
-	hits := search(t, ix, Query{Text: "kiwi deploy"})
-	if got := hitKeys(hits); strings.Join(got, " ") != "fact-kiwi-plain-cccccc fact-kiwi-doubt-bbbbbb" {
-		t.Fatalf("with the audit: %v, want the plain entry first, the flagged one after, the noise gone", got)
+	// The candidates carry the verdicts (what they do to the rank is
+	// package rank's): the flagged entry with its effect and note, the
+	// noise gone.
+	hits := search(t, ix, testQuery{Text: "kiwi deploy"})
+	if got := hitKeys(hits); strings.Join(got, " ") != "fact-kiwi-doubt-bbbbbb fact-kiwi-plain-cccccc" {
+		t.Fatalf("with the audit: %v, want the doubtful and the plain entries, the noise gone", got)
 	}
-	if !strings.HasPrefix(hits[1].Entry.Note, "needs review: ") || hits[0].Entry.Note != "" {
-		t.Errorf("notes: %q, %q", hits[0].Entry.Note, hits[1].Entry.Note)
+	if h := hits[0]; h.Effect != audit.EffectFlagged || !strings.HasPrefix(h.Entry.Note, "needs review: ") {
+		t.Errorf("flagged candidate: effect %q, note %q", h.Effect, h.Entry.Note)
 	}
-	for _, h := range search(t, ix, Query{Limit: 100}) {
+	if h := hits[1]; h.Effect != "" || h.Entry.Note != "" {
+		t.Errorf("plain candidate: effect %q, note %q", h.Effect, h.Entry.Note)
+	}
+	for _, h := range search(t, ix, testQuery{Limit: 100}) {
 		if h.Entry.Key == "fact-kiwi-noise-aaaaaa" {
 			t.Error("removed entry in the newest-first listing")
 		}
 	}
-	if got := hitKeys(search(t, ix, Query{Text: "kiwi deploy", Inactive: true})); len(got) != 3 {
+	if got := hitKeys(search(t, ix, testQuery{Text: "kiwi deploy", Inactive: true})); len(got) != 3 {
 		t.Errorf("Inactive shows everything, got %v", got)
 	}
 	// A typed query (the joined path) applies the verdicts too.
-	if got := hitKeys(search(t, ix, Query{Text: "kiwi deploy", Type: "fact"})); strings.Join(got, " ") != "fact-kiwi-plain-cccccc fact-kiwi-doubt-bbbbbb" {
+	if got := hitKeys(search(t, ix, testQuery{Text: "kiwi deploy", Type: "fact"})); strings.Join(got, " ") != "fact-kiwi-doubt-bbbbbb fact-kiwi-plain-cccccc" {
 		t.Errorf("typed query: %v", got)
 	}
 
@@ -95,7 +101,7 @@ func TestVerdictsShapeRecall(t *testing.T) {
 	if _, err := ix.Rebuild(); err != nil {
 		t.Fatal(err)
 	}
-	if got := hitKeys(search(t, ix, Query{Text: "kiwi deploy"})); len(got) != 3 || strings.Contains(strings.Join(got, " "), "noise") {
+	if got := hitKeys(search(t, ix, testQuery{Text: "kiwi deploy"})); len(got) != 3 || strings.Contains(strings.Join(got, " "), "noise") {
 		t.Errorf("after rebuild: %v", got)
 	}
 }
@@ -112,7 +118,7 @@ func TestUnreadableAuditIsNoAudit(t *testing.T) {
 	}
 	ix := openIndex(t, s)
 	mustSync(t, ix)
-	if got := hitKeys(search(t, ix, Query{Text: "lime builds"})); len(got) != 1 {
+	if got := hitKeys(search(t, ix, testQuery{Text: "lime builds"})); len(got) != 1 {
 		t.Errorf("search with an unreadable audit: %v", got)
 	}
 	if !ix.SanitizeNeeded() {

@@ -12,6 +12,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/doctor"
 	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/rank"
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
 	"github.com/cairn-dev/cairn/helpers/internal/session"
 	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
@@ -74,7 +75,7 @@ func (s *server) recall(ctx context.Context, in recallIn) (string, RecallResult,
 
 func (s *server) find(_ context.Context, in recallIn) (string, RecallResult, error) {
 	out := RecallResult{Untrusted: true, Notice: UntrustedNote, Entries: []Entry{}}
-	q := index.Query{Text: strings.TrimSpace(in.Query), All: in.All, Limit: in.Limit, Floor: true}
+	q := rank.Query{Text: strings.TrimSpace(in.Query), All: in.All, Limit: in.Limit, Floor: true}
 	if in.Type != "" {
 		t, err := knowledge.NormalizeType(in.Type)
 		if err != nil {
@@ -119,7 +120,7 @@ func ofType(t string) string {
 	return " of type " + t
 }
 
-func entryOf(h index.Hit) Entry { return recall.External(h.Entry, h.Score, h.Archived) }
+func entryOf(h rank.Hit) Entry { return recall.External(h.Entry, h.Score, h.Archived) }
 
 type addIn struct {
 	Type    string   `json:"type" jsonschema:"the kind of knowledge: learned, decision, fact, pattern, investigation, deviation or must-check"`

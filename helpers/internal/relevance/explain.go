@@ -1,12 +1,5 @@
 package relevance
 
-import (
-	"strings"
-
-	"github.com/cairn-dev/cairn/helpers/internal/audit"
-	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
-)
-
 // Where a query term came from (see [Term]).
 const (
 	FromQuery   = "query"   // a word as written
@@ -56,46 +49,6 @@ func Analyse(text string) Analysis {
 		a.Synonyms = append(a.Synonyms, Term{Term: s, Origin: FromSynonym, Of: of, Prefix: Prefixed(s)})
 	})
 	return a
-}
-
-// Factor is one prior of a match's score: its name, what of the entry it
-// looked at, and the factor it applied (1 when it moved nothing).
-type Factor struct {
-	Name   string  `json:"name"`
-	Value  string  `json:"value"`
-	Factor float64 `json:"factor"`
-	Why    string  `json:"why"`
-}
-
-// Factors are the priors [Prior] weighs for e with the audit's verdict
-// effect, one by one, including those that moved nothing; their product
-// is Prior(e, effect).
-func Factors(e knowledge.Entry, effect string) []Factor {
-	status := Factor{Name: "status", Value: e.Status, Factor: 1, Why: "no curation status"}
-	switch e.Status {
-	case knowledge.StatusCanonical:
-		status.Factor, status.Why = priorCanonical, "curation kept it for its cluster of duplicates"
-	case knowledge.StatusNeedsReview:
-		status.Factor, status.Why = priorNeedsReview, "curation marked it for review"
-	case "":
-		status.Value = "active"
-	default:
-		status.Why = "no prior for this status"
-	}
-	verdict := Factor{Name: "verdict", Value: "none", Factor: 1, Why: "sanitize has no verdict on its line"}
-	if effect != "" {
-		verdict.Value, verdict.Why = effect, "sanitize's verdict on this machine"
-	}
-	if effect == audit.EffectFlagged {
-		verdict.Factor, verdict.Why = priorNeedsReview, "sanitize doubts it, and a flag ranks lower"
-	}
-	return []Factor{
-		status,
-		verdict,
-		{Name: "type", Value: e.Type, Factor: 1, Why: "not a prior: a boost for must-check and decision entries cost recall@5"},
-		{Name: "recency", Value: "", Factor: 1, Why: "not a prior: a boost for newer entries cost recall@5"},
-		{Name: "anchors", Value: strings.Join(e.Files, ", "), Factor: 1, Why: "not a prior of the search (anchors steer the per-file notes)"},
-	}
 }
 
 // All is the analysis's terms and then its synonyms, as [Expand] lists

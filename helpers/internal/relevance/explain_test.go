@@ -1,12 +1,8 @@
 package relevance
 
 import (
-	"math"
 	"slices"
 	"testing"
-
-	"github.com/cairn-dev/cairn/helpers/internal/audit"
-	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 )
 
 func TestAnalyseAgreesWithTerms(t *testing.T) {
@@ -46,20 +42,5 @@ func TestAnalyseAgreesWithTerms(t *testing.T) {
 	}
 	if !slices.ContainsFunc(a.Synonyms, func(s Term) bool { return s.Term == "database" && s.Of == "db" }) {
 		t.Errorf("synonyms: %+v", a.Synonyms)
-	}
-}
-
-func TestFactorsMultiplyToPrior(t *testing.T) {
-	for _, status := range []string{"", knowledge.StatusCanonical, knowledge.StatusNeedsReview, knowledge.StatusSuperseded} {
-		for _, effect := range []string{"", audit.EffectFlagged, audit.EffectRemoved} {
-			e := knowledge.Entry{Key: "k", Type: "decision", Status: status, TS: 1}
-			f := 1.0
-			for _, x := range Factors(e, effect) {
-				f *= x.Factor
-			}
-			if want := Prior(e, effect); math.Abs(f-want) > 1e-12 {
-				t.Errorf("status %q effect %q: factors give %v, Prior %v", status, effect, f, want)
-			}
-		}
 	}
 }

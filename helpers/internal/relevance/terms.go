@@ -1,10 +1,11 @@
-// Package relevance owns how cairn reads a question and weighs an answer,
-// apart from any storage: the terms of a text (stop words dropped,
-// identifiers split, at most MaxTerms), their synonyms, the crude stemming
-// that tells whether an entry covers a term, the confidence gate on an
-// answer, and the priors that scale a match's score by what is known of
-// the entry. The search cache (package index) applies them to its SQL;
-// recall and the hooks use them directly. It imports no SQLite.
+// Package relevance owns how cairn reads a question and whether an entry
+// covers it, apart from any storage: the terms of a text (stop words
+// dropped, identifiers split, at most MaxTerms), their synonyms, which
+// terms also find the words they start, the crude stemming that tells
+// whether an entry covers a term, and the confidence test of an answer.
+// The search cache (package index) turns terms into its SQL; package rank
+// orders and gates what it finds; recall and the hooks use the terms
+// directly. It imports nothing but the entry model.
 package relevance
 
 import (

@@ -96,3 +96,27 @@ func TestCoverageAndConfident(t *testing.T) {
 		}
 	}
 }
+
+func TestPrefixed(t *testing.T) {
+	for _, tc := range []struct {
+		term string
+		want bool
+	}{
+		{"health", true},      // finds healthz
+		{"service", true},     // stem servic: finds serviceaccount
+		{"webhook", true},     // finds webhooksecret
+		{"connections", true}, // stem connect
+		{"stripe", false},     // stem strip
+		{"running", false},    // stem runn; FTS5 would search run*
+		{"caching", false},    // stem cach
+		{"pgx", false},        // short
+		{"idempotency", true}, // long
+		{"deadlock", true},    // no suffix to strip
+		{"db", false},         // short
+		{"authentication", true},
+	} {
+		if got := Prefixed(tc.term); got != tc.want {
+			t.Errorf("Prefixed(%q) = %v, want %v", tc.term, got, tc.want)
+		}
+	}
+}

@@ -299,7 +299,7 @@ func symbolSearch(root string, files []string, symbols []string, deadline time.T
 		if _, dup := parts[s]; dup {
 			continue
 		}
-		ps := strings.Split(s, ".")
+		ps := symbolParts(s)
 		parts[s] = ps
 		for _, p := range ps {
 			want[p] = append(want[p], s)
@@ -332,14 +332,7 @@ func symbolSearch(root string, files []string, symbols []string, deadline time.T
 				if found[s] {
 					continue
 				}
-				all := true
-				for _, p := range parts[s] {
-					if !seen[p] {
-						all = false
-						break
-					}
-				}
-				if all {
+				if allSeen(parts[s], seen) {
 					found[s] = true
 					remaining--
 				}
@@ -350,6 +343,38 @@ func symbolSearch(root string, files []string, symbols []string, deadline time.T
 		}
 	}
 	return found, true
+}
+
+// SymbolsIn reports which of symbols occur in data by the rule of the
+// anchor check: a dotted symbol needs all its parts as identifiers of data.
+func SymbolsIn(data []byte, symbols []string) map[string]bool {
+	seen := map[string]bool{}
+	forEachIdent(data, func(id []byte) {
+		if !seen[string(id)] {
+			seen[string(id)] = true
+		}
+	})
+	found := map[string]bool{}
+	for _, s := range symbols {
+		if allSeen(symbolParts(s), seen) {
+			found[s] = true
+		}
+	}
+	return found
+}
+
+// symbolParts are the identifiers a symbol needs: Client.Do needs Client
+// and Do.
+func symbolParts(s string) []string { return strings.Split(s, ".") }
+
+// allSeen reports whether every one of parts is in seen.
+func allSeen(parts []string, seen map[string]bool) bool {
+	for _, p := range parts {
+		if !seen[p] {
+			return false
+		}
+	}
+	return true
 }
 
 // readSmall reads a file unless it is larger than maxSymbolFileSize.

@@ -182,6 +182,33 @@ func writeTree(t testing.TB, root string, files map[string]string) []string {
 	return names
 }
 
+// SymbolsIn judges one file's content by the symbol search's rule.
+func TestSymbolsIn(t *testing.T) {
+	data := []byte("package store\n\ntype Store struct{}\nfunc (Store) Get() {}\n// x_buildQuery\n")
+	tests := []struct {
+		symbols []string
+		found   []string
+	}{
+		{[]string{"Store"}, []string{"Store"}},
+		{[]string{"Store.Get"}, []string{"Store.Get"}},
+		{[]string{"Client.Get"}, nil},
+		{[]string{"buildQuery"}, nil}, // whole identifiers only
+		{[]string{"Get", "nope", "Get"}, []string{"Get"}},
+		{nil, nil},
+	}
+	for _, tt := range tests {
+		found := SymbolsIn(data, tt.symbols)
+		var got []string
+		for s := range found {
+			got = append(got, s)
+		}
+		slices.Sort(got)
+		if !sameStrings(got, tt.found) {
+			t.Errorf("SymbolsIn(%v) = %v, want %v", tt.symbols, got, tt.found)
+		}
+	}
+}
+
 func TestSymbolSearch(t *testing.T) {
 	root := t.TempDir()
 	files := writeTree(t, root, map[string]string{

@@ -10,6 +10,11 @@
 // audit to temporary files that replace the previous ones only once the
 // run is complete. A run that is cancelled or killed leaves the previous
 // working set and audit as they were.
+//
+// It owns the anchor rules: what an entry names that the repository can
+// confirm ([FindAnchors]), whether a symbol occurs in a file
+// ([SymbolsIn], which cairn check reuses), and the verdict of the anchor
+// check (judgeAnchors).
 package sanitize
 
 import (

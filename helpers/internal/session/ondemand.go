@@ -9,6 +9,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
+	"github.com/cairn-dev/cairn/helpers/internal/rank"
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
 	"github.com/cairn-dev/cairn/helpers/internal/relevance"
 	"github.com/cairn-dev/cairn/helpers/internal/session/record"
@@ -27,7 +28,7 @@ type Found struct {
 	Text string
 	// Hits are the entries found, best first (their texts as in the log:
 	// whoever shows them sanitizes them).
-	Hits []index.Hit
+	Hits []rank.Hit
 	// Provisioned is false when the project has no .cairn yet.
 	Provisioned bool
 }
@@ -36,7 +37,7 @@ type Found struct {
 // what it found as a session start does. A project without .cairn has
 // nothing (and is not provisioned by asking). getenv reads the
 // environment (for the background sanitize a changed log starts).
-func Recall(p *project.Project, getenv func(string) string, q index.Query) (Found, error) {
+func Recall(p *project.Project, getenv func(string) string, q rank.Query) (Found, error) {
 	s := &Session{&record.Session{Env: record.Env{Getenv: getenv, Dir: p.Root}, Name: "recall", Proj: p}}
 	if err := p.Store.Check(); err != nil {
 		return Found{}, err
@@ -53,7 +54,7 @@ func Recall(p *project.Project, getenv func(string) string, q index.Query) (Foun
 	if q.Text == "" {
 		q.NewestFirst = true
 	}
-	hits, err := ix.Search(q)
+	hits, err := rank.Search(ix, q)
 	if err != nil {
 		return Found{}, err
 	}

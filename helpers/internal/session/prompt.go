@@ -8,6 +8,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
+	"github.com/cairn-dev/cairn/helpers/internal/rank"
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
 	"github.com/cairn-dev/cairn/helpers/internal/relevance"
 )
@@ -67,7 +68,7 @@ func (s *Session) prompt(e event.Event) (event.Answer, error) {
 	}
 	defer ix.Close()
 	s.sanitizeIfNeeded(ix)
-	hits, err := ix.Search(index.Query{Text: e.Prompt, Limit: 10})
+	hits, err := rank.Search(ix, rank.Query{Text: e.Prompt, Limit: 10})
 	if err != nil {
 		return none, err
 	}

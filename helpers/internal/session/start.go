@@ -16,6 +16,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/gitx"
 	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/rank"
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
 	"github.com/cairn-dev/cairn/helpers/internal/relevance"
 	"github.com/cairn-dev/cairn/helpers/internal/typed"
@@ -52,7 +53,7 @@ func (s *Session) start(e event.Event) (event.Answer, error) {
 	s.sanitizeIfNeeded(ix)
 	ctx := s.context()
 	query := recall.Query(ctx)
-	must, err := ix.Search(index.Query{Type: typed.MustCheck, NewestFirst: true, Limit: 50})
+	must, err := rank.Search(ix, rank.Query{Type: typed.MustCheck, NewestFirst: true, Limit: 50})
 	if errors.Is(err, index.ErrNotReady) {
 		// Damaged, and too big to rebuild here.
 		s.startSync(true)
@@ -64,7 +65,7 @@ func (s *Session) start(e event.Event) (event.Answer, error) {
 	var relevant []knowledge.Entry
 	if query != "" {
 		const limit = 40 // more than a 6,000-character block can show
-		hits, err := ix.Search(index.Query{Text: query, Limit: limit, Floor: true})
+		hits, err := rank.Search(ix, rank.Query{Text: query, Limit: limit, Floor: true})
 		if err != nil {
 			return none, err
 		}

@@ -1,4 +1,4 @@
-package relevance
+package rank
 
 import (
 	"math"
@@ -30,26 +30,17 @@ func TestPrior(t *testing.T) {
 	}
 }
 
-func TestPrefixed(t *testing.T) {
-	for _, tc := range []struct {
-		term string
-		want bool
-	}{
-		{"health", true},      // finds healthz
-		{"service", true},     // stem servic: finds serviceaccount
-		{"webhook", true},     // finds webhooksecret
-		{"connections", true}, // stem connect
-		{"stripe", false},     // stem strip
-		{"running", false},    // stem runn; FTS5 would search run*
-		{"caching", false},    // stem cach
-		{"pgx", false},        // short
-		{"idempotency", true}, // long
-		{"deadlock", true},    // no suffix to strip
-		{"db", false},         // short
-		{"authentication", true},
-	} {
-		if got := Prefixed(tc.term); got != tc.want {
-			t.Errorf("Prefixed(%q) = %v, want %v", tc.term, got, tc.want)
+func TestFactorsMultiplyToPrior(t *testing.T) {
+	for _, status := range []string{"", knowledge.StatusCanonical, knowledge.StatusNeedsReview, knowledge.StatusSuperseded} {
+		for _, effect := range []string{"", audit.EffectFlagged, audit.EffectRemoved} {
+			e := knowledge.Entry{Key: "k", Type: "decision", Status: status, TS: 1}
+			f := 1.0
+			for _, x := range Factors(e, effect) {
+				f *= x.Factor
+			}
+			if want := Prior(e, effect); math.Abs(f-want) > 1e-12 {
+				t.Errorf("status %q effect %q: factors give %v, Prior %v", status, effect, f, want)
+			}
 		}
 	}
 }
