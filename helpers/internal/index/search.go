@@ -47,6 +47,9 @@ type Query struct {
 	Limit       int    // at most this many (DefaultLimit when 0)
 	Floor       bool   // answer only if a match is confident (see [relevance.Confident])
 	NewestFirst bool   // order by ts instead of relevance
+	// Narrow keeps only the entries that match each of its fields set
+	// (see [Narrow]); the ranking is recall's.
+	Narrow Narrow
 }
 
 // Hit is one entry found, with its relevance (higher is better; 0 when the
@@ -164,6 +167,7 @@ func filters(q Query) (where []string, args []any) {
 		where = append(where, "e.type=?")
 		args = append(args, q.Type)
 	}
+	where, args = q.Narrow.conditions(where, args)
 	return where, args
 }
 
@@ -186,7 +190,7 @@ func (ix *Index) matches(q Query, terms []string) ([]Hit, error) {
 	if err != nil || expr == "" {
 		return nil, err
 	}
-	if q.Type == "" && !q.NewestFirst {
+	if q.Type == "" && !q.NewestFirst && q.Narrow == (Narrow{}) {
 		if hits, ok, err := ix.rankFirst(expr, q); err != nil || ok {
 			return hits, err
 		}
