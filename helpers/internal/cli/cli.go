@@ -107,6 +107,7 @@ func newApp(env Env) *ucli.App {
 			editCommand(env),
 			diffCommand(env),
 			logCommand(env),
+			uiCommand(env),
 			resolveCommand(env),
 			doctorCommand(env),
 			initCommand(env),
