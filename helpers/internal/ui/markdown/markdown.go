@@ -4,7 +4,7 @@
 // What it renders cannot run or load anything: raw HTML is dropped
 // (goldmark's default), a link or an image survives only when its
 // destination is an http(s) URL, an in-app path ("/...", not "//...") or a
-// fragment, and every character that would reorder or hide text is shown
+// fragment (an image only when it is an in-app path), and every character that would reorder or hide text is shown
 // escaped (see [untrusted.ForTerminal]). Obsidian wikilinks ([[target]],
 // [[target#heading|alias]]) become links through a resolver the caller
 // gives.
@@ -66,6 +66,14 @@ func Allowed(dest string) bool {
 	return false
 }
 
+// InApp reports whether an image's source is served by the app itself:
+// a path ("/..."), never another host. A remote image would tell its host
+// who reads the page, and when.
+func InApp(src string) bool {
+	d := strings.TrimSpace(src)
+	return strings.HasPrefix(d, "/") && !strings.HasPrefix(d, "//") && !strings.HasPrefix(d, `/\`)
+}
+
 // safeLinks replaces every link, image and autolink whose destination is
 // not Allowed with its text.
 type safeLinks struct{}
@@ -83,7 +91,7 @@ func (safeLinks) Transform(doc *ast.Document, reader text.Reader, _ parser.Conte
 				bad = append(bad, n)
 			}
 		case *ast.Image:
-			if !Allowed(string(l.Destination)) {
+			if !InApp(string(l.Destination)) {
 				bad = append(bad, n)
 			}
 		case *ast.AutoLink:

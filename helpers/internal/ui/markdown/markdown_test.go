@@ -36,7 +36,11 @@ func checkTags(t *testing.T, src, html string) {
 		for _, a := range attrRE.FindAllStringSubmatch(m[3], -1) {
 			switch a[1] {
 			case "alt", "title", "class", "id", "start":
-			case "href", "src":
+			case "src":
+				if !InApp(a[2]) {
+					t.Fatalf("Render(%q): src=%q", src, a[2])
+				}
+			case "href":
 				if !Allowed(a[2]) {
 					t.Fatalf("Render(%q): %s=%q", src, a[1], a[2])
 				}
@@ -70,7 +74,8 @@ func TestRender(t *testing.T) {
 		{"protocol-relative", "[x](//evil.example/a) [y](/\\evil.example)", []string{"x"}, []string{"<a", "evil.example"}},
 		{"http kept", "[site](https://example.com/a?b=1) [app](/entry?key=k) [frag](#top)",
 			[]string{`<a href="https://example.com/a?b=1">site</a>`, `<a href="/entry?key=k">app</a>`, `<a href="#top">frag</a>`}, nil},
-		{"image remote dropped", "![alt text](javascript:x) ![ok](/static/a.png)", []string{"alt text", `<img src="/static/a.png"`}, []string{"javascript"}},
+		{"image remote dropped", "![alt text](javascript:x) ![remote](https://evil.example/p.png) ![ok](/static/a.png)",
+			[]string{"alt text", "remote", `<img src="/static/a.png"`}, []string{"javascript", "evil.example"}},
 		{"autolink email dropped", "<mailto:a@b.c> <a@b.c> <https://example.com>", []string{`<a href="https://example.com">`}, []string{`href="mailto`, `href="a@b`}},
 		{"wikilink resolved", "see [[beta]] and [[concepts/beta|the beta page]] and [[beta#Some Heading]]",
 			[]string{`<a href="/wiki/team/page/concepts/beta" class="wikilink">beta</a>`, ">the beta page</a>", `href="/wiki/team/page/concepts/beta#some-heading"`}, nil},
