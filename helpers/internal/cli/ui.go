@@ -63,6 +63,10 @@ func uiCommand(env Env) *ucli.Command {
 				return hinted(err, "choose another --addr (port 0 picks a free one)")
 			}
 			defer ln.Close()
+			// Caught before the URL is out: whoever reads it may stop the
+			// server at once.
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
 			if !loopback {
 				fmt.Fprintf(env.Stderr, "cairn: warning: listening on %s, beyond this machine: whoever can reach it and has the URL reads the team's memory\n", ln.Addr())
 			}
@@ -74,8 +78,6 @@ func uiCommand(env Env) *ucli.Command {
 					fmt.Fprintf(env.Stderr, "cairn: could not open a browser (%v); open the URL above\n", err)
 				}
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-			defer stop()
 			hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 			done := make(chan error, 1)
 			go func() { done <- hs.Serve(ln) }()
