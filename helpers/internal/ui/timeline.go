@@ -56,6 +56,7 @@ type tick struct {
 
 const (
 	chartW, chartH = 760, 160
+	minSlots       = 13
 	chartTop       = 8
 )
 
@@ -164,7 +165,11 @@ func stack(axis []time.Time, counts []index.WeekCount, key func(index.WeekCount)
 	for cl := range totals {
 		classes = append(classes, cl)
 	}
+	rest := func(cl string) bool { return cl == "t-other" || cl == fmt.Sprintf("a%d", maxAuthors) }
 	sort.Slice(classes, func(a, b int) bool {
+		if ra, rb := rest(classes[a]), rest(classes[b]); ra != rb {
+			return rb // the rest goes last
+		}
 		if totals[classes[a]] != totals[classes[b]] {
 			return totals[classes[a]] > totals[classes[b]]
 		}
@@ -173,16 +178,22 @@ func stack(axis []time.Time, counts []index.WeekCount, key func(index.WeekCount)
 	for _, cl := range classes {
 		ch.Legend = append(ch.Legend, legend{Class: cl, Name: names[cl], Count: totals[cl]})
 	}
-	step := chartW / max(len(axis), 1)
+	// Bars as wide as a quarter year's would be, at most: a young log's few
+	// weeks are not stretched over the whole width.
+	step := chartW / max(len(axis), minSlots)
 	w := max(step-2, 1)
 	for i, week := range axis {
-		y := chartTop + chartH
+		// Each bar spans its stack's cumulative count, so a stack's height
+		// is its week's total to the pixel, whatever the rounding.
+		base, cum, y := chartTop+chartH, 0, chartTop+chartH
 		for _, cl := range classes {
 			n := sums[cell{i, cl}]
 			if n == 0 {
 				continue
 			}
-			h := max(n*chartH/ch.Max, 1)
+			cum += n
+			top := base - cum*chartH/ch.Max
+			h := max(y-top, 1)
 			y -= h
 			ch.Bars = append(ch.Bars, bar{X: i * step, Y: y, W: w, H: h, Class: cl,
 				Title: fmt.Sprintf("week of %s: %d %s", week.Format("2006-01-02"), n, names[cl])})
