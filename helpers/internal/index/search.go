@@ -174,6 +174,13 @@ func filters(q Query) (where []string, args []any) {
 // list lists the entries q selects, newest first.
 func (ix *Index) list(q Query) ([]Hit, error) {
 	where, args := filters(q)
+	for i, w := range where {
+		if w == "e.archived=0" {
+			// Not by the archived index: read newest first through
+			// entries_ts and stop at the limit, rather than sort them all.
+			where[i] = "+e.archived=0"
+		}
+	}
 	cond := "1"
 	if len(where) > 0 {
 		cond = strings.Join(where, " AND ")
