@@ -309,3 +309,31 @@ func TestUIInBrowser(t *testing.T) {
 		t.Errorf("a URL without the token showed:\n%s", d)
 	}
 }
+
+// An --addr beyond loopback is served because it was given, with a
+// warning, and the URL printed still opens on this machine.
+func TestUIBeyondLoopbackWarns(t *testing.T) {
+	repo := clitest.NewGitRepo(t, "ui")
+	cairntest.In(t, repo, "add", "learned", "the cache rebuilds itself when SQLite reports corruption")
+	cmd := exec.Command(cairntest.Binary(t), "--dir", repo, "ui", "--addr", "0.0.0.0:0")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	_ = cmd.Process.Signal(os.Interrupt)
+	if werr := cmd.Wait(); werr != nil {
+		t.Errorf("cairn ui after SIGINT: %v\n%s", werr, stderr.String())
+	}
+	if err != nil || !regexp.MustCompile(`^http://localhost:[0-9]+/\?token=[0-9a-f]{48}\n$`).MatchString(line) {
+		t.Errorf("cairn ui --addr 0.0.0.0:0 printed %q (%v)", line, err)
+	}
+	if !strings.Contains(stderr.String(), "cairn: warning: listening on 0.0.0.0:") || !strings.Contains(stderr.String(), "beyond this machine") {
+		t.Errorf("no warning on stderr:\n%s", stderr.String())
+	}
+}

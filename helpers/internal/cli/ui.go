@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -68,7 +69,9 @@ func uiCommand(env Env) *ucli.Command {
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			if !loopback {
-				fmt.Fprintf(env.Stderr, "cairn: warning: listening on %s, beyond this machine: whoever can reach it and has the URL reads the team's memory\n", ln.Addr())
+				host, _, _ := net.SplitHostPort(addr) // as given: Go may listen on 0.0.0.0 as [::]
+				where := net.JoinHostPort(host, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
+				fmt.Fprintf(env.Stderr, "cairn: warning: listening on %s, beyond this machine: whoever can reach it and has the URL reads the team's memory\n", where)
 			}
 			link := srv.URL("http://" + browsable(ln.Addr().(*net.TCPAddr)))
 			fmt.Fprintln(env.Stdout, link)
