@@ -1,6 +1,7 @@
 package index
 
 import (
+	"database/sql"
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
@@ -60,16 +61,30 @@ type WeekCount struct {
 }
 
 // Weekly counts the entries of the log (with the archive when all is set)
-// by the week of their ts, type and author, oldest week first; retracted
-// and superseded entries count, as they were added too.
-func (ix *Index) Weekly(all bool) ([]WeekCount, error) {
-	cond := "archived=0"
+// by the week of their ts, type and author, oldest week first, over the
+// last weeks weeks up to the newest entry's (all of them when weeks < 1);
+// retracted and superseded entries count, as they were added too.
+func (ix *Index) Weekly(all bool, weeks int) ([]WeekCount, error) {
+	cond := "+archived=0"
 	if all {
 		cond = "1"
 	}
 	// 1970-01-01 was a Thursday: day+3 counts from a Monday.
-	rows, err := ix.db.Query(`SELECT (ts/86400 - (ts/86400+3)%7)*86400 AS wk, type, author, count(*) FROM entries WHERE ` + cond +
-		` GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`)
+	const week = `(ts/86400 - (ts/86400+3)%7)*86400`
+	var since int64 = -1 << 62
+	if weeks > 0 {
+		var newest sql.NullInt64
+		if err := ix.db.QueryRow(`SELECT max(ts) FROM entries WHERE ` + cond).Scan(&newest); err != nil {
+			return nil, dbErr("count entries", err)
+		}
+		if !newest.Valid {
+			return nil, nil
+		}
+		ts := newest.Int64
+		since = (ts/86400-(ts/86400+3)%7)*86400 - int64(weeks-1)*7*86400
+	}
+	rows, err := ix.db.Query(`SELECT `+week+` AS wk, type, author, count(*) FROM entries WHERE +ts >= ? AND `+cond+
+		` GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`, since)
 	if err != nil {
 		return nil, dbErr("count entries", err)
 	}
@@ -88,11 +103,11 @@ func (ix *Index) Weekly(all bool) ([]WeekCount, error) {
 }
 
 // WeeklyOf is [Index.Weekly] on the store's cache, synced with the log.
-func WeeklyOf(s *knowledge.Store, all bool) ([]WeekCount, error) {
+func WeeklyOf(s *knowledge.Store, all bool, weeks int) ([]WeekCount, error) {
 	ix, _, err := OpenSynced(s)
 	if err != nil {
 		return nil, err
 	}
 	defer ix.Close()
-	return ix.Weekly(all)
+	return ix.Weekly(all, weeks)
 }

@@ -69,7 +69,7 @@ func TestWeekly(t *testing.T) {
 	}
 	ix := openIndex(t, s)
 	mustSync(t, ix)
-	got, err := ix.Weekly(false)
+	got, err := ix.Weekly(false, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,5 +80,17 @@ func TestWeekly(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Weekly = %+v\nwant %+v", got, want)
+	}
+	// The last two weeks up to the newest entry's.
+	if got, err := ix.Weekly(false, 2); err != nil || !reflect.DeepEqual(got, want[1:]) {
+		t.Errorf("Weekly(2) = %+v, %v\nwant %+v", got, err, want[1:])
+	}
+	if got, err := ix.Weekly(false, 1); err != nil || !reflect.DeepEqual(got, want[2:]) {
+		t.Errorf("Weekly(1) = %+v, %v\nwant %+v", got, err, want[2:])
+	}
+	empty := openIndex(t, newStore(t))
+	mustSync(t, empty)
+	if got, err := empty.Weekly(false, 52); err != nil || len(got) != 0 {
+		t.Errorf("Weekly of an empty log = %+v, %v", got, err)
 	}
 }

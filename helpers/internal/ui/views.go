@@ -229,7 +229,7 @@ func (s *Server) entryPage(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) timelinePage(w http.ResponseWriter, r *http.Request) {
 	p := page{Title: "Timeline", Nav: "timeline"}
-	counts, err := index.WeeklyOf(s.opt.Project.Store, r.URL.Query().Get("all") != "")
+	counts, err := index.WeeklyOf(s.opt.Project.Store, r.URL.Query().Get("all") != "", maxWeeks)
 	if err != nil {
 		p.Error = err.Error()
 	}
