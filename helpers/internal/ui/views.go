@@ -35,6 +35,8 @@ type page struct {
 	Nav   string // the navigation item to mark
 	Error string
 	Data  any
+	// Status is the answer's HTTP status (200 when 0).
+	Status int
 }
 
 // render writes view name with data; a failure to render is a 500.
@@ -50,6 +52,9 @@ func (s *Server) render(w http.ResponseWriter, name string, p page) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if p.Status != 0 {
+		w.WriteHeader(p.Status)
+	}
 	_, _ = w.Write(b.Bytes())
 }
 
@@ -217,7 +222,7 @@ func (s *Server) entryPage(w http.ResponseWriter, r *http.Request) {
 	sh, err := curate.Show(s.opt.Project, key)
 	if err != nil {
 		p.Error = err.Error()
-		w.WriteHeader(http.StatusNotFound)
+		p.Status = http.StatusNotFound
 		s.render(w, "entry", p)
 		return
 	}
@@ -427,7 +432,7 @@ func (s *Server) wikiPage(w http.ResponseWriter, r *http.Request) {
 		path := strings.TrimSuffix(r.PathValue("path"), ".md")
 		pg, ok := g.Page(path)
 		if !ok {
-			w.WriteHeader(http.StatusNotFound)
+			p.Status = http.StatusNotFound
 			p.Error = "no article " + path
 		} else {
 			v.Page = &pg
@@ -545,7 +550,7 @@ func (s *Server) exportPage(w http.ResponseWriter, r *http.Request) {
 	name := r.URL.Query().Get("name")
 	month, file, _ := strings.Cut(name, "/")
 	if !monthRE.MatchString(month) || !exportRE.MatchString(file) {
-		w.WriteHeader(http.StatusNotFound)
+		p.Status = http.StatusNotFound
 		p.Error = "no such export"
 		s.render(w, "export", p)
 		return
@@ -558,7 +563,7 @@ func (s *Server) exportPage(w http.ResponseWriter, r *http.Request) {
 	}
 	f, err := fsx.OpenRegular(filepath.Join(know, "sessions", month, file))
 	if err != nil {
-		w.WriteHeader(http.StatusNotFound)
+		p.Status = http.StatusNotFound
 		p.Error = "no such export"
 		s.render(w, "export", p)
 		return
