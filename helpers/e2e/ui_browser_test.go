@@ -289,6 +289,7 @@ func TestUIInBrowser(t *testing.T) {
 		{"diff", "/diff", []string{"Added", "the flaky test waits"}},
 		{"wiki index", "/wiki/team/", []string{"how the cache heals", "concepts/queue"}},
 		{"wiki lint", "/wiki/team/lint", []string{"findings"}},
+		{"wiki graph", "/wiki/team/graph", []string{"2 articles, 2 links between them", "<circle"}},
 		{"personal", "/personal", []string{"session pipeline is off"}},
 	} {
 		d := dom(t, bin, srv.at(v.path))

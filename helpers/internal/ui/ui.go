@@ -137,6 +137,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /wiki/{which}/", s.wikiIndexPage)
 	s.mux.HandleFunc("GET /wiki/{which}/page/{path...}", s.wikiPage)
 	s.mux.HandleFunc("GET /wiki/{which}/lint", s.wikiLintPage)
+	s.mux.HandleFunc("GET /wiki/{which}/graph", s.wikiGraphPage)
 	s.mux.HandleFunc("GET /personal", s.personalPage)
 	s.mux.HandleFunc("GET /personal/export", s.exportPage)
 }

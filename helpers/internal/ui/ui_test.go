@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -142,7 +143,7 @@ var tagRE = regexp.MustCompile(`<([a-zA-Z][a-zA-Z0-9]*)`)
 var safeTags = map[string]bool{}
 
 func init() {
-	for _, n := range strings.Fields("html head meta title link body header nav a main p footer form input select option label button section b ol li div span details summary ul article h1 h2 h3 dl dt dd code table thead tbody tr th td svg rect text br pre em strong blockquote hr h4 h5 h6") {
+	for _, n := range strings.Fields("html head meta title link body header nav a main p footer form input select option label button section b ol li div span details summary ul article h1 h2 h3 dl dt dd code table thead tbody tr th td svg rect text br pre em strong blockquote hr h4 h5 h6 line circle") {
 		safeTags[n] = true
 	}
 }
@@ -183,6 +184,7 @@ func TestPagesEscapeUntrustedText(t *testing.T) {
 		{"/wiki/team/", []string{"concepts/alpha", "Alpha &lt;script&gt;"}},
 		{"/wiki/team/page/concepts/alpha", []string{`<a href="/wiki/team/page/concepts/beta" class="wikilink">beta</a>`, `<em class="broken">missing page</em>`, "Linked from", "Alpha &lt;script&gt;", "<!-- raw HTML omitted -->"}},
 		{"/wiki/team/lint", []string{"broken_link"}},
+		{"/wiki/team/graph", []string{"2 articles, 2 links between them", `<a href="/wiki/team/page/concepts/beta"><circle`, "Alpha &lt;script&gt;"}},
 		{"/personal", []string{"Handoffs", "finish &lt;script&gt;", "personal decision &lt;script&gt;", "2026-05/2026-05-04-sess1.md"}},
 		{"/personal/export?name=2026-05/2026-05-04-sess1.md", []string{"Hostile", "<!-- raw HTML omitted -->"}},
 	} {
@@ -357,5 +359,17 @@ func TestTokenIsRandom(t *testing.T) {
 	}
 	if got := a.URL("http://127.0.0.1:9/"); got != "http://127.0.0.1:9/?token="+a.Token() {
 		t.Errorf("URL = %q", got)
+	}
+}
+
+func TestLinkGraphCaps(t *testing.T) {
+	p := seed(t)
+	front := "---\ntitle: T\nsources: []\ncreated: 2026-05-01\nupdated: 2026-05-02\n---\n"
+	for i := range maxGraphNodes {
+		writeFile(t, filepath.Join(p.Store.Dir, "wiki", "concepts", fmt.Sprintf("n%02d.md", i)), front+"[[alpha]]\n")
+	}
+	body := get(t, newServer(t, p), "/wiki/team/graph").Body.String()
+	if !strings.Contains(body, "82 articles: too many to draw") || strings.Contains(body, "<circle") {
+		t.Errorf("a graph of 82 articles:\n%s", body)
 	}
 }
