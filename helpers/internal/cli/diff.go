@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/gitx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/project"
 	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
 	ucli "github.com/urfave/cli/v2"
 )
@@ -42,36 +43,9 @@ func diffCommand(env Env) *ucli.Command {
 			if err != nil {
 				return err
 			}
-			if !p.IsGit {
-				return hinted(errors.New("cairn diff compares git revisions, and "+p.Root+" is not a git repository"), "run it in the project's repository")
-			}
-			repo, err := gitx.Open(p.Root)
+			r, err := knowledgeDiff(p, c.Args().First())
 			if err != nil {
 				return err
-			}
-			rel, err := filepath.Rel(repo.Root(), p.Store.Dir)
-			if err != nil {
-				return err
-			}
-			from, to, err := diffSides(repo, filepath.ToSlash(rel), c.Args().First())
-			if err != nil {
-				return err
-			}
-			before, err := from.read(p.Store)
-			if err != nil {
-				return err
-			}
-			after, err := to.read(p.Store)
-			if err != nil {
-				return err
-			}
-			r := diffReport{From: from.label, To: to.label, Changes: knowledge.Compare(before, after)}
-			r.Counts = map[string]int{}
-			for _, ch := range r.Changes {
-				r.Counts[ch.Kind]++
-			}
-			if r.Changes == nil {
-				r.Changes = []knowledge.Change{}
 			}
 			switch {
 			case c.Bool("json"):
@@ -91,6 +65,43 @@ func diffCommand(env Env) *ucli.Command {
 			return nil
 		},
 	}
+}
+
+// knowledgeDiff is the knowledge change of arg (see diffSides) in project
+// p: what cairn diff and cairn ui's diff page show.
+func knowledgeDiff(p *project.Project, arg string) (diffReport, error) {
+	if !p.IsGit {
+		return diffReport{}, hinted(errors.New("cairn diff compares git revisions, and "+p.Root+" is not a git repository"), "run it in the project's repository")
+	}
+	repo, err := gitx.Open(p.Root)
+	if err != nil {
+		return diffReport{}, err
+	}
+	rel, err := filepath.Rel(repo.Root(), p.Store.Dir)
+	if err != nil {
+		return diffReport{}, err
+	}
+	from, to, err := diffSides(repo, filepath.ToSlash(rel), arg)
+	if err != nil {
+		return diffReport{}, err
+	}
+	before, err := from.read(p.Store)
+	if err != nil {
+		return diffReport{}, err
+	}
+	after, err := to.read(p.Store)
+	if err != nil {
+		return diffReport{}, err
+	}
+	r := diffReport{From: from.label, To: to.label, Changes: knowledge.Compare(before, after)}
+	r.Counts = map[string]int{}
+	for _, ch := range r.Changes {
+		r.Counts[ch.Kind]++
+	}
+	if r.Changes == nil {
+		r.Changes = []knowledge.Change{}
+	}
+	return r, nil
 }
 
 // diffReport is what cairn diff prints.

@@ -90,6 +90,7 @@ type testQuery struct {
 	All, Inactive bool
 	NewestFirst   bool
 	Limit         int // 10 when 0
+	Narrow        Narrow
 }
 
 // searchErr answers q from the cache's candidates alone, unranked by any
@@ -98,7 +99,7 @@ func searchErr(ix *Index, q testQuery) ([]Candidate, error) {
 	if q.Limit == 0 {
 		q.Limit = 10
 	}
-	f := Filter{Type: q.Type, All: q.All, Inactive: q.Inactive}
+	f := Filter{Type: q.Type, All: q.All, Inactive: q.Inactive, Narrow: q.Narrow}
 	terms := relevance.Terms(q.Text)
 	if q.Text != "" && len(terms) == 0 {
 		return nil, nil

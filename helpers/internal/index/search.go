@@ -28,6 +28,9 @@ type Filter struct {
 	Type     string // only this type
 	All      bool   // include the archive
 	Inactive bool   // include retracted and superseded entries, and those the audit removed
+	// Narrow keeps only the entries that match each of its fields set
+	// (see [Narrow]).
+	Narrow Narrow
 }
 
 // Candidate is an entry a read of the cache selected, with what the cache
@@ -75,6 +78,7 @@ func filters(f Filter) (where []string, args []any) {
 		where = append(where, "e.type=?")
 		args = append(args, f.Type)
 	}
+	where, args = f.Narrow.conditions(where, args)
 	return where, args
 }
 
@@ -92,6 +96,13 @@ func (f Filter) passes(archived bool, status, effect string) bool {
 func (ix *Index) Newest(terms []string, f Filter, limit int) ([]Candidate, error) {
 	where, args := filters(f)
 	if len(terms) == 0 {
+		for i, w := range where {
+			if w == "e.archived=0" {
+				// Not by the archived index: read newest first through
+				// entries_ts and stop at the limit, rather than sort them all.
+				where[i] = "+e.archived=0"
+			}
+		}
 		cond := "1"
 		if len(where) > 0 {
 			cond = strings.Join(where, " AND ")
@@ -118,7 +129,7 @@ func (ix *Index) Matches(terms []string, f Filter, need, max int, wanted func(bm
 		return err
 	}
 	var seen map[int64]bool
-	if f.Type == "" {
+	if f.Type == "" && f.Narrow == (Narrow{}) {
 		var done bool
 		if seen, done, err = ix.bestFirst(expr, f, need, max, wanted, yield); err != nil || done {
 			return err

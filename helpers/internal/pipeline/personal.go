@@ -155,8 +155,14 @@ const maxHandoff = 64 << 10
 
 // ReadHandoff reads branch's handoff; ok is false when there is none.
 func (p Personal) ReadHandoff(branch string) (Handoff, bool) {
-	h := Handoff{Branch: branch}
-	f, err := fsx.OpenRegular(p.handoffPath(branch))
+	h, ok := readHandoff(p.handoffPath(branch))
+	h.Branch = branch
+	return h, ok
+}
+
+// readHandoff reads a handoff file; ok is false when it holds no item.
+func readHandoff(path string) (h Handoff, ok bool) {
+	f, err := fsx.OpenRegular(path)
 	if err != nil {
 		return h, false
 	}
@@ -165,6 +171,8 @@ func (p Personal) ReadHandoff(branch string) (Handoff, bool) {
 	n, _ := f.Read(data)
 	for _, line := range strings.Split(string(data[:n]), "\n") {
 		switch {
+		case strings.HasPrefix(line, "branch: "):
+			h.Branch, _ = strconv.Unquote(strings.TrimPrefix(line, "branch: "))
 		case strings.HasPrefix(line, "written_at: "):
 			h.Written, _ = time.Parse(time.RFC3339, strings.TrimPrefix(line, "written_at: "))
 		case strings.HasPrefix(line, "session_id: "):

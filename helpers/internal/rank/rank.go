@@ -29,10 +29,13 @@ type Query struct {
 	Limit       int    // at most this many (DefaultLimit when 0)
 	Floor       bool   // answer only if a match is confident (see [relevance.Confident])
 	NewestFirst bool   // order by ts instead of relevance
+	// Narrow keeps only the entries that match each of its fields set
+	// (see [index.Narrow]); the ranking is the same.
+	Narrow index.Narrow
 }
 
 func (q Query) filter() index.Filter {
-	return index.Filter{Type: q.Type, All: q.All, Inactive: q.Inactive}
+	return index.Filter{Type: q.Type, All: q.All, Inactive: q.Inactive, Narrow: q.Narrow}
 }
 
 // Hit is one entry found, with its relevance (higher is better; 0 when the

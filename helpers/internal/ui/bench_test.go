@@ -1,0 +1,104 @@
+package ui
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/project"
+)
+
+// benchWords make up the benchmark's entries.
+var benchWords = strings.Fields(`cache index sqlite query token branch commit hook session agent retry budget queue worker
+channel gopher config deploy migration schema handler route template timeline wiki lint page link anchor file
+review verdict stale duplicate noise search rank prior term synonym archive rotate export handoff decision failure`)
+
+// bigProject is a project whose log holds n entries, written as one
+// sorted file (as a long history leaves it), with the cache not built.
+func bigProject(b *testing.B, n int) *project.Project {
+	b.Helper()
+	p := project.New(b.TempDir(), false)
+	if err := p.Store.Provision(); err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, uint64(n)))
+	lines := make([][]byte, 0, n)
+	for i := range n {
+		words := make([]string, 12+rng.IntN(20))
+		for j := range words {
+			words[j] = benchWords[rng.IntN(len(benchWords))]
+		}
+		words = append(words, "w"+strconv.Itoa(i))
+		e := knowledge.Entry{
+			Type: knowledge.Types[rng.IntN(len(knowledge.Types))], Content: strings.Join(words, " "),
+			TS: 1_700_000_000 + int64(i)*600, Author: fmt.Sprintf("dev%02d", rng.IntN(20)), Branch: fmt.Sprintf("feature/%d", rng.IntN(50)),
+			Files: []string{fmt.Sprintf("helpers/internal/pkg%d/file%d.go", rng.IntN(30), rng.IntN(10))},
+		}
+		e.Key = knowledge.MakeKey(e.Type, e.Content)
+		line, err := knowledge.Marshal(&e)
+		if err != nil {
+			b.Fatal(err)
+		}
+		lines = append(lines, line)
+	}
+	knowledge.SortLines(lines)
+	data := append(bytes.Join(lines, []byte("\n")), '\n')
+	if err := os.WriteFile(p.Store.LogPath(), data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+// benchmarkPage renders path on a server of a log of n entries, its cache
+// built by a first request outside the timing; it reports the heap the
+// process keeps live after a collection (the server and the test's
+// leftovers) and its resident size, at the end.
+func benchmarkPage(b *testing.B, n int, path string) {
+	p := bigProject(b, n)
+	s := newServer(b, p)
+	if w := get(b, s, path); w.Code != 200 || strings.Contains(w.Body.String(), `class="error"`) {
+		b.Fatalf("status %d:\n%s", w.Code, w.Body)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if w := get(b, s, path); w.Code != 200 {
+			b.Fatalf("status %d", w.Code)
+		}
+	}
+	b.StopTimer()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	b.ReportMetric(float64(m.HeapInuse)/(1<<20), "heap-MB")
+	if rss := residentMB(); rss > 0 {
+		b.ReportMetric(rss, "rss-MB")
+	}
+}
+
+// residentMB is the process's resident set size (Linux; 0 elsewhere).
+func residentMB() float64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			kb, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
+			return float64(kb) / 1024
+		}
+	}
+	return 0
+}
+
+func BenchmarkFirstPage10k(b *testing.B)  { benchmarkPage(b, 10_000, "/") }
+func BenchmarkFirstPage100k(b *testing.B) { benchmarkPage(b, 100_000, "/") }
+func BenchmarkSearch100k(b *testing.B)    { benchmarkPage(b, 100_000, "/?q=cache+retry+budget") }
+func BenchmarkFiltered100k(b *testing.B)  { benchmarkPage(b, 100_000, "/?author=dev03&month=2023-12") }
+func BenchmarkTimeline100k(b *testing.B)  { benchmarkPage(b, 100_000, "/timeline") }

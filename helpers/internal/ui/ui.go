@@ -1,0 +1,227 @@
+// Package ui is cairn ui: the team's memory in a browser, served by the
+// binary itself on a loopback address. Pages are rendered on the server
+// (html/template, no script at all), from the same packages the commands
+// read: recall's search and explanation, show's history and verdicts, the
+// injection record of cairn log, the knowledge change of cairn diff, the
+// wikis and the personal pipeline's files.
+//
+// It is read-only: every request is a GET (or HEAD) that carries the
+// server's random token, in the URL once (a cookie keeps it after) as
+// Jupyter does. Every answer forbids script, remote loads and framing
+// (see [CSP]); every text from the log, the wikis and the transcripts is
+// escaped by the templates, and Markdown goes through package markdown.
+package ui
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/project"
+)
+
+// CSP is every answer's Content-Security-Policy: no script, no plugin,
+// no frame, nothing loaded from elsewhere; styles and images from the
+// server (images also inline, as data: URLs); forms submit to the server.
+const CSP = "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+
+// Diff is the knowledge change of a revision range, as cairn diff reads it.
+type Diff struct {
+	From, To string
+	Changes  []knowledge.Change
+}
+
+// Options are what a Server serves.
+type Options struct {
+	Project *project.Project
+	Getenv  func(string) string // the environment (the user's config, the personal wiki)
+	// Diff computes the knowledge change of a range ("" is the working
+	// tree against HEAD), as cairn diff does.
+	Diff func(rev string) (Diff, error)
+	// Token is the secret every request carries; "" draws a random one.
+	Token string
+	// Remote is set when the server listens beyond loopback: requests
+	// may then name any host (else only a loopback one, against DNS
+	// rebinding).
+	Remote bool
+}
+
+// Server serves cairn ui.
+type Server struct {
+	opt    Options
+	token  string
+	cookie string // the cookie's name: one per token, so two servers on one host keep theirs
+	pages  map[string]*template.Template
+	mux    *http.ServeMux
+}
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// New makes a server; it reads nothing of the project until a page asks.
+func New(opt Options) (*Server, error) {
+	if opt.Project == nil {
+		return nil, errors.New("ui: no project")
+	}
+	if opt.Getenv == nil {
+		opt.Getenv = func(string) string { return "" }
+	}
+	tok := opt.Token
+	if tok == "" {
+		b := make([]byte, 24)
+		if _, err := rand.Read(b); err != nil {
+			return nil, err
+		}
+		tok = hex.EncodeToString(b)
+	}
+	sum := sha256.Sum256([]byte(tok))
+	s := &Server{opt: opt, token: tok, cookie: "cairn_ui_" + hex.EncodeToString(sum[:4]), mux: http.NewServeMux()}
+	if err := s.parseTemplates(); err != nil {
+		return nil, err
+	}
+	s.routes()
+	return s, nil
+}
+
+// Token is the server's secret.
+func (s *Server) Token() string { return s.token }
+
+// URL is the address a person opens: base (http://host:port) with the
+// token.
+func (s *Server) URL(base string) string {
+	return strings.TrimSuffix(base, "/") + "/?token=" + url.QueryEscape(s.token)
+}
+
+func (s *Server) parseTemplates() error {
+	names, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		return err
+	}
+	s.pages = map[string]*template.Template{}
+	for _, n := range names {
+		base := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
+		if base == "layout" {
+			continue
+		}
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", n)
+		if err != nil {
+			return fmt.Errorf("ui: template %s: %w", n, err)
+		}
+		s.pages[base] = t
+	}
+	return nil
+}
+
+func (s *Server) routes() {
+	static, _ := fs.Sub(staticFS, "static")
+	s.mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	s.mux.HandleFunc("GET /{$}", s.knowledgePage)
+	s.mux.HandleFunc("GET /entry", s.entryPage)
+	s.mux.HandleFunc("GET /timeline", s.timelinePage)
+	s.mux.HandleFunc("GET /log", s.logPage)
+	s.mux.HandleFunc("GET /diff", s.diffPage)
+	s.mux.HandleFunc("GET /wiki/{which}/", s.wikiIndexPage)
+	s.mux.HandleFunc("GET /wiki/{which}/page/{path...}", s.wikiPage)
+	s.mux.HandleFunc("GET /wiki/{which}/lint", s.wikiLintPage)
+	s.mux.HandleFunc("GET /wiki/{which}/graph", s.wikiGraphPage)
+	s.mux.HandleFunc("GET /personal", s.personalPage)
+	s.mux.HandleFunc("GET /personal/export", s.exportPage)
+}
+
+// ServeHTTP sets the security headers, then serves r if it is a read
+// that carries the token and names a host the server answers for.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", CSP)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Cross-Origin-Opener-Policy", "same-origin")
+	h.Set("Cross-Origin-Resource-Policy", "same-origin")
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		h.Set("Allow", "GET, HEAD")
+		http.Error(w, "cairn ui is read-only", http.StatusMethodNotAllowed)
+		return
+	}
+	if !s.opt.Remote && !LoopbackHost(r.Host) {
+		http.Error(w, "cairn ui answers on a loopback address only", http.StatusForbidden)
+		return
+	}
+	if !s.authorized(w, r) {
+		http.Error(w, "cairn ui needs the token of the URL it printed", http.StatusForbidden)
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// authorized reports whether r carries the token: in its URL (the cookie
+// is then set, for the links of the pages) or in the cookie.
+func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
+	if t := r.URL.Query().Get("token"); t != "" {
+		if !s.same(t) {
+			return false
+		}
+		http.SetCookie(w, &http.Cookie{Name: s.cookie, Value: s.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		return true
+	}
+	c, err := r.Cookie(s.cookie)
+	return err == nil && s.same(c.Value)
+}
+
+func (s *Server) same(t string) bool {
+	return subtle.ConstantTimeCompare([]byte(t), []byte(s.token)) == 1
+}
+
+// LoopbackHost reports whether a Host header (host or host:port) names
+// this machine: localhost, or a loopback IP.
+func LoopbackHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// ErrAddr is the error of an address cairn ui cannot listen on.
+var ErrAddr = errors.New("want HOST:PORT with HOST an IP address or localhost")
+
+// CheckAddr reads a listening address: ok when it is loopback. A host
+// that is neither an IP address nor localhost is refused (a name could
+// resolve anywhere), and so is a missing port.
+func CheckAddr(addr string) (loopback bool, err error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || port == "" {
+		return false, fmt.Errorf("%q: %w", addr, ErrAddr)
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true, nil
+	}
+	if host == "" {
+		return false, nil // every interface
+	}
+	ip := net.ParseIP(host)
+	if ip == nil {
+		return false, fmt.Errorf("%q: %w", addr, ErrAddr)
+	}
+	return ip.IsLoopback(), nil
+}

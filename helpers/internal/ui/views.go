@@ -1,0 +1,575 @@
+package ui
+
+import (
+	"bytes"
+	"errors"
+	"html/template"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/helpers/internal/curate"
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+	"github.com/cairn-dev/cairn/helpers/internal/index"
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
+	"github.com/cairn-dev/cairn/helpers/internal/rank"
+	"github.com/cairn-dev/cairn/helpers/internal/recall"
+	"github.com/cairn-dev/cairn/helpers/internal/relevance"
+	"github.com/cairn-dev/cairn/helpers/internal/ui/markdown"
+	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
+	"github.com/cairn-dev/cairn/helpers/internal/userconf"
+	"github.com/cairn-dev/cairn/helpers/internal/wiki"
+)
+
+// page is what the layout renders around a view.
+type page struct {
+	Title string
+	Nav   string // the navigation item to mark
+	Error string
+	Data  any
+	// Status is the answer's HTTP status (200 when 0).
+	Status int
+}
+
+// render writes view name with data; a failure to render is a 500.
+func (s *Server) render(w http.ResponseWriter, name string, p page) {
+	t, ok := s.pages[name]
+	if !ok {
+		http.Error(w, "no such view", http.StatusInternalServerError)
+		return
+	}
+	var b bytes.Buffer
+	if err := t.Execute(&b, p); err != nil {
+		http.Error(w, "cairn ui: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if p.Status != 0 {
+		w.WriteHeader(p.Status)
+	}
+	_, _ = w.Write(b.Bytes())
+}
+
+// funcs are the templates' helpers. Every text from the log, the wikis or
+// a transcript passes text (or line) on its way into a template, which
+// then escapes it.
+var funcs = template.FuncMap{
+	"text": func(s string) string { return markdown.Clean(s) },
+	"line": func(s string) string { return untrusted.ForTerminal(s) },
+	"cut": func(s string, n int) string {
+		s = untrusted.ForTerminal(s)
+		if r := []rune(s); len(r) > n {
+			return string(r[:n-1]) + "…"
+		}
+		return s
+	},
+	"day":   func(ts int64) string { return time.Unix(ts, 0).UTC().Format("2006-01-02") },
+	"stamp": func(ts int64) string { return time.Unix(ts, 0).UTC().Format("2006-01-02 15:04 UTC") },
+	"nanos": func(ns int64) string { return time.Unix(0, ns).UTC().Format("2006-01-02 15:04:05 UTC") },
+	"time": func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return t.UTC().Format("2006-01-02 15:04 UTC")
+	},
+	"status": func(s string) string {
+		if s == "" {
+			return "active"
+		}
+		return s
+	},
+	"join":  func(l []string) string { return untrusted.ForTerminal(strings.Join(l, ", ")) },
+	"score": func(f float64) string { return strconv.FormatFloat(f, 'g', 4, 64) },
+	"entry": func(key string) string { return "/entry?key=" + url.QueryEscape(key) },
+	"q":     url.QueryEscape,
+}
+
+// ---- knowledge ----
+
+// knowledgeView is the list page: the form's values and the hits.
+type knowledgeView struct {
+	Q, Type, Author, Branch, Status, File, Month string
+	All, Explain                                 bool
+	Limit                                        int
+	Types, Statuses                              []string
+	Hits                                         []hitView
+	Analysis                                     *relevance.Analysis
+	Order                                        string
+}
+
+// hitView is one entry found, with recall's reasons when asked.
+type hitView struct {
+	rank.Hit
+	Rank       int
+	BM25       float64
+	Prior      float64
+	Matched    []string
+	Moved      []rank.Factor
+	ViaSynonym bool
+}
+
+// maxLimit caps how many entries one list page shows.
+const maxLimit = 500
+
+func (s *Server) knowledgePage(w http.ResponseWriter, r *http.Request) {
+	f := r.URL.Query()
+	v := knowledgeView{
+		Q: strings.TrimSpace(f.Get("q")), Author: f.Get("author"), Branch: f.Get("branch"), Status: f.Get("status"),
+		File: strings.Trim(f.Get("file"), "/ "), Month: f.Get("month"), All: f.Get("all") != "", Explain: f.Get("explain") != "",
+		Limit: 50, Types: knowledge.Types,
+		Statuses: []string{"active", knowledge.StatusCanonical, knowledge.StatusNeedsReview, knowledge.StatusSuperseded, knowledge.StatusRetracted},
+	}
+	p := page{Title: "Knowledge", Nav: "knowledge", Data: &v}
+	if n, err := strconv.Atoi(f.Get("n")); err == nil && n > 0 {
+		v.Limit = min(n, maxLimit)
+	}
+	if t := f.Get("type"); t != "" {
+		typ, err := knowledge.NormalizeType(t)
+		if err != nil {
+			p.Error = "type: " + err.Error()
+			s.render(w, "knowledge", p)
+			return
+		}
+		v.Type = typ
+	}
+	q := rank.Query{
+		Text: v.Q, Type: v.Type, All: v.All, Limit: v.Limit, Floor: true,
+		Narrow: index.Narrow{Author: v.Author, Branch: v.Branch, Status: v.Status, File: v.File, Month: v.Month},
+	}
+	if v.Status != "" && v.Status != "active" && v.Status != knowledge.StatusCanonical && v.Status != knowledge.StatusNeedsReview {
+		q.Inactive = true
+	}
+	if q.Text == "" {
+		q.NewestFirst = true
+		v.Explain = false
+	}
+	v.Order = "score"
+	if q.NewestFirst {
+		v.Order = "newest"
+	}
+	var (
+		hits   []rank.Hit
+		fields []map[string][]string
+		err    error
+	)
+	if v.Explain {
+		a := relevance.Analyse(q.Text)
+		v.Analysis = &a
+		hits, fields, err = rank.ExplainStore(s.opt.Project.Store, q, a.All())
+	} else {
+		hits, err = rank.SearchStore(s.opt.Project.Store, q)
+	}
+	if err != nil {
+		p.Error = err.Error()
+	}
+	for i, h := range hits {
+		hv := hitView{Hit: h, Rank: i + 1, ViaSynonym: h.Synonym}
+		if v.Analysis != nil {
+			hv.Prior = rank.Prior(h.Entry, h.Effect)
+			hv.BM25 = h.Score
+			if hv.Prior != 0 {
+				hv.BM25 = h.Score / hv.Prior
+			}
+			for _, t := range append(append([]relevance.Term{}, v.Analysis.Terms...), v.Analysis.Synonyms...) {
+				if fl := fields[i][t.Term]; len(fl) > 0 {
+					hv.Matched = append(hv.Matched, termLabel(t)+" in "+strings.Join(fl, ", "))
+				}
+			}
+			for _, fc := range rank.Factors(h.Entry, h.Effect) {
+				if fc.Factor != 1 {
+					hv.Moved = append(hv.Moved, fc)
+				}
+			}
+		}
+		v.Hits = append(v.Hits, hv)
+	}
+	s.render(w, "knowledge", p)
+}
+
+// termLabel is a term as recall --explain names it.
+func termLabel(t relevance.Term) string {
+	s := t.Term
+	if t.Prefix {
+		s += "*"
+	}
+	switch t.Origin {
+	case relevance.FromSplit:
+		s += " (split from " + t.Of + ")"
+	case relevance.FromSynonym:
+		s += " (synonym of " + t.Of + ")"
+	}
+	return s
+}
+
+// ---- one entry ----
+
+func (s *Server) entryPage(w http.ResponseWriter, r *http.Request) {
+	key := r.URL.Query().Get("key")
+	p := page{Title: "Entry", Nav: "knowledge"}
+	if err := s.opt.Project.RequireStore(); err != nil {
+		p.Error = err.Error()
+		s.render(w, "entry", p)
+		return
+	}
+	sh, err := curate.Show(s.opt.Project, key)
+	if err != nil {
+		p.Error = err.Error()
+		p.Status = http.StatusNotFound
+		s.render(w, "entry", p)
+		return
+	}
+	p.Data = sh
+	s.render(w, "entry", p)
+}
+
+// ---- timeline ----
+
+func (s *Server) timelinePage(w http.ResponseWriter, r *http.Request) {
+	p := page{Title: "Timeline", Nav: "timeline"}
+	counts, err := index.WeeklyOf(s.opt.Project.Store, r.URL.Query().Get("all") != "", maxWeeks)
+	if err != nil {
+		p.Error = err.Error()
+	}
+	p.Data = timeline(counts)
+	s.render(w, "timeline", p)
+}
+
+// ---- what agents were shown ----
+
+type logView struct {
+	Session     string
+	Injections  []recall.Injection
+	Total       int
+	MoreOmitted bool
+}
+
+// maxInjections caps the injections one page lists.
+const maxInjections = 200
+
+func (s *Server) logPage(w http.ResponseWriter, r *http.Request) {
+	p := page{Title: "What agents were shown", Nav: "log"}
+	v := logView{Session: r.URL.Query().Get("session")}
+	all, err := recall.Injections(s.opt.Project.Store)
+	if err != nil {
+		p.Error = err.Error()
+	}
+	for _, in := range all {
+		if v.Session != "" && in.Session != v.Session {
+			continue
+		}
+		v.Total++
+		if len(v.Injections) < maxInjections {
+			v.Injections = append(v.Injections, in)
+		} else {
+			v.MoreOmitted = true
+		}
+	}
+	p.Data = v
+	s.render(w, "log", p)
+}
+
+// ---- knowledge diff ----
+
+type diffView struct {
+	Rev      string
+	Diff     Diff
+	Sections []diffSection
+	Ran      bool
+}
+
+type diffSection struct {
+	Title   string
+	Changes []knowledge.Change
+}
+
+// diffTitles are the kinds of change in the order cairn diff prints them.
+var diffTitles = []struct{ kind, title string }{
+	{knowledge.ChangeAdded, "Added"},
+	{knowledge.ChangeRetracted, "Retracted"},
+	{knowledge.ChangeSuperseded, "Superseded"},
+	{knowledge.ChangeStatus, "Status changed"},
+	{knowledge.ChangeEdited, "Edited"},
+	{knowledge.ChangeArchived, "Archived by rotation"},
+	{knowledge.ChangeRestored, "Restored from the archive"},
+	{knowledge.ChangeRemoved, "Removed"},
+}
+
+func (s *Server) diffPage(w http.ResponseWriter, r *http.Request) {
+	p := page{Title: "Knowledge diff", Nav: "diff"}
+	v := diffView{Rev: strings.TrimSpace(r.URL.Query().Get("rev"))}
+	p.Data = &v
+	if s.opt.Diff == nil {
+		p.Error = "no diff here"
+		s.render(w, "diff", p)
+		return
+	}
+	if strings.HasPrefix(v.Rev, "-") {
+		p.Error = "a revision does not start with -"
+		s.render(w, "diff", p)
+		return
+	}
+	d, err := s.opt.Diff(v.Rev)
+	if err != nil {
+		p.Error = err.Error()
+		s.render(w, "diff", p)
+		return
+	}
+	v.Diff, v.Ran = d, true
+	for _, t := range diffTitles {
+		sec := diffSection{Title: t.title}
+		for _, c := range d.Changes {
+			if c.Kind == t.kind {
+				sec.Changes = append(sec.Changes, c)
+			}
+		}
+		if len(sec.Changes) > 0 {
+			v.Sections = append(v.Sections, sec)
+		}
+	}
+	s.render(w, "diff", p)
+}
+
+// ---- wikis ----
+
+// openWiki is the team ("team") or personal ("personal") wiki's directory.
+func (s *Server) openWiki(which string) (string, error) {
+	switch which {
+	case "team":
+		wk, err := wiki.OpenTeam(s.opt.Project.Store, s.opt.Getenv)
+		if wk.Dir == "" {
+			return "", err
+		}
+		return wk.Dir, nil
+	case "personal":
+		wk, err := wiki.OpenPersonal(s.opt.Getenv)
+		if err != nil {
+			return "", err
+		}
+		return wk.Dir, nil
+	}
+	return "", errNoWiki
+}
+
+var errNoWiki = errors.New("no such wiki: team or personal")
+
+type wikiView struct {
+	Which, Dir string
+	Index      []indexRow
+	Pages      []wiki.Page
+	Page       *wiki.Page
+	Body       template.HTML
+	Backlinks  []string
+	Findings   []wiki.Finding
+	Missing    bool
+}
+
+type indexRow struct {
+	Path, Summary string
+}
+
+// wikiGraph reads the wiki named by r's path value which.
+func (s *Server) wikiGraph(r *http.Request, p *page) (*wikiView, *wiki.Graph) {
+	v := &wikiView{Which: r.PathValue("which")}
+	p.Data, p.Nav = v, "wiki-"+v.Which
+	p.Title = v.Which + " wiki"
+	dir, err := s.openWiki(v.Which)
+	if err != nil {
+		p.Error = err.Error()
+		return v, nil
+	}
+	v.Dir = dir
+	g, err := wiki.ReadGraph(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		v.Missing = true
+		return v, nil
+	}
+	if err != nil {
+		p.Error = err.Error()
+		return v, nil
+	}
+	return v, g
+}
+
+// pageURL is the in-app address of an article of wiki which.
+func pageURL(which, article string) string {
+	parts := strings.Split(article, "/")
+	for i, s := range parts {
+		parts[i] = url.PathEscape(s)
+	}
+	return "/wiki/" + which + "/page/" + strings.Join(parts, "/")
+}
+
+func (s *Server) wikiIndexPage(w http.ResponseWriter, r *http.Request) {
+	var p page
+	v, g := s.wikiGraph(r, &p)
+	if g != nil {
+		v.Pages = g.Pages()
+		rows, err := wiki.ReadIndex(v.Dir)
+		if err != nil {
+			p.Error = err.Error()
+		}
+		for _, row := range rows {
+			if a, ok := g.ResolveTarget(row.Path); ok {
+				v.Index = append(v.Index, indexRow{Path: a, Summary: row.Summary})
+			}
+		}
+	}
+	s.render(w, "wiki", p)
+}
+
+func (s *Server) wikiPage(w http.ResponseWriter, r *http.Request) {
+	var p page
+	v, g := s.wikiGraph(r, &p)
+	if g != nil {
+		path := strings.TrimSuffix(r.PathValue("path"), ".md")
+		pg, ok := g.Page(path)
+		if !ok {
+			p.Status = http.StatusNotFound
+			p.Error = "no article " + path
+		} else {
+			v.Page = &pg
+			v.Backlinks = g.Backlinks(pg.Path)
+			v.Body = markdown.Render(pg.Body, func(target string) (string, bool) {
+				a, ok := g.Resolve(pg.Path, wiki.Link{Target: target})
+				if !ok {
+					return "", false
+				}
+				return pageURL(v.Which, a), true
+			})
+			p.Title = untrusted.ForTerminal(pg.Front.Title)
+		}
+	}
+	s.render(w, "wikipage", p)
+}
+
+func (s *Server) wikiLintPage(w http.ResponseWriter, r *http.Request) {
+	var p page
+	v, g := s.wikiGraph(r, &p)
+	if g != nil {
+		var src wiki.Sources
+		if v.Which == "team" {
+			src = wiki.TeamSources(s.opt.Project.Store)
+		} else if wk, err := wiki.OpenPersonal(s.opt.Getenv); err == nil {
+			src = wk.Sources
+		}
+		rep, err := wiki.Lint(v.Dir, src, wiki.LintOptions{StructuralOnly: true})
+		if err != nil {
+			p.Error = err.Error()
+		}
+		v.Findings = rep.Findings
+	}
+	s.render(w, "wikilint", p)
+}
+
+// ---- the personal pipeline ----
+
+type personalView struct {
+	On        bool
+	Knowledge string
+	Handoffs  []pipeline.Handoff
+	Entries   []knowledge.Entry
+	Exports   []string
+}
+
+// maxExports caps the session exports listed.
+const maxExports = 100
+
+func (s *Server) personalPage(w http.ResponseWriter, r *http.Request) {
+	p := page{Title: "Personal", Nav: "personal"}
+	v := personalView{}
+	p.Data = &v
+	know, on, err := s.personalDir()
+	if err != nil {
+		p.Error = err.Error()
+		s.render(w, "personal", p)
+		return
+	}
+	v.On, v.Knowledge = on, know
+	if !on {
+		s.render(w, "personal", p)
+		return
+	}
+	own := pipeline.OpenPersonal(know, s.opt.Project.Root)
+	v.Handoffs = own.Handoffs()
+	if v.Entries, err = own.Entries(); err != nil {
+		p.Error = err.Error()
+	}
+	months, _ := os.ReadDir(filepath.Join(know, "sessions"))
+	for i := len(months) - 1; i >= 0 && len(v.Exports) < maxExports; i-- {
+		if !monthRE.MatchString(months[i].Name()) || !months[i].IsDir() {
+			continue
+		}
+		files, _ := os.ReadDir(filepath.Join(know, "sessions", months[i].Name()))
+		sort.Slice(files, func(a, b int) bool { return files[a].Name() > files[b].Name() })
+		for _, f := range files {
+			if exportRE.MatchString(f.Name()) && len(v.Exports) < maxExports {
+				v.Exports = append(v.Exports, months[i].Name()+"/"+f.Name())
+			}
+		}
+	}
+	s.render(w, "personal", p)
+}
+
+// personalDir is the user's knowledge directory, and whether the
+// pipeline is on.
+func (s *Server) personalDir() (string, bool, error) {
+	u, err := userconf.Load(s.opt.Getenv)
+	if err != nil {
+		return "", false, err
+	}
+	return u.Knowledge(), u.Config.Pipeline, nil
+}
+
+var (
+	monthRE  = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}$`)
+	exportRE = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}-[A-Za-z0-9_.-]{1,100}\.md$`)
+)
+
+// maxExport caps an export read for display.
+const maxExport = 4 << 20
+
+type exportView struct {
+	Name string
+	Body template.HTML
+}
+
+func (s *Server) exportPage(w http.ResponseWriter, r *http.Request) {
+	p := page{Title: "Session export", Nav: "personal"}
+	name := r.URL.Query().Get("name")
+	month, file, _ := strings.Cut(name, "/")
+	if !monthRE.MatchString(month) || !exportRE.MatchString(file) {
+		p.Status = http.StatusNotFound
+		p.Error = "no such export"
+		s.render(w, "export", p)
+		return
+	}
+	know, on, err := s.personalDir()
+	if err != nil || !on {
+		p.Error = "the session pipeline is off"
+		s.render(w, "export", p)
+		return
+	}
+	f, err := fsx.OpenRegular(filepath.Join(know, "sessions", month, file))
+	if err != nil {
+		p.Status = http.StatusNotFound
+		p.Error = "no such export"
+		s.render(w, "export", p)
+		return
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxExport))
+	if err != nil {
+		p.Error = err.Error()
+	}
+	p.Data = exportView{Name: name, Body: markdown.Render(string(data), nil)}
+	s.render(w, "export", p)
+}
