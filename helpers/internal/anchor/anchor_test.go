@@ -1,0 +1,109 @@
+package anchor
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+)
+
+func sample() Map {
+	return Map{
+		Sources: FormatIDs(fsx.FileID{Size: 10, Mtime: 2, Ctime: 3, Ino: 4}, fsx.FileID{}),
+		Files: map[string][]string{
+			"payments/client.go": {"learned-retry-1", "gotcha-ctx-2"},
+			"db/migrations/":     {"must-check-dry-run-3"},
+			"db/":                {"fact-db-4"},
+			"bad\tpath":          {"x"},
+		},
+		Commands: map[string][]string{"terraform apply": {"must-check-plan-5"}},
+	}
+}
+
+// A map survives Encode and Parse, minus what it cannot hold.
+func TestEncodeParse(t *testing.T) {
+	m := sample()
+	got, err := Parse(Encode(m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	delete(m.Files, "bad\tpath")
+	if !reflect.DeepEqual(got, m) {
+		t.Errorf("round trip:\n got %+v\nwant %+v", got, m)
+	}
+	if src, ok := SourcesOf(Encode(m)); !ok || src != m.Sources {
+		t.Errorf("SourcesOf = %q, %v", src, ok)
+	}
+	if _, ok := SourcesOf([]byte("junk")); ok {
+		t.Error("SourcesOf(junk) ok")
+	}
+}
+
+func TestLookup(t *testing.T) {
+	data := Encode(sample())
+	for _, tc := range []struct {
+		name    string
+		paths   []string
+		command string
+		want    []string // anchors, in order
+	}{
+		{"file", []string{"payments/client.go"}, "", []string{"payments/client.go"}},
+		{"under a directory, most specific first", []string{"db/migrations/0001.sql"}, "", []string{"db/migrations/", "db/"}},
+		{"the directory itself", []string{"db/migrations"}, "", []string{"db/migrations/", "db/"}},
+		{"unanchored", []string{"README.md", "payments/other.go"}, "", nil},
+		{"a prefix of a name is not its directory", []string{"db2/x"}, "", nil},
+		{"command", nil, "terraform  apply -auto-approve", []string{"terraform apply"}},
+		{"command after a separator", nil, "cd infra && terraform apply", []string{"terraform apply"}},
+		{"not the command", nil, "terraform plan", nil},
+		{"a longer word is not the prefix", nil, "terraform applyx", nil},
+		{"quoted text is not the command", nil, "echo terraform apply", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, h := range Lookup(data, tc.paths, tc.command) {
+				got = append(got, h.Anchor)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("Lookup(%v, %q) = %v, want %v", tc.paths, tc.command, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestRel(t *testing.T) {
+	for _, tc := range []struct {
+		root, cwd, p, want string
+		ok                 bool
+	}{
+		{"/r", "/r", "/r/a/b.go", "a/b.go", true},
+		{"/r", "/r/a", "b.go", "a/b.go", true},
+		{"/r", "", "a/../b.go", "b.go", true},
+		{"/r", "/r", "/etc/passwd", "", false},
+		{"/r", "/r", "../x", "", false},
+		{"/r", "/r", "/r", "", false},
+		{"/r", "/r", "/rx/a", "", false},
+		{"/r", "/r", "", "", false},
+	} {
+		got, ok := Rel(tc.root, tc.cwd, tc.p)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("Rel(%q, %q, %q) = %q, %v; want %q, %v", tc.root, tc.cwd, tc.p, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestCommands(t *testing.T) {
+	got := Commands("never run `terraform apply` without `terraform plan -out x`; edit `db/migrations/` only with `--dry-run`, `make`")
+	want := []string{"terraform apply", "terraform plan -out x"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Commands = %q, want %q", got, want)
+	}
+}
+
+func TestLastTouched(t *testing.T) {
+	got := LastTouched([]byte("a\nb\na\nc\nd\ne\nf\n"))
+	want := []string{"f", "e", "d", "c", "a"}
+	if !slices.Equal(got, want) {
+		t.Errorf("LastTouched = %q, want %q", got, want)
+	}
+}
