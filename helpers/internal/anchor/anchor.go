@@ -1,6 +1,6 @@
 // Package anchor is the anchor map: which entries are anchored to which
-// files and directories of the project (an entry's files; a directory,
-// written with a trailing slash, anchors everything under it), and which
+// files and directories of the project (an entry's files; a directory
+// anchors everything under it), and which
 // must-checks to which command prefixes ("terraform apply"). The cache
 // writes it beside the search index (.cairn/cache/anchors.map) at every
 // sync that changes the index, with the identity of the log files it was
@@ -46,7 +46,8 @@ type Map struct {
 	// Sources is the identity of the log files it was built from (see
 	// [Identity]).
 	Sources string
-	// Files are the keys anchored to each path (a directory ends in /).
+	// Files are the keys anchored to each path (a file or a directory; a
+	// trailing slash is dropped).
 	Files map[string][]string
 	// Commands are the must-checks anchored to each command prefix.
 	Commands map[string][]string
@@ -90,16 +91,23 @@ func Encode(m Map) []byte {
 	b.WriteString(magic + "\n")
 	b.WriteString("src " + oneLine(m.Sources) + "\n")
 	write := func(tag string, set map[string][]string) {
-		names := make([]string, 0, len(set))
-		for n := range set {
-			if n != "" && !strings.ContainsAny(n, "\t\n\r") {
-				names = append(names, n)
+		merged := map[string][]string{}
+		for n, keys := range set {
+			if tag == "f" {
+				n = strings.TrimSuffix(n, "/")
 			}
+			if n != "" && !strings.ContainsAny(n, "\t\n\r") {
+				merged[n] = append(merged[n], keys...)
+			}
+		}
+		names := make([]string, 0, len(merged))
+		for n := range merged {
+			names = append(names, n)
 		}
 		slices.Sort(names)
 		for _, n := range names {
 			var keys []string
-			for _, k := range set[n] {
+			for _, k := range merged[n] {
 				if k != "" && !strings.ContainsAny(k, " \t\n\r") && !slices.Contains(keys, k) {
 					keys = append(keys, k)
 				}
@@ -159,7 +167,7 @@ func SourcesOf(data []byte) (string, bool) {
 }
 
 // Hit is one anchor a lookup matched: the anchor (a path, a directory
-// with its slash, or a command prefix) and its keys.
+// or a command prefix) and its keys.
 type Hit struct {
 	Anchor  string
 	Command bool
@@ -240,24 +248,26 @@ func find(data []byte, prefix string) ([]string, bool) {
 }
 
 // Candidates are the anchors that cover a project-relative path, most
-// specific first: the path itself, then each directory above it with its
-// trailing slash ("a/b/c.go", "a/b/", "a/").
+// specific first: the path itself, then each directory above it
+// ("a/b/c.go", "a/b", "a"). Anchors are kept without a trailing slash:
+// a file has nothing under it, so any anchor covers what is under it.
 func Candidates(p string) []string {
-	p = strings.TrimSuffix(p, "/")
-	if p == "" || p == "." {
+	p = strings.TrimSuffix(path.Clean(p), "/")
+	if p == "" || p == "." || p == "/" {
 		return nil
 	}
-	out := []string{p, p + "/"}
+	out := []string{p}
 	for dir := path.Dir(p); dir != "." && dir != "/" && dir != ""; dir = path.Dir(dir) {
-		out = append(out, dir+"/")
+		out = append(out, dir)
 	}
 	return out
 }
 
-// Covers reports whether anchor (a path, or a directory with its slash)
-// covers the project-relative path p.
+// Covers reports whether anchor (a path, or a directory) covers the
+// project-relative path p.
 func Covers(anchor, p string) bool {
-	return slices.Contains(Candidates(p), anchor)
+	a := strings.TrimSuffix(anchor, "/")
+	return a != "" && slices.Contains(Candidates(p), a)
 }
 
 // Commands are the command prefixes a must-check's content names: each
