@@ -8,7 +8,7 @@
 // read and looks a path up by byte search, without parsing the whole map,
 // so that a tool call that touches nothing anchored costs what the capture
 // hook's reject path costs. It depends on nothing but the standard library
-// and package fsx, so that path can read it before the rest of the
+// and packages fsx and bashcmd, so that path can read it before the rest of the
 // program starts (see package hookgate).
 package anchor
 
@@ -18,10 +18,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"path"
 	"slices"
 	"strings"
 
+	"github.com/cairn-dev/cairn/helpers/internal/bashcmd"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
@@ -358,4 +360,76 @@ func slashed(p string) string { return strings.ReplaceAll(p, `\`, "/") }
 func SessionName(session string) string {
 	sum := sha256.Sum256([]byte(session))
 	return hex.EncodeToString(sum[:8])
+}
+
+// NoteTouched appends paths (project-relative) to the session's record of
+// the turn's edited files under the .cairn at root.
+func NoteTouched(root fsx.Root, session string, paths ...string) error {
+	if session == "" || len(paths) == 0 {
+		return nil
+	}
+	f, err := root.OpenFile(Touched(SessionName(session)), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(strings.Join(paths, "\n") + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// maxTouchedBytes caps what is read of a turn's record.
+const maxTouchedBytes = 64 << 10
+
+// ReadTouched returns the most recent paths of the session's record of
+// the turn's edited files (see [LastTouched]); none when there is none.
+func ReadTouched(root fsx.Root, session string) []string {
+	if session == "" {
+		return nil
+	}
+	data, err := root.ReadFile(Touched(SessionName(session)), maxTouchedBytes)
+	if err != nil {
+		return nil
+	}
+	return LastTouched(data)
+}
+
+// ForgetTouched removes the session's record of the turn's edited files
+// (a new turn starts).
+func ForgetTouched(root fsx.Root, session string) error {
+	if session == "" {
+		return nil
+	}
+	return root.Remove(Touched(SessionName(session)))
+}
+
+// maxCommandPaths caps how many words of a command are looked up.
+const maxCommandPaths = 32
+
+// CommandPaths are the words of a shell command that may name files:
+// arguments that are not options, assignments or URLs and hold a slash or
+// a dot (at most 32).
+func CommandPaths(command string) []string {
+	var out []string
+	var walk func(cmds []*bashcmd.Command)
+	walk = func(cmds []*bashcmd.Command) {
+		for _, c := range cmds {
+			walk(c.Nested)
+			args := c.Args()
+			for i, w := range args {
+				if len(out) == maxCommandPaths {
+					return
+				}
+				if i == 0 || w == "" || w[0] == '-' || strings.Contains(w, "://") || strings.ContainsAny(w, "=\n*?$`") {
+					continue
+				}
+				if strings.ContainsAny(w, "/.") && !slices.Contains(out, w) {
+					out = append(out, w)
+				}
+			}
+		}
+	}
+	walk(bashcmd.Parse(command))
+	return out
 }

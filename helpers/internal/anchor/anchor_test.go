@@ -109,3 +109,37 @@ func TestLastTouched(t *testing.T) {
 		t.Errorf("LastTouched = %q, want %q", got, want)
 	}
 }
+
+func TestCommandPaths(t *testing.T) {
+	got := CommandPaths(`cd infra && sed -i 's/a/b/' db/migrations/0001.sql README.md -f x.y --out=z/w $(cat payments/client.go) https://x.io/a`)
+	want := []string{"payments/client.go", "s/a/b/", "db/migrations/0001.sql", "README.md", "x.y"}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("CommandPaths = %q, want %q", got, want)
+	}
+}
+
+// The turn's record of edited files: appended, read most recent first,
+// forgotten.
+func TestTouched(t *testing.T) {
+	root := fsx.NewRoot(t.TempDir())
+	if err := NoteTouched(root, "s1", "a.go"); err != nil {
+		t.Fatal(err)
+	}
+	if err := NoteTouched(root, "s1", "b.go"); err != nil {
+		t.Fatal(err)
+	}
+	if got := ReadTouched(root, "s1"); !slices.Equal(got, []string{"b.go", "a.go"}) {
+		t.Errorf("ReadTouched = %q", got)
+	}
+	if got := ReadTouched(root, "s2"); got != nil {
+		t.Errorf("another session's record: %q", got)
+	}
+	if err := ForgetTouched(root, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := ReadTouched(root, "s1"); got != nil {
+		t.Errorf("after ForgetTouched: %q", got)
+	}
+}

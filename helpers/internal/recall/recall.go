@@ -93,6 +93,9 @@ func splitWords(s string) []string {
 // Block is what the injection shows.
 type Block struct {
 	MustCheck []knowledge.Entry // always shown, first
+	// MustHeading heads the must-checks ("" is "Must check (always
+	// shown):").
+	MustHeading string
 	Relevant  []knowledge.Entry // best first
 	More      int               // matches not shown
 	Query     string            // the query, for the "see more" line
@@ -213,7 +216,11 @@ func RenderCounted(b Block) (string, []string, Counts) {
 	var lines []string
 	more := b.More
 	if len(b.MustCheck) > 0 {
-		lines = append(lines, "Must check (always shown):")
+		h := untrusted.ForAgent(b.MustHeading, 200)
+		if h == "" {
+			h = "Must check (always shown):"
+		}
+		lines = append(lines, h)
 		used += units(lines[0]) + 1
 		// Each must-check gets an equal share of what is left, at worst.
 		share := (budget - used - moreReserve) / len(b.MustCheck)

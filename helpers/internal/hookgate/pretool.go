@@ -1,0 +1,156 @@
+package hookgate
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+
+	"github.com/cairn-dev/cairn/helpers/internal/agent/claude/hooks"
+	"github.com/cairn-dev/cairn/helpers/internal/anchor"
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+)
+
+// toolCall is what the gate reads of a payload before a tool call.
+type toolCall struct {
+	Session string
+	Cwd     string
+	Tool    string
+	Path    string // the file the tool names, as given
+	Command string // a shell command
+	Shell   bool
+	Edits   bool
+}
+
+// toolPayloads read the payloads before a tool call of the agents whose
+// no-match path the gate answers, by adapter name.
+var toolPayloads = map[string]func(data []byte) (toolCall, bool){
+	hooks.Agent: claudeTool,
+}
+
+// claudeTool reads Claude Code's PreToolUse payload.
+func claudeTool(data []byte) (toolCall, bool) {
+	var p struct {
+		Session string `json:"session_id"`
+		Cwd     string `json:"cwd"`
+		Tool    string `json:"tool_name"`
+		Input   struct {
+			FilePath     string `json:"file_path"`
+			NotebookPath string `json:"notebook_path"`
+			Command      string `json:"command"`
+		} `json:"tool_input"`
+	}
+	if json.Unmarshal(data, &p) != nil {
+		return toolCall{}, false
+	}
+	c := toolCall{Session: p.Session, Cwd: p.Cwd, Tool: p.Tool, Path: p.Input.FilePath, Edits: hooks.EditTools[p.Tool]}
+	if c.Path == "" {
+		c.Path = p.Input.NotebookPath
+	}
+	if p.Tool == "Bash" {
+		c.Shell, c.Command = true, p.Input.Command
+	}
+	return c, true
+}
+
+// quiet answers a tool call that touches nothing anchored, before the
+// program starts: it reports whether the call has nothing to be told —
+// the project has no .cairn, or the anchor map, current with the log,
+// anchors nothing to the call's file (or a directory above it) or, for a
+// shell command, to the files it names or a command prefix it runs. An
+// edit it answers is noted for the turn's capture. One read of the map,
+// a few stats; no SQLite, no git. Anything it cannot judge (a map
+// missing or older than the log, a payload it cannot read, a failure to
+// note an edit) goes to the full hook, which answers it and brings the
+// map up to date.
+func quiet(read func([]byte) (toolCall, bool), data []byte) (ok bool) {
+	// A panic in an init would exit 2, which Claude Code reads as "block".
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	c, ok := read(data)
+	if !ok {
+		return false
+	}
+	dir := os.Getenv("CAIRN_DIR")
+	if dir == "" {
+		dir = os.Getenv("CLAUDE_PROJECT_DIR")
+	}
+	if dir == "" {
+		dir = c.Cwd
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return false
+	}
+	if dir == "" {
+		dir = wd
+	} else if !filepath.IsAbs(dir) {
+		dir = filepath.Join(wd, dir)
+	}
+	root := projectRoot(dir)
+	fi, err := os.Lstat(filepath.Join(root, ".cairn"))
+	if err != nil {
+		return os.IsNotExist(err) // no team memory here: nothing to say
+	}
+	if !fi.IsDir() {
+		return false // a link or a file: the full hook reports it
+	}
+	store := fsx.NewRoot(filepath.Join(root, ".cairn"))
+	mapData, err := store.ReadFile(anchor.File, anchor.MaxBytes)
+	if err != nil {
+		return false
+	}
+	src, ok := anchor.SourcesOf(mapData)
+	if id, err := anchor.Identity(store); !ok || err != nil || id != src {
+		return false
+	}
+	var paths []string
+	file, fileOK := anchor.Rel(root, c.Cwd, c.Path)
+	if fileOK {
+		paths = append(paths, file)
+	}
+	command := ""
+	if c.Shell {
+		command = c.Command
+		for _, w := range anchor.CommandPaths(c.Command) {
+			if rel, ok := anchor.Rel(root, c.Cwd, w); ok {
+				paths = append(paths, rel)
+			}
+		}
+	}
+	if len(anchor.Lookup(mapData, paths, command)) > 0 {
+		return false
+	}
+	if c.Edits && fileOK && anchor.NoteTouched(store, c.Session, file) != nil {
+		return false
+	}
+	return true
+}
+
+// projectRoot is the project of a hook run from dir, as the full hook
+// finds it (project.Locate): the nearest directory at or above dir that
+// holds .git, else the nearest that holds .cairn, else dir.
+func projectRoot(dir string) string {
+	dir = filepath.Clean(dir)
+	cairn := ""
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		if cairn == "" {
+			p := filepath.Join(d, ".cairn")
+			if fi, err := os.Lstat(p); err == nil && fi.IsDir() && fsx.Owned(p, fi) {
+				cairn = d
+			}
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	if cairn != "" {
+		return cairn
+	}
+	return dir
+}
