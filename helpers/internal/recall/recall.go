@@ -96,14 +96,14 @@ type Block struct {
 	// MustHeading heads the must-checks ("" is "Must check (always
 	// shown):").
 	MustHeading string
-	Relevant  []knowledge.Entry // best first
-	More      int               // matches not shown
-	Query     string            // the query, for the "see more" line
-	Budget    int               // UTF-16 code units; clamped to [1000, MaxBudget]
-	Heading   string            // e.g. "Relevant to branch fix/oauth"
-	HowTo     bool              // append how to record knowledge
-	Small     bool              // a per-prompt block: budgets down to 400 are honoured
-	Command   string            // how the agent runs cairn in this session; "" is "cairn"
+	Relevant    []knowledge.Entry // best first
+	More        int               // matches not shown
+	Query       string            // the query, for the "see more" line
+	Budget      int               // UTF-16 code units; clamped to [1000, MaxBudget]
+	Heading     string            // e.g. "Relevant to branch fix/oauth"
+	HowTo       bool              // append how to record knowledge
+	Small       bool              // a per-prompt block: budgets down to 400 are honoured
+	Command     string            // how the agent runs cairn in this session; "" is "cairn"
 
 	// Handoff is what this developer's last session on the branch left
 	// open, shown after the must-checks under HandoffHeading (which says
