@@ -272,23 +272,22 @@ func Covers(anchor, p string) bool {
 	return a != "" && slices.Contains(Candidates(p), a)
 }
 
-// Commands are the command prefixes a must-check's content names: each
+// Command is the command prefix a must-check's content guards: its first
 // `quoted` span of at least two words whose first is a program name
-// ("terraform apply", "git push --force"). A span that is a path is not
-// one (the entry's files anchor it).
-func Commands(content string) []string {
-	var out []string
+// ("never run `terraform apply` without a plan from `terraform plan`"
+// guards "terraform apply"; the later spans are what to do instead). A
+// span that is a path is not one (the entry's files anchor it). ok is
+// false when there is none.
+func Command(content string) (string, bool) {
 	parts := strings.Split(content, "`")
 	for i := 1; i < len(parts); i += 2 {
 		words := strings.Fields(parts[i])
 		if len(words) < 2 || len(words) > 6 || !program(words[0]) {
 			continue
 		}
-		if c := strings.Join(words, " "); !slices.Contains(out, c) {
-			out = append(out, c)
-		}
+		return strings.Join(words, " "), true
 	}
-	return out
+	return "", false
 }
 
 // program reports whether w reads as a program's name.
@@ -407,9 +406,10 @@ func ForgetTouched(root fsx.Root, session string) error {
 // maxCommandPaths caps how many words of a command are looked up.
 const maxCommandPaths = 32
 
-// CommandPaths are the words of a shell command that may name files:
-// arguments that are not options, assignments or URLs and hold a slash or
-// a dot (at most 32).
+// CommandPaths are the words of a shell command that may name files or
+// directories: the arguments that are not options, assignments, globs or
+// URLs (at most 32). Only those the anchor map holds matter, so a word
+// that names nothing costs one lookup.
 func CommandPaths(command string) []string {
 	var out []string
 	var walk func(cmds []*bashcmd.Command)
@@ -424,7 +424,7 @@ func CommandPaths(command string) []string {
 				if i == 0 || w == "" || w[0] == '-' || strings.Contains(w, "://") || strings.ContainsAny(w, "=\n*?$`") {
 					continue
 				}
-				if strings.ContainsAny(w, "/.") && !slices.Contains(out, w) {
+				if !slices.Contains(out, w) {
 					out = append(out, w)
 				}
 			}

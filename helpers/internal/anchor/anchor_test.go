@@ -94,11 +94,16 @@ func TestRel(t *testing.T) {
 	}
 }
 
-func TestCommands(t *testing.T) {
-	got := Commands("never run `terraform apply` without `terraform plan -out x`; edit `db/migrations/` only with `--dry-run`, `make`")
-	want := []string{"terraform apply", "terraform plan -out x"}
-	if !slices.Equal(got, want) {
-		t.Errorf("Commands = %q, want %q", got, want)
+func TestCommand(t *testing.T) {
+	for content, want := range map[string]string{
+		"never run `terraform apply` without `terraform plan -out x`":     "terraform apply",
+		"edit `db/migrations/` only with `--dry-run`, then `make  check`": "make check",
+		"nothing quoted":               "",
+		"`make` alone is not a prefix": "",
+	} {
+		if got, ok := Command(content); got != want || ok != (want != "") {
+			t.Errorf("Command(%q) = %q, %v; want %q", content, got, ok, want)
+		}
 	}
 }
 
@@ -112,7 +117,7 @@ func TestLastTouched(t *testing.T) {
 
 func TestCommandPaths(t *testing.T) {
 	got := CommandPaths(`cd infra && sed -i 's/a/b/' db/migrations/0001.sql README.md -f x.y --out=z/w $(cat payments/client.go) https://x.io/a`)
-	want := []string{"payments/client.go", "s/a/b/", "db/migrations/0001.sql", "README.md", "x.y"}
+	want := []string{"payments/client.go", "infra", "s/a/b/", "db/migrations/0001.sql", "README.md", "x.y"}
 	slices.Sort(got)
 	slices.Sort(want)
 	if !slices.Equal(got, want) {

@@ -17,7 +17,7 @@ const live = `e.archived=0 AND e.status NOT IN ('retracted','superseded') AND co
 
 // anchorMap is the anchor map of the entries the cache holds (see
 // package anchor): the live entries' files, and the live must-checks'
-// command prefixes. It reads only anchored entries and must-checks.
+// command prefixes (see [anchor.Command]). It reads only anchored entries and must-checks.
 func (ix *Index) anchorMap() (anchor.Map, error) {
 	m := anchor.Map{Files: map[string][]string{}, Commands: map[string][]string{}}
 	rows, err := ix.db.Query(`SELECT e.json FROM entries e `+verdictJoin+` WHERE (e.anchored=1 OR e.type=?) AND `+live, typed.MustCheck)
@@ -38,7 +38,7 @@ func (ix *Index) anchorMap() (anchor.Map, error) {
 			m.Files[f] = append(m.Files[f], e.Key)
 		}
 		if e.Type == typed.MustCheck {
-			for _, c := range anchor.Commands(e.Content) {
+			if c, ok := anchor.Command(e.Content); ok {
 				m.Commands[c] = append(m.Commands[c], e.Key)
 			}
 		}
