@@ -1,0 +1,121 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/claudetest"
+)
+
+// anchoredProject is a repository with three files, a note anchored to
+// payments/client.go and a must-check on db/migrations.
+func anchoredProject(t *testing.T) string {
+	t.Helper()
+	repo := claudetest.NewGitRepo(t)
+	for _, f := range []string{"payments/client.go", "db/migrations/0001.sql", "README.md"} {
+		p := filepath.Join(repo, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("-- "+f+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cairntest.In(t, repo, "add", "--files", "payments/client.go", "learned", "The payments retry loop must stop when the request context is cancelled")
+	cairntest.In(t, repo, "add", "--files", "db/migrations", "must-check", "Dry-run every migration against a staging snapshot first")
+	cairntest.Git(t, repo, "add", "-A")
+	cairntest.Git(t, repo, "commit", "-q", "-m", "anchored notes")
+	return repo
+}
+
+// The model reads an anchored file: the fake's next request carries the
+// note, inside the untrusted wrapper; a second read does not repeat it;
+// an unanchored file adds nothing.
+func TestClaudePreToolUseBringsAnchoredNote(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
+	cli := claudetest.FindCLI(t)
+	repo := anchoredProject(t)
+	const note = "The payments retry loop must stop when the request context is cancelled"
+	read := func(id, f string) []claudetest.Block {
+		return []claudetest.Block{claudetest.ToolUse(id, "Read", map[string]any{"file_path": filepath.Join(repo, f)})}
+	}
+	api := claudetest.StartFakeAPI(t, [][]claudetest.Block{
+		read("toolu_01", "payments/client.go"),
+		read("toolu_02", "payments/client.go"),
+		read("toolu_03", "README.md"),
+		{claudetest.Text("done")},
+	})
+	res := claudetest.Run(t, claudetest.RunOptions{CLI: cli, API: api, Dir: repo, Prompt: "look at the payments client",
+		AllowedTools: []string{"Read"}, PluginDirs: []string{cairntest.RepoRoot(t)},
+		Env: []string{"CAIRN_BIN=" + cairntest.Binary(t)}})
+	if res.ExitCode != 0 {
+		t.Fatalf("claude exited %d\n%s", res.ExitCode, res)
+	}
+	texts := api.MainRequestTexts()
+	if len(texts) != 4 {
+		t.Fatalf("%d main requests, want 4\n%s", len(texts), res)
+	}
+	count := func(i int) int { return strings.Count(texts[i], note) }
+	if count(0) != 0 {
+		t.Fatalf("the note came before the file was touched (session start):\n%.3000s", texts[0])
+	}
+	if count(1) != 1 {
+		t.Fatalf("the request after the first read carries the note %d times:\n%.4000s", count(1), texts[1])
+	}
+	i := strings.Index(texts[1], note)
+	if open := strings.LastIndex(texts[1][:i], "<untrusted-knowledge"); open < 0 || strings.Contains(texts[1][open:i], "</untrusted-knowledge>") {
+		t.Errorf("the note is not inside the untrusted wrapper:\n%.4000s", texts[1])
+	}
+	if count(2) != 1 || count(3) != 1 {
+		t.Errorf("a second read or an unanchored file repeated the note: %d, %d", count(2), count(3))
+	}
+	if strings.Contains(texts[3], "README.md") && strings.Count(texts[3], "<untrusted-knowledge") > strings.Count(texts[2], "<untrusted-knowledge") {
+		t.Errorf("reading the unanchored README brought a block:\n%.4000s", texts[3])
+	}
+}
+
+// With the team's guards on, a must-check on db/migrations makes Claude
+// Code ask the person before the model reads a migration, in the
+// interactive UI (a read of an unanchored file first goes through
+// unasked: the prompt is cairn's); confirmed, the session goes on and the
+// model sees the must-check.
+func TestClaudePreToolUseGuardsAsk(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
+	cli := claudetest.FindCLI(t)
+	repo := anchoredProject(t)
+	if err := os.WriteFile(filepath.Join(repo, ".cairn", "config.json"), []byte(`{"guards": "ask"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	api := claudetest.StartFakeAPI(t, [][]claudetest.Block{
+		{claudetest.ToolUse("toolu_01", "Read", map[string]any{"file_path": filepath.Join(repo, "README.md")})},
+		{claudetest.Text("readme read")},
+		{claudetest.ToolUse("toolu_02", "Read", map[string]any{"file_path": filepath.Join(repo, "db/migrations/0001.sql")})},
+		{claudetest.Text("migration read")},
+	})
+	s := claudetest.StartInteractive(t, claudetest.InteractiveOptions{CLI: cli, API: api, Dir: repo,
+		PluginDirs: []string{cairntest.RepoRoot(t)}, Env: []string{"CAIRN_BIN=" + cairntest.Binary(t)}})
+	s.Type("read the readme")
+	s.WaitRequests(2)
+	s.WaitScreen("readme read")
+	s.WaitIdle()
+	if strings.Contains(s.Screen(), "Do you want to proceed?") {
+		t.Fatalf("reading an unanchored file asked the person:\n%s", s.Screen())
+	}
+	s.Type("read the first migration")
+	s.WaitRequests(3)
+	s.WaitScreen("Do you want to proceed?")
+	if screen := s.Screen(); !strings.Contains(screen, "0001.sql") {
+		t.Errorf("the prompt is not about the migration:\n%s", screen)
+	}
+	s.Keys("Enter") // the first choice: yes
+	s.WaitScreen("migration read")
+	s.WaitIdle()
+	s.Exit()
+	texts := api.MainRequestTexts()
+	if len(texts) < 4 || !strings.Contains(texts[3], "Dry-run every migration against a staging snapshot first") {
+		t.Errorf("the model did not see the must-check after the confirmed read")
+	}
+}
