@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -117,5 +119,108 @@ func TestClaudePreToolUseGuardsAsk(t *testing.T) {
 	texts := api.MainRequestTexts()
 	if len(texts) < 4 || !strings.Contains(texts[3], "Dry-run every migration against a staging snapshot first") {
 		t.Errorf("the model did not see the must-check after the confirmed read")
+	}
+}
+
+// The characters injected over a scripted session on a branch the
+// payments notes are relevant to — a session start, then reads of three
+// anchored files and one unanchored — and whether the model saw each
+// touched file's note by the request after the read, once. The figures
+// are logged (see docs/moment-of-use.md); CAIRN_PRETOOL_BASELINE_BIN runs
+// the same session with another cairn binary (an older build, without the
+// hook before a tool call) for the comparison, and then asserts nothing.
+func TestClaudePreToolUseInjectedChars(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
+	cli := claudetest.FindCLI(t)
+	// On a branch the notes are relevant to, the session start shows them
+	// already; on another, only the hook before a tool call does.
+	for _, branch := range []string{"fix/payments-retry-timeout", "chore/bump-dependencies"} {
+		t.Run(strings.ReplaceAll(branch, "/", "-"), func(t *testing.T) { testInjectedChars(t, cli, branch) })
+	}
+}
+
+func testInjectedChars(t *testing.T, cli, branch string) {
+	repo := claudetest.NewGitRepo(t)
+	cairntest.Git(t, repo, "checkout", "-q", "-b", branch)
+	files := []string{"client", "retry", "refund", "ledger", "webhook", "config"}
+	notes := map[string]string{}
+	for _, f := range files {
+		p := filepath.Join(repo, "payments", f+".go")
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte("package payments\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		notes[f] = "Payments " + f + " retry timeout note: keep the " + f + " path idempotent and watch the context deadline"
+		cairntest.In(t, repo, "add", "--files", "payments/"+f+".go", "learned", notes[f])
+	}
+	os.WriteFile(filepath.Join(repo, "README.md"), []byte("shop\n"), 0o644)
+	for i, n := range []string{"Payments retry timeouts are tuned in the provider dashboard, not in code",
+		"The payments timeout alert pages the on-call after five minutes",
+		"Retry storms in payments were caused by a missing jitter in 2024"} {
+		cairntest.In(t, repo, "add", []string{"fact", "decision", "learned"}[i], n)
+	}
+	cairntest.In(t, repo, "add", "must-check", "Run the payments contract tests before merging")
+	cairntest.Git(t, repo, "add", "-A")
+	cairntest.Git(t, repo, "commit", "-q", "-m", "payments notes")
+	if !strings.Contains(branch, "payments") {
+		// Recent commits that say nothing of payments.
+		for i := range 5 {
+			cairntest.Git(t, repo, "commit", "-q", "--allow-empty", "-m", fmt.Sprintf("Bump dependency %d", i))
+		}
+	}
+
+	read := func(id, f string) []claudetest.Block {
+		return []claudetest.Block{claudetest.ToolUse(id, "Read", map[string]any{"file_path": filepath.Join(repo, f)})}
+	}
+	touched := []string{"client", "retry", "refund"}
+	api := claudetest.StartFakeAPI(t, [][]claudetest.Block{
+		read("toolu_01", "payments/client.go"), read("toolu_02", "payments/retry.go"),
+		read("toolu_03", "payments/refund.go"), read("toolu_04", "README.md"),
+		{claudetest.Text("done")},
+	})
+	bin, baseline := os.LookupEnv("CAIRN_PRETOOL_BASELINE_BIN")
+	if !baseline {
+		bin = cairntest.Binary(t)
+	}
+	res := claudetest.Run(t, claudetest.RunOptions{CLI: cli, API: api, Dir: repo, Prompt: "go on",
+		AllowedTools: []string{"Read"}, PluginDirs: []string{cairntest.RepoRoot(t)}, Env: []string{"CAIRN_BIN=" + bin}})
+	if res.ExitCode != 0 {
+		t.Fatalf("claude exited %d\n%s", res.ExitCode, res)
+	}
+	texts := api.MainRequestTexts()
+	if len(texts) != 5 {
+		t.Fatalf("%d main requests, want 5\n%s", len(texts), res)
+	}
+	seen, once := 0, 0
+	for i, f := range touched {
+		if strings.Contains(texts[i+1], notes[f]) {
+			seen++
+		}
+		if strings.Count(texts[4], notes[f]) == 1 {
+			once++
+		}
+	}
+	chars, blocks := 0, 0
+	data, _ := os.ReadFile(filepath.Join(repo, ".cairn", "local", "injections.jsonl"))
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var in struct {
+			Used   int    `json:"used"`
+			Moment string `json:"moment"`
+		}
+		if json.Unmarshal([]byte(line), &in) == nil {
+			chars += in.Used
+			blocks++
+		}
+	}
+	untouched := 0
+	for _, f := range files[3:] {
+		if strings.Contains(texts[4], notes[f]) {
+			untouched++
+		}
+	}
+	t.Logf("branch %s, cairn %s: %d characters injected in %d blocks; notes of the 3 touched files seen by the request after the read: %d, each once: %d; notes of the 3 untouched anchored files shown: %d",
+		branch, bin, chars, blocks, seen, once, untouched)
+	if !baseline && (seen != len(touched) || once != len(touched)) {
+		t.Errorf("the model saw %d of %d touched files' notes by their read, %d once", seen, len(touched), once)
 	}
 }
