@@ -254,10 +254,11 @@ func CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
 		if len(missing) > 0 && wired {
 			detail += " for " + strings.Join(missing, ", ")
 		}
-		if wired && pipelineOnly(missing) {
-			// Wired by a cairn before the session pipeline: capture and
-			// recall work; only the pipeline misses the end of sessions.
-			return wiring("warn", detail+" (the session pipeline's events; capture and recall work)",
+		if what, later := laterOnly(missing); wired && later {
+			// Wired by a cairn before the session pipeline, or before the
+			// notes before a tool call: capture and recall work; only
+			// those miss their events.
+			return wiring("warn", detail+" ("+what+"; capture and recall work)",
 				"cairn init --claude, then commit .claude/settings.json")
 		}
 		return wiring("fail", detail, "cairn init --claude, then commit .claude/settings.json")
@@ -265,15 +266,30 @@ func CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
 	return wiring("ok", ".claude/settings.json runs .cairn/hook for every event", "")
 }
 
-// pipelineOnly reports whether the events are all ones only the session
-// pipeline needs (compaction, the end of a session).
-func pipelineOnly(events []string) bool {
+// laterOnly reports whether the events are all ones cairn registered
+// after capture and recall — those only the session pipeline needs
+// (compaction, the end of a session) and the notes before a tool call —
+// and says which.
+func laterOnly(events []string) (what string, ok bool) {
+	var pipeline, tool bool
 	for _, name := range events {
-		if k := hooks.Kind(name); k != event.Compact && k != event.End {
-			return false
+		switch hooks.Kind(name) {
+		case event.Compact, event.End:
+			pipeline = true
+		case event.BeforeTool:
+			tool = true
+		default:
+			return "", false
 		}
 	}
-	return true
+	var parts []string
+	if pipeline {
+		parts = append(parts, "the session pipeline's events")
+	}
+	if tool {
+		parts = append(parts, "the notes before a tool call")
+	}
+	return strings.Join(parts, " and "), true
 }
 
 // personalPlugin reports whether the user's own Claude Code settings (in
