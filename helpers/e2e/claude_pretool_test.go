@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/claudetest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/codextest"
 )
 
 // anchoredProject is a repository with three files, a note anchored to
@@ -222,5 +223,35 @@ func testInjectedChars(t *testing.T, cli, branch string) {
 		branch, bin, chars, blocks, seen, once, untouched)
 	if !baseline && (seen != len(touched) || once != len(touched)) {
 		t.Errorf("the model saw %d of %d touched files' notes by their read, %d once", seen, len(touched), once)
+	}
+}
+
+// Codex: before a shell command that names an anchored file, the note
+// reaches the model with the command's result; a second command on it
+// does not repeat it.
+func TestCodexPreToolUseBringsAnchoredNote(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
+	codextest.FindCLI(t)
+	repo := anchoredProject(t)
+	cairntest.In(t, repo, "init", "--codex")
+	const note = "The payments retry loop must stop when the request context is cancelled"
+	api := codextest.StartFakeAPI(t, [][]codextest.Item{
+		{codextest.Shell("call_1", "cat payments/client.go")},
+		{codextest.Shell("call_2", "wc -l payments/client.go")},
+		{codextest.Text("done")},
+	})
+	res := codexSession(t, repo, repo, api, "look at the payments client")
+	if !strings.Contains(res.Stderr, "hook: PreToolUse Completed") {
+		t.Errorf("the PreToolUse hook did not run\n%s", res)
+	}
+	texts := api.MainRequestTexts()
+	if len(texts) != 3 {
+		t.Fatalf("%d main requests, want 3\n%s", len(texts), res)
+	}
+	if strings.Contains(texts[0], note) {
+		t.Fatalf("the note came before the file was touched")
+	}
+	if strings.Count(texts[1], note) != 1 || strings.Count(texts[2], note) != 1 {
+		t.Errorf("the note reached the model %d, then %d times (want 1, 1)\n%.3000s", strings.Count(texts[1], note), strings.Count(texts[2], note), texts[1])
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude/hooks"
+	codexhooks "github.com/cairn-dev/cairn/helpers/internal/agent/codex/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/anchor"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
@@ -25,6 +26,8 @@ type toolCall struct {
 // no-match path the gate answers, by adapter name.
 var toolPayloads = map[string]func(data []byte) (toolCall, bool){
 	hooks.Agent: claudeTool,
+	// Codex 0.169 sends Claude Code's field names; its shell is Bash.
+	codexhooks.Agent: claudeTool,
 }
 
 // claudeTool reads Claude Code's PreToolUse payload.
