@@ -39,8 +39,13 @@ const maxStateBytes = 4 << 20
 func stateName(session string) string { return anchor.SessionName(session) + ".json" }
 
 // isStateName reports whether a file name is one stateName makes.
-func isStateName(n string) bool {
-	if len(n) != 16+len(".json") || !strings.HasSuffix(n, ".json") {
+func isStateName(n string) bool { return isRecordName(n, ".json") }
+
+// isRecordName reports whether a file name is a session record's name
+// with the extension ext (".json": what the session was shown; ".files":
+// the files its turn edited, see [anchor.Touched]).
+func isRecordName(n, ext string) bool {
+	if len(n) != 16+len(ext) || !strings.HasSuffix(n, ext) {
 		return false
 	}
 	for _, c := range n[:16] {
@@ -120,16 +125,17 @@ func addState(s *knowledge.Store, session string, shown, checked []string) error
 	return s.Root().ReplaceFile(sessionsDir+"/"+stateName(session), data, 0o644)
 }
 
-// PruneShown deletes session records older than a week: only regular
-// files named as cairn names them, never anything else that may be there
-// (and nothing at all when the directory is a link).
+// PruneShown deletes session records older than a week (what a session
+// was shown, the files its last turn edited): only regular files named as
+// cairn names them, never anything else that may be there (and nothing at
+// all when the directory is a link).
 func PruneShown(s *knowledge.Store, now time.Time) error {
 	ents, err := s.Root().ReadDir(sessionsDir)
 	if err != nil {
 		return err
 	}
 	for _, e := range ents {
-		if e.Regular && isStateName(e.Name) && now.Sub(e.ModTime) > staleState {
+		if e.Regular && (isStateName(e.Name) || isRecordName(e.Name, ".files")) && now.Sub(e.ModTime) > staleState {
 			if err := s.Root().Remove(sessionsDir + "/" + e.Name); err != nil {
 				return err
 			}
