@@ -11,6 +11,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/claudetest"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/codextest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/opencodetest"
 )
 
 // anchoredProject is a repository with three files, a note anchored to
@@ -253,5 +254,39 @@ func TestCodexPreToolUseBringsAnchoredNote(t *testing.T) {
 	}
 	if strings.Count(texts[1], note) != 1 || strings.Count(texts[2], note) != 1 {
 		t.Errorf("the note reached the model %d, then %d times (want 1, 1)\n%.3000s", strings.Count(texts[1], note), strings.Count(texts[2], note), texts[1])
+	}
+}
+
+// OpenCode: before the model reads an anchored file, cairn's plugin asks
+// cairn, and the note joins the system prompt of the next model request;
+// reading it again adds nothing new.
+func TestOpenCodeToolBeforeBringsAnchoredNote(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
+	cli := opencodetest.FindCLI(t)
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	cairntest.Git(t, filepath.Dir(remote), "init", "-q", "--bare", "-b", "main", remote)
+	seed := anchoredProject(t)
+	cairntest.Git(t, seed, "remote", "add", "origin", remote)
+	cairntest.Git(t, seed, "push", "-q", "origin", "main")
+	a := newTeammate(t, remote, true)
+	a.initIn(t, "--opencode")
+	const note = "The payments retry loop must stop when the request context is cancelled"
+	read := func(id string) []opencodetest.Block {
+		return []opencodetest.Block{opencodetest.ToolCall(id, "read", map[string]any{"filePath": filepath.Join(a.dir, "payments/client.go")})}
+	}
+	api := opencodetest.StartFakeAPI(t, [][]opencodetest.Block{read("call_1"), read("call_2"), {opencodetest.Text("done")}})
+	res := a.opencodeSession(t, cli, api, "look at the payments client")
+	main := api.MainRequests()
+	if len(main) != 3 {
+		t.Fatalf("%d main requests, want 3\n%s", len(main), res)
+	}
+	if strings.Contains(main[0].System(), note) {
+		t.Fatalf("the note came before the file was touched")
+	}
+	if n := strings.Count(main[1].System(), note); n != 1 {
+		t.Errorf("the request after the read carries the note %d times in its system prompt\n%.3000s", n, main[1].System())
+	}
+	if n := strings.Count(main[2].System(), note); n != 1 {
+		t.Errorf("after the second read the note is there %d times", n)
 	}
 }

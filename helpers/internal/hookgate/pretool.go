@@ -4,22 +4,25 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude/hooks"
 	codexhooks "github.com/cairn-dev/cairn/helpers/internal/agent/codex/hooks"
+	opencodehooks "github.com/cairn-dev/cairn/helpers/internal/agent/opencode/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/anchor"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
 // toolCall is what the gate reads of a payload before a tool call.
 type toolCall struct {
-	Session string
-	Cwd     string
-	Tool    string
-	Path    string // the file the tool names, as given
-	Command string // a shell command
-	Shell   bool
-	Edits   bool
+	Session    string
+	Cwd        string
+	ProjectDir string // the project, when the payload names it
+	Tool       string
+	Path       string // the file the tool names, as given
+	Command    string // a shell command
+	Shell      bool
+	Edits      bool
 }
 
 // toolPayloads read the payloads before a tool call of the agents whose
@@ -27,7 +30,27 @@ type toolCall struct {
 var toolPayloads = map[string]func(data []byte) (toolCall, bool){
 	hooks.Agent: claudeTool,
 	// Codex 0.169 sends Claude Code's field names; its shell is Bash.
-	codexhooks.Agent: claudeTool,
+	codexhooks.Agent:    claudeTool,
+	opencodehooks.Agent: openCodeTool,
+}
+
+// openCodeTool reads the payload cairn's OpenCode plugin sends before a
+// tool call (ToolBefore).
+func openCodeTool(data []byte) (toolCall, bool) {
+	var p struct {
+		Session    string `json:"session_id"`
+		Cwd        string `json:"cwd"`
+		ProjectDir string `json:"project_dir"`
+		Tool       string `json:"tool"`
+		Command    string `json:"command"`
+		FilePath   string `json:"file_path"`
+	}
+	if json.Unmarshal(data, &p) != nil {
+		return toolCall{}, false
+	}
+	return toolCall{Session: p.Session, Cwd: p.Cwd, ProjectDir: p.ProjectDir, Tool: p.Tool, Path: p.FilePath,
+		Command: p.Command, Shell: slices.Contains(opencodehooks.ShellTools, p.Tool),
+		Edits: slices.Contains(opencodehooks.EditTools, p.Tool)}, true
 }
 
 // claudeTool reads Claude Code's PreToolUse payload.
@@ -79,6 +102,9 @@ func quiet(read func([]byte) (toolCall, bool), data []byte) (ok bool) {
 	dir := os.Getenv("CAIRN_DIR")
 	if dir == "" {
 		dir = os.Getenv("CLAUDE_PROJECT_DIR")
+	}
+	if dir == "" {
+		dir = c.ProjectDir
 	}
 	if dir == "" {
 		dir = c.Cwd
