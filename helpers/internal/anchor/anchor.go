@@ -86,7 +86,7 @@ func FormatIDs(ids ...fsx.FileID) string {
 
 // Encode writes m: the magic line, the sources line, then one line per
 // command prefix ("c PREFIX\tKEY KEY") and per path ("f PATH\tKEY KEY"),
-// sorted. Paths and prefixes that hold a tab or a newline, and keys that
+// sorted by prefix and path in byte order ([Lookup] searches them so). Paths and prefixes that hold a tab or a newline, and keys that
 // hold a blank, are left out.
 func Encode(m Map) []byte {
 	var b bytes.Buffer
@@ -179,24 +179,31 @@ type Hit struct {
 // Lookup finds, in a map's data, the anchors of the project-relative
 // paths (each path and every directory above it) and the command
 // prefixes that begin command (after blanks are folded), most specific
-// first for each path. It reads only the lines it matches.
+// first for each path. The path lines are sorted (see [Encode]): each
+// candidate is a binary search, so a lookup reads a few dozen lines of a
+// map of any size, and the command lines, which come first and are few.
 func Lookup(data []byte, paths []string, command string) []Hit {
 	var hits []Hit
+	files := len(data)
+	if i := bytes.Index(data, []byte("\nf ")); i >= 0 {
+		files = i + 1
+	}
 	for _, p := range paths {
 		for _, cand := range Candidates(p) {
-			if keys, ok := find(data, "f "+cand+"\t"); ok {
-				hits = append(hits, Hit{Anchor: cand, Keys: keys})
+			if line, ok := findLine(data, files, cand); ok {
+				hits = append(hits, Hit{Anchor: cand, Keys: keysOf(line)})
 			}
 		}
 	}
 	if command = foldBlanks(command); command != "" {
+		head := data[:files]
 		needle := []byte("\nc ")
 		for off := 0; ; {
-			i := bytes.Index(data[off:], needle)
+			i := bytes.Index(head[off:], needle)
 			if i < 0 {
 				break
 			}
-			line := data[off+i+len(needle):]
+			line := head[off+i+len(needle):]
 			if j := bytes.IndexByte(line, '\n'); j >= 0 {
 				line = line[:j]
 			}
@@ -208,6 +215,62 @@ func Lookup(data []byte, paths []string, command string) []Hit {
 		}
 	}
 	return hits
+}
+
+// findLine finds the path line of name among the sorted path lines of
+// data that start at lo (a line start): a binary search by byte offset,
+// then a scan of the few lines left.
+func findLine(data []byte, lo int, name string) ([]byte, bool) {
+	hi := len(data)
+	for hi-lo > 512 {
+		mid := lo + (hi-lo)/2
+		j := bytes.IndexByte(data[mid:hi], '\n')
+		if j < 0 || mid+j+1 >= hi {
+			break
+		}
+		s := mid + j + 1 // a line start inside (lo, hi)
+		e := s + lineLen(data[s:])
+		switch c := compareName(data[s:e], name); {
+		case c < 0:
+			lo = min(e+1, len(data))
+		case c > 0:
+			hi = s
+		default:
+			return data[s:e], true
+		}
+	}
+	for lo < hi {
+		e := lo + lineLen(data[lo:hi])
+		if compareName(data[lo:e], name) == 0 {
+			return data[lo:e], true
+		}
+		lo = e + 1
+	}
+	return nil, false
+}
+
+func lineLen(b []byte) int {
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		return i
+	}
+	return len(b)
+}
+
+// compareName compares the name of a path line ("f NAME\tKEYS") with
+// name; a line that is not a path line sorts first.
+func compareName(line []byte, name string) int {
+	rest, ok := bytes.CutPrefix(line, []byte("f "))
+	if !ok {
+		return -1
+	}
+	n, _, _ := bytes.Cut(rest, []byte("\t"))
+	return bytes.Compare(n, []byte(name))
+}
+
+// keysOf is the keys of a path line.
+func keysOf(line []byte) []string {
+	_, keys, _ := bytes.Cut(line, []byte("\t"))
+	return strings.Fields(string(keys))
 }
 
 // commandHas reports whether a command line (blanks folded) runs prefix:
@@ -234,20 +297,6 @@ func commandHas(command, prefix string) bool {
 }
 
 func foldBlanks(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// find returns the keys of the line that starts with prefix.
-func find(data []byte, prefix string) ([]string, bool) {
-	needle := []byte("\n" + prefix)
-	i := bytes.Index(data, needle)
-	if i < 0 {
-		return nil, false
-	}
-	line := data[i+len(needle):]
-	if j := bytes.IndexByte(line, '\n'); j >= 0 {
-		line = line[:j]
-	}
-	return strings.Fields(string(line)), true
-}
 
 // Candidates are the anchors that cover a project-relative path, most
 // specific first: the path itself, then each directory above it

@@ -148,3 +148,39 @@ func TestTouched(t *testing.T) {
 		t.Errorf("after ForgetTouched: %q", got)
 	}
 }
+
+// Lookup's binary search agrees with the parsed map on a map large enough
+// to search: every anchored path is found with its keys, a path under an
+// anchored directory finds it, absent paths (between, before and after
+// the anchored ones) find nothing.
+func TestLookupLargeMap(t *testing.T) {
+	data := synthMap(3000)
+	m, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f, keys := range m.Files {
+		hits := Lookup(data, []string{f}, "")
+		if len(hits) != 1 || hits[0].Anchor != f || !slices.Equal(hits[0].Keys, keys) {
+			t.Fatalf("Lookup(%q) = %+v, want %v", f, hits, keys)
+		}
+		if hits := Lookup(data, []string{f + "x"}, ""); len(hits) != 0 {
+			t.Fatalf("Lookup(%q) = %+v", f+"x", hits)
+		}
+	}
+	for _, p := range []string{"a", "src", "src/pkg1", "zzz/y.go", "src/pkg1/sub1/file0.go"} {
+		if hits := Lookup(data, []string{p}, ""); len(hits) != 0 {
+			t.Errorf("Lookup(%q) = %+v", p, hits)
+		}
+	}
+	m.Files["src/pkg5"] = []string{"fact-dir"}
+	data = Encode(m)
+	hits := Lookup(data, []string{"src/pkg5/sub5/file5.go"}, "terraform apply")
+	var anchors []string
+	for _, h := range hits {
+		anchors = append(anchors, h.Anchor)
+	}
+	if !slices.Equal(anchors, []string{"src/pkg5/sub5/file5.go", "src/pkg5", "terraform apply"}) {
+		t.Errorf("hits %v", anchors)
+	}
+}

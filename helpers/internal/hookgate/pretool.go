@@ -83,8 +83,9 @@ func claudeTool(data []byte) (toolCall, bool) {
 // the project has no .cairn, or the anchor map, current with the log,
 // anchors nothing to the call's file (or a directory above it) or, for a
 // shell command, to the files it names or a command prefix it runs. An
-// edit it answers is noted for the turn's capture. One read of the map,
-// a few stats; no SQLite, no git. Anything it cannot judge (a map
+// edit it answers is noted for the turn's capture. One mapping of the map
+// (a binary search per path reads a few pages of it), a few stats; no
+// SQLite, no git. Anything it cannot judge (a map
 // missing or older than the log, a payload it cannot read, a failure to
 // note an edit) goes to the full hook, which answers it and brings the
 // map up to date.
@@ -127,12 +128,8 @@ func quiet(read func([]byte) (toolCall, bool), data []byte) (ok bool) {
 		return false // a link or a file: the full hook reports it
 	}
 	store := fsx.NewRoot(filepath.Join(root, ".cairn"))
-	mapData, err := store.ReadFile(anchor.File, anchor.MaxBytes)
+	id, err := anchor.Identity(store)
 	if err != nil {
-		return false
-	}
-	src, ok := anchor.SourcesOf(mapData)
-	if id, err := anchor.Identity(store); !ok || err != nil || id != src {
 		return false
 	}
 	var paths []string
@@ -149,7 +146,14 @@ func quiet(read func([]byte) (toolCall, bool), data []byte) (ok bool) {
 			}
 		}
 	}
-	if len(anchor.Lookup(mapData, paths, command)) > 0 {
+	// Mapped, not read: a lookup touches a few pages of the map.
+	nothing := false
+	err = store.MapFile(anchor.File, anchor.MaxBytes, func(data []byte) error {
+		src, ok := anchor.SourcesOf(data)
+		nothing = ok && src == id && len(anchor.Lookup(data, paths, command)) == 0
+		return nil
+	})
+	if err != nil || !nothing {
 		return false
 	}
 	if c.Edits && fileOK && anchor.NoteTouched(store, c.Session, file) != nil {
