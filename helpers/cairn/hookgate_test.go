@@ -139,6 +139,22 @@ func TestToolGateRunsBeforeHeavyPackages(t *testing.T) {
 	}
 	check("match path (the full hook)", inits, true)
 
+	// OpenCode's plugin and Codex take the same path.
+	oc := []byte(`{"session_id":"g","cwd":"` + dir + `","project_dir":"` + dir + `","tool":"read","file_path":"` + filepath.Join(dir, "b.go") + `"}`)
+	out, inits = tracedHook(t, dir, oc, "hook", "opencode", "ToolBefore")
+	if out != "" {
+		t.Errorf("OpenCode's no-match path printed %q", out)
+	}
+	check("OpenCode's no-match path", inits, false)
+	cx := []byte(`{"session_id":"g","cwd":"` + dir + `","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"cat b.go"}}`)
+	_, inits = tracedHook(t, dir, cx, "hook", "codex", "PreToolUse")
+	check("Codex's no-match path", inits, false)
+	out, inits = tracedHook(t, dir, []byte(`{"session_id":"g2","cwd":"`+dir+`","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"cat a.go"}}`), "hook", "codex", "PreToolUse")
+	if !strings.Contains(out, "a.go must keep its init order") {
+		t.Errorf("Codex's match path printed %q", out)
+	}
+	check("Codex's match path (the full hook)", inits, true)
+
 	// The log changes (a pull, a capture): the map is out of date until
 	// the full hook has synced and rewritten it.
 	cairntest.In(t, dir, "add", "fact", "an unanchored fact")
