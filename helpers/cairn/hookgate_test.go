@@ -139,13 +139,16 @@ func TestToolGateRunsBeforeHeavyPackages(t *testing.T) {
 	}
 	check("match path (the full hook)", inits, true)
 
-	// OpenCode's plugin and Codex take the same path.
+	// OpenCode's plugin, Codex and Gemini CLI take the same path.
 	oc := []byte(`{"session_id":"g","cwd":"` + dir + `","project_dir":"` + dir + `","tool":"read","file_path":"` + filepath.Join(dir, "b.go") + `"}`)
 	out, inits = tracedHook(t, dir, oc, "hook", "opencode", "ToolBefore")
 	if out != "" {
 		t.Errorf("OpenCode's no-match path printed %q", out)
 	}
 	check("OpenCode's no-match path", inits, false)
+	gm := []byte(`{"session_id":"g","cwd":"` + dir + `","hook_event_name":"AfterTool","tool_name":"read_file","tool_input":{"file_path":"` + filepath.Join(dir, "b.go") + `"},"tool_response":{"llmContent":"package a"}}`)
+	_, inits = tracedHook(t, dir, gm, "hook", "gemini", "AfterFileTool")
+	check("Gemini CLI's no-match path", inits, false)
 	cx := []byte(`{"session_id":"g","cwd":"` + dir + `","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"cat b.go"}}`)
 	_, inits = tracedHook(t, dir, cx, "hook", "codex", "PreToolUse")
 	check("Codex's no-match path", inits, false)

@@ -11,6 +11,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/claudetest"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/codextest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/geminitest"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/opencodetest"
 )
 
@@ -288,5 +289,35 @@ func TestOpenCodeToolBeforeBringsAnchoredNote(t *testing.T) {
 	}
 	if n := strings.Count(main[2].System(), note); n != 1 {
 		t.Errorf("after the second read the note is there %d times", n)
+	}
+}
+
+// Gemini CLI: after read_file on an anchored file, the note reaches the
+// model with the file's content (AfterTool's additionalContext), once; an
+// unanchored file adds nothing.
+func TestGeminiFileToolBringsAnchoredNote(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
+	cli := geminitest.FindCLI(t)
+	repo := anchoredProject(t)
+	cairntest.In(t, repo, "init", "--gemini")
+	const note = "The payments retry loop must stop when the request context is cancelled"
+	read := func(f string) []geminitest.Part {
+		return []geminitest.Part{geminitest.Call("read_file", map[string]any{"file_path": filepath.Join(repo, f)})}
+	}
+	api := geminitest.StartFakeAPI(t, [][]geminitest.Part{
+		read("payments/client.go"), read("payments/client.go"), read("README.md"), {geminitest.Text("done")},
+	})
+	res := geminiSession(t, cli, repo, api, "look at the payments client")
+	texts := api.MainRequestTexts()
+	if len(texts) != 4 {
+		t.Fatalf("%d main requests, want 4\n%s", len(texts), res)
+	}
+	if strings.Contains(texts[0], note) {
+		t.Fatalf("the note came before the file was read")
+	}
+	for i, want := range []int{1, 1, 1} {
+		if n := strings.Count(texts[i+1], note); n != want {
+			t.Errorf("request %d carries the note %d times, want %d\n%.3000s", i+2, n, want, texts[i+1])
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude/hooks"
 	codexhooks "github.com/cairn-dev/cairn/helpers/internal/agent/codex/hooks"
+	geminihooks "github.com/cairn-dev/cairn/helpers/internal/agent/gemini/hooks"
 	opencodehooks "github.com/cairn-dev/cairn/helpers/internal/agent/opencode/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/anchor"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
@@ -32,6 +33,25 @@ var toolPayloads = map[string]func(data []byte) (toolCall, bool){
 	// Codex 0.169 sends Claude Code's field names; its shell is Bash.
 	codexhooks.Agent:    claudeTool,
 	opencodehooks.Agent: openCodeTool,
+	geminihooks.Agent:   geminiTool,
+}
+
+// geminiTool reads Gemini CLI's payload after a file tool (AfterTool,
+// which cairn answers as the moment before a tool, see
+// geminihooks.FileToolEvent).
+func geminiTool(data []byte) (toolCall, bool) {
+	var p struct {
+		Session string `json:"session_id"`
+		Cwd     string `json:"cwd"`
+		Tool    string `json:"tool_name"`
+		Input   struct {
+			FilePath string `json:"file_path"`
+		} `json:"tool_input"`
+	}
+	if json.Unmarshal(data, &p) != nil {
+		return toolCall{}, false
+	}
+	return toolCall{Session: p.Session, Cwd: p.Cwd, Tool: p.Tool, Path: p.Input.FilePath, Edits: geminihooks.EditTools[p.Tool]}, true
 }
 
 // openCodeTool reads the payload cairn's OpenCode plugin sends before a
@@ -103,6 +123,9 @@ func quiet(read func([]byte) (toolCall, bool), data []byte) (ok bool) {
 	dir := os.Getenv("CAIRN_DIR")
 	if dir == "" {
 		dir = os.Getenv("CLAUDE_PROJECT_DIR")
+	}
+	if dir == "" {
+		dir = os.Getenv("GEMINI_PROJECT_DIR")
 	}
 	if dir == "" {
 		dir = c.ProjectDir
