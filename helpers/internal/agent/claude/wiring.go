@@ -254,7 +254,7 @@ func CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
 		if len(missing) > 0 && wired {
 			detail += " for " + strings.Join(missing, ", ")
 		}
-		if what, later := laterOnly(missing); wired && later {
+		if what, later := agent.MissingLater(missing, hooks.Kind); wired && later {
 			// Wired by a cairn before the session pipeline, or before the
 			// notes before a tool call: capture and recall work; only
 			// those miss their events.
@@ -266,31 +266,6 @@ func CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
 	return wiring("ok", ".claude/settings.json runs .cairn/hook for every event", "")
 }
 
-// laterOnly reports whether the events are all ones cairn registered
-// after capture and recall — those only the session pipeline needs
-// (compaction, the end of a session) and the notes before a tool call —
-// and says which.
-func laterOnly(events []string) (what string, ok bool) {
-	var pipeline, tool bool
-	for _, name := range events {
-		switch hooks.Kind(name) {
-		case event.Compact, event.End:
-			pipeline = true
-		case event.BeforeTool:
-			tool = true
-		default:
-			return "", false
-		}
-	}
-	var parts []string
-	if pipeline {
-		parts = append(parts, "the session pipeline's events")
-	}
-	if tool {
-		parts = append(parts, "the notes before a tool call")
-	}
-	return strings.Join(parts, " and "), true
-}
 
 // personalPlugin reports whether the user's own Claude Code settings (in
 // home) enable cairn's plugin (the marketplace route, user scope).
