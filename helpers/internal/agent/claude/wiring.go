@@ -266,7 +266,6 @@ func CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
 	return wiring("ok", ".claude/settings.json runs .cairn/hook for every event", "")
 }
 
-
 // personalPlugin reports whether the user's own Claude Code settings (in
 // home) enable cairn's plugin (the marketplace route, user scope).
 func personalPlugin(home string) bool {
