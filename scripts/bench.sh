@@ -118,14 +118,17 @@ type entry struct {
 	Author  string   `json:"author"`
 	Branch  string   `json:"branch"`
 	Commit  string   `json:"commit"`
+	Files   []string `json:"files,omitempty"`
 }
 
 func main() {
 	n, err := strconv.Atoi(os.Args[1])
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "usage: gen N")
+		fmt.Fprintln(os.Stderr, "usage: gen N [anchored]")
 		os.Exit(2)
 	}
+	// anchored: every tenth entry is anchored to a file (src/W/W.go).
+	anchored := len(os.Args) > 2 && os.Args[2] == "anchored"
 	seed := uint64(0x9e3779b97f4a7c15)
 	next := func(m int) int {
 		seed ^= seed << 13
@@ -158,6 +161,9 @@ func main() {
 			Author:  authors[next(len(authors))],
 			Branch:  "main",
 			Commit:  hex.EncodeToString(sum[3:7])[:7],
+		}
+		if anchored && i%10 == 0 {
+			e.Files = []string{"src/" + ws[0] + "/" + ws[1] + ".go"}
 		}
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
@@ -366,6 +372,40 @@ for n in $sizes; do
 	[ "$n" -eq 1000000 ] && budget="<= 150 ms"
 	row "\`cairn sync\` after a pull added 50 entries" "$n" "$tmp/inc-$n.csv" "" "$budget"
 	cp "$tmp/before-$n.jsonl" "$p/.cairn/knowledge.jsonl"
+done
+
+# The hook before a tool call, paired with the capture hook's reject path
+# in one hyperfine run, on logs where every tenth entry is anchored to a
+# file: a Read of a file nothing is anchored to (the no-match path, judged
+# before the program starts), a Read of an anchored file (the match path:
+# the cache, the shown-record, the render; the session's record is
+# cleared before each run so the note comes every time).
+for n in $sizes; do
+	[ "$n" -gt 100000 ] && continue
+	dir=$tmp/a$n
+	if [ ! -d "$dir" ]; then
+		mkdir -p "$dir/.cairn"
+		git init -q "$dir"
+		"$tmp/gen" "$n" anchored >"$dir/.cairn/knowledge.jsonl"
+		"$cairn" --dir "$dir" sync >/dev/null
+	fi
+	hit=$(grep -o '"files":\["[^"]*"' "$dir/.cairn/knowledge.jsonl" | head -1 | sed 's/.*\["//; s/"$//')
+	printf '{"session_id":"b","cwd":"%s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"go test ./..."},"tool_response":{"stdout":"ok"}}\n' "$dir" >"$tmp/reject-a$n.json"
+	printf '{"session_id":"b","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"%s/src/none/nothing.go"}}\n' "$dir" "$dir" >"$tmp/miss-$n.json"
+	printf '{"session_id":"b","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"%s/%s"}}\n' "$dir" "$dir" "$hit" >"$tmp/hit-$n.json"
+	bench_sh "PreToolUse at $n, paired with the reject path" "$tmp/pretool-$n.csv" --warmup 10 --min-runs 60 \
+		--prepare "rm -rf '$dir/.cairn/local/sessions'" \
+		-n reject "'$cairn' hook PostToolUse < '$tmp/reject-a$n.json'" \
+		-n "no match" "'$cairn' hook PreToolUse < '$tmp/miss-$n.json'" \
+		-n match "'$cairn' hook PreToolUse < '$tmp/hit-$n.json'"
+	for i in 2 3 4; do
+		name=$(awk -F, -v r="$i" 'NR == r { print $1 }' "$tmp/pretool-$n.csv")
+		awk -F, -v r="$i" 'NR == r' "$tmp/pretool-$n.csv" >"$tmp/pretool-$n-$i.csv"
+		budget=""
+		[ "$i" -ne 4 ] && budget="<= 3 ms"
+		[ "$i" -eq 4 ] && budget="per-prompt recall's"
+		row "PreToolUse pair: $name" "$n" "$tmp/pretool-$n-$i.csv" "" "$budget"
+	done
 done
 
 # Peak memory (max RSS) of the heaviest paths at the largest size.

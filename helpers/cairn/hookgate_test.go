@@ -89,3 +89,80 @@ func TestGateRunsBeforeHeavyPackages(t *testing.T) {
 	_, inits = tracedHook(t, dir, payloadWith("UserPromptSubmit", dir), "hook", "UserPromptSubmit")
 	check("a prompt (the full hook)", inits, true)
 }
+
+// The hook before a tool call answers a call that touches nothing
+// anchored before SQLite, go-git, the CLI framework and the MCP SDK are
+// initialised, from one read of the anchor map, and notes an edit for the
+// turn's capture; a call on an anchored file goes to the full hook, which
+// brings the note. A map older than the log is not trusted: the full hook
+// answers and rewrites it.
+func TestToolGateRunsBeforeHeavyPackages(t *testing.T) {
+	dir := t.TempDir()
+	cairntest.Git(t, dir, "init", "-q", "-b", "main")
+	cairntest.Git(t, dir, "config", "user.name", "Ana Gate")
+	cairntest.In(t, dir, "init")
+	for _, f := range []string{"a.go", "b.go"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("package a\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cairntest.In(t, dir, "add", "--files", "a.go", "learned", "a.go must keep its init order")
+	cairntest.In(t, dir, "sync")
+	check := func(what, inits string, want bool) {
+		t.Helper()
+		if !strings.Contains(inits, "init runtime @") {
+			t.Fatalf("%s: no init trace on stderr:\n%s", what, inits)
+		}
+		for _, h := range heavyInits {
+			if strings.Contains(inits, h) != want {
+				t.Errorf("%s: initialised %q = %v, want %v", what, strings.TrimSpace(h), !want, want)
+			}
+		}
+	}
+	pre := func(tool, file string) []byte {
+		return []byte(`{"session_id":"g","cwd":"` + dir + `","hook_event_name":"PreToolUse","tool_name":"` + tool + `","tool_input":{"file_path":"` + file + `"}}`)
+	}
+
+	out, inits := tracedHook(t, dir, pre("Edit", filepath.Join(dir, "b.go")), "hook", "PreToolUse")
+	if out != "" {
+		t.Errorf("no-match path printed %q", out)
+	}
+	check("no-match path", inits, false)
+	touched, _ := filepath.Glob(filepath.Join(dir, ".cairn", "local", "sessions", "*.files"))
+	if len(touched) != 1 {
+		t.Errorf("the edit was not noted for the turn: %v", touched)
+	}
+
+	out, inits = tracedHook(t, dir, pre("Read", "a.go"), "hook", "PreToolUse")
+	if !strings.Contains(out, "a.go must keep its init order") || !strings.Contains(out, `"hookEventName":"PreToolUse"`) {
+		t.Errorf("match path printed %q", out)
+	}
+	check("match path (the full hook)", inits, true)
+
+	// OpenCode's plugin, Codex and Gemini CLI take the same path.
+	oc := []byte(`{"session_id":"g","cwd":"` + dir + `","project_dir":"` + dir + `","tool":"read","file_path":"` + filepath.Join(dir, "b.go") + `"}`)
+	out, inits = tracedHook(t, dir, oc, "hook", "opencode", "ToolBefore")
+	if out != "" {
+		t.Errorf("OpenCode's no-match path printed %q", out)
+	}
+	check("OpenCode's no-match path", inits, false)
+	gm := []byte(`{"session_id":"g","cwd":"` + dir + `","hook_event_name":"AfterTool","tool_name":"read_file","tool_input":{"file_path":"` + filepath.Join(dir, "b.go") + `"},"tool_response":{"llmContent":"package a"}}`)
+	_, inits = tracedHook(t, dir, gm, "hook", "gemini", "AfterFileTool")
+	check("Gemini CLI's no-match path", inits, false)
+	cx := []byte(`{"session_id":"g","cwd":"` + dir + `","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"cat b.go"}}`)
+	_, inits = tracedHook(t, dir, cx, "hook", "codex", "PreToolUse")
+	check("Codex's no-match path", inits, false)
+	out, inits = tracedHook(t, dir, []byte(`{"session_id":"g2","cwd":"`+dir+`","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"cat a.go"}}`), "hook", "codex", "PreToolUse")
+	if !strings.Contains(out, "a.go must keep its init order") {
+		t.Errorf("Codex's match path printed %q", out)
+	}
+	check("Codex's match path (the full hook)", inits, true)
+
+	// The log changes (a pull, a capture): the map is out of date until
+	// the full hook has synced and rewritten it.
+	cairntest.In(t, dir, "add", "fact", "an unanchored fact")
+	_, inits = tracedHook(t, dir, pre("Read", "b.go"), "hook", "PreToolUse")
+	check("a map older than the log (the full hook)", inits, true)
+	_, inits = tracedHook(t, dir, pre("Read", "b.go"), "hook", "PreToolUse")
+	check("no-match path after the full hook's sync", inits, false)
+}

@@ -200,3 +200,31 @@ func (t *Turns) Messages() []event.Message {
 	}
 	return t.messages
 }
+
+// MissingLater reports whether the events an agent's wiring lacks, by
+// the moments kind gives their names, were all added after capture and
+// recall — the session pipeline's (compaction, the end of a session) and
+// the notes before a tool call — so that a project wired by an older
+// cairn still captures and recalls (a warning, not a failure); what says
+// which, for the person.
+func MissingLater(missing []string, kind func(string) event.Kind) (what string, ok bool) {
+	var pipeline, tool bool
+	for _, name := range missing {
+		switch kind(name) {
+		case event.Compact, event.End:
+			pipeline = true
+		case event.BeforeTool:
+			tool = true
+		default:
+			return "", false
+		}
+	}
+	var parts []string
+	if pipeline {
+		parts = append(parts, "the session pipeline's events")
+	}
+	if tool {
+		parts = append(parts, "the notes before a tool call")
+	}
+	return strings.Join(parts, " and "), len(parts) > 0
+}

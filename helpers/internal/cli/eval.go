@@ -15,18 +15,26 @@ func evalCommand(env Env) *ucli.Command {
 	return &ucli.Command{
 		Name:      "eval",
 		Usage:     "measure recall quality on labelled queries (P@k, R@k, MRR, nDCG@10)",
-		ArgsUsage: "QUERIES.jsonl",
+		ArgsUsage: "QUERIES.jsonl | --tools CALLS.jsonl",
 		Description: "Each line of QUERIES.jsonl has at least \"query\" and \"relevant_keys\" (and\n" +
 			"optionally \"kind\"). With --corpus, that knowledge JSONL is indexed in a temporary\n" +
 			"cache; without it, the project's own log is searched. Queries without relevant\n" +
-			"keys are negatives: eval reports how many of them returned anything.",
+			"keys are negatives: eval reports how many of them returned anything.\n\n" +
+			"With --tools, each line of CALLS.jsonl is a tool call of a session ({\"session\",\n" +
+			"\"tool\", \"path\" or \"command\", \"expected_keys\"}), replayed in order through the\n" +
+			"hook that runs before a tool call; eval reports the precision and recall of the\n" +
+			"notes it injected.",
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "corpus", Usage: "a knowledge JSONL to index (keys kept)"},
 			&ucli.IntFlag{Name: "k", Value: 5, Usage: "the cut-off for precision and recall"},
 			&ucli.StringFlag{Name: "baseline", Usage: "also run a baseline: grep"},
 			&ucli.BoolFlag{Name: "json", Usage: "print {\"cairn\": M, \"grep\": M} as JSON"},
+			&ucli.StringFlag{Name: "tools", Usage: "score the notes injected before the scripted tool calls of this JSONL instead"},
 		},
 		Action: func(c *ucli.Context) error {
+			if c.IsSet("tools") {
+				return evalTools(c, env)
+			}
 			if c.NArg() != 1 {
 				return usagef("eval needs the QUERIES.jsonl file")
 			}
@@ -108,4 +116,44 @@ func printEval(w io.Writer, results map[string]eval.Result, k int) {
 			row(kind, name, results[name].ByKind[kind])
 		}
 	}
+}
+
+// evalTools replays --tools' calls against --corpus (or the project's
+// log) and prints the precision and recall of the notes injected.
+func evalTools(c *ucli.Context, env Env) error {
+	if c.NArg() != 0 {
+		return usagef("eval --tools takes no QUERIES file")
+	}
+	name := c.String("tools")
+	data, err := os.ReadFile(abs(env, name))
+	if err != nil {
+		return hinted(fmt.Errorf("cannot read %s: %w", name, unwrapPath(err)), "check --tools")
+	}
+	calls, err := eval.ReadToolCalls(data)
+	if err != nil {
+		return hinted(fmt.Errorf("%s: %w", name, err), "each line needs {\"session\": ..., \"tool\": ..., \"path\" or \"command\", \"expected_keys\": [...]}")
+	}
+	var corpus []byte
+	if name := c.String("corpus"); name != "" {
+		if corpus, err = os.ReadFile(abs(env, name)); err != nil {
+			return hinted(fmt.Errorf("cannot read %s: %w", name, unwrapPath(err)), "check --corpus")
+		}
+	} else {
+		p, err := findProject(c, env)
+		if err != nil {
+			return err
+		}
+		if corpus, err = p.Store.ReadLog(); err != nil {
+			return err
+		}
+	}
+	m, err := eval.EvaluateTools(corpus, calls)
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		return writeJSON(env.Stdout, map[string]eval.ToolMetrics{"tools": m})
+	}
+	fmt.Fprintln(env.Stdout, m)
+	return nil
 }

@@ -22,9 +22,10 @@ const (
 	SubagentReply      // a subagent finished with a reply
 	Compact            // the conversation is about to be compacted
 	End                // the session ends
+	BeforeTool         // a tool is about to run (on a file, or a shell command)
 )
 
-var names = [...]string{"unknown", "start", "prompt", "tool-ran", "reply", "subagent-reply", "compact", "end"}
+var names = [...]string{"unknown", "start", "prompt", "tool-ran", "reply", "subagent-reply", "compact", "end", "before-tool"}
 
 // String is the kind's name, e.g. "tool-ran".
 func (k Kind) String() string {
@@ -69,6 +70,12 @@ type Event struct {
 	Shell   bool
 	Command string
 	Failed  bool
+	// Tool is the tool's name (BeforeTool); Path is the file its input
+	// names (as given: absolute, or relative to Cwd), if any; Edits is
+	// true when the tool writes it.
+	Tool  string
+	Path  string
+	Edits bool
 	// Text is the reply (Reply, SubagentReply).
 	Text string
 	// Transcript is the path of the session's transcript, when the agent
@@ -83,13 +90,18 @@ type Event struct {
 
 // Answer is what cairn answers to an event; the zero Answer says nothing.
 type Answer struct {
-	// Context is text for the model's context (Start, Prompt).
+	// Context is text for the model's context (Start, Prompt,
+	// BeforeTool).
 	Context string
 	// Status is one quiet line for the person.
 	Status string
 	// GoOn, when set on a SubagentReply, asks the agent to go on with
 	// this instruction instead of finishing.
 	GoOn string
+	// Ask, on a BeforeTool, asks the person to confirm the tool call,
+	// with this reason (never allow, never deny: see the design's
+	// guards).
+	Ask string
 }
 
 // Empty reports whether a says nothing.

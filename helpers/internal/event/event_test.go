@@ -7,7 +7,7 @@ import "testing"
 // without typed lines.
 func TestCaptureOnly(t *testing.T) {
 	want := map[Kind]bool{ToolRan: true, Reply: true}
-	for k := Unknown; k <= End; k++ {
+	for k := Unknown; k <= BeforeTool; k++ {
 		if got := k.CaptureOnly(); got != want[k] {
 			t.Errorf("%s.CaptureOnly() = %v", k, got)
 		}

@@ -1,4 +1,5 @@
-// Package hookgate is the capture hook's reject path. Most shell commands
+// Package hookgate is the capture hook's reject path, and the no-match
+// path of the hook that runs before a tool call (see quiet). Most shell commands
 // and replies carry nothing to capture, and for those the hook must cost
 // almost nothing (a budget of 3 ms for the whole process). Go runs a
 // package's init once the packages it imports are initialised, taking ready
@@ -107,12 +108,22 @@ func init() {
 		return
 	}
 	kind := kinds[agent]
-	if kind == nil || !kind(name).CaptureOnly() {
+	if kind == nil {
+		return
+	}
+	before := kind(name) == event.BeforeTool && toolPayloads[agent] != nil
+	if !before && !kind(name).CaptureOnly() {
 		return
 	}
 	data, err := io.ReadAll(io.LimitReader(os.Stdin, event.MaxPayload+1))
 	consumed, read = data, true
 	if err != nil || len(data) > event.MaxPayload {
+		return
+	}
+	if before {
+		if quiet(agent, toolPayloads[agent], data) {
+			os.Exit(0)
+		}
 		return
 	}
 	switch judge(agent, kind(name), data) {

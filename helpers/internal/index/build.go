@@ -42,6 +42,7 @@ type entryRow struct {
 	ts                                              int64
 	archived                                        bool
 	json                                            []byte
+	anchored                                        bool // it has files (see writeAnchors)
 }
 
 // build writes a cache of the source files, complete, into a new database
@@ -507,7 +508,7 @@ func entryRows(ws []version) ([]entryRow, error) {
 		out = append(out, entryRow{
 			key: e.Key, typ: e.Type, content: e.Content, tags: strings.Join(e.Tags, " "),
 			status: e.Status, author: e.Author, idents: relevance.Idents(e.Content),
-			ts: e.TS, archived: w.v.Archived, json: w.v.JSON,
+			ts: e.TS, archived: w.v.Archived, json: w.v.JSON, anchored: len(e.Files) > 0,
 		})
 	}
 	return out, nil
@@ -644,9 +645,9 @@ func (bw *batchWriter) putLines(rs []*lineRow) error {
 func (bw *batchWriter) putEntries(after int64, es []entryRow) error {
 	bw.args = bw.args[:0]
 	for i, e := range es {
-		bw.args = append(bw.args, after+int64(i)+1, e.key, e.typ, e.content, e.tags, e.ts, e.status, e.author, boolInt(e.archived), e.idents, string(e.json))
+		bw.args = append(bw.args, after+int64(i)+1, e.key, e.typ, e.content, e.tags, e.ts, e.status, e.author, boolInt(e.archived), e.idents, string(e.json), boolInt(e.anchored))
 	}
-	err := bw.exec(&bw.entries, `INSERT INTO entries(id,key,type,content,tags,ts,status,author,archived,idents,json)`, 11, len(es), entryBatch)
+	err := bw.exec(&bw.entries, `INSERT INTO entries(id,key,type,content,tags,ts,status,author,archived,idents,json,anchored)`, 12, len(es), entryBatch)
 	if err != nil {
 		return dbErr(fmt.Sprintf("index entries %s to %s", es[0].key, es[len(es)-1].key), err)
 	}

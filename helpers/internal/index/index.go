@@ -37,7 +37,7 @@ import (
 
 // schemaVersion changes whenever the schema or what is derived from the log
 // changes; a cache of another version is rebuilt.
-const schemaVersion = "7"
+const schemaVersion = "8"
 
 // FileName is the cache database's name inside .cairn/cache.
 const FileName = "index.db"
@@ -65,7 +65,8 @@ CREATE TABLE entries(
   author TEXT NOT NULL,
   archived INTEGER NOT NULL,
   idents TEXT NOT NULL,
-  json TEXT NOT NULL
+  json TEXT NOT NULL,
+  anchored INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE verdicts(
   key TEXT NOT NULL,
@@ -95,6 +96,7 @@ CREATE INDEX lines_key ON lines(key);
 CREATE INDEX entries_ts ON entries(ts);
 CREATE INDEX entries_type_ts ON entries(type, ts);
 CREATE INDEX entries_archived ON entries(archived);
+CREATE INDEX entries_anchored ON entries(anchored) WHERE anchored=1;
 `
 
 // Index is an open cache database.
@@ -112,6 +114,10 @@ type Index struct {
 	// hook is an Index a hook opened (OpenForHook): it never rebuilds and
 	// applies at most hookMaxLines changed lines; past that, ErrNotReady.
 	hook bool
+
+	// AnchorsErr is why the last Sync could not write the anchor map
+	// (nil when it could, or had no need).
+	AnchorsErr error
 
 	// What the last Sync saw, for SanitizeNeeded: the log, and the log
 	// the loaded audit was made from.
@@ -332,7 +338,11 @@ func (ix *Index) Sync() (SyncResult, error) {
 	if err != nil {
 		return res, err
 	}
-	return res, ix.syncVerdicts()
+	if err := ix.syncVerdicts(); err != nil {
+		return res, err
+	}
+	ix.keepAnchors()
+	return res, nil
 }
 
 // The cache's lock (index.db.lock) is held shared by every open Index and
@@ -745,7 +755,21 @@ func (ix *Index) Rebuild() (SyncResult, error) {
 	if err := ix.open(); err != nil {
 		return res, err
 	}
-	return res, ix.refreshVerdicts()
+	if err := ix.refreshVerdicts(); err != nil {
+		return res, err
+	}
+	ix.keepAnchors()
+	return res, nil
+}
+
+// keepAnchors brings the anchor map up to date with the cache (see
+// syncAnchors). A map it cannot write is left as it is: the hook before
+// a tool call finds it out of date and answers through the cache, which
+// is slower, never wrong.
+func (ix *Index) keepAnchors() {
+	if err := ix.syncAnchors(); err != nil {
+		ix.AnchorsErr = err
+	}
 }
 
 // retracts reports whether the row's line retracts its entry.

@@ -28,7 +28,7 @@ func newWriter(ex preparer) (*writer, error) {
 		q   string
 	}{
 		{&w.line, `INSERT OR REPLACE INTO lines(hash,n,archived,key,ts,problem,parent,json) VALUES(?,?,?,?,?,?,?,?)`},
-		{&w.entry, `INSERT INTO entries(key,type,content,tags,ts,status,author,archived,idents,json) VALUES(?,?,?,?,?,?,?,?,?,?)`},
+		{&w.entry, `INSERT INTO entries(key,type,content,tags,ts,status,author,archived,idents,json,anchored) VALUES(?,?,?,?,?,?,?,?,?,?,?)`},
 		{&w.ftsAdd, `INSERT INTO fts(rowid,content,tags,type,idents) VALUES(?,?,?,?,?)`},
 		{&w.ftsDel, `INSERT INTO fts(fts,rowid,content,tags,type,idents) VALUES('delete',?,?,?,?,?)`},
 		{&w.entryDel, `DELETE FROM entries WHERE id=?`},
@@ -75,7 +75,7 @@ func (w *writer) putEntry(r *lineRow) error {
 	}
 	tags := strings.Join(e.Tags, " ")
 	idents := relevance.Idents(e.Content)
-	res, err := w.entry.Exec(e.Key, e.Type, e.Content, tags, e.TS, e.Status, e.Author, boolInt(r.archived), idents, string(r.json))
+	res, err := w.entry.Exec(e.Key, e.Type, e.Content, tags, e.TS, e.Status, e.Author, boolInt(r.archived), idents, string(r.json), boolInt(len(e.Files) > 0))
 	if err != nil {
 		return dbErr("index entry "+e.Key, err)
 	}

@@ -34,7 +34,13 @@ type Config struct {
 	// init records it; --install-hint sets it). The launcher and the
 	// min_version notice show it, through [CleanInstallHint].
 	InstallHint string `json:"install_hint"`
-	Capture     struct {
+	// Guards, when "ask", makes the hook before a tool call ask the person
+	// to confirm a call a must-check is anchored to (its file, its
+	// command), with the must-check as the reason. Off by default; a
+	// person can turn it off for themselves (their own config's
+	// "guards": "off"). A note never makes cairn allow or deny a call.
+	Guards  string `json:"guards,omitempty"`
+	Capture struct {
 		// SubagentNudge asks a subagent that worked and recorded nothing,
 		// once, to record what it learned (default off).
 		SubagentNudge bool `json:"subagent_nudge"`

@@ -10,8 +10,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -145,14 +147,15 @@ func (p *Project) LastBeat() (hb Heartbeat, when time.Time, ok bool) {
 
 // Provenance fills in when, who and where: ts, author (git user.name),
 // branch, short HEAD, and the files the content names that exist in the
-// repository (case kept, no path outside its root).
+// repository (case kept, no path outside its root, none reached through a
+// link that leads out of it), and the directories it names with a slash
+// ("db/migrations/").
 func (p *Project) Provenance(e *knowledge.Entry, now time.Time) {
-	root := p.Root
 	if e.TS == 0 {
 		e.TS = now.Unix()
 	}
 	if p.IsGit {
-		q := gitmeta.Read(root)
+		q := gitmeta.Read(p.Root)
 		if e.Author == "" {
 			e.Author = q.UserName
 		}
@@ -168,15 +171,60 @@ func (p *Project) Provenance(e *knowledge.Entry, now time.Time) {
 		seen[f] = true
 	}
 	for _, f := range knowledge.MentionedPaths(e.Content) {
+		dir := strings.HasSuffix(f, "/")
+		f = strings.TrimSuffix(f, "/")
 		if len(e.Files) >= knowledge.MaxFiles {
 			break
 		}
-		if seen[f] || !filepath.IsLocal(f) {
+		if seen[f] {
 			continue
 		}
-		if fi, err := os.Stat(filepath.Join(root, f)); err == nil && !fi.IsDir() {
+		if fi, ok := p.InProject(f); ok && (!fi.IsDir() || dir || strings.Contains(f, "/")) {
 			e.Files = append(e.Files, f)
 			seen[f] = true
 		}
 	}
+}
+
+// Anchor adds files (project-relative, as an agent's tool calls named
+// them) to e's files when they exist inside the project, up to
+// [knowledge.MaxFiles].
+func (p *Project) Anchor(e *knowledge.Entry, files []string) {
+	for _, f := range files {
+		if len(e.Files) >= knowledge.MaxFiles {
+			return
+		}
+		if slices.Contains(e.Files, f) {
+			continue
+		}
+		if _, ok := p.InProject(f); ok {
+			e.Files = append(e.Files, f)
+		}
+	}
+}
+
+// InProject stats rel, a relative path, inside the project: ok is false
+// when it does not exist, climbs out, or is reached through a link that
+// leads out of the project.
+func (p *Project) InProject(rel string) (fs.FileInfo, bool) {
+	if !filepath.IsLocal(filepath.FromSlash(rel)) {
+		return nil, false
+	}
+	full := filepath.Join(p.Root, filepath.FromSlash(rel))
+	fi, err := os.Stat(full)
+	if err != nil {
+		return nil, false
+	}
+	realRoot, err := filepath.EvalSymlinks(p.Root)
+	if err != nil {
+		return nil, false
+	}
+	real, err := filepath.EvalSymlinks(full)
+	if err != nil {
+		return nil, false
+	}
+	if r, err := filepath.Rel(realRoot, real); err != nil || !filepath.IsLocal(r) {
+		return nil, false
+	}
+	return fi, true
 }

@@ -37,6 +37,7 @@ const (
 const (
 	MomentStart  = "session start"
 	MomentPrompt = "prompt"
+	MomentTool   = "before a tool"
 )
 
 // Reasons an entry was chosen.
@@ -47,6 +48,8 @@ const (
 	ReasonPrompt    = "prompt words"
 	ReasonNewest    = "newest (the index was being built)"
 	ReasonSearch    = "search match" // by a synonym or a stem no part of the context names
+	ReasonAnchor    = "anchored to the file"
+	ReasonCommand   = "must-check on the command"
 )
 
 // Injection is one block cairn put in front of an agent.

@@ -96,14 +96,17 @@ func splitWords(s string) []string {
 // Block is what the injection shows.
 type Block struct {
 	MustCheck []knowledge.Entry // always shown, first
-	Relevant  []knowledge.Entry // best first
-	More      int               // matches not shown
-	Query     string            // the query, for the "see more" line
-	Budget    int               // UTF-16 code units; clamped to [1000, MaxBudget]
-	Heading   string            // e.g. "Relevant to branch fix/oauth"
-	HowTo     bool              // append how to record knowledge
-	Small     bool              // a per-prompt block: budgets down to 400 are honoured
-	Command   string            // how the agent runs cairn in this session; "" is "cairn"
+	// MustHeading heads the must-checks ("" is "Must check (always
+	// shown):").
+	MustHeading string
+	Relevant    []knowledge.Entry // best first
+	More        int               // matches not shown
+	Query       string            // the query, for the "see more" line
+	Budget      int               // UTF-16 code units; clamped to [1000, MaxBudget]
+	Heading     string            // e.g. "Relevant to branch fix/oauth"
+	HowTo       bool              // append how to record knowledge
+	Small       bool              // a per-prompt block: budgets down to 400 are honoured
+	Command     string            // how the agent runs cairn in this session; "" is "cairn"
 
 	// Handoff is what this developer's last session on the branch left
 	// open, shown after the must-checks under HandoffHeading (which says
@@ -216,7 +219,11 @@ func RenderCounted(b Block) (string, []string, Counts) {
 	var lines []string
 	more := b.More
 	if len(b.MustCheck) > 0 {
-		lines = append(lines, "Must check (always shown):")
+		h := untrusted.ForAgent(b.MustHeading, 200)
+		if h == "" {
+			h = "Must check (always shown):"
+		}
+		lines = append(lines, h)
 		used += units(lines[0]) + 1
 		// Each must-check gets an equal share of what is left, at worst.
 		share := (budget - used - moreReserve) / len(b.MustCheck)

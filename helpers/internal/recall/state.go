@@ -1,13 +1,12 @@
 package recall
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/helpers/internal/anchor"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/relevance"
 )
@@ -19,9 +18,13 @@ const PerPromptBudget = 2000
 // staleState is how long a session's record of shown entries is kept.
 const staleState = 7 * 24 * time.Hour
 
-// shownState is what a session has already been shown.
+// shownState is what a session has already been shown: every entry, at
+// any moment (start, prompt, before a tool), and apart the must-checks
+// shown before a tool call as a check, which a session start's showing
+// does not spare.
 type shownState struct {
-	Shown []string `json:"shown"`
+	Shown   []string `json:"shown"`
+	Checked []string `json:"checked,omitempty"`
 }
 
 // sessionsDir holds one record per session, under .cairn.
@@ -31,15 +34,18 @@ const sessionsDir = knowledge.LocalDir + "/sessions"
 const maxStateBytes = 4 << 20
 
 // stateName is the file name of a session's record: 16 hex digits of the
-// session id's hash, so nothing from the payload reaches a path.
-func stateName(session string) string {
-	sum := sha256.Sum256([]byte(session))
-	return hex.EncodeToString(sum[:8]) + ".json"
-}
+// session id's hash, so nothing from the payload reaches a path (the
+// session's other records share the name, see [anchor.SessionName]).
+func stateName(session string) string { return anchor.SessionName(session) + ".json" }
 
 // isStateName reports whether a file name is one stateName makes.
-func isStateName(n string) bool {
-	if len(n) != 16+len(".json") || !strings.HasSuffix(n, ".json") {
+func isStateName(n string) bool { return isRecordName(n, ".json") }
+
+// isRecordName reports whether a file name is a session record's name
+// with the extension ext (".json": what the session was shown; ".files":
+// the files its turn edited, see [anchor.Touched]).
+func isRecordName(n, ext string) bool {
+	if len(n) != 16+len(ext) || !strings.HasSuffix(n, ext) {
 		return false
 	}
 	for _, c := range n[:16] {
@@ -50,56 +56,86 @@ func isStateName(n string) bool {
 	return true
 }
 
-// LoadShown returns the keys already shown in a session (none for an
-// unknown session or an unreadable record).
-func LoadShown(s *knowledge.Store, session string) map[string]bool {
-	shown := map[string]bool{}
+// loadState reads a session's record (empty for an unknown session or an
+// unreadable record).
+func loadState(s *knowledge.Store, session string) shownState {
+	var st shownState
 	if session == "" {
-		return shown
+		return st
 	}
 	data, err := s.ReadFile(sessionsDir+"/"+stateName(session), maxStateBytes)
 	if err != nil || data == nil {
-		return shown
+		return st
 	}
-	var st shownState
-	if json.Unmarshal(data, &st) == nil {
-		for _, k := range st.Shown {
-			shown[k] = true
-		}
+	if json.Unmarshal(data, &st) != nil {
+		return shownState{}
 	}
-	return shown
+	return st
+}
+
+func set(keys []string) map[string]bool {
+	m := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		m[k] = true
+	}
+	return m
+}
+
+// LoadShown returns the keys already shown in a session (none for an
+// unknown session or an unreadable record).
+func LoadShown(s *knowledge.Store, session string) map[string]bool {
+	return set(loadState(s, session).Shown)
+}
+
+// LoadChecked returns the must-checks already shown in a session before a
+// tool call, as checks.
+func LoadChecked(s *knowledge.Store, session string) map[string]bool {
+	return set(loadState(s, session).Checked)
 }
 
 // AddShown records keys as shown in a session.
 func AddShown(s *knowledge.Store, session string, keys []string) error {
-	if session == "" || len(keys) == 0 {
+	return addState(s, session, keys, nil)
+}
+
+// AddChecked records keys as shown, and as shown as checks before a tool
+// call, in a session.
+func AddChecked(s *knowledge.Store, session string, keys []string) error {
+	return addState(s, session, keys, keys)
+}
+
+func addState(s *knowledge.Store, session string, shown, checked []string) error {
+	if session == "" || len(shown)+len(checked) == 0 {
 		return nil
 	}
-	shown := LoadShown(s, session)
-	st := shownState{}
-	for k := range shown {
-		st.Shown = append(st.Shown, k)
-	}
-	for _, k := range keys {
-		if !shown[k] {
-			st.Shown = append(st.Shown, k)
-			shown[k] = true
+	st := loadState(s, session)
+	add := func(list []string, keys []string) []string {
+		have := set(list)
+		for _, k := range keys {
+			if !have[k] {
+				list = append(list, k)
+				have[k] = true
+			}
 		}
+		return list
 	}
+	st.Shown = add(st.Shown, shown)
+	st.Checked = add(st.Checked, checked)
 	data, _ := json.Marshal(st)
 	return s.Root().ReplaceFile(sessionsDir+"/"+stateName(session), data, 0o644)
 }
 
-// PruneShown deletes session records older than a week: only regular
-// files named as cairn names them, never anything else that may be there
-// (and nothing at all when the directory is a link).
+// PruneShown deletes session records older than a week (what a session
+// was shown, the files its last turn edited): only regular files named as
+// cairn names them, never anything else that may be there (and nothing at
+// all when the directory is a link).
 func PruneShown(s *knowledge.Store, now time.Time) error {
 	ents, err := s.Root().ReadDir(sessionsDir)
 	if err != nil {
 		return err
 	}
 	for _, e := range ents {
-		if e.Regular && isStateName(e.Name) && now.Sub(e.ModTime) > staleState {
+		if e.Regular && (isStateName(e.Name) || isRecordName(e.Name, ".files")) && now.Sub(e.ModTime) > staleState {
 			if err := s.Root().Remove(sessionsDir + "/" + e.Name); err != nil {
 				return err
 			}

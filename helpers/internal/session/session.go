@@ -11,6 +11,7 @@ package session
 import (
 	"io"
 
+	"github.com/cairn-dev/cairn/helpers/internal/anchor"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
@@ -48,13 +49,27 @@ func (s *Session) Handle(e event.Event) (event.Answer, error) {
 		s.noteStarted(e)
 		return s.start(e)
 	case event.Prompt:
+		s.newTurn(e)
 		return s.prompt(e)
+	case event.BeforeTool:
+		return s.beforeTool(e)
 	case event.Compact:
 		return s.compact(e)
 	case event.End:
 		s.Enqueue(e, queue.ReasonEnd, true)
 	}
 	return event.Answer{}, nil
+}
+
+// newTurn forgets the files the last turn edited: what this turn
+// captures is anchored to this turn's edits only.
+func (s *Session) newTurn(e event.Event) {
+	if !s.Proj.Store.Exists() {
+		return
+	}
+	if err := anchor.ForgetTouched(s.Proj.Store.Root(), e.Session); err != nil {
+		s.Logf("forget the last turn's files: %v", err)
+	}
 }
 
 // recallable checks the project's .cairn (never through a link, never a

@@ -120,6 +120,9 @@ type Config struct {
 	// WikiDaily lets the worker compile the wiki by itself, at most once a
 	// day.
 	WikiDaily bool `json:"wiki_daily,omitempty"`
+	// Guards "off" turns a team's must-check guards (.cairn/config.json
+	// "guards": "ask") off for this person.
+	Guards string `json:"guards,omitempty"`
 }
 
 // DefaultModel is the small model the default command asks.

@@ -51,9 +51,12 @@ type Payload struct {
 	AgentType            string    `json:"agent_type"`
 }
 
-// ToolInput is the input of a tool call; for Bash, the command.
+// ToolInput is the input of a tool call: for Bash, the command; for the
+// file tools, the file.
 type ToolInput struct {
-	Command string `json:"command"`
+	Command      string `json:"command"`
+	FilePath     string `json:"file_path"`
+	NotebookPath string `json:"notebook_path"`
 }
 
 // DecodePayload parses a payload. tool_input may be any object; only its
@@ -96,6 +99,14 @@ func Decode(name string, data []byte, getenv func(string) string) (event.Event, 
 		Transcript: p.TranscriptPath,
 		Agent:      Name,
 	}
+	if kind == event.BeforeTool {
+		e.Tool = p.ToolName
+		e.Edits = hooks.EditTools[p.ToolName]
+		e.Path = p.ToolInput.FilePath
+		if e.Path == "" {
+			e.Path = p.ToolInput.NotebookPath
+		}
+	}
 	if kind == event.Prompt && clientWrapper(p.Prompt) {
 		// Not the person's prompt but Claude Code's own: 2.1.330 submits
 		// a background subagent's <task-notification> as one. Per-prompt
@@ -106,8 +117,9 @@ func Decode(name string, data []byte, getenv func(string) string) (event.Event, 
 }
 
 // Encode writes cairn's reply to e as the hook's stdout: context for the
-// model in hookSpecificOutput.additionalContext (SessionStart and
-// UserPromptSubmit only take it), a line for the person in systemMessage,
+// model in hookSpecificOutput.additionalContext (SessionStart,
+// UserPromptSubmit and PreToolUse take it; PreToolUse may also ask the
+// person to confirm), a line for the person in systemMessage,
 // and a request to go on as decision "block" (Stop and SubagentStop).
 // An empty reply writes nothing.
 func Encode(e event.Event, r event.Answer) ([]byte, error) {
@@ -116,6 +128,8 @@ func Encode(e event.Event, r event.Answer) ([]byte, error) {
 		return nil, nil
 	case r.GoOn != "":
 		return EncodeBlock(r.GoOn)
+	case e.Kind == event.BeforeTool && (r.Context != "" || r.Ask != ""):
+		return EncodeBeforeTool(r.Context, r.Status, r.Ask)
 	case r.Context != "" && (e.Kind == event.Start || e.Kind == event.Prompt):
 		return EncodeContextStatus(e.Name, r.Context, r.Status)
 	case r.Status != "":
@@ -132,6 +146,30 @@ type contextOutput struct {
 		HookEventName     string `json:"hookEventName"`
 		AdditionalContext string `json:"additionalContext"`
 	} `json:"hookSpecificOutput"`
+}
+
+// EncodeBeforeTool returns the stdout of a PreToolUse hook: context for
+// the model, a line for the person, and, when ask is set, the request
+// that the person confirm the call, with ask as the reason. It never
+// answers allow or deny: a note in the log may not decide for the person.
+func EncodeBeforeTool(text, status, ask string) ([]byte, error) {
+	var out struct {
+		SystemMessage      string `json:"systemMessage,omitempty"`
+		HookSpecificOutput struct {
+			HookEventName            string `json:"hookEventName"`
+			PermissionDecision       string `json:"permissionDecision,omitempty"`
+			PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
+			AdditionalContext        string `json:"additionalContext,omitempty"`
+		} `json:"hookSpecificOutput"`
+	}
+	out.SystemMessage = status
+	out.HookSpecificOutput.HookEventName = "PreToolUse"
+	out.HookSpecificOutput.AdditionalContext = text
+	if ask != "" {
+		out.HookSpecificOutput.PermissionDecision = "ask"
+		out.HookSpecificOutput.PermissionDecisionReason = ask
+	}
+	return encode(out)
 }
 
 // EncodeBlock returns the stdout of a Stop or SubagentStop hook that makes

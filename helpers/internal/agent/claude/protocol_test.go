@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
+	"github.com/cairn-dev/cairn/helpers/internal/event"
 )
 
 // Payloads recorded from Claude Code 2.1.197
@@ -37,12 +38,12 @@ const (
 )
 
 func TestKnown(t *testing.T) {
-	for _, e := range []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop", "SubagentStop", "PreCompact", "SessionEnd"} {
+	for _, e := range []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop", "SubagentStop", "PreCompact", "SessionEnd", "PreToolUse"} {
 		if !claude.Known(e) {
 			t.Errorf("Known(%q) = false", e)
 		}
 	}
-	for _, e := range []string{"", "sessionstart", "SESSIONSTART", " SessionStart", "SessionStart ", "PreToolUse", "SubagentStart", "Notification", "session-start"} {
+	for _, e := range []string{"", "sessionstart", "SESSIONSTART", " SessionStart", "SessionStart ", "SubagentStart", "Notification", "session-start"} {
 		if claude.Known(e) {
 			t.Errorf("Known(%q) = true", e)
 		}
@@ -206,4 +207,35 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("round trip changed the output: %s", out)
 		}
 	})
+}
+
+// PreToolUse decodes the tool and its file, and answers context and, at
+// most, ask: never allow, never deny.
+func TestBeforeTool(t *testing.T) {
+	for _, c := range []struct {
+		payload, tool, path string
+		edits               bool
+	}{
+		{`{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/p/a.go"}}`, "Read", "/p/a.go", false},
+		{`{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"NotebookEdit","tool_input":{"notebook_path":"n.ipynb"}}`, "NotebookEdit", "n.ipynb", true},
+		{`{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`, "Bash", "", false},
+	} {
+		e, err := claude.Decode("PreToolUse", []byte(c.payload), func(string) string { return "" })
+		if err != nil || e.Kind != event.BeforeTool || e.Tool != c.tool || e.Path != c.path || e.Edits != c.edits {
+			t.Errorf("Decode(%s) = %+v, %v", c.payload, e, err)
+		}
+	}
+	e := event.Event{Kind: event.BeforeTool, Name: "PreToolUse"}
+	out, err := claude.Adapter{}.Encode(e, event.Answer{Context: "note", Status: "cairn: 1 note", Ask: "must check"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"systemMessage":"cairn: 1 note","hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"must check","additionalContext":"note"}}` + "\n"
+	if string(out) != want {
+		t.Errorf("Encode = %s, want %s", out, want)
+	}
+	out, _ = claude.Adapter{}.Encode(e, event.Answer{Context: "note"})
+	if strings.Contains(string(out), "permissionDecision") {
+		t.Errorf("context alone decides: %s", out)
+	}
 }

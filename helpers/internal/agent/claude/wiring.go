@@ -254,26 +254,16 @@ func CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
 		if len(missing) > 0 && wired {
 			detail += " for " + strings.Join(missing, ", ")
 		}
-		if wired && pipelineOnly(missing) {
-			// Wired by a cairn before the session pipeline: capture and
-			// recall work; only the pipeline misses the end of sessions.
-			return wiring("warn", detail+" (the session pipeline's events; capture and recall work)",
+		if what, later := agent.MissingLater(missing, hooks.Kind); wired && later {
+			// Wired by a cairn before the session pipeline, or before the
+			// notes before a tool call: capture and recall work; only
+			// those miss their events.
+			return wiring("warn", detail+" ("+what+"; capture and recall work)",
 				"cairn init --claude, then commit .claude/settings.json")
 		}
 		return wiring("fail", detail, "cairn init --claude, then commit .claude/settings.json")
 	}
 	return wiring("ok", ".claude/settings.json runs .cairn/hook for every event", "")
-}
-
-// pipelineOnly reports whether the events are all ones only the session
-// pipeline needs (compaction, the end of a session).
-func pipelineOnly(events []string) bool {
-	for _, name := range events {
-		if k := hooks.Kind(name); k != event.Compact && k != event.End {
-			return false
-		}
-	}
-	return true
 }
 
 // personalPlugin reports whether the user's own Claude Code settings (in

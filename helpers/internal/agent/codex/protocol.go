@@ -92,6 +92,9 @@ func Decode(name string, data []byte, _ func(string) string) (event.Event, error
 		Continued: p.StopHookActive,
 		Agent:     Name,
 	}
+	if kind == event.BeforeTool {
+		e.Tool = p.ToolName
+	}
 	if p.TranscriptPath != nil {
 		e.Transcript = *p.TranscriptPath
 	}
@@ -102,8 +105,8 @@ func Decode(name string, data []byte, _ func(string) string) (event.Event, error
 }
 
 // Encode writes cairn's answer to e as the hook's stdout: context for the
-// model in hookSpecificOutput.additionalContext (SessionStart and
-// UserPromptSubmit take it), one line for the person in systemMessage
+// model in hookSpecificOutput.additionalContext (SessionStart,
+// UserPromptSubmit and PreToolUse take it), one line for the person in systemMessage
 // (Codex shows it under the turn as "Hook · cairn: ..."), and a request to
 // go on as decision "block" with its reason (Stop). An empty answer
 // writes nothing. Codex validates these objects strictly, so nothing else
@@ -118,7 +121,9 @@ func Encode(e event.Event, a event.Answer) ([]byte, error) {
 			Decision      string `json:"decision"`
 			Reason        string `json:"reason"`
 		}{a.Status, "block", a.GoOn})
-	case a.Context != "" && (e.Kind == event.Start || e.Kind == event.Prompt):
+	case a.Context != "" && (e.Kind == event.Start || e.Kind == event.Prompt || e.Kind == event.BeforeTool):
+		// Codex 0.169 refuses permissionDecision "ask" (and "allow"): a
+		// must-check only informs the model here, never asks.
 		var out contextOutput
 		out.SystemMessage = a.Status
 		out.HookSpecificOutput.HookEventName = e.Name

@@ -31,13 +31,13 @@ const (
 
 func TestKind(t *testing.T) {
 	want := map[string]event.Kind{"SessionStart": event.Start, "UserPromptSubmit": event.Prompt,
-		"PostToolUse": event.ToolRan, "Stop": event.Reply, "SessionEnd": event.End}
+		"PostToolUse": event.ToolRan, "Stop": event.Reply, "SessionEnd": event.End, "PreToolUse": event.BeforeTool}
 	for name, k := range want {
 		if got := codex.Kind(name); got != k {
 			t.Errorf("Kind(%q) = %v, want %v", name, got, k)
 		}
 	}
-	for _, name := range []string{"", "PreToolUse", "PermissionRequest", "SubagentStop", "PreCompact", "stop", "Stop "} {
+	for _, name := range []string{"", "PermissionRequest", "SubagentStop", "PreCompact", "stop", "Stop "} {
 		if got := codex.Kind(name); got != event.Unknown {
 			t.Errorf("Kind(%q) = %v", name, got)
 		}
@@ -57,6 +57,7 @@ func TestDecodeRecordedPayloads(t *testing.T) {
 		{"PostToolUse", event.Event{Kind: event.ToolRan, Shell: true, Command: "echo LEARNED: from the shell"}},
 		{"Stop", event.Event{Kind: event.Reply, Text: "Done.\nLEARNED: codex replies are captured"}},
 		{"SessionEnd", event.Event{Kind: event.End}},
+		{"PreToolUse", event.Event{Kind: event.BeforeTool, Shell: true, Tool: "Bash", Command: "cat payments/client.go"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -194,7 +194,7 @@ func TestCheckWiring(t *testing.T) {
 	writeCfg(fmt.Sprintf("[projects.%q]\ntrust_level = \"untrusted\"\n", project))
 	check(project, cairnDir, "warn", "you marked it untrusted")
 	writeCfg(fmt.Sprintf("[projects.%q]\ntrust_level = \"trusted\"\n", project))
-	check(project, cairnDir, "warn", "skips cairn's hooks for SessionStart, UserPromptSubmit, PostToolUse, Stop, SessionEnd until you trust them")
+	check(project, cairnDir, "warn", "skips cairn's hooks for SessionStart, UserPromptSubmit, PostToolUse, Stop, SessionEnd, PreToolUse until you trust them")
 	all := trustAll(t, project)
 	writeCfg(all)
 	check(project, cairnDir, "ok", "you trust the project and those hooks")

@@ -165,8 +165,11 @@ func CheckWiring(project string, cairnDir fsx.Root, codexHome string) agent.Wiri
 		return wiring("ok", "not wired for Codex (cairn init --codex wires it for the team)", "")
 	}
 	if len(missing) > 0 {
-		return wiring("fail", HooksFile+" does not run "+launcher.Path+" for "+strings.Join(missing, ", "),
-			"cairn init --codex, then commit "+HooksFile)
+		detail := HooksFile + " does not run " + launcher.Path + " for " + strings.Join(missing, ", ")
+		if what, later := agent.MissingLater(missing, hooks.Kind); later {
+			return wiring("warn", detail+" ("+what+"; capture and recall work)", "cairn init --codex, then commit "+HooksFile)
+		}
+		return wiring("fail", detail, "cairn init --codex, then commit "+HooksFile)
 	}
 	if w, bad := checkLauncher(cairnDir); bad {
 		return w

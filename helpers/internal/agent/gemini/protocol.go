@@ -43,9 +43,11 @@ type Payload struct {
 	ToolResponse   ToolResponse `json:"tool_response"`
 }
 
-// ToolInput is the input of a tool call; for the shell tool, the command.
+// ToolInput is the input of a tool call: for the shell tool, the
+// command; for the file tools, the file.
 type ToolInput struct {
-	Command string `json:"command"`
+	Command  string `json:"command"`
+	FilePath string `json:"file_path"`
 }
 
 // ToolResponse is the result of a tool call; Error is set when it failed.
@@ -111,6 +113,8 @@ func Decode(name string, data []byte, getenv func(string) string) (event.Event, 
 		e.Shell = p.ToolName == hooks.ShellTool
 		e.Command = p.ToolInput.Command
 		e.Failed = p.ToolResponse.failed()
+	case event.BeforeTool:
+		e.Tool, e.Path, e.Edits = p.ToolName, p.ToolInput.FilePath, hooks.EditTools[p.ToolName]
 	case event.Reply:
 		e.Text = p.PromptResponse
 		if reply, ok := LastReply(p.TranscriptPath); ok {
@@ -148,15 +152,20 @@ func WithoutHookContext(prompt string) string {
 // Encode writes cairn's answer to e as the hook's stdout: context for the
 // model in hookSpecificOutput.additionalContext (SessionStart and
 // BeforeAgent take it: Gemini CLI adds it to the conversation, or to the
-// prompt), a line for the person in systemMessage. An empty answer, and
+// prompt; AfterTool appends it to a file tool's result), a line for the person in systemMessage. An empty answer, and
 // any answer to an event that takes none, writes nothing. GoOn has no
 // Gemini CLI event to go with (it is for a subagent's reply, which Gemini
 // CLI has no hook for) and is left out.
 func Encode(e event.Event, a event.Answer) ([]byte, error) {
 	var out output
 	out.SystemMessage = a.Status
-	if a.Context != "" && (e.Kind == event.Start || e.Kind == event.Prompt) {
+	switch {
+	case a.Context != "" && (e.Kind == event.Start || e.Kind == event.Prompt):
 		out.HookSpecificOutput = &specific{HookEventName: e.Name, AdditionalContext: a.Context}
+	case a.Context != "" && e.Kind == event.BeforeTool:
+		// Gemini CLI appends AfterTool's context to the tool's result.
+		// It has no "ask": a must-check only informs.
+		out.HookSpecificOutput = &specific{HookEventName: "AfterTool", AdditionalContext: a.Context}
 	}
 	if out.SystemMessage == "" && out.HookSpecificOutput == nil || e.Kind == event.End {
 		return nil, nil // SessionEnd: Gemini CLI does not wait for it

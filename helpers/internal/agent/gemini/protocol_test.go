@@ -193,3 +193,19 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// After a file tool (cairn's AfterFileTool), the file is decoded as the
+// moment before a tool, and the notes go back as AfterTool's
+// additionalContext; nothing ever asks.
+func TestAfterFileTool(t *testing.T) {
+	payload := []byte(`{"session_id":"s","cwd":"/p","hook_event_name":"AfterTool","tool_name":"replace","tool_input":{"file_path":"/p/a.go","old_string":"x"}}`)
+	e, err := Decode("AfterFileTool", payload, func(string) string { return "" })
+	if err != nil || e.Kind != event.BeforeTool || e.Path != "/p/a.go" || !e.Edits || e.Tool != "replace" {
+		t.Fatalf("Decode = %+v, %v", e, err)
+	}
+	out, err := Encode(e, event.Answer{Context: "note", Ask: "must check"})
+	want := `{"hookSpecificOutput":{"hookEventName":"AfterTool","additionalContext":"note"}}` + "\n"
+	if err != nil || string(out) != want {
+		t.Errorf("Encode = %s, %v; want %s", out, err, want)
+	}
+}

@@ -36,7 +36,7 @@ type group struct {
 
 // groupFor is cairn's hook definition of h.
 func groupFor(h hooks.Hook) group {
-	return group{Matcher: h.Matcher, Hooks: []handler{{Type: "command", Command: ProjectCommand + " " + h.Event, Timeout: h.Timeout}}}
+	return group{Matcher: h.Matcher, Hooks: []handler{{Type: "command", Command: ProjectCommand + " " + h.Name(), Timeout: h.Timeout}}}
 }
 
 // isCairn reports whether a hook command is cairn's.
@@ -256,7 +256,7 @@ func Wired(data []byte) (missing []string, err error) {
 			if groups := hv.get(h.Event); groups != nil {
 				for _, g := range groups.elems {
 					for _, hh := range handlers(g) {
-						if handlerCommand(hh) == ProjectCommand+" "+h.Event {
+						if handlerCommand(hh) == ProjectCommand+" "+h.Name() {
 							found = true
 						}
 					}
@@ -264,7 +264,7 @@ func Wired(data []byte) (missing []string, err error) {
 			}
 		}
 		if !found {
-			missing = append(missing, h.Event)
+			missing = append(missing, h.Name())
 		}
 	}
 	return missing, nil

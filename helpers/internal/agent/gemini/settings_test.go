@@ -20,17 +20,26 @@ func decoded(t testing.TB, data []byte) map[string]any {
 	return v
 }
 
-// cairnGroups are cairn's hook definitions, by event, as Gemini CLI reads
-// them.
+// cairnGroups are cairn's hook definitions, by the name cairn is run with
+// (the event's, or the table's As), as Gemini CLI reads them; an event's
+// definition is under the name of its last handler's command.
 func cairnGroups(t testing.TB, data []byte) map[string][]any {
 	out := map[string][]any{}
 	hs, _ := decoded(t, data)["hooks"].(map[string]any)
 	for ev, groups := range hs {
 		list, _ := groups.([]any)
 		for _, g := range list {
-			if strings.Contains(mustJSON(g), Marker) {
-				out[ev] = append(out[ev], g)
+			text := mustJSON(g)
+			if !strings.Contains(text, Marker) {
+				continue
 			}
+			name := ev
+			for _, h := range hooks.Events {
+				if h.Event == ev && strings.Contains(text, "--agent gemini "+h.Name()+`"`) {
+					name = h.Name()
+				}
+			}
+			out[name] = append(out[name], g)
 		}
 	}
 	return out
@@ -52,12 +61,12 @@ func TestProjectFresh(t *testing.T) {
 			t.Errorf("Project(%q): %d events wired\n%s", in, len(groups), out)
 		}
 		for _, h := range hooks.Events {
-			want := `[{"hooks":[{"command":"$GEMINI_PROJECT_DIR/.cairn/hook --agent gemini ` + h.Event + `","timeout":` + itoa(h.Timeout) + `,"type":"command"}]`
+			want := `[{"hooks":[{"command":"$GEMINI_PROJECT_DIR/.cairn/hook --agent gemini ` + h.Name() + `","timeout":` + itoa(h.Timeout) + `,"type":"command"}]`
 			if h.Matcher != "" {
 				want += `,"matcher":"` + h.Matcher + `"`
 			}
-			if got := mustJSON(groups[h.Event]); got != want+"}]" {
-				t.Errorf("%s: %s\nwant %s}]", h.Event, got, want)
+			if got := mustJSON(groups[h.Name()]); got != want+"}]" {
+				t.Errorf("%s: %s\nwant %s}]", h.Name(), got, want)
 			}
 		}
 		if missing, err := Wired(out); err != nil || len(missing) > 0 {
@@ -135,8 +144,8 @@ func TestProjectRepairs(t *testing.T) {
 	}
 	groups := cairnGroups(t, out)
 	for _, h := range hooks.Events {
-		if n := len(groups[h.Event]); n != 1 {
-			t.Errorf("%s: %d definitions of cairn's\n%s", h.Event, n, out)
+		if n := len(groups[h.Name()]); n != 1 {
+			t.Errorf("%s: %d definitions of cairn's\n%s", h.Name(), n, out)
 		}
 	}
 	if !strings.Contains(string(out), `{"hooks": [{"type": "command", "command": "./mine.sh"}]}`) || strings.Contains(string(out), "/old/place") || strings.Contains(string(out), `"timeout": 5}`) {

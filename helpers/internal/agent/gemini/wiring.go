@@ -162,8 +162,11 @@ func CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
 	case state == launcher.NotExecutable:
 		return wiring("fail", launcher.Path+" is not executable: every hook fails", "chmod +x .cairn/hook && git add --chmod=+x .cairn/hook")
 	case len(missing) > 0:
-		return wiring("fail", settingsFile+" does not run "+launcher.Path+" for "+strings.Join(missing, ", "),
-			"cairn init --gemini, then commit "+settingsFile)
+		detail := settingsFile + " does not run " + launcher.Path + " for " + strings.Join(missing, ", ")
+		if what, later := agent.MissingLater(missing, hooks.Kind); later {
+			return wiring("warn", detail+" ("+what+"; capture and recall work)", "cairn init --gemini, then commit "+settingsFile)
+		}
+		return wiring("fail", detail, "cairn init --gemini, then commit "+settingsFile)
 	case Disabled(data):
 		return wiring("fail", settingsFile+" turns Gemini CLI's hooks off (hooksConfig.enabled false)",
 			"remove hooksConfig.enabled from "+settingsFile)

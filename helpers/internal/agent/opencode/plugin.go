@@ -38,7 +38,8 @@ func renderPlugin(events []hooks.Hook, unit time.Duration) string {
 	// map keys come out sorted, so the text is the same every time.
 	ev, _ := json.Marshal(table)
 	shell, _ := json.Marshal(hooks.ShellTools)
-	return strings.NewReplacer("/*cairn:events*/", string(ev), "/*cairn:shell*/", string(shell)).Replace(pluginSource)
+	files, _ := json.Marshal(hooks.FileTools)
+	return strings.NewReplacer("/*cairn:events*/", string(ev), "/*cairn:shell*/", string(shell), "/*cairn:files*/", string(files)).Replace(pluginSource)
 }
 
 // IsPlugin reports whether data is a plugin cairn wrote (of any version).

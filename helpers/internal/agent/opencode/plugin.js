@@ -5,8 +5,10 @@
 // own cairn (and, without one, says how to install it).
 //
 // What it does: at a session's first prompt, and at every prompt, it asks
-// cairn what the team knows (SessionStart, UserPrompt) and adds the answer
-// to the system prompt of the session's model requests; after every shell
+// cairn what the team knows (SessionStart, UserPrompt), and before a file
+// or shell tool runs, what the team noted on its file or command
+// (ToolBefore), and adds the answers to the system prompt of the session's
+// model requests; after every shell
 // command (ToolAfter) and every text the model finishes (TextComplete) it
 // hands them to cairn, which records the typed lines (LEARNED:, DECISION:,
 // FACT:, PATTERN:, INVESTIGATION:, DEVIATION:, MUST-CHECK:). Deciding what
@@ -25,6 +27,8 @@ import { fileURLToPath } from "node:url"
 const EVENTS = /*cairn:events*/
 // The tools whose calls run a shell command.
 const SHELL_TOOLS = /*cairn:shell*/
+// The tools whose calls name a file (args.filePath).
+const FILE_TOOLS = /*cairn:files*/
 // How much of cairn's answer is read, and how much per-prompt context a
 // session keeps (the oldest goes first).
 const MAX_ANSWER = 1 << 20
@@ -171,6 +175,26 @@ export const CairnPlugin = async (input) => {
           if (!s || !output || !Array.isArray(output.system) || isTitleRequest(output.system)) return
           const text = [s.start, ...s.prompts].filter(Boolean).join("\n\n")
           if (text) output.system.push(text)
+        } catch {}
+      },
+      // Before a file or shell tool runs, cairn may have notes anchored to
+      // its file or command: they join the session's context from the
+      // next model request on (with the tool's result).
+      "tool.execute.before": async (info, output) => {
+        try {
+          if (!info || !info.sessionID || !(SHELL_TOOLS.includes(info.tool) || FILE_TOOLS.includes(info.tool))) return
+          const args = (output && output.args) || info.args || {}
+          const payload = { ...base(info.sessionID), tool: info.tool }
+          if (typeof args.command === "string") payload.command = args.command
+          if (typeof args.filePath === "string") payload.file_path = args.filePath
+          const a = await run(root, "ToolBefore", payload)
+          if (a && a.context) {
+            const s = session(info.sessionID)
+            s.prompts.push(a.context)
+            let total = s.prompts.reduce((n, c) => n + c.length, 0)
+            while (s.prompts.length > 1 && total > MAX_PROMPT_CONTEXT) total -= s.prompts.shift().length
+          }
+          show(a)
         } catch {}
       },
       "tool.execute.after": async (info, output) => {

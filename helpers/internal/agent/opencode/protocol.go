@@ -43,6 +43,8 @@ type Payload struct {
 	Tool    string `json:"tool,omitempty"`
 	Command string `json:"command,omitempty"`
 	Exit    *int   `json:"exit,omitempty"`
+	// FilePath is the file a file tool names (ToolBefore).
+	FilePath string `json:"file_path,omitempty"`
 	// Text is a text the model finished writing (TextComplete).
 	Text string `json:"text,omitempty"`
 }
@@ -68,7 +70,7 @@ func Decode(name string, data []byte, _ func(string) string) (event.Event, error
 	if err != nil {
 		return event.Event{}, err
 	}
-	return event.Event{
+	e := event.Event{
 		Kind:       kind,
 		Name:       name,
 		Session:    p.SessionID,
@@ -80,7 +82,11 @@ func Decode(name string, data []byte, _ func(string) string) (event.Event, error
 		Failed:     p.Exit != nil && *p.Exit != 0,
 		Text:       p.Text,
 		Agent:      Name,
-	}, nil
+	}
+	if kind == event.BeforeTool {
+		e.Tool, e.Path, e.Edits = p.Tool, p.FilePath, slices.Contains(hooks.EditTools, p.Tool)
+	}
+	return e, nil
 }
 
 // Output is the JSON the plugin reads from the launcher's stdout: context
@@ -92,12 +98,12 @@ type Output struct {
 }
 
 // Encode writes cairn's answer to e as the hook's stdout: context only
-// for a session's start and a prompt, the status line for any event. An
+// for a session's start, a prompt and before a tool, the status line for any event. An
 // empty answer writes nothing. OpenCode cannot be asked to go on (a
 // subagent's nudge): GoOn is never sent.
 func Encode(e event.Event, a event.Answer) ([]byte, error) {
 	var out Output
-	if e.Kind == event.Start || e.Kind == event.Prompt {
+	if e.Kind == event.Start || e.Kind == event.Prompt || e.Kind == event.BeforeTool {
 		out.Context = a.Context
 	}
 	out.Status = a.Status

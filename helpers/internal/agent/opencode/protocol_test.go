@@ -32,7 +32,7 @@ const (
 func TestKind(t *testing.T) {
 	want := map[string]event.Kind{
 		"SessionStart": event.Start, "UserPrompt": event.Prompt,
-		"ToolAfter": event.ToolRan, "TextComplete": event.Reply,
+		"ToolAfter": event.ToolRan, "TextComplete": event.Reply, "ToolBefore": event.BeforeTool,
 	}
 	for name, k := range want {
 		if got := opencode.Kind(name); got != k {
@@ -213,5 +213,22 @@ func TestLauncherNoticeWithoutCairn(t *testing.T) {
 				t.Errorf("%s without cairn printed %q", h.Event, out)
 			}
 		}
+	}
+}
+
+// ToolBefore names the tool's file and command; its answer's context goes
+// to the plugin (which adds it to the session's context).
+func TestToolBefore(t *testing.T) {
+	e, err := opencode.Decode("ToolBefore", []byte(`{"session_id":"s","cwd":"/p","project_dir":"/p","tool":"edit","file_path":"/p/a.go"}`), nil)
+	if err != nil || e.Kind != event.BeforeTool || e.Tool != "edit" || e.Path != "/p/a.go" || !e.Edits || e.Shell {
+		t.Fatalf("Decode = %+v, %v", e, err)
+	}
+	e, err = opencode.Decode("ToolBefore", []byte(`{"session_id":"s","tool":"bash","command":"cat a.go"}`), nil)
+	if err != nil || !e.Shell || e.Command != "cat a.go" || e.Edits {
+		t.Fatalf("Decode = %+v, %v", e, err)
+	}
+	out, err := opencode.Encode(e, event.Answer{Context: "note", Status: "cairn: 1 note"})
+	if err != nil || string(out) != `{"context":"note","status":"cairn: 1 note"}`+"\n" {
+		t.Errorf("Encode = %s, %v", out, err)
 	}
 }

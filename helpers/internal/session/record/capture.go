@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/helpers/internal/anchor"
 	"github.com/cairn-dev/cairn/helpers/internal/capture"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
@@ -35,8 +36,10 @@ func (s *Session) Capture(e event.Event, items []capture.Item, source string) (e
 	}
 	entries := capture.Entries(items, e.Session, source)
 	now := time.Now()
+	turn := anchor.ReadTouched(p.Store.Root(), e.Session)
 	for i := range entries {
 		p.Provenance(&entries[i], now)
+		p.Anchor(&entries[i], turn)
 	}
 	res, err := p.Store.Insert(entries)
 	if err != nil {

@@ -34,7 +34,15 @@ var Events = []Hook{
 	{"SubagentStop", event.SubagentReply, "", 10, true},
 	{"PreCompact", event.Compact, "", 10, true},
 	{"SessionEnd", event.End, "", 10, true},
+	{"PreToolUse", event.BeforeTool, ToolMatcher, 10, true},
 }
+
+// ToolMatcher is PreToolUse's matcher: the tools that name files, and the
+// shell.
+const ToolMatcher = "Read|Edit|Write|MultiEdit|NotebookEdit|Bash"
+
+// EditTools are the tools that write the files they name.
+var EditTools = map[string]bool{"Edit": true, "Write": true, "MultiEdit": true, "NotebookEdit": true}
 
 // Registered are the events cairn registers, as hooks/hooks.json does.
 func Registered() []Hook {

@@ -33,6 +33,11 @@ var Events = []Hook{
 	{"PostToolUse", "post_tool_use", event.ToolRan, "Bash", 10, false},
 	{"Stop", "stop", event.Reply, "", 10, false},
 	{"SessionEnd", "session_end", event.End, "", 3, false},
+	// Before a shell command (Codex reads and edits files through the
+	// shell and apply_patch): notes on the files it names and must-checks
+	// on the command, as additionalContext. Codex refuses "ask", so
+	// guards only inform.
+	{"PreToolUse", "pre_tool_use", event.BeforeTool, "Bash", 10, true},
 }
 
 // StartEvent is the session-start event: its answer reaches the model

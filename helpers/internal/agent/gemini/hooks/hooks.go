@@ -20,6 +20,18 @@ type Hook struct {
 	Kind    event.Kind // the moment it is
 	Matcher string     // the tool matcher it is registered with (a regular expression)
 	Timeout int        // milliseconds, as registered (Gemini CLI's unit)
+	// As is the name cairn is run with (`cairn hook gemini NAME`) when it
+	// is not Event: one Gemini CLI event registered twice, for two
+	// moments.
+	As string
+}
+
+// Name is the name cairn is run with for h: As, else Event.
+func (h Hook) Name() string {
+	if h.As != "" {
+		return h.As
+	}
+	return h.Event
 }
 
 // Events is the one table of Gemini CLI's events (0.61.0): the adapter
@@ -28,12 +40,27 @@ type Hook struct {
 // model turn, before it checks whether the history needs compressing at
 // all, and waits for it; AfterAgent captures every turn's reply anyway.
 var Events = []Hook{
-	{"SessionStart", event.Start, "", 120000},
-	{"BeforeAgent", event.Prompt, "", 10000},
-	{"AfterTool", event.ToolRan, "^" + ShellTool + "$", 10000},
-	{"AfterAgent", event.Reply, "", 10000},
-	{"SessionEnd", event.End, "", 10000},
+	{"SessionStart", event.Start, "", 120000, ""},
+	{"BeforeAgent", event.Prompt, "", 10000, ""},
+	{"AfterTool", event.ToolRan, "^" + ShellTool + "$", 10000, ""},
+	{"AfterAgent", event.Reply, "", 10000, ""},
+	{"SessionEnd", event.End, "", 10000, ""},
+	// The notes on a file: Gemini CLI's BeforeTool takes no context for
+	// the model, its AfterTool does (appended to the tool's result), so
+	// the notes come with the file's content, before the model acts on
+	// it. cairn answers it as the moment before a tool.
+	{"AfterTool", event.BeforeTool, FileToolMatcher, 10000, FileToolEvent},
 }
+
+// FileToolEvent is the name cairn is run with after a file tool.
+const FileToolEvent = "AfterFileTool"
+
+// FileToolMatcher matches the file tools whose input names a file
+// (tool_input.file_path).
+const FileToolMatcher = "^(read_file|write_file|replace)$"
+
+// EditTools are the file tools that write their file.
+var EditTools = map[string]bool{"write_file": true, "replace": true}
 
 // StartEvent is the session-start event: its answer reaches the model
 // (hookSpecificOutput.additionalContext), and the launcher answers it,
@@ -51,7 +78,7 @@ const NotInstalledFormat = `{"systemMessage":"cairn: %s","hookSpecificOutput":{"
 // name cairn does not handle.
 func Kind(name string) event.Kind {
 	for _, h := range Events {
-		if h.Event == name {
+		if h.Name() == name {
 			return h.Kind
 		}
 	}

@@ -35,6 +35,10 @@ const (
 	// TextComplete is sent for every text the model finished writing (the
 	// final reply, and the text between its tool calls).
 	TextComplete = "TextComplete"
+	// ToolBefore is sent before a file tool or a shell tool runs; the
+	// notes it brings join the session's context from the next model
+	// request on.
+	ToolBefore = "ToolBefore"
 )
 
 // StartEvent is the session-start event: its answer's context reaches the
@@ -54,7 +58,16 @@ var Events = []Hook{
 	{UserPrompt, event.Prompt, "chat.message", 10},
 	{ToolAfter, event.ToolRan, "tool.execute.after", 10},
 	{TextComplete, event.Reply, "experimental.text.complete", 10},
+	{ToolBefore, event.BeforeTool, "tool.execute.before", 10},
 }
+
+// FileTools are the OpenCode tools whose calls name a file (args.filePath)
+// the plugin passes on before they run; EditTools are those that write
+// it.
+var (
+	FileTools = []string{"read", "edit", "write"}
+	EditTools = []string{"edit", "write"}
+)
 
 // ShellTools are the OpenCode tools whose calls run a shell command: the
 // plugin passes on only those tool calls.

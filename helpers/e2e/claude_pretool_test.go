@@ -1,0 +1,323 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/claudetest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/codextest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/geminitest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/opencodetest"
+)
+
+// anchoredProject is a repository with three files, a note anchored to
+// payments/client.go and a must-check on db/migrations.
+func anchoredProject(t *testing.T) string {
+	t.Helper()
+	repo := claudetest.NewGitRepo(t)
+	for _, f := range []string{"payments/client.go", "db/migrations/0001.sql", "README.md"} {
+		p := filepath.Join(repo, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("-- "+f+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cairntest.In(t, repo, "add", "--files", "payments/client.go", "learned", "The payments retry loop must stop when the request context is cancelled")
+	cairntest.In(t, repo, "add", "--files", "db/migrations", "must-check", "Dry-run every migration against a staging snapshot first")
+	cairntest.Git(t, repo, "add", "-A")
+	cairntest.Git(t, repo, "commit", "-q", "-m", "anchored notes")
+	return repo
+}
+
+// The model reads an anchored file: the fake's next request carries the
+// note, inside the untrusted wrapper; a second read does not repeat it;
+// an unanchored file adds nothing.
+func TestClaudePreToolUseBringsAnchoredNote(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
+	cli := claudetest.FindCLI(t)
+	repo := anchoredProject(t)
+	const note = "The payments retry loop must stop when the request context is cancelled"
+	read := func(id, f string) []claudetest.Block {
+		return []claudetest.Block{claudetest.ToolUse(id, "Read", map[string]any{"file_path": filepath.Join(repo, f)})}
+	}
+	api := claudetest.StartFakeAPI(t, [][]claudetest.Block{
+		read("toolu_01", "payments/client.go"),
+		read("toolu_02", "payments/client.go"),
+		read("toolu_03", "README.md"),
+		{claudetest.Text("done")},
+	})
+	res := claudetest.Run(t, claudetest.RunOptions{CLI: cli, API: api, Dir: repo, Prompt: "look at the payments client",
+		AllowedTools: []string{"Read"}, PluginDirs: []string{cairntest.RepoRoot(t)},
+		Env: []string{"CAIRN_BIN=" + cairntest.Binary(t)}})
+	if res.ExitCode != 0 {
+		t.Fatalf("claude exited %d\n%s", res.ExitCode, res)
+	}
+	texts := api.MainRequestTexts()
+	if len(texts) != 4 {
+		t.Fatalf("%d main requests, want 4\n%s", len(texts), res)
+	}
+	count := func(i int) int { return strings.Count(texts[i], note) }
+	if count(0) != 0 {
+		t.Fatalf("the note came before the file was touched (session start):\n%.3000s", texts[0])
+	}
+	if count(1) != 1 {
+		t.Fatalf("the request after the first read carries the note %d times:\n%.4000s", count(1), texts[1])
+	}
+	i := strings.Index(texts[1], note)
+	if open := strings.LastIndex(texts[1][:i], "<untrusted-knowledge"); open < 0 || strings.Contains(texts[1][open:i], "</untrusted-knowledge>") {
+		t.Errorf("the note is not inside the untrusted wrapper:\n%.4000s", texts[1])
+	}
+	if count(2) != 1 || count(3) != 1 {
+		t.Errorf("a second read or an unanchored file repeated the note: %d, %d", count(2), count(3))
+	}
+	if strings.Contains(texts[3], "README.md") && strings.Count(texts[3], "<untrusted-knowledge") > strings.Count(texts[2], "<untrusted-knowledge") {
+		t.Errorf("reading the unanchored README brought a block:\n%.4000s", texts[3])
+	}
+}
+
+// With the team's guards on, a must-check on db/migrations makes Claude
+// Code ask the person before the model reads a migration, in the
+// interactive UI (a read of an unanchored file first goes through
+// unasked: the prompt is cairn's); confirmed, the session goes on and the
+// model sees the must-check.
+func TestClaudePreToolUseGuardsAsk(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
+	cli := claudetest.FindCLI(t)
+	repo := anchoredProject(t)
+	if err := os.WriteFile(filepath.Join(repo, ".cairn", "config.json"), []byte(`{"guards": "ask"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	api := claudetest.StartFakeAPI(t, [][]claudetest.Block{
+		{claudetest.ToolUse("toolu_01", "Read", map[string]any{"file_path": filepath.Join(repo, "README.md")})},
+		{claudetest.Text("readme read")},
+		{claudetest.ToolUse("toolu_02", "Read", map[string]any{"file_path": filepath.Join(repo, "db/migrations/0001.sql")})},
+		{claudetest.Text("migration read")},
+	})
+	s := claudetest.StartInteractive(t, claudetest.InteractiveOptions{CLI: cli, API: api, Dir: repo,
+		PluginDirs: []string{cairntest.RepoRoot(t)}, Env: []string{"CAIRN_BIN=" + cairntest.Binary(t)}})
+	s.Type("read the readme")
+	s.WaitRequests(2)
+	s.WaitScreen("readme read")
+	s.WaitIdle()
+	if strings.Contains(s.Screen(), "Do you want to proceed?") {
+		t.Fatalf("reading an unanchored file asked the person:\n%s", s.Screen())
+	}
+	s.Type("read the first migration")
+	s.WaitRequests(3)
+	s.WaitScreen("Do you want to proceed?")
+	if screen := s.Screen(); !strings.Contains(screen, "0001.sql") {
+		t.Errorf("the prompt is not about the migration:\n%s", screen)
+	}
+	s.Keys("Enter") // the first choice: yes
+	s.WaitScreen("migration read")
+	s.WaitIdle()
+	s.Exit()
+	texts := api.MainRequestTexts()
+	if len(texts) < 4 || !strings.Contains(texts[3], "Dry-run every migration against a staging snapshot first") {
+		t.Errorf("the model did not see the must-check after the confirmed read")
+	}
+}
+
+// The characters injected over a scripted session on a branch the
+// payments notes are relevant to — a session start, then reads of three
+// anchored files and one unanchored — and whether the model saw each
+// touched file's note by the request after the read, once. The figures
+// are logged (see docs/moment-of-use.md); CAIRN_PRETOOL_BASELINE_BIN runs
+// the same session with another cairn binary (an older build, without the
+// hook before a tool call) for the comparison, and then asserts nothing.
+func TestClaudePreToolUseInjectedChars(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
+	cli := claudetest.FindCLI(t)
+	// On a branch the notes are relevant to, the session start shows them
+	// already; on another, only the hook before a tool call does.
+	for _, branch := range []string{"fix/payments-retry-timeout", "chore/bump-dependencies"} {
+		t.Run(strings.ReplaceAll(branch, "/", "-"), func(t *testing.T) { testInjectedChars(t, cli, branch) })
+	}
+}
+
+func testInjectedChars(t *testing.T, cli, branch string) {
+	repo := claudetest.NewGitRepo(t)
+	cairntest.Git(t, repo, "checkout", "-q", "-b", branch)
+	files := []string{"client", "retry", "refund", "ledger", "webhook", "config"}
+	notes := map[string]string{}
+	for _, f := range files {
+		p := filepath.Join(repo, "payments", f+".go")
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte("package payments\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		notes[f] = "Payments " + f + " retry timeout note: keep the " + f + " path idempotent and watch the context deadline"
+		cairntest.In(t, repo, "add", "--files", "payments/"+f+".go", "learned", notes[f])
+	}
+	os.WriteFile(filepath.Join(repo, "README.md"), []byte("shop\n"), 0o644)
+	for i, n := range []string{"Payments retry timeouts are tuned in the provider dashboard, not in code",
+		"The payments timeout alert pages the on-call after five minutes",
+		"Retry storms in payments were caused by a missing jitter in 2024"} {
+		cairntest.In(t, repo, "add", []string{"fact", "decision", "learned"}[i], n)
+	}
+	cairntest.In(t, repo, "add", "must-check", "Run the payments contract tests before merging")
+	cairntest.Git(t, repo, "add", "-A")
+	cairntest.Git(t, repo, "commit", "-q", "-m", "payments notes")
+	if !strings.Contains(branch, "payments") {
+		// Recent commits that say nothing of payments.
+		for i := range 5 {
+			cairntest.Git(t, repo, "commit", "-q", "--allow-empty", "-m", fmt.Sprintf("Bump dependency %d", i))
+		}
+	}
+
+	read := func(id, f string) []claudetest.Block {
+		return []claudetest.Block{claudetest.ToolUse(id, "Read", map[string]any{"file_path": filepath.Join(repo, f)})}
+	}
+	touched := []string{"client", "retry", "refund"}
+	api := claudetest.StartFakeAPI(t, [][]claudetest.Block{
+		read("toolu_01", "payments/client.go"), read("toolu_02", "payments/retry.go"),
+		read("toolu_03", "payments/refund.go"), read("toolu_04", "README.md"),
+		{claudetest.Text("done")},
+	})
+	bin, baseline := os.LookupEnv("CAIRN_PRETOOL_BASELINE_BIN")
+	if !baseline {
+		bin = cairntest.Binary(t)
+	}
+	res := claudetest.Run(t, claudetest.RunOptions{CLI: cli, API: api, Dir: repo, Prompt: "go on",
+		AllowedTools: []string{"Read"}, PluginDirs: []string{cairntest.RepoRoot(t)}, Env: []string{"CAIRN_BIN=" + bin}})
+	if res.ExitCode != 0 {
+		t.Fatalf("claude exited %d\n%s", res.ExitCode, res)
+	}
+	texts := api.MainRequestTexts()
+	if len(texts) != 5 {
+		t.Fatalf("%d main requests, want 5\n%s", len(texts), res)
+	}
+	seen, once := 0, 0
+	for i, f := range touched {
+		if strings.Contains(texts[i+1], notes[f]) {
+			seen++
+		}
+		if strings.Count(texts[4], notes[f]) == 1 {
+			once++
+		}
+	}
+	chars, blocks := 0, 0
+	data, _ := os.ReadFile(filepath.Join(repo, ".cairn", "local", "injections.jsonl"))
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var in struct {
+			Used   int    `json:"used"`
+			Moment string `json:"moment"`
+		}
+		if json.Unmarshal([]byte(line), &in) == nil {
+			chars += in.Used
+			blocks++
+		}
+	}
+	untouched := 0
+	for _, f := range files[3:] {
+		if strings.Contains(texts[4], notes[f]) {
+			untouched++
+		}
+	}
+	t.Logf("branch %s, cairn %s: %d characters injected in %d blocks; notes of the 3 touched files seen by the request after the read: %d, each once: %d; notes of the 3 untouched anchored files shown: %d",
+		branch, bin, chars, blocks, seen, once, untouched)
+	if !baseline && (seen != len(touched) || once != len(touched)) {
+		t.Errorf("the model saw %d of %d touched files' notes by their read, %d once", seen, len(touched), once)
+	}
+}
+
+// Codex: before a shell command that names an anchored file, the note
+// reaches the model with the command's result; a second command on it
+// does not repeat it.
+func TestCodexPreToolUseBringsAnchoredNote(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
+	codextest.FindCLI(t)
+	repo := anchoredProject(t)
+	cairntest.In(t, repo, "init", "--codex")
+	const note = "The payments retry loop must stop when the request context is cancelled"
+	api := codextest.StartFakeAPI(t, [][]codextest.Item{
+		{codextest.Shell("call_1", "cat payments/client.go")},
+		{codextest.Shell("call_2", "wc -l payments/client.go")},
+		{codextest.Text("done")},
+	})
+	res := codexSession(t, repo, repo, api, "look at the payments client")
+	if !strings.Contains(res.Stderr, "hook: PreToolUse Completed") {
+		t.Errorf("the PreToolUse hook did not run\n%s", res)
+	}
+	texts := api.MainRequestTexts()
+	if len(texts) != 3 {
+		t.Fatalf("%d main requests, want 3\n%s", len(texts), res)
+	}
+	if strings.Contains(texts[0], note) {
+		t.Fatalf("the note came before the file was touched")
+	}
+	if strings.Count(texts[1], note) != 1 || strings.Count(texts[2], note) != 1 {
+		t.Errorf("the note reached the model %d, then %d times (want 1, 1)\n%.3000s", strings.Count(texts[1], note), strings.Count(texts[2], note), texts[1])
+	}
+}
+
+// OpenCode: before the model reads an anchored file, cairn's plugin asks
+// cairn, and the note joins the system prompt of the next model request;
+// reading it again adds nothing new.
+func TestOpenCodeToolBeforeBringsAnchoredNote(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
+	cli := opencodetest.FindCLI(t)
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	cairntest.Git(t, filepath.Dir(remote), "init", "-q", "--bare", "-b", "main", remote)
+	seed := anchoredProject(t)
+	cairntest.Git(t, seed, "remote", "add", "origin", remote)
+	cairntest.Git(t, seed, "push", "-q", "origin", "main")
+	a := newTeammate(t, remote, true)
+	a.initIn(t, "--opencode")
+	const note = "The payments retry loop must stop when the request context is cancelled"
+	read := func(id string) []opencodetest.Block {
+		return []opencodetest.Block{opencodetest.ToolCall(id, "read", map[string]any{"filePath": filepath.Join(a.dir, "payments/client.go")})}
+	}
+	api := opencodetest.StartFakeAPI(t, [][]opencodetest.Block{read("call_1"), read("call_2"), {opencodetest.Text("done")}})
+	res := a.opencodeSession(t, cli, api, "look at the payments client")
+	main := api.MainRequests()
+	if len(main) != 3 {
+		t.Fatalf("%d main requests, want 3\n%s", len(main), res)
+	}
+	if strings.Contains(main[0].System(), note) {
+		t.Fatalf("the note came before the file was touched")
+	}
+	if n := strings.Count(main[1].System(), note); n != 1 {
+		t.Errorf("the request after the read carries the note %d times in its system prompt\n%.3000s", n, main[1].System())
+	}
+	if n := strings.Count(main[2].System(), note); n != 1 {
+		t.Errorf("after the second read the note is there %d times", n)
+	}
+}
+
+// Gemini CLI: after read_file on an anchored file, the note reaches the
+// model with the file's content (AfterTool's additionalContext), once; an
+// unanchored file adds nothing.
+func TestGeminiFileToolBringsAnchoredNote(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
+	cli := geminitest.FindCLI(t)
+	repo := anchoredProject(t)
+	cairntest.In(t, repo, "init", "--gemini")
+	const note = "The payments retry loop must stop when the request context is cancelled"
+	read := func(f string) []geminitest.Part {
+		return []geminitest.Part{geminitest.Call("read_file", map[string]any{"file_path": filepath.Join(repo, f)})}
+	}
+	api := geminitest.StartFakeAPI(t, [][]geminitest.Part{
+		read("payments/client.go"), read("payments/client.go"), read("README.md"), {geminitest.Text("done")},
+	})
+	res := geminiSession(t, cli, repo, api, "look at the payments client")
+	texts := api.MainRequestTexts()
+	if len(texts) != 4 {
+		t.Fatalf("%d main requests, want 4\n%s", len(texts), res)
+	}
+	if strings.Contains(texts[0], note) {
+		t.Fatalf("the note came before the file was read")
+	}
+	for i, want := range []int{1, 1, 1} {
+		if n := strings.Count(texts[i+1], note); n != want {
+			t.Errorf("request %d carries the note %d times, want %d\n%.3000s", i+2, n, want, texts[i+1])
+		}
+	}
+}

@@ -1,0 +1,484 @@
+// Package anchor is the anchor map: which entries are anchored to which
+// files and directories of the project (an entry's files; a directory
+// anchors everything under it), and which
+// must-checks to which command prefixes ("terraform apply"). The cache
+// writes it beside the search index (.cairn/cache/anchors.map) at every
+// sync that changes the index, with the identity of the log files it was
+// built from; the hook that runs before every tool call reads it with one
+// read and looks a path up by byte search, without parsing the whole map,
+// so that a tool call that touches nothing anchored costs what the capture
+// hook's reject path costs. It depends on nothing but the standard library
+// and packages fsx and bashcmd, so that path can read it before the rest of the
+// program starts (see package hookgate).
+package anchor
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/cairn-dev/cairn/helpers/internal/bashcmd"
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+)
+
+// Name is the map's file name under .cairn/cache.
+const Name = "anchors.map"
+
+// File is the map's name under .cairn (for [fsx.Root]).
+const File = "cache/" + Name
+
+// Sources are the log files, under .cairn, the map is built from (package
+// knowledge's LogName and ArchiveName; a test checks they agree).
+var Sources = []string{"knowledge.jsonl", "knowledge.archive.jsonl"}
+
+// MaxBytes caps what is read of a map.
+const MaxBytes = 32 << 20
+
+// magic is the map's first line: its format.
+const magic = "cairn-anchors 1"
+
+// Map is the anchor map.
+type Map struct {
+	// Sources is the identity of the log files it was built from (see
+	// [Identity]).
+	Sources string
+	// Files are the keys anchored to each path (a file or a directory; a
+	// trailing slash is dropped).
+	Files map[string][]string
+	// Commands are the must-checks anchored to each command prefix.
+	Commands map[string][]string
+}
+
+// ErrFormat: the data is not an anchor map of this format.
+var ErrFormat = errors.New("not an anchor map")
+
+// Identity is the identity of the log files under the .cairn at root:
+// what a map built from them records, and what the hook compares.
+func Identity(root fsx.Root) (string, error) {
+	ids := make([]fsx.FileID, len(Sources))
+	for i, name := range Sources {
+		id, err := root.StatID(name)
+		if err != nil {
+			return "", err
+		}
+		ids[i] = id
+	}
+	return FormatIDs(ids...), nil
+}
+
+// FormatIDs is the identity of files whose IDs are ids, in order.
+func FormatIDs(ids ...fsx.FileID) string {
+	var b strings.Builder
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%d:%d:%d:%d", id.Size, id.Mtime, id.Ctime, id.Ino)
+	}
+	return b.String()
+}
+
+// Encode writes m: the magic line, the sources line, then one line per
+// command prefix ("c PREFIX\tKEY KEY") and per path ("f PATH\tKEY KEY"),
+// sorted by prefix and path in byte order ([Lookup] searches them so). Paths and prefixes that hold a tab or a newline, and keys that
+// hold a blank, are left out.
+func Encode(m Map) []byte {
+	var b bytes.Buffer
+	b.WriteString(magic + "\n")
+	b.WriteString("src " + oneLine(m.Sources) + "\n")
+	write := func(tag string, set map[string][]string) {
+		merged := map[string][]string{}
+		for n, keys := range set {
+			if tag == "f" {
+				n = strings.TrimSuffix(n, "/")
+			}
+			if n != "" && !strings.ContainsAny(n, "\t\n\r") {
+				merged[n] = append(merged[n], keys...)
+			}
+		}
+		names := make([]string, 0, len(merged))
+		for n := range merged {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			var keys []string
+			for _, k := range merged[n] {
+				if k != "" && !strings.ContainsAny(k, " \t\n\r") && !slices.Contains(keys, k) {
+					keys = append(keys, k)
+				}
+			}
+			if len(keys) == 0 {
+				continue
+			}
+			b.WriteString(tag + " " + n + "\t" + strings.Join(keys, " ") + "\n")
+		}
+	}
+	write("c", m.Commands)
+	write("f", m.Files)
+	return b.Bytes()
+}
+
+func oneLine(s string) string {
+	return strings.NewReplacer("\n", " ", "\r", " ").Replace(s)
+}
+
+// Parse reads a whole map (for tests and tools; the hook uses [Lookup]).
+func Parse(data []byte) (Map, error) {
+	m := Map{Files: map[string][]string{}, Commands: map[string][]string{}}
+	lines := strings.Split(string(data), "\n")
+	if len(lines) < 2 || lines[0] != magic || !strings.HasPrefix(lines[1], "src ") {
+		return m, ErrFormat
+	}
+	m.Sources = lines[1][len("src "):]
+	for i, l := range lines[2:] {
+		if l == "" {
+			continue
+		}
+		name, keys, ok := strings.Cut(l[min(2, len(l)):], "\t")
+		if !ok || len(l) < 2 || l[1] != ' ' || name == "" || keys == "" {
+			return m, fmt.Errorf("%w: line %d", ErrFormat, i+3)
+		}
+		switch l[0] {
+		case 'f':
+			m.Files[name] = append(m.Files[name], strings.Fields(keys)...)
+		case 'c':
+			m.Commands[name] = append(m.Commands[name], strings.Fields(keys)...)
+		default:
+			return m, fmt.Errorf("%w: line %d", ErrFormat, i+3)
+		}
+	}
+	return m, nil
+}
+
+// SourcesOf returns the identity a map's data records; ok is false for
+// data that is not a map.
+func SourcesOf(data []byte) (string, bool) {
+	rest, ok := bytes.CutPrefix(data, []byte(magic+"\nsrc "))
+	if !ok {
+		return "", false
+	}
+	line, _, ok := bytes.Cut(rest, []byte("\n"))
+	return string(line), ok
+}
+
+// Hit is one anchor a lookup matched: the anchor (a path, a directory
+// or a command prefix) and its keys.
+type Hit struct {
+	Anchor  string
+	Command bool
+	Keys    []string
+}
+
+// Lookup finds, in a map's data, the anchors of the project-relative
+// paths (each path and every directory above it) and the command
+// prefixes that begin command (after blanks are folded), most specific
+// first for each path. The path lines are sorted (see [Encode]): each
+// candidate is a binary search, so a lookup reads a few dozen lines of a
+// map of any size, and the command lines, which come first and are few.
+func Lookup(data []byte, paths []string, command string) []Hit {
+	var hits []Hit
+	files := len(data)
+	if i := bytes.Index(data, []byte("\nf ")); i >= 0 {
+		files = i + 1
+	}
+	for _, p := range paths {
+		for _, cand := range Candidates(p) {
+			if line, ok := findLine(data, files, cand); ok {
+				hits = append(hits, Hit{Anchor: cand, Keys: keysOf(line)})
+			}
+		}
+	}
+	if command = foldBlanks(command); command != "" {
+		head := data[:files]
+		needle := []byte("\nc ")
+		for off := 0; ; {
+			i := bytes.Index(head[off:], needle)
+			if i < 0 {
+				break
+			}
+			line := head[off+i+len(needle):]
+			if j := bytes.IndexByte(line, '\n'); j >= 0 {
+				line = line[:j]
+			}
+			off += i + len(needle)
+			prefix, keys, ok := bytes.Cut(line, []byte("\t"))
+			if ok && commandHas(command, string(prefix)) {
+				hits = append(hits, Hit{Anchor: string(prefix), Command: true, Keys: strings.Fields(string(keys))})
+			}
+		}
+	}
+	return hits
+}
+
+// findLine finds the path line of name among the sorted path lines of
+// data that start at lo (a line start): a binary search by byte offset,
+// then a scan of the few lines left.
+func findLine(data []byte, lo int, name string) ([]byte, bool) {
+	hi := len(data)
+	for hi-lo > 512 {
+		mid := lo + (hi-lo)/2
+		j := bytes.IndexByte(data[mid:hi], '\n')
+		if j < 0 || mid+j+1 >= hi {
+			break
+		}
+		s := mid + j + 1 // a line start inside (lo, hi)
+		e := s + lineLen(data[s:])
+		switch c := compareName(data[s:e], name); {
+		case c < 0:
+			lo = min(e+1, len(data))
+		case c > 0:
+			hi = s
+		default:
+			return data[s:e], true
+		}
+	}
+	for lo < hi {
+		e := lo + lineLen(data[lo:hi])
+		if compareName(data[lo:e], name) == 0 {
+			return data[lo:e], true
+		}
+		lo = e + 1
+	}
+	return nil, false
+}
+
+func lineLen(b []byte) int {
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		return i
+	}
+	return len(b)
+}
+
+// compareName compares the name of a path line ("f NAME\tKEYS") with
+// name; a line that is not a path line sorts first.
+func compareName(line []byte, name string) int {
+	rest, ok := bytes.CutPrefix(line, []byte("f "))
+	if !ok {
+		return -1
+	}
+	n, _, _ := bytes.Cut(rest, []byte("\t"))
+	return bytes.Compare(n, []byte(name))
+}
+
+// keysOf is the keys of a path line.
+func keysOf(line []byte) []string {
+	_, keys, _ := bytes.Cut(line, []byte("\t"))
+	return strings.Fields(string(keys))
+}
+
+// commandHas reports whether a command line (blanks folded) runs prefix:
+// at its start or after a separator (;, &&, ||, |, a newline), as whole
+// words.
+func commandHas(command, prefix string) bool {
+	for off := 0; off <= len(command); {
+		i := strings.Index(command[off:], prefix)
+		if i < 0 {
+			return false
+		}
+		at := off + i
+		end := at + len(prefix)
+		before := strings.TrimRight(command[:at], " ")
+		startOK := before == "" || strings.HasSuffix(before, ";") || strings.HasSuffix(before, "&") ||
+			strings.HasSuffix(before, "|") || strings.HasSuffix(before, "(") || strings.HasSuffix(before, "sudo")
+		endOK := end == len(command) || command[end] == ' ' || command[end] == ';' || command[end] == '&' || command[end] == '|' || command[end] == ')'
+		if startOK && endOK {
+			return true
+		}
+		off = at + 1
+	}
+	return false
+}
+
+func foldBlanks(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Candidates are the anchors that cover a project-relative path, most
+// specific first: the path itself, then each directory above it
+// ("a/b/c.go", "a/b", "a"). Anchors are kept without a trailing slash:
+// a file has nothing under it, so any anchor covers what is under it.
+func Candidates(p string) []string {
+	p = strings.TrimSuffix(path.Clean(p), "/")
+	if p == "" || p == "." || p == "/" {
+		return nil
+	}
+	out := []string{p}
+	for dir := path.Dir(p); dir != "." && dir != "/" && dir != ""; dir = path.Dir(dir) {
+		out = append(out, dir)
+	}
+	return out
+}
+
+// Covers reports whether anchor (a path, or a directory) covers the
+// project-relative path p.
+func Covers(anchor, p string) bool {
+	a := strings.TrimSuffix(anchor, "/")
+	return a != "" && slices.Contains(Candidates(p), a)
+}
+
+// Command is the command prefix a must-check's content guards: its first
+// `quoted` span of at least two words whose first is a program name
+// ("never run `terraform apply` without a plan from `terraform plan`"
+// guards "terraform apply"; the later spans are what to do instead). A
+// span that is a path is not one (the entry's files anchor it). ok is
+// false when there is none.
+func Command(content string) (string, bool) {
+	parts := strings.Split(content, "`")
+	for i := 1; i < len(parts); i += 2 {
+		words := strings.Fields(parts[i])
+		if len(words) < 2 || len(words) > 6 || !program(words[0]) {
+			continue
+		}
+		return strings.Join(words, " "), true
+	}
+	return "", false
+}
+
+// program reports whether w reads as a program's name.
+func program(w string) bool {
+	if w == "" || len(w) > 40 || w[0] == '-' || w[0] == '.' {
+		return false
+	}
+	for _, c := range w {
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// Touched is a session's record of the files its agent edited or wrote
+// in the current turn, under .cairn (one path a line; the prompt that
+// starts a turn removes it): capture anchors what the turn records to
+// them. name is the session's record name (see [SessionName]).
+func Touched(name string) string { return "local/sessions/" + name + ".files" }
+
+// MaxTouched caps how many of the turn's files an entry is anchored to:
+// the most recent.
+const MaxTouched = 5
+
+// LastTouched returns up to [MaxTouched] distinct paths of a turn's
+// record, the most recent first.
+func LastTouched(data []byte) []string {
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	var out []string
+	for i := len(lines) - 1; i >= 0 && len(out) < MaxTouched; i-- {
+		l := strings.TrimSpace(lines[i])
+		if l != "" && !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// Rel turns a tool's path argument into a path relative to the project
+// root (forward slashes), given the session's working directory; ok is
+// false for a path outside the project (or naming the root itself).
+func Rel(root, cwd, p string) (string, bool) {
+	if p == "" || strings.ContainsAny(p, "\x00\n\t") {
+		return "", false
+	}
+	root = path.Clean(slashed(root))
+	p = slashed(p)
+	if !path.IsAbs(p) {
+		base := slashed(cwd)
+		if base == "" || !path.IsAbs(base) {
+			base = root
+		}
+		p = path.Join(base, p)
+	}
+	p = path.Clean(p)
+	rel, ok := strings.CutPrefix(p, root+"/")
+	if !ok || rel == "" || rel == ".." || strings.HasPrefix(rel, "../") {
+		return "", false
+	}
+	return rel, true
+}
+
+func slashed(p string) string { return strings.ReplaceAll(p, `\`, "/") }
+
+// SessionName is the name of a session's records under
+// .cairn/local/sessions: 16 hex digits of the session id's hash, so
+// nothing from a payload reaches a path.
+func SessionName(session string) string {
+	sum := sha256.Sum256([]byte(session))
+	return hex.EncodeToString(sum[:8])
+}
+
+// NoteTouched appends paths (project-relative) to the session's record of
+// the turn's edited files under the .cairn at root.
+func NoteTouched(root fsx.Root, session string, paths ...string) error {
+	if session == "" || len(paths) == 0 {
+		return nil
+	}
+	f, err := root.OpenFile(Touched(SessionName(session)), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(strings.Join(paths, "\n") + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// maxTouchedBytes caps what is read of a turn's record.
+const maxTouchedBytes = 64 << 10
+
+// ReadTouched returns the most recent paths of the session's record of
+// the turn's edited files (see [LastTouched]); none when there is none.
+func ReadTouched(root fsx.Root, session string) []string {
+	if session == "" {
+		return nil
+	}
+	data, err := root.ReadFile(Touched(SessionName(session)), maxTouchedBytes)
+	if err != nil {
+		return nil
+	}
+	return LastTouched(data)
+}
+
+// ForgetTouched removes the session's record of the turn's edited files
+// (a new turn starts).
+func ForgetTouched(root fsx.Root, session string) error {
+	if session == "" {
+		return nil
+	}
+	return root.Remove(Touched(SessionName(session)))
+}
+
+// maxCommandPaths caps how many words of a command are looked up.
+const maxCommandPaths = 32
+
+// CommandPaths are the words of a shell command that may name files or
+// directories: the arguments that are not options, assignments, globs or
+// URLs (at most 32). Only those the anchor map holds matter, so a word
+// that names nothing costs one lookup.
+func CommandPaths(command string) []string {
+	var out []string
+	var walk func(cmds []*bashcmd.Command)
+	walk = func(cmds []*bashcmd.Command) {
+		for _, c := range cmds {
+			walk(c.Nested)
+			args := c.Args()
+			for i, w := range args {
+				if len(out) == maxCommandPaths {
+					return
+				}
+				if i == 0 || w == "" || w[0] == '-' || strings.Contains(w, "://") || strings.ContainsAny(w, "=\n*?$`") {
+					continue
+				}
+				if !slices.Contains(out, w) {
+					out = append(out, w)
+				}
+			}
+		}
+	}
+	walk(bashcmd.Parse(command))
+	return out
+}

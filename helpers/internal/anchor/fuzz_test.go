@@ -1,0 +1,41 @@
+package anchor
+
+import (
+	"path"
+	"testing"
+)
+
+// Parse and Lookup never panic, and what Parse accepts encodes back to a
+// map Parse reads the same.
+func FuzzParse(f *testing.F) {
+	f.Add(Encode(sample()), "db/migrations/x.sql", "terraform apply")
+	f.Add([]byte(magic+"\nsrc \nf a\tk\nc b c\tk\n"), "a", "b c")
+	f.Add([]byte("junk"), "", "")
+	f.Add(synthMap(200), "src/pkg3/sub3/file3.go", "")
+	f.Fuzz(func(t *testing.T, data []byte, p, command string) {
+		Lookup(data, []string{p}, command)
+		m, err := Parse(data)
+		if err != nil {
+			return
+		}
+		enc := Encode(m)
+		again, err := Parse(enc)
+		if err != nil {
+			t.Fatalf("re-parse: %v", err)
+		}
+		// On an encoded (sorted) map, the search finds what the parse
+		// holds.
+		for f, keys := range again.Files {
+			if path.Clean(f) != f || f == "." || f == "/" {
+				continue // not a path Candidates keeps as it is
+			}
+			hits := Lookup(enc, []string{f}, "")
+			if len(hits) == 0 || hits[0].Anchor != f || len(hits[0].Keys) != len(keys) {
+				t.Fatalf("Lookup(%q) = %+v, parsed %v", f, hits, keys)
+			}
+		}
+		if len(again.Files) > len(m.Files) || len(again.Commands) > len(m.Commands) {
+			t.Fatalf("re-parse grew: %+v vs %+v", again, m)
+		}
+	})
+}

@@ -1,0 +1,202 @@
+package session_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/session"
+	"github.com/cairn-dev/cairn/helpers/internal/session/record"
+)
+
+// claudeOut is Claude Code's hook output, as much as these tests read.
+type claudeOut struct {
+	SystemMessage      string `json:"systemMessage"`
+	HookSpecificOutput struct {
+		HookEventName            string `json:"hookEventName"`
+		AdditionalContext        string `json:"additionalContext"`
+		PermissionDecision       string `json:"permissionDecision"`
+		PermissionDecisionReason string `json:"permissionDecisionReason"`
+	} `json:"hookSpecificOutput"`
+}
+
+func claudeCall(t *testing.T, e record.Env, name string, payload map[string]any) (claudeOut, string) {
+	t.Helper()
+	payload["hook_event_name"] = name
+	data, _ := json.Marshal(payload)
+	out := session.Hook(claude.Adapter{}, name, bytes.NewReader(data), e)
+	var o claudeOut
+	if len(out) > 0 {
+		if err := json.Unmarshal(out, &o); err != nil {
+			t.Fatalf("%s: output %q: %v", name, out, err)
+		}
+	}
+	return o, string(out)
+}
+
+func tool(dir, sess, name string, input map[string]any) map[string]any {
+	return map[string]any{"session_id": sess, "cwd": dir, "tool_name": name, "tool_input": input}
+}
+
+// anchoredRepo is a repository with three files, a note anchored to one,
+// a must-check on a directory and one on a command, and a note on
+// nothing.
+func anchoredRepo(t *testing.T) (string, record.Env, map[string]knowledge.Entry) {
+	t.Helper()
+	dir, e := repo(t)
+	for _, f := range []string{"payments/client.go", "db/migrations/0001.sql", "README.md"} {
+		p := filepath.Join(dir, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mk := func(typ, content string, files ...string) knowledge.Entry {
+		return knowledge.Entry{Key: knowledge.MakeKey(typ, content), Type: typ, Content: content, TS: 1700000000, Files: files}
+	}
+	es := map[string]knowledge.Entry{
+		"retry":     mk("learned", "the retry loop must watch the request context or it spins after cancel", "payments/client.go"),
+		"migration": mk("must-check", "dry-run every migration before editing it", "db/migrations"),
+		"terraform": mk("must-check", "never run `terraform apply` without a reviewed plan"),
+		"plain":     mk("fact", "the staging database is reset every night"),
+	}
+	var all []knowledge.Entry
+	for _, en := range es {
+		all = append(all, en)
+	}
+	if _, err := knowledge.Open(dir).Insert(all); err != nil {
+		t.Fatal(err)
+	}
+	return dir, e, es
+}
+
+// Before a tool touches a file, the notes anchored to it (or to a
+// directory above it) arrive, once per session; a must-check arrives as
+// a check even after the session start showed it; an unanchored file and
+// a second touch bring nothing.
+func TestBeforeTool(t *testing.T) {
+	dir, e, es := anchoredRepo(t)
+	start, _ := claudeCall(t, e, "SessionStart", map[string]any{"session_id": "s1", "cwd": dir, "source": "startup"})
+	if !strings.Contains(start.HookSpecificOutput.AdditionalContext, es["migration"].Content) {
+		t.Fatalf("the session start does not show the must-check:\n%s", start.HookSpecificOutput.AdditionalContext)
+	}
+
+	o, _ := claudeCall(t, e, "PreToolUse", tool(dir, "s1", "Read", map[string]any{"file_path": filepath.Join(dir, "payments/client.go")}))
+	ctx := o.HookSpecificOutput.AdditionalContext
+	if o.HookSpecificOutput.HookEventName != "PreToolUse" || !strings.Contains(ctx, es["retry"].Content) || !strings.Contains(ctx, "<untrusted-knowledge") {
+		t.Fatalf("reading an anchored file brought %+v", o)
+	}
+	if strings.Contains(ctx, es["plain"].Content) || strings.Contains(ctx, es["migration"].Content) {
+		t.Errorf("notes on other files came too:\n%s", ctx)
+	}
+	if o.SystemMessage != "cairn: 1 note on payments/client.go" {
+		t.Errorf("status = %q", o.SystemMessage)
+	}
+	if o.HookSpecificOutput.PermissionDecision != "" {
+		t.Errorf("a note decided: %+v", o)
+	}
+	if _, out := claudeCall(t, e, "PreToolUse", tool(dir, "s1", "Edit", map[string]any{"file_path": "payments/client.go"})); out != "" {
+		t.Errorf("a second touch repeated the note: %s", out)
+	}
+	if _, out := claudeCall(t, e, "PreToolUse", tool(dir, "s1", "Read", map[string]any{"file_path": "README.md"})); out != "" {
+		t.Errorf("an unanchored file brought %s", out)
+	}
+	if _, out := claudeCall(t, e, "PreToolUse", tool(dir, "s1", "Read", map[string]any{"file_path": "/etc/passwd"})); out != "" {
+		t.Errorf("a file outside the project brought %s", out)
+	}
+
+	o, _ = claudeCall(t, e, "PreToolUse", tool(dir, "s1", "Edit", map[string]any{"file_path": "db/migrations/0001.sql"}))
+	ctx = o.HookSpecificOutput.AdditionalContext
+	if !strings.Contains(ctx, es["migration"].Content) || !strings.Contains(ctx, "Must check before this tool call") {
+		t.Fatalf("the must-check did not come as a check: %+v", o)
+	}
+	if o.HookSpecificOutput.PermissionDecision != "" {
+		t.Errorf("guards are off by default, yet: %+v", o)
+	}
+	if _, out := claudeCall(t, e, "PreToolUse", tool(dir, "s1", "Write", map[string]any{"file_path": "db/migrations/0002.sql"})); out != "" {
+		t.Errorf("the must-check came twice: %s", out)
+	}
+
+	o, _ = claudeCall(t, e, "PreToolUse", tool(dir, "s1", "Bash", map[string]any{"command": "cd infra && terraform apply -auto-approve"}))
+	if !strings.Contains(o.HookSpecificOutput.AdditionalContext, "terraform apply") {
+		t.Errorf("a must-check on the command did not come: %+v", o)
+	}
+	o, _ = claudeCall(t, e, "PreToolUse", tool(dir, "s2", "Bash", map[string]any{"command": "cat payments/client.go"}))
+	if !strings.Contains(o.HookSpecificOutput.AdditionalContext, es["retry"].Content) {
+		t.Errorf("a command naming an anchored file brought %+v", o)
+	}
+
+	log, err := os.ReadFile(filepath.Join(dir, ".cairn", "local", "injections.jsonl"))
+	if err != nil || !bytes.Contains(log, []byte(`"moment":"before a tool"`)) || !bytes.Contains(log, []byte(`"reason":"anchored to the file"`)) {
+		t.Errorf("cairn log has no injection before a tool (%v):\n%s", err, log)
+	}
+}
+
+// With the team's guards on, a must-check asks the person to confirm the
+// call; a person who turned guards off is not asked.
+func TestGuardsAsk(t *testing.T) {
+	dir, e, es := anchoredRepo(t)
+	writeConfig(t, dir, `{"guards": "ask"}`)
+	o, _ := claudeCall(t, e, "PreToolUse", tool(dir, "g1", "Edit", map[string]any{"file_path": "db/migrations/0001.sql"}))
+	if o.HookSpecificOutput.PermissionDecision != "ask" || !strings.Contains(o.HookSpecificOutput.PermissionDecisionReason, es["migration"].Content) {
+		t.Errorf("guards ask gave %+v", o)
+	}
+	o, _ = claudeCall(t, e, "PreToolUse", tool(dir, "g1", "Read", map[string]any{"file_path": "payments/client.go"}))
+	if o.HookSpecificOutput.PermissionDecision != "" {
+		t.Errorf("a note that is not a must-check asked: %+v", o)
+	}
+
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, ".config", "cairn"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".config", "cairn", "config.json"), []byte(`{"guards": "off"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	getenv := e.Getenv
+	e.Getenv = func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return getenv(k)
+	}
+	o, _ = claudeCall(t, e, "PreToolUse", tool(dir, "g2", "Edit", map[string]any{"file_path": "db/migrations/0001.sql"}))
+	if o.HookSpecificOutput.PermissionDecision != "" || !strings.Contains(o.HookSpecificOutput.AdditionalContext, es["migration"].Content) {
+		t.Errorf("with guards off for the person: %+v", o)
+	}
+}
+
+// A typed line captured in a turn that edited files is anchored to them;
+// the next prompt starts a turn with none.
+func TestCaptureAnchorsTurnFiles(t *testing.T) {
+	dir, e, _ := anchoredRepo(t)
+	claudeCall(t, e, "PreToolUse", tool(dir, "c1", "Edit", map[string]any{"file_path": filepath.Join(dir, "README.md")}))
+	claudeCall(t, e, "PreToolUse", tool(dir, "c1", "Read", map[string]any{"file_path": "payments/client.go"}))
+	claudeCall(t, e, "PreToolUse", tool(dir, "c1", "Write", map[string]any{"file_path": "/etc/hosts"}))
+	claudeCall(t, e, "Stop", map[string]any{"session_id": "c1", "cwd": dir, "last_assistant_message": "Done.\nLEARNED: the readme lists the supported regions"})
+	claudeCall(t, e, "UserPromptSubmit", map[string]any{"session_id": "c1", "cwd": dir, "prompt": "next"})
+	claudeCall(t, e, "Stop", map[string]any{"session_id": "c1", "cwd": dir, "last_assistant_message": "LEARNED: nothing was edited in this turn at all"})
+	var first, second *knowledge.Entry
+	for _, en := range entries(t, dir) {
+		switch {
+		case strings.Contains(en.Content, "readme lists"):
+			first = &en
+		case strings.Contains(en.Content, "nothing was edited"):
+			second = &en
+		}
+	}
+	if first == nil || !slices.Equal(first.Files, []string{"README.md"}) {
+		t.Errorf("the turn's capture is anchored to %+v, want README.md only", first)
+	}
+	if second == nil || len(second.Files) != 0 {
+		t.Errorf("the next turn's capture is anchored to %+v", second)
+	}
+}
