@@ -4,15 +4,16 @@
 // package's init once the packages it imports are initialised, taking
 // ready packages in import-path order; this package imports only the
 // standard library's os, io, bytes and encoding/json and cairn's leaf
-// packages typed, event, the agents' event tables (agent/*/hooks, not the
-// adapters, whose imports would run first) and the session pipeline's
+// packages typed, event, the agent registry's first layer (agent/registry
+// and the agents' event tables, agent/*/hooks, it lists; not the adapters,
+// whose imports would run first) and the session pipeline's
 // producer (pipeline/queue, and detach), so its init runs before most of
 // the program's: measured with GODEBUG=inittrace=1, after 107 small
 // packages taking about 1.1 ms together (Go takes every ready package
 // whose path sorts before os, path/filepath and os/exec, which it waits
 // for, encoding/gob's 0.2 ms among them), and before SQLite's, go-git's
 // and the CLI framework's own. It answers `cairn hook EVENT` (Claude Code) and
-// `cairn hook AGENT EVENT` (an agent whose event table is in [kinds]) for
+// `cairn hook AGENT EVENT` (an agent of [registry.Agents]) for
 // an event that may carry typed lines (a tool ran, a reply) whose payload
 // holds no typed prefix: exit 0, nothing written (but for a reply of an
 // agent whose transcript cairn reads, when the user turned the session
@@ -31,11 +32,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/cairn-dev/cairn/helpers/internal/agent/claude/hooks"
-	codexhooks "github.com/cairn-dev/cairn/helpers/internal/agent/codex/hooks"
-	cursorhooks "github.com/cairn-dev/cairn/helpers/internal/agent/cursor/hooks"
-	geminihooks "github.com/cairn-dev/cairn/helpers/internal/agent/gemini/hooks"
-	opencodehooks "github.com/cairn-dev/cairn/helpers/internal/agent/opencode/hooks"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/registry"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
 	"github.com/cairn-dev/cairn/helpers/internal/typed"
@@ -61,15 +58,6 @@ func Accepted() (agent, name string, payload []byte, ok bool) {
 	return accepted.agent, accepted.name, consumed, true
 }
 
-// Agents are the names of the agents whose capture events init judges.
-func Agents() []string {
-	names := make([]string, 0, len(kinds))
-	for a := range kinds {
-		names = append(names, a)
-	}
-	return names
-}
-
 // Stdin returns the hook's standard input: what the gate already read, if
 // it read it, else os.Stdin.
 func Stdin() io.Reader {
@@ -79,29 +67,13 @@ func Stdin() io.Reader {
 	return os.Stdin
 }
 
-// kinds are the event tables of the agents whose capture events the gate
-// judges, by adapter name (each a leaf package, see the package comment).
-var kinds = map[string]func(string) event.Kind{
-	hooks.Agent:       hooks.Kind,
-	cursorhooks.Agent: cursorhooks.Kind,
-	codexhooks.Agent:  codexhooks.Kind,
-	// OpenCode's plugin sends no transcript: its replies are not queued.
-	opencodehooks.Agent: opencodehooks.Kind,
-	geminihooks.Agent:   geminihooks.Kind,
-}
-
-// queued are the agents whose replies the gate queues for the session
-// pipeline: their payloads name the session's transcript as Claude Code's
-// do (session_id, transcript_path, cwd), and cairn reads it.
-var queued = map[string]bool{hooks.Agent: true, codexhooks.Agent: true, geminihooks.Agent: true}
-
 func init() {
 	agent, name, ok := hookArgs(os.Args)
 	if !ok {
 		return
 	}
-	kind := kinds[agent]
-	if kind == nil || !kind(name).CaptureOnly() {
+	a, ok := registry.Find(agent)
+	if !ok || !a.Kind(name).CaptureOnly() {
 		return
 	}
 	data, err := io.ReadAll(io.LimitReader(os.Stdin, event.MaxPayload+1))
@@ -113,7 +85,7 @@ func init() {
 		return // the full hook reports it
 	}
 	if !typed.MightContain(string(data)) {
-		if queued[agent] && kind(name) == event.Reply {
+		if a.Transcript && a.Kind(name) == event.Reply {
 			enqueue(agent, data)
 		}
 		os.Exit(0)
@@ -126,7 +98,7 @@ func init() {
 func hookArgs(args []string) (agent, name string, ok bool) {
 	switch {
 	case len(args) == 3 && args[1] == "hook":
-		return hooks.Agent, args[2], true
+		return registry.Default, args[2], true
 	case len(args) == 4 && args[1] == "hook":
 		return args[2], args[3], true
 	}

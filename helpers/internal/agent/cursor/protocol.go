@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/cursor/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 )
@@ -134,7 +135,7 @@ func EncodeContext(text string) ([]byte, error) {
 
 // ErrNoTranscript is ReadTranscript's answer: cairn does not read Cursor's
 // transcripts, so the session pipeline does not run for Cursor sessions.
-var ErrNoTranscript = errors.New("reading transcripts is not supported for cursor")
+var ErrNoTranscript = error(agent.NoTranscript("reading transcripts is not supported for cursor"))
 
 // ReadTranscript reports [ErrNoTranscript]: Cursor's transcript format is
 // not documented, and cairn reads only what it can test.

@@ -17,10 +17,7 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude/hooks"
-	codexhooks "github.com/cairn-dev/cairn/helpers/internal/agent/codex/hooks"
-	cursorhooks "github.com/cairn-dev/cairn/helpers/internal/agent/cursor/hooks"
-	geminihooks "github.com/cairn-dev/cairn/helpers/internal/agent/gemini/hooks"
-	opencodehooks "github.com/cairn-dev/cairn/helpers/internal/agent/opencode/hooks"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/registry"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 )
@@ -63,30 +60,9 @@ func Hint(cairnDir fsx.Root) string {
 	return c.InstallHint
 }
 
-// notice is an agent the launcher accepts after --agent (Claude Code's
-// is the default) and its answer, without cairn, to the agent's
-// session-start event: the agent's own output format with %s for the
-// message (printf), or empty for an agent that takes no answer there.
-type notice struct {
-	agent, event, format string
-}
-
-// claudeNotice is Claude Code's SessionStart answer without cairn: a line
-// for the person and the same text for the model.
-const claudeNotice = `{"systemMessage":"cairn: %s","hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"%s"}}\n`
-
-// notices are the agents the launcher knows, one row each.
-var notices = []notice{
-	{hooks.Agent, "SessionStart", claudeNotice},
-	{cursorhooks.Agent, cursorhooks.StartEvent, cursorhooks.NotInstalledFormat},
-	{codexhooks.Agent, codexhooks.StartEvent, codexhooks.NotInstalledFormat},
-	{opencodehooks.Agent, opencodehooks.StartEvent, opencodehooks.NotInstalledFormat},
-	{geminihooks.Agent, geminihooks.StartEvent, geminihooks.NotInstalledFormat},
-}
-
 // Script is the launcher's text for a project whose install hint is hint:
 // POSIX sh, so a hook costs a dash start. It is built from the agents'
-// tables.
+// tables and the agent registry.
 func Script(hint string) string {
 	names := make([]string, len(hooks.Events))
 	for i, h := range hooks.Events {
@@ -128,10 +104,7 @@ if [ "$event" = --agent ]; then
   event=${3:-}
   case "$agent" in
   `)
-	agents := make([]string, len(notices))
-	for i, n := range notices {
-		agents[i] = n.agent
-	}
+	agents := registry.Names()
 	sort.Strings(agents)
 	b.WriteString(strings.Join(agents, " | "))
 	b.WriteString(`) ;;
@@ -167,13 +140,13 @@ if bin=$(find_cairn); then
 fi
 cat >/dev/null
 msg='` + msg + `'
-case "${agent:-` + hooks.Agent + `}:$event" in
+case "${agent:-` + registry.Default + `}:$event" in
 `)
-	for _, n := range notices {
-		if n.format == "" {
+	for _, a := range registry.Agents {
+		if a.NotInstalled == "" {
 			continue
 		}
-		b.WriteString(n.agent + ":" + n.event + ")\n  printf '" + n.format + "' " + strings.Repeat(`"$msg" `, strings.Count(n.format, "%s")) + "\n  ;;\n")
+		b.WriteString(a.Name + ":" + a.StartEvent + ")\n  printf '" + a.NotInstalled + "' " + strings.Repeat(`"$msg" `, strings.Count(a.NotInstalled, "%s")) + "\n  ;;\n")
 	}
 	b.WriteString(`esac
 exit 0

@@ -12,11 +12,11 @@ package opencode
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
 
+	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/opencode/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 )
@@ -120,7 +120,7 @@ func EncodeOutput(out Output) ([]byte, error) {
 
 // ErrNoTranscript is ReadTranscript's answer: OpenCode keeps its sessions
 // in its own database, not in a transcript file a hook could name.
-var ErrNoTranscript = errors.New("reading a transcript is not supported for opencode (OpenCode keeps sessions in its own database)")
+var ErrNoTranscript = error(agent.NoTranscript("reading a transcript is not supported for opencode (OpenCode keeps sessions in its own database)"))
 
 // ReadTranscript is not supported for OpenCode; see [ErrNoTranscript].
 func ReadTranscript(io.Reader) (event.Conversation, error) {

@@ -36,6 +36,16 @@ var Events = []Hook{
 	{"SessionEnd", event.End, "", 10, true},
 }
 
+// StartEvent is the session-start event: its answer reaches the model
+// (hookSpecificOutput.additionalContext), and the launcher answers it,
+// without cairn, with [NotInstalledFormat].
+const StartEvent = "SessionStart"
+
+// NotInstalledFormat is the launcher's answer to [StartEvent] on a machine
+// without cairn: a line for the person (systemMessage) and the same text
+// for the model, with %s (printf) for the notice.
+const NotInstalledFormat = `{"systemMessage":"cairn: %s","hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"%s"}}\n`
+
 // Registered are the events cairn registers, as hooks/hooks.json does.
 func Registered() []Hook {
 	var out []Hook
