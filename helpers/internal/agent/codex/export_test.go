@@ -1,4 +1,12 @@
 package codex
 
+import "github.com/pelletier/go-toml/v2"
+
 // ReadTranscriptMax is ReadTranscript reading at most max bytes.
 var ReadTranscriptMax = readTranscript
+
+// IsTOML reports whether data is a TOML document.
+func IsTOML(data string) bool {
+	var v map[string]any
+	return toml.Unmarshal([]byte(data), &v) == nil
+}

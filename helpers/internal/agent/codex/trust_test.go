@@ -118,12 +118,17 @@ func FuzzParseUserConfig(f *testing.F) {
 	f.Add("[projects.\"/p\"]\ntrust_level = \"trusted\"\n")
 	f.Add("a = \"\\u00e9\\U0001F600\\\"\"\nb = '''\nx\n'''\nc = [\n[1],\n]\n[[t]]\nd = true")
 	f.Add("[a.\"b\\\"c\".'d']\ne = \"f\" # g\n")
+	f.Add("not toml = = =")
 	f.Fuzz(func(t *testing.T, data string) {
 		codex.ParseUserConfig(data) // never panics
-		// A value written as a basic string after a table comes back.
+		// A file Codex can read keeps reading so with a table added after
+		// it, whose basic string value comes back.
+		if !codex.IsTOML(data) || strings.Contains(data, "cairn_fuzz") {
+			return
+		}
 		key := fmt.Sprintf("k%d", len(data))
 		cfg := codex.ParseUserConfig(data + "\n[cairn_fuzz]\n" + key + " = \"v\\\"w\"\n")
-		if v, ok := cfg.Value("cairn_fuzz", key); !ok && !strings.Contains(data, `"""`) && !strings.Contains(data, `'''`) && !strings.ContainsAny(data, "[{") {
+		if v, ok := cfg.Value("cairn_fuzz", key); (!ok || v != `v"w`) && !strings.HasSuffix(strings.TrimRight(data, " \t"), "\\") {
 			t.Fatalf("lost the value after %q: %q %v", data, v, ok)
 		}
 	})
@@ -200,7 +205,8 @@ func TestCheckWiring(t *testing.T) {
 	check(project, cairnDir, "ok", "you trust the project and those hooks")
 	writeCfg(strings.Replace(all, "sha256:", "sha256:0", 1))
 	check(project, cairnDir, "warn", "changed since you trusted them")
-	writeCfg(all + fmt.Sprintf("\n[hooks.state.%q]\nenabled = false\n", filepath.Join(project, codex.HooksFile)+":stop:0:0"))
+	stop := fmt.Sprintf("[hooks.state.%q]\n", filepath.Join(project, codex.HooksFile)+":stop:0:0")
+	writeCfg(strings.Replace(all, stop, stop+"enabled = false\n", 1)) // a table is defined once in TOML
 	check(project, cairnDir, "warn", "you turned off cairn's Codex hooks for Stop")
 	writeCfg(all)
 
