@@ -1,7 +1,6 @@
 package gemini
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/gemini/hooks"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/jsonc"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
@@ -122,7 +122,7 @@ func Unwire(project string, cairnDir fsx.Root) ([]string, error) {
 	if !changed {
 		return nil, nil
 	}
-	if _, root, err := parseSettings(out); err == nil && len(root.members) == 0 && !hasComment(out) {
+	if doc, err := parseSettings(out); err == nil && doc.Root().Len() == 0 && !hasComment(out) {
 		// Nothing but cairn's hooks was there: no empty residue.
 		if err := dir.Remove("settings.json"); err != nil {
 			return nil, err
@@ -135,7 +135,16 @@ func Unwire(project string, cairnDir fsx.Root) ([]string, error) {
 }
 
 // hasComment reports whether a settings file holds a comment.
-func hasComment(data []byte) bool { return !bytes.Equal(stripComments(data), data) }
+func hasComment(data []byte) bool { return jsonc.HasComment(data) }
+
+// stripComments is data, JSON with comments, as standard JSON (data itself
+// when it does not parse: the JSON reader then says why).
+func stripComments(data []byte) []byte {
+	if std, err := jsonc.Standard(data); err == nil {
+		return std
+	}
+	return data
+}
 
 // CheckWiring reports the project's Gemini CLI wiring: the launcher, the
 // hooks in .gemini/settings.json that run it, whether Gemini CLI's hooks
@@ -192,10 +201,8 @@ const maxTrustedFolders = 1 << 20
 // nothing it cannot back.
 func trusted(project, home string, user []byte) bool {
 	if user != nil {
-		if _, root, err := parseSettings(user); err == nil {
-			if v := root.get("security").get("folderTrust").get("enabled"); v != nil && v.lit == "false" {
-				return true
-			}
+		if doc, err := parseSettings(user); err == nil && doc.Root().Get("security").Get("folderTrust").Get("enabled").Kind() == 'f' {
+			return true
 		}
 	}
 	path := filepath.Join(home, ".gemini", "trustedFolders.json")
