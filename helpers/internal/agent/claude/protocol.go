@@ -26,10 +26,10 @@ var Hooks = hooks.Registered()
 
 // Kind is the moment Claude Code's event name stands for; Unknown for a
 // name cairn does not handle.
-func Kind(name string) event.Kind { return hooks.Kind(name) }
+func (Adapter) Kind(name string) event.Kind { return hooks.Kind(name) }
 
 // Known reports whether event is one cairn handles.
-func Known(name string) bool { return Kind(name) != event.Unknown }
+func Known(name string) bool { return Adapter{}.Kind(name) != event.Unknown }
 
 // shellTool is the tool whose commands cairn reads.
 const shellTool = "Bash"
@@ -72,8 +72,8 @@ const projectDirEnv = "CLAUDE_PROJECT_DIR"
 
 // Decode turns the payload of Claude Code's event name into a session
 // event; getenv reads the hook's environment.
-func Decode(name string, data []byte, getenv func(string) string) (event.Event, error) {
-	kind := Kind(name)
+func (Adapter) Decode(name string, data []byte, getenv func(string) string) (event.Event, error) {
+	kind := Adapter{}.Kind(name)
 	if kind == event.Unknown {
 		return event.Event{}, fmt.Errorf("unknown hook event %q", name)
 	}
@@ -110,7 +110,7 @@ func Decode(name string, data []byte, getenv func(string) string) (event.Event, 
 // UserPromptSubmit only take it), a line for the person in systemMessage,
 // and a request to go on as decision "block" (Stop and SubagentStop).
 // An empty reply writes nothing.
-func Encode(e event.Event, r event.Answer) ([]byte, error) {
+func (Adapter) Encode(e event.Event, r event.Answer) ([]byte, error) {
 	switch {
 	case r.Empty():
 		return nil, nil

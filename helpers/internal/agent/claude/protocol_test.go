@@ -112,7 +112,7 @@ func TestDecodeFixtures(t *testing.T) {
 func TestDecodeStopHookActive(t *testing.T) {
 	p, err := claude.DecodePayload([]byte(strings.Replace(stopPayload, `"stop_hook_active":false`, `"stop_hook_active":true`, 1)))
 	if err != nil || !p.StopHookActive {
-		t.Errorf("Decode(stop_hook_active true) = %+v, %v", p, err)
+		t.Errorf("Adapter{}.Decode(stop_hook_active true) = %+v, %v", p, err)
 	}
 }
 
@@ -122,7 +122,7 @@ func TestDecodeInvalid(t *testing.T) {
 		`{"tool_input": {"command": 5}}`, stopPayload[:len(stopPayload)/2], "\x00\x01",
 	} {
 		if _, err := claude.DecodePayload([]byte(in)); err == nil {
-			t.Errorf("Decode(%q) succeeded", in)
+			t.Errorf("Adapter{}.Decode(%q) succeeded", in)
 		}
 	}
 }

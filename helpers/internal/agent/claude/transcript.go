@@ -47,7 +47,7 @@ type block struct {
 // text) joins into one message; tool calls and results, thinking, meta
 // records and everything that is not a user or assistant message are left
 // out. It reads at most [event.MaxTranscript] bytes (Cut says so).
-func ReadTranscript(r io.Reader) (event.Conversation, error) {
+func (Adapter) ReadTranscript(r io.Reader) (event.Conversation, error) {
 	return readTranscript(r, event.MaxTranscript)
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -40,22 +39,8 @@ func (Adapter) Name() string { return Name }
 // Name is the adapter's name.
 const Name = hooks.Agent
 
-// ReadTranscript reads a Claude Code transcript (see [ReadTranscript]).
-func (Adapter) ReadTranscript(r io.Reader) (event.Conversation, error) { return ReadTranscript(r) }
-
 // Title is "Claude Code".
 func (Adapter) Title() string { return "Claude Code" }
-
-// Kind is the moment Claude Code's event name stands for.
-func (Adapter) Kind(name string) event.Kind { return Kind(name) }
-
-// Decode is [Decode].
-func (Adapter) Decode(name string, payload []byte, getenv func(string) string) (event.Event, error) {
-	return Decode(name, payload, getenv)
-}
-
-// Encode is [Encode].
-func (Adapter) Encode(e event.Event, a event.Answer) ([]byte, error) { return Encode(e, a) }
 
 // Wiring describes what Wire writes.
 func (Adapter) Wiring() string {
@@ -64,9 +49,6 @@ func (Adapter) Wiring() string {
 
 // Paths are .cairn and .claude.
 func (Adapter) Paths() []string { return []string{".cairn", ".claude"} }
-
-// Wire is [Wire].
-func (Adapter) Wire(project string, cairnDir fsx.Root) (bool, error) { return Wire(project, cairnDir) }
 
 // Uses reports whether the project's .claude/settings.json runs the
 // launcher for any event.
@@ -79,21 +61,11 @@ func (Adapter) Uses(project string) bool {
 	return err == nil && len(missing) < len(Hooks)
 }
 
-// Unwire is [Unwire].
-func (Adapter) Unwire(project string, cairnDir fsx.Root) ([]string, error) {
-	return Unwire(project, cairnDir)
-}
-
-// CheckWiring is [CheckWiring].
-func (Adapter) CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
-	return CheckWiring(project, cairnDir, home)
-}
-
 // Wire writes the committed launcher (.cairn/hook, in cairnDir), the
 // project's hooks that run it (.claude/settings.json) and the plugin's
 // slash commands and agent (.claude/commands, .claude/agents), each only
 // where it differs, and reports whether it wrote.
-func Wire(project string, cairnDir fsx.Root) (bool, error) {
+func (Adapter) Wire(project string, cairnDir fsx.Root) (bool, error) {
 	changed, err := launcher.Write(cairnDir)
 	if err != nil {
 		return false, err
@@ -129,7 +101,7 @@ func Wire(project string, cairnDir fsx.Root) (bool, error) {
 }
 
 // Unwire removes what Wire added, and only that, and says what it removed.
-func Unwire(project string, cairnDir fsx.Root) ([]string, error) {
+func (Adapter) Unwire(project string, cairnDir fsx.Root) ([]string, error) {
 	var removed []string
 	dir := claudeDir(project)
 	data, err := agent.ReadConfig(dir, "settings.json")
@@ -222,7 +194,7 @@ func removeProjectFiles(dir fsx.Root) (int, error) {
 // CheckWiring reports the project's Claude Code wiring: the launcher, and
 // the hooks in .claude/settings.json that run it; without either, whether
 // the user's own cairn plugin covers the project.
-func CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
+func (Adapter) CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
 	state, lerr := launcher.Check(cairnDir)
 	data, serr := claudeDir(project).ReadFile("settings.json", maxSettings)
 	missing, perr := Wired(data)

@@ -10,3 +10,6 @@ func IsTOML(data string) bool {
 	var v map[string]any
 	return toml.Unmarshal([]byte(data), &v) == nil
 }
+
+// CheckWiringIn is CheckWiring with codexHome given.
+var CheckWiringIn = checkWiring

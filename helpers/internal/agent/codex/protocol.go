@@ -21,7 +21,7 @@ const Name = hooks.Agent
 
 // Kind is the moment Codex's event name stands for; Unknown for a name
 // cairn does not handle.
-func Kind(name string) event.Kind { return hooks.Kind(name) }
+func (Adapter) Kind(name string) event.Kind { return hooks.Kind(name) }
 
 // shellTool is the tool name Codex gives its shell in hook payloads.
 const shellTool = "Bash"
@@ -72,8 +72,8 @@ func DecodePayload(data []byte) (Payload, error) {
 // Decode turns the payload of Codex's event name into a session event.
 // Codex names no project directory in its hooks' environment: the
 // session's cwd (which may be a subdirectory) locates the project.
-func Decode(name string, data []byte, _ func(string) string) (event.Event, error) {
-	kind := Kind(name)
+func (Adapter) Decode(name string, data []byte, _ func(string) string) (event.Event, error) {
+	kind := Adapter{}.Kind(name)
 	if kind == event.Unknown {
 		return event.Event{}, fmt.Errorf("unknown codex hook event %q", name)
 	}
@@ -108,7 +108,7 @@ func Decode(name string, data []byte, _ func(string) string) (event.Event, error
 // go on as decision "block" with its reason (Stop). An empty answer
 // writes nothing. Codex validates these objects strictly, so nothing else
 // is written.
-func Encode(e event.Event, a event.Answer) ([]byte, error) {
+func (Adapter) Encode(e event.Event, a event.Answer) ([]byte, error) {
 	switch {
 	case a.Empty():
 		return nil, nil

@@ -140,7 +140,7 @@ func wired(t *testing.T) (string, fsx.Root) {
 	t.Helper()
 	project := t.TempDir()
 	cairnDir := fsx.NewRoot(filepath.Join(project, ".cairn"))
-	if _, err := codex.Wire(project, cairnDir); err != nil {
+	if _, err := (codex.Adapter{}).Wire(project, cairnDir); err != nil {
 		t.Fatal(err)
 	}
 	return project, cairnDir
@@ -183,7 +183,7 @@ func TestCheckWiring(t *testing.T) {
 	}
 	check := func(project string, cairnDir fsx.Root, status, detail string) {
 		t.Helper()
-		w := codex.CheckWiring(project, cairnDir, home)
+		w := codex.CheckWiringIn(project, cairnDir, home)
 		if w.Status != status || !strings.Contains(w.Detail, detail) {
 			t.Errorf("CheckWiring = %+v, want %s with %q", w, status, detail)
 		}
@@ -219,7 +219,7 @@ func TestCheckWiring(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(project, cairnDir, "fail", "which is missing")
-	if _, err := codex.Wire(project, cairnDir); err != nil {
+	if _, err := (codex.Adapter{}).Wire(project, cairnDir); err != nil {
 		t.Fatal(err)
 	}
 	data := readTestdataAbs(t, filepath.Join(project, codex.HooksFile))

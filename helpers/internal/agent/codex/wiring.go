@@ -3,7 +3,6 @@ package codex
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/codex/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
-	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
@@ -33,20 +31,6 @@ func (Adapter) Name() string { return Name }
 // Title is "Codex".
 func (Adapter) Title() string { return "Codex" }
 
-// Kind is the moment Codex's event name stands for.
-func (Adapter) Kind(name string) event.Kind { return Kind(name) }
-
-// Decode is [Decode].
-func (Adapter) Decode(name string, payload []byte, getenv func(string) string) (event.Event, error) {
-	return Decode(name, payload, getenv)
-}
-
-// Encode is [Encode].
-func (Adapter) Encode(e event.Event, a event.Answer) ([]byte, error) { return Encode(e, a) }
-
-// ReadTranscript reads a Codex rollout file (see [ReadTranscript]).
-func (Adapter) ReadTranscript(r io.Reader) (event.Conversation, error) { return ReadTranscript(r) }
-
 // Wiring describes what Wire writes.
 func (Adapter) Wiring() string {
 	return ".cairn/hook (the launcher) and its hooks in .codex/hooks.json; each teammate trusts the project and its hooks once in Codex (cairn doctor says how)"
@@ -55,21 +39,10 @@ func (Adapter) Wiring() string {
 // Paths are .cairn and .codex.
 func (Adapter) Paths() []string { return []string{".cairn", ".codex"} }
 
-// Wire is [Wire].
-func (Adapter) Wire(project string, cairnDir fsx.Root) (bool, error) { return Wire(project, cairnDir) }
-
-// Unwire is [Unwire].
-func (Adapter) Unwire(project string, cairnDir fsx.Root) ([]string, error) {
-	return Unwire(project, cairnDir)
-}
-
-// Uses is [Uses].
-func (Adapter) Uses(project string) bool { return Uses(project) }
-
-// CheckWiring is [CheckWiring], with the person's Codex home from
+// CheckWiring is [checkWiring], with the person's Codex home from
 // $CODEX_HOME (Codex's own variable) or home/.codex.
 func (Adapter) CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
-	return CheckWiring(project, cairnDir, codexHome(os.Getenv("CODEX_HOME"), home))
+	return checkWiring(project, cairnDir, codexHome(os.Getenv("CODEX_HOME"), home))
 }
 
 // codexHome is Codex's home: $CODEX_HOME, else ~/.codex.
@@ -89,7 +62,7 @@ func codexDir(project string) fsx.Root { return fsx.NewRoot(filepath.Join(projec
 // Wire writes the committed launcher (.cairn/hook, in cairnDir) and
 // cairn's hooks in .codex/hooks.json (the project's other hooks and keys
 // kept), each only where it differs, and reports whether it wrote.
-func Wire(project string, cairnDir fsx.Root) (bool, error) {
+func (Adapter) Wire(project string, cairnDir fsx.Root) (bool, error) {
 	changed, err := launcher.Write(cairnDir)
 	if err != nil {
 		return false, err
@@ -111,7 +84,7 @@ func Wire(project string, cairnDir fsx.Root) (bool, error) {
 // .codex, when nothing else is left in them), and says what it removed;
 // the launcher, which other agents' wiring may run, stays (the CLI
 // removes it once no agent's wiring uses it).
-func Unwire(project string, cairnDir fsx.Root) ([]string, error) {
+func (Adapter) Unwire(project string, cairnDir fsx.Root) ([]string, error) {
 	var removed []string
 	dir := codexDir(project)
 	data, err := agent.ReadConfig(dir, "hooks.json")
@@ -139,7 +112,7 @@ func Unwire(project string, cairnDir fsx.Root) ([]string, error) {
 }
 
 // Uses reports whether the project's .codex/hooks.json runs the launcher.
-func Uses(project string) bool {
+func (Adapter) Uses(project string) bool {
 	data, err := agent.ReadConfig(codexDir(project), "hooks.json")
 	if err != nil || data == nil {
 		return false
@@ -148,11 +121,11 @@ func Uses(project string) bool {
 	return err == nil && len(regs) > 0
 }
 
-// CheckWiring reports the project's Codex wiring for doctor: the hooks in
+// checkWiring reports the project's Codex wiring for doctor: the hooks in
 // .codex/hooks.json and the launcher they run, then what Codex asks of
 // this person before it runs them (codexHome is their Codex home): that
 // they trust the project, and each of cairn's hooks as it is now.
-func CheckWiring(project string, cairnDir fsx.Root, codexHome string) agent.Wiring {
+func checkWiring(project string, cairnDir fsx.Root, codexHome string) agent.Wiring {
 	data, herr := agent.ReadConfig(codexDir(project), "hooks.json")
 	if herr != nil {
 		return wiring("fail", herr.Error(), "")

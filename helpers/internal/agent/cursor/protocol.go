@@ -36,7 +36,7 @@ const Name = hooks.Agent
 
 // Kind is the moment Cursor's event name stands for; Unknown for a name
 // cairn does not handle.
-func Kind(name string) event.Kind { return hooks.Kind(name) }
+func (Adapter) Kind(name string) event.Kind { return hooks.Kind(name) }
 
 // Payload is the part of an event's JSON that cairn uses.
 type Payload struct {
@@ -72,8 +72,8 @@ const projectDirEnv = "CURSOR_PROJECT_DIR"
 // Decode turns the payload of Cursor's event name into a session event;
 // getenv reads the hook's environment. The project is CURSOR_PROJECT_DIR,
 // else the payload's cwd, else its first workspace root.
-func Decode(name string, data []byte, getenv func(string) string) (event.Event, error) {
-	kind := Kind(name)
+func (Adapter) Decode(name string, data []byte, getenv func(string) string) (event.Event, error) {
+	kind := Adapter{}.Kind(name)
 	if kind == event.Unknown {
 		return event.Event{}, fmt.Errorf("unknown cursor hook event %q", name)
 	}
@@ -112,7 +112,7 @@ func Decode(name string, data []byte, getenv func(string) string) (event.Event, 
 // has no line for the person there, and the after* events' output is
 // ignored, so a status line is not written anywhere. An answer with
 // nothing Cursor can take writes nothing.
-func Encode(e event.Event, a event.Answer) ([]byte, error) {
+func (Adapter) Encode(e event.Event, a event.Answer) ([]byte, error) {
 	if e.Kind != event.Start || a.Context == "" {
 		return nil, nil
 	}
@@ -139,7 +139,7 @@ var ErrNoTranscript = error(agent.NoTranscript("reading transcripts is not suppo
 
 // ReadTranscript reports [ErrNoTranscript]: Cursor's transcript format is
 // not documented, and cairn reads only what it can test.
-func ReadTranscript(io.Reader) (event.Conversation, error) {
+func (Adapter) ReadTranscript(io.Reader) (event.Conversation, error) {
 	return event.Conversation{}, ErrNoTranscript
 }
 

@@ -21,7 +21,7 @@ const Name = hooks.Agent
 
 // Kind is the moment Gemini CLI's event name stands for; Unknown for a
 // name cairn does not handle.
-func Kind(name string) event.Kind { return hooks.Kind(name) }
+func (Adapter) Kind(name string) event.Kind { return hooks.Kind(name) }
 
 // Payload is the part of a hook's JSON (stdin) that cairn uses.
 type Payload struct {
@@ -35,7 +35,7 @@ type Payload struct {
 	Prompt string `json:"prompt"`
 	// PromptResponse is the agent's reply of the turn (AfterAgent): its
 	// text, and (0.61.0) the fragments of each streamed reply after it,
-	// joined by spaces; see [Decode].
+	// joined by spaces; see [Adapter.Decode].
 	PromptResponse string       `json:"prompt_response"`
 	StopHookActive bool         `json:"stop_hook_active"`
 	ToolName       string       `json:"tool_name"`
@@ -86,8 +86,8 @@ const projectDirEnv = "GEMINI_PROJECT_DIR"
 // The prompt of a BeforeAgent event is the person's, without the
 // <hook_context> blocks hooks added to it (SessionStart's context in a
 // headless run).
-func Decode(name string, data []byte, getenv func(string) string) (event.Event, error) {
-	kind := Kind(name)
+func (Adapter) Decode(name string, data []byte, getenv func(string) string) (event.Event, error) {
+	kind := Adapter{}.Kind(name)
 	if kind == event.Unknown {
 		return event.Event{}, fmt.Errorf("unknown hook event %q", name)
 	}
@@ -152,7 +152,7 @@ func WithoutHookContext(prompt string) string {
 // any answer to an event that takes none, writes nothing. GoOn has no
 // Gemini CLI event to go with (it is for a subagent's reply, which Gemini
 // CLI has no hook for) and is left out.
-func Encode(e event.Event, a event.Answer) ([]byte, error) {
+func (Adapter) Encode(e event.Event, a event.Answer) ([]byte, error) {
 	var out output
 	out.SystemMessage = a.Status
 	if a.Context != "" && (e.Kind == event.Start || e.Kind == event.Prompt) {

@@ -249,7 +249,7 @@ func contentText(raw json.RawMessage) string {
 // interactive or a headless run (gemini -p): every session reads as
 // interactive. It reads at most [event.MaxTranscript] bytes (Cut says
 // so).
-func ReadTranscript(r io.Reader) (event.Conversation, error) {
+func (Adapter) ReadTranscript(r io.Reader) (event.Conversation, error) {
 	return readTranscript(r, event.MaxTranscript)
 }
 

@@ -18,7 +18,7 @@ func TestReadTranscriptRecorded(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	c, err := ReadTranscript(f)
+	c, err := Adapter{}.ReadTranscript(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func FuzzReadTranscript(f *testing.F) {
 	f.Add([]byte(`{"$set":{"messages":[{"id":"a","type":"user","content":"hi"}]}}` + "\n" + `{"$rewindTo":"a"}`))
 	f.Add([]byte(`{"id":"a","type":"gemini","content":[{"text":"x"}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := ReadTranscript(bytes.NewReader(data))
+		c, err := Adapter{}.ReadTranscript(bytes.NewReader(data))
 		if err != nil {
 			t.Fatal(err)
 		}

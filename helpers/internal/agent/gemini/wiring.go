@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,7 +13,6 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/agent/gemini/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/jsonc"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
-	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
@@ -40,20 +38,6 @@ func (Adapter) Name() string { return Name }
 // Title is "Gemini CLI".
 func (Adapter) Title() string { return "Gemini CLI" }
 
-// Kind is the moment Gemini CLI's event name stands for.
-func (Adapter) Kind(name string) event.Kind { return Kind(name) }
-
-// Decode is [Decode].
-func (Adapter) Decode(name string, payload []byte, getenv func(string) string) (event.Event, error) {
-	return Decode(name, payload, getenv)
-}
-
-// Encode is [Encode].
-func (Adapter) Encode(e event.Event, a event.Answer) ([]byte, error) { return Encode(e, a) }
-
-// ReadTranscript reads a Gemini CLI transcript (see [ReadTranscript]).
-func (Adapter) ReadTranscript(r io.Reader) (event.Conversation, error) { return ReadTranscript(r) }
-
 // Wiring describes what Wire writes.
 func (Adapter) Wiring() string {
 	return ".cairn/hook (the launcher) and its hooks in .gemini/settings.json"
@@ -63,14 +47,6 @@ func (Adapter) Wiring() string {
 // may hold a .env with the person's API key (Gemini CLI reads one there).
 func (Adapter) Paths() []string { return []string{".cairn", settingsFile} }
 
-// Wire is [Wire].
-func (Adapter) Wire(project string, cairnDir fsx.Root) (bool, error) { return Wire(project, cairnDir) }
-
-// Unwire is [Unwire].
-func (Adapter) Unwire(project string, cairnDir fsx.Root) ([]string, error) {
-	return Unwire(project, cairnDir)
-}
-
 // Uses reports whether the project's .gemini/settings.json runs the
 // launcher.
 func (Adapter) Uses(project string) bool {
@@ -78,16 +54,11 @@ func (Adapter) Uses(project string) bool {
 	return err == nil && data != nil && HasCairn(data)
 }
 
-// CheckWiring is [CheckWiring].
-func (Adapter) CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
-	return CheckWiring(project, cairnDir, home)
-}
-
 // Wire writes the committed launcher (.cairn/hook, in cairnDir) and the
 // project's hooks that run it (.gemini/settings.json), each only where it
 // differs, and reports whether it wrote. The user's other settings, and
 // the file's comments and formatting, are kept.
-func Wire(project string, cairnDir fsx.Root) (bool, error) {
+func (Adapter) Wire(project string, cairnDir fsx.Root) (bool, error) {
 	changed, err := launcher.Write(cairnDir)
 	if err != nil {
 		return false, err
@@ -109,7 +80,7 @@ func Wire(project string, cairnDir fsx.Root) (bool, error) {
 // and says what it removed; a settings file left with nothing else goes,
 // and .gemini with it when that leaves it empty. The launcher stays: the
 // CLI removes it once no agent's wiring runs it.
-func Unwire(project string, cairnDir fsx.Root) ([]string, error) {
+func (Adapter) Unwire(project string, cairnDir fsx.Root) ([]string, error) {
 	dir := geminiDir(project)
 	data, err := agent.ReadConfig(dir, "settings.json")
 	if err != nil || data == nil {
@@ -150,7 +121,7 @@ func stripComments(data []byte) []byte {
 // hooks in .gemini/settings.json that run it, whether Gemini CLI's hooks
 // are turned off, and whether this user's Gemini CLI trusts the project's
 // folder (it runs no project hook in a folder it does not trust).
-func CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
+func (Adapter) CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
 	data, serr := agent.ReadConfig(geminiDir(project), "settings.json")
 	var missing []string
 	if serr == nil {

@@ -26,7 +26,7 @@ const Name = hooks.Agent
 
 // Kind is the moment the plugin's event name stands for; Unknown for a
 // name cairn does not handle.
-func Kind(name string) event.Kind { return hooks.Kind(name) }
+func (Adapter) Kind(name string) event.Kind { return hooks.Kind(name) }
 
 // Payload is what the plugin writes on the launcher's stdin: the session,
 // where it runs, and what the event carries.
@@ -59,8 +59,8 @@ func DecodePayload(data []byte) (Payload, error) {
 // Decode turns the payload of the plugin's event name into a session
 // event. The plugin names the project itself (project_dir), so the
 // environment is not read.
-func Decode(name string, data []byte, _ func(string) string) (event.Event, error) {
-	kind := Kind(name)
+func (Adapter) Decode(name string, data []byte, _ func(string) string) (event.Event, error) {
+	kind := Adapter{}.Kind(name)
 	if kind == event.Unknown {
 		return event.Event{}, fmt.Errorf("unknown opencode event %q", name)
 	}
@@ -95,7 +95,7 @@ type Output struct {
 // for a session's start and a prompt, the status line for any event. An
 // empty answer writes nothing. OpenCode cannot be asked to go on (a
 // subagent's nudge): GoOn is never sent.
-func Encode(e event.Event, a event.Answer) ([]byte, error) {
+func (Adapter) Encode(e event.Event, a event.Answer) ([]byte, error) {
 	var out Output
 	if e.Kind == event.Start || e.Kind == event.Prompt {
 		out.Context = a.Context
@@ -123,7 +123,7 @@ func EncodeOutput(out Output) ([]byte, error) {
 var ErrNoTranscript = error(agent.NoTranscript("reading a transcript is not supported for opencode (OpenCode keeps sessions in its own database)"))
 
 // ReadTranscript is not supported for OpenCode; see [ErrNoTranscript].
-func ReadTranscript(io.Reader) (event.Conversation, error) {
+func (Adapter) ReadTranscript(io.Reader) (event.Conversation, error) {
 	return event.Conversation{}, ErrNoTranscript
 }
 

@@ -3,14 +3,12 @@ package opencode
 import (
 	"bytes"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
-	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
@@ -32,20 +30,6 @@ func (Adapter) Name() string { return Name }
 // Title is "OpenCode".
 func (Adapter) Title() string { return "OpenCode" }
 
-// Kind is the moment the plugin's event name stands for.
-func (Adapter) Kind(name string) event.Kind { return Kind(name) }
-
-// Decode is [Decode].
-func (Adapter) Decode(name string, payload []byte, getenv func(string) string) (event.Event, error) {
-	return Decode(name, payload, getenv)
-}
-
-// Encode is [Encode].
-func (Adapter) Encode(e event.Event, a event.Answer) ([]byte, error) { return Encode(e, a) }
-
-// ReadTranscript is [ReadTranscript]: not supported.
-func (Adapter) ReadTranscript(r io.Reader) (event.Conversation, error) { return ReadTranscript(r) }
-
 // Wiring describes what Wire writes.
 func (Adapter) Wiring() string {
 	return ".cairn/hook (the launcher) and " + PluginFile + ", an OpenCode plugin that runs it"
@@ -54,22 +38,6 @@ func (Adapter) Wiring() string {
 // Paths are .cairn and the plugin.
 func (Adapter) Paths() []string { return []string{".cairn", PluginFile} }
 
-// Wire is [Wire].
-func (Adapter) Wire(project string, cairnDir fsx.Root) (bool, error) { return Wire(project, cairnDir) }
-
-// Unwire is [Unwire].
-func (Adapter) Unwire(project string, cairnDir fsx.Root) ([]string, error) {
-	return Unwire(project, cairnDir)
-}
-
-// Uses is [Uses].
-func (Adapter) Uses(project string) bool { return Uses(project) }
-
-// CheckWiring is [CheckWiring].
-func (Adapter) CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
-	return CheckWiring(project, cairnDir, home)
-}
-
 // opencodeDir is the project's .opencode directory.
 func opencodeDir(project string) fsx.Root { return fsx.NewRoot(filepath.Join(project, ".opencode")) }
 
@@ -77,7 +45,7 @@ func opencodeDir(project string) fsx.Root { return fsx.NewRoot(filepath.Join(pro
 // plugin that runs it (.opencode/plugins/cairn.js), each only where it
 // differs, and reports whether it wrote. A cairn.js that cairn did not
 // write is left alone ([ErrForeignPlugin]).
-func Wire(project string, cairnDir fsx.Root) (bool, error) {
+func (Adapter) Wire(project string, cairnDir fsx.Root) (bool, error) {
 	dir := opencodeDir(project)
 	cur, err := agent.ReadConfig(dir, pluginName)
 	if err != nil {
@@ -103,8 +71,8 @@ func Wire(project string, cairnDir fsx.Root) (bool, error) {
 // the directories it leaves empty, and says what it removed. What OpenCode
 // itself put in .opencode (its .gitignore, package.json, node_modules)
 // stays, and so does the launcher: the CLI removes it once no agent's
-// wiring runs it ([Uses]).
-func Unwire(project string, _ fsx.Root) ([]string, error) {
+// wiring runs it ([Adapter.Uses]).
+func (Adapter) Unwire(project string, _ fsx.Root) ([]string, error) {
 	dir := opencodeDir(project)
 	cur, err := agent.ReadConfig(dir, pluginName)
 	if err != nil || cur == nil || !IsPlugin(cur) {
@@ -120,7 +88,7 @@ func Unwire(project string, _ fsx.Root) ([]string, error) {
 
 // Uses reports whether the project's .opencode/plugins/cairn.js is cairn's
 // plugin, which runs the launcher.
-func Uses(project string) bool {
+func (Adapter) Uses(project string) bool {
 	data, err := agent.ReadConfig(opencodeDir(project), pluginName)
 	return err == nil && IsPlugin(data)
 }
@@ -128,7 +96,7 @@ func Uses(project string) bool {
 // CheckWiring reports the project's OpenCode wiring: the plugin, and the
 // launcher it runs. A project without the plugin is not an error: its
 // team may not use OpenCode.
-func CheckWiring(project string, cairnDir fsx.Root, _ string) agent.Wiring {
+func (Adapter) CheckWiring(project string, cairnDir fsx.Root, _ string) agent.Wiring {
 	plugin, perr := agent.ReadConfig(opencodeDir(project), pluginName)
 	state, lerr := launcher.Check(cairnDir)
 	switch {
