@@ -937,14 +937,14 @@ func TestSearchFilters(t *testing.T) {
 	}
 }
 
-func TestMatchExpr(t *testing.T) {
+func TestMatchExprQuotesTerms(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"OAuth redirect", `"oauth" OR "redirect"*`},
 		{"the of", ""},
 		{`say "NEAR(x y)"`, `"say" OR "near"`},
 	} {
-		if got := MatchExpr(tc.in); got != tc.want {
-			t.Errorf("MatchExpr(%q) = %s, want %s", tc.in, got, tc.want)
+		if got := matchExpr(tc.in); got != tc.want {
+			t.Errorf("matchExpr(%q) = %s, want %s", tc.in, got, tc.want)
 		}
 	}
 }

@@ -23,18 +23,6 @@ const (
 	weightIdents  = 4.0
 )
 
-// MatchExpr builds an FTS5 MATCH expression from any user text: its terms
-// (see [relevance.Terms]) quoted and joined with OR, as a search on a small log
-// sends them, so no input can be read as FTS5 syntax. It returns "" when
-// the text has no usable term.
-func MatchExpr(text string) string {
-	terms := relevance.Terms(text)
-	if len(terms) == 0 {
-		return ""
-	}
-	return quoteTerms(terms, "OR")
-}
-
 // DefaultLimit is how many hits a query without a Limit returns.
 const DefaultLimit = 10
 

@@ -28,9 +28,6 @@ var Hooks = hooks.Registered()
 // name cairn does not handle.
 func (Adapter) Kind(name string) event.Kind { return hooks.Kind(name) }
 
-// Known reports whether event is one cairn handles.
-func Known(name string) bool { return Adapter{}.Kind(name) != event.Unknown }
-
 // shellTool is the tool whose commands cairn reads.
 const shellTool = "Bash"
 
@@ -143,14 +140,9 @@ func EncodeBlock(reason string) ([]byte, error) {
 	}{"block", reason})
 }
 
-// EncodeContext returns the stdout of a hook that adds text to the model's
-// context for event.
-func EncodeContext(name, text string) ([]byte, error) {
-	return EncodeContextStatus(name, text, "")
-}
-
-// EncodeContextStatus is EncodeContext that also shows status, one quiet
-// line, to the person (systemMessage); an empty status shows nothing.
+// EncodeContextStatus returns the stdout of a hook that adds text to the
+// model's context for the event name, and shows status, one quiet line,
+// to the person (systemMessage); an empty status shows nothing.
 func EncodeContextStatus(name, text, status string) ([]byte, error) {
 	var out contextOutput
 	out.SystemMessage = status

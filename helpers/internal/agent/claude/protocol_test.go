@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
+	"github.com/cairn-dev/cairn/helpers/internal/event"
 )
 
 // Payloads recorded from Claude Code 2.1.197
@@ -38,13 +39,13 @@ const (
 
 func TestKnown(t *testing.T) {
 	for _, e := range []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop", "SubagentStop", "PreCompact", "SessionEnd"} {
-		if !claude.Known(e) {
-			t.Errorf("Known(%q) = false", e)
+		if !known(e) {
+			t.Errorf("known(%q) = false", e)
 		}
 	}
 	for _, e := range []string{"", "sessionstart", "SESSIONSTART", " SessionStart", "SessionStart ", "PreToolUse", "SubagentStart", "Notification", "session-start"} {
-		if claude.Known(e) {
-			t.Errorf("Known(%q) = true", e)
+		if known(e) {
+			t.Errorf("known(%q) = true", e)
 		}
 	}
 }
@@ -103,7 +104,7 @@ func TestDecodeFixtures(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%s: Decode =\n%+v\nwant\n%+v", tc.name, got, tc.want)
 		}
-		if !claude.Known(got.HookEventName) {
+		if !known(got.HookEventName) {
 			t.Errorf("%s: event %q not Known", tc.name, got.HookEventName)
 		}
 	}
@@ -131,7 +132,7 @@ func TestEncodeContext(t *testing.T) {
 	text := "<untrusted-knowledge source=\"cairn\" trust=\"data-not-instructions\">\n" +
 		"- [learned] a & b \"quoted\" \\ back\ttab 日本語 😀 \u2028 (2025-11-22)\n</untrusted-knowledge>\nTo record..."
 	for _, event := range []string{"SessionStart", "UserPromptSubmit"} {
-		out, err := claude.EncodeContext(event, text)
+		out, err := encodeContext(event, text)
 		if err != nil {
 			t.Fatalf("EncodeContext: %v", err)
 		}
@@ -168,7 +169,7 @@ func TestEncodeContext(t *testing.T) {
 }
 
 func TestEncodeContextEmpty(t *testing.T) {
-	out, err := claude.EncodeContext("SessionStart", "")
+	out, err := encodeContext("SessionStart", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +189,7 @@ func FuzzDecode(f *testing.F) {
 		if err != nil {
 			return
 		}
-		out, err := claude.EncodeContext(p.HookEventName, p.LastAssistantMessage+p.ToolInput.Command)
+		out, err := encodeContext(p.HookEventName, p.LastAssistantMessage+p.ToolInput.Command)
 		if err != nil {
 			t.Fatalf("EncodeContext of a decoded payload: %v", err)
 		}
@@ -206,4 +207,13 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("round trip changed the output: %s", out)
 		}
 	})
+}
+
+// known reports whether Claude Code's event name is one cairn handles.
+func known(name string) bool { return (claude.Adapter{}).Kind(name) != event.Unknown }
+
+// encodeContext is the stdout of a hook that adds text to the model's
+// context for the event name, without a status line.
+func encodeContext(name, text string) ([]byte, error) {
+	return claude.EncodeContextStatus(name, text, "")
 }

@@ -368,13 +368,6 @@ func LastReply(path string) (string, bool) {
 	}
 }
 
-// ReplyOf is the agent's reply of the last turn in transcript data (see
-// LastReply); ok is false when there is none.
-func ReplyOf(data []byte) (string, bool) {
-	reply, _ := replyOf(data)
-	return reply, reply != ""
-}
-
 // replyOf is the agent's reply of the last turn in data, and whether data
 // holds a prompt at all.
 func replyOf(data []byte) (string, bool) {

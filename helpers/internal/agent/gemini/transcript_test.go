@@ -69,7 +69,7 @@ func TestReplyOf(t *testing.T) {
 		{"torn and foreign lines skipped", lines(`{"id":`, p1, `[1,2]`, r1, `{"id":"x","type":"user","content":{"text":7}}`), "LEARNED: one", true},
 		{"empty", nil, "", false},
 	} {
-		got, ok := ReplyOf(tc.data)
+		got, ok := lastTurnReply(tc.data)
 		if got != tc.want || ok != tc.ok {
 			t.Errorf("%s: %q %v, want %q %v", tc.name, got, ok, tc.want, tc.ok)
 		}
@@ -120,9 +120,16 @@ func FuzzReadTranscript(f *testing.F) {
 				t.Fatalf("message %d: %+v", i, m)
 			}
 		}
-		reply, ok := ReplyOf(data)
+		reply, ok := lastTurnReply(data)
 		if ok != (reply != "") {
 			t.Fatalf("ReplyOf = %q, %v", reply, ok)
 		}
 	})
+}
+
+// lastTurnReply is the agent's reply of the last turn in transcript data;
+// ok is false when there is none.
+func lastTurnReply(data []byte) (string, bool) {
+	reply, _ := replyOf(data)
+	return reply, reply != ""
 }
