@@ -15,9 +15,6 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 )
 
-// Hook is one Claude Code hook event cairn handles (see [hooks.Hook]).
-type Hook = hooks.Hook
-
 // Events is the one table of Claude Code's events (see [hooks.Events]).
 var Events = hooks.Events
 
@@ -31,8 +28,8 @@ func (Adapter) Kind(name string) event.Kind { return hooks.Kind(name) }
 // shellTool is the tool whose commands cairn reads.
 const shellTool = "Bash"
 
-// Payload is the part of an event's JSON that cairn uses.
-type Payload struct {
+// hookPayload is the part of an event's JSON that cairn uses.
+type hookPayload struct {
 	SessionID            string    `json:"session_id"`
 	TranscriptPath       string    `json:"transcript_path"`
 	Cwd                  string    `json:"cwd"`
@@ -40,7 +37,7 @@ type Payload struct {
 	Source               string    `json:"source"`
 	Prompt               string    `json:"prompt"`
 	ToolName             string    `json:"tool_name"`
-	ToolInput            ToolInput `json:"tool_input"`
+	ToolInput            toolInput `json:"tool_input"`
 	Error                string    `json:"error"`
 	StopHookActive       bool      `json:"stop_hook_active"`
 	LastAssistantMessage string    `json:"last_assistant_message"`
@@ -48,15 +45,15 @@ type Payload struct {
 	AgentType            string    `json:"agent_type"`
 }
 
-// ToolInput is the input of a tool call; for Bash, the command.
-type ToolInput struct {
+// toolInput is the input of a tool call; for Bash, the command.
+type toolInput struct {
 	Command string `json:"command"`
 }
 
-// DecodePayload parses a payload. tool_input may be any object; only its
+// decodePayload parses a payload. tool_input may be any object; only its
 // command is kept.
-func DecodePayload(data []byte) (Payload, error) {
-	var p Payload
+func decodePayload(data []byte) (hookPayload, error) {
+	var p hookPayload
 	if err := json.Unmarshal(data, &p); err != nil {
 		return p, fmt.Errorf("decode hook payload: %w", err)
 	}
@@ -74,7 +71,7 @@ func (Adapter) Decode(name string, data []byte, getenv func(string) string) (eve
 	if kind == event.Unknown {
 		return event.Event{}, fmt.Errorf("unknown hook event %q", name)
 	}
-	p, err := DecodePayload(data)
+	p, err := decodePayload(data)
 	if err != nil {
 		return event.Event{}, err
 	}
@@ -91,7 +88,7 @@ func (Adapter) Decode(name string, data []byte, getenv func(string) string) (eve
 		Text:       p.LastAssistantMessage,
 		Continued:  p.StopHookActive,
 		Transcript: p.TranscriptPath,
-		Agent:      Name,
+		Agent:      hooks.Agent,
 	}
 	if kind == event.Prompt && clientWrapper(p.Prompt) {
 		// Not the person's prompt but Claude Code's own: 2.1.330 submits
@@ -112,11 +109,11 @@ func (Adapter) Encode(e event.Event, r event.Answer) ([]byte, error) {
 	case r.Empty():
 		return nil, nil
 	case r.GoOn != "":
-		return EncodeBlock(r.GoOn)
+		return encodeBlock(r.GoOn)
 	case r.Context != "" && (e.Kind == event.Start || e.Kind == event.Prompt):
-		return EncodeContextStatus(e.Name, r.Context, r.Status)
+		return encodeContextStatus(e.Name, r.Context, r.Status)
 	case r.Status != "":
-		return EncodeStatus(r.Status)
+		return encodeStatus(r.Status)
 	}
 	return nil, nil
 }
@@ -131,19 +128,19 @@ type contextOutput struct {
 	} `json:"hookSpecificOutput"`
 }
 
-// EncodeBlock returns the stdout of a Stop or SubagentStop hook that makes
+// encodeBlock returns the stdout of a Stop or SubagentStop hook that makes
 // the agent go on, with reason as its instruction.
-func EncodeBlock(reason string) ([]byte, error) {
+func encodeBlock(reason string) ([]byte, error) {
 	return encode(struct {
 		Decision string `json:"decision"`
 		Reason   string `json:"reason"`
 	}{"block", reason})
 }
 
-// EncodeContextStatus returns the stdout of a hook that adds text to the
+// encodeContextStatus returns the stdout of a hook that adds text to the
 // model's context for the event name, and shows status, one quiet line,
 // to the person (systemMessage); an empty status shows nothing.
-func EncodeContextStatus(name, text, status string) ([]byte, error) {
+func encodeContextStatus(name, text, status string) ([]byte, error) {
 	var out contextOutput
 	out.SystemMessage = status
 	out.HookSpecificOutput.HookEventName = name
@@ -151,9 +148,9 @@ func EncodeContextStatus(name, text, status string) ([]byte, error) {
 	return encode(out)
 }
 
-// EncodeStatus returns the stdout of a hook that only shows status, one
+// encodeStatus returns the stdout of a hook that only shows status, one
 // quiet line, to the person (systemMessage).
-func EncodeStatus(status string) ([]byte, error) {
+func encodeStatus(status string) ([]byte, error) {
 	return encode(struct {
 		SystemMessage string `json:"systemMessage"`
 	}{status})

@@ -15,13 +15,13 @@ import (
 	"github.com/tidwall/sjson"
 )
 
-// Marker identifies the plugin's hook commands: any command that runs it
+// marker identifies the plugin's hook commands: any command that runs it
 // is cairn's.
-const Marker = "cairn-hook"
+const marker = "cairn-hook"
 
-// ProjectMarker identifies the project wiring's hook commands (the
-// committed launcher); see [ProjectCommand].
-const ProjectMarker = ".cairn/hook"
+// projectMarker identifies the project wiring's hook commands (the
+// committed launcher); see [projectCommand].
+const projectMarker = ".cairn/hook"
 
 type handler struct {
 	Type    string `json:"type"`
@@ -79,12 +79,12 @@ func install(data []byte, command string) (out []byte, changed bool, err error) 
 	return out, changed, nil
 }
 
-// Uninstall returns data without cairn's hook handlers: a handler of
+// uninstall returns data without cairn's hook handlers: a handler of
 // cairn's is removed from its group, a group left with no handler is
 // removed, and an event, or the hooks object, that cairn's removal left
 // empty is removed too. An empty event or hooks object that was there
 // before Install cannot be told apart and is removed as well.
-func Uninstall(data []byte) (out []byte, changed bool, err error) {
+func uninstall(data []byte) (out []byte, changed bool, err error) {
 	defer func() { out = keepTrailingSpace(data, out) }()
 	p, err := parse(data)
 	if err != nil {
@@ -166,7 +166,7 @@ func groupIsCairn(hs []struct {
 // isCairn reports whether a hook command is cairn's: the plugin's wrapper
 // or the project's launcher.
 func isCairn(command string) bool {
-	return strings.Contains(command, Marker) || strings.Contains(command, ProjectMarker)
+	return strings.Contains(command, marker) || strings.Contains(command, projectMarker)
 }
 
 // keepTrailingSpace gives out the white space that ended orig (sjson drops

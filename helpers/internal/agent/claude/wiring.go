@@ -34,10 +34,7 @@ type Adapter struct{}
 var _ agent.Adapter = Adapter{}
 
 // Name is "claude".
-func (Adapter) Name() string { return Name }
-
-// Name is the adapter's name.
-const Name = hooks.Agent
+func (Adapter) Name() string { return hooks.Agent }
 
 // Title is "Claude Code".
 func (Adapter) Title() string { return "Claude Code" }
@@ -109,7 +106,7 @@ func (Adapter) Unwire(project string, cairnDir fsx.Root) ([]string, error) {
 		return nil, err
 	}
 	if data != nil {
-		out, changed, err := Uninstall(data)
+		out, changed, err := uninstall(data)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrSettings, err)
 		}
@@ -150,10 +147,10 @@ func installProjectFiles(dir fsx.Root) (bool, error) {
 		if err != nil {
 			return err
 		}
-		want := ProjectFile(src)
+		want := projectFile(src)
 		cur, err := dir.ReadFile(path, maxSettings)
 		switch {
-		case err == nil && (bytes.Equal(cur, want) || !IsProjectFile(cur)):
+		case err == nil && (bytes.Equal(cur, want) || !isProjectFile(cur)):
 			return nil // current, or the project's own file
 		case err != nil && !errors.Is(err, fs.ErrNotExist):
 			return err
@@ -175,7 +172,7 @@ func removeProjectFiles(dir fsx.Root) (int, error) {
 			return err
 		}
 		cur, err := dir.ReadFile(path, maxSettings)
-		if err != nil || !IsProjectFile(cur) {
+		if err != nil || !isProjectFile(cur) {
 			return nil
 		}
 		if err := dir.Remove(path); err != nil {
@@ -276,15 +273,15 @@ func wiring(status, detail, fix string) agent.Wiring {
 	return agent.Wiring{Status: status, Detail: detail, Fix: fix}
 }
 
-// ProjectSettings is the Claude Code settings file cairn wires.
-const ProjectSettings = ".claude/settings.json"
+// projectSettings is the Claude Code settings file cairn wires.
+const projectSettings = ".claude/settings.json"
 
 // ForeignHooks lists the hooks of .claude/settings.json that cairn did not
 // write there (see [agent.ForeignHooks]).
 func (Adapter) ForeignHooks(project string) (string, []string, error) {
 	var ours []string
 	for _, h := range Hooks {
-		ours = append(ours, ProjectCommand+" "+h.Event)
+		ours = append(ours, projectCommand+" "+h.Event)
 	}
-	return agent.ForeignHooksIn(claudeDir(project), "settings.json", ProjectSettings, ours, nil)
+	return agent.ForeignHooksIn(claudeDir(project), "settings.json", projectSettings, ours, nil)
 }

@@ -13,3 +13,15 @@ func IsTOML(data string) bool {
 
 // CheckWiringIn is CheckWiring with codexHome given.
 var CheckWiringIn = checkWiring
+
+// Install is install, for the external tests.
+var Install = install
+
+// ParseUserConfig is parseUserConfig, for the external tests.
+var ParseUserConfig = parseUserConfig
+
+// Uninstall is uninstall, for the external tests.
+var Uninstall = uninstall
+
+// Command is hookCommand, for the external tests.
+var Command = hookCommand

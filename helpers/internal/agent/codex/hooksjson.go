@@ -18,14 +18,14 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
 )
 
-// Command is the command cairn registers for Codex's event: the committed
+// hookCommand is the command cairn registers for Codex's event: the committed
 // launcher at the root of the session's work tree. Codex runs hooks with
 // `$SHELL -lc` in the session's working directory, which may be a
 // subdirectory, and names no project directory in their environment; sh
 // finds the root (git, else the working directory), so the file names
 // nothing of one machine and works from any shell.
-func Command(event string) string {
-	return `sh -c 'exec "$(git rev-parse --show-toplevel 2>/dev/null || pwd)/` + launcher.Path + `" --agent ` + Name + ` ` + event + `'`
+func hookCommand(event string) string {
+	return `sh -c 'exec "$(git rev-parse --show-toplevel 2>/dev/null || pwd)/` + launcher.Path + `" --agent ` + hooks.Agent + ` ` + event + `'`
 }
 
 // isCairn reports whether a hook command is cairn's: it runs the launcher.
@@ -49,7 +49,7 @@ type group struct {
 
 // wanted is cairn's matcher group for h.
 func wanted(h hooks.Hook) group {
-	hd := handler{Type: "command", Command: Command(h.Event), Timeout: h.Timeout}
+	hd := handler{Type: "command", Command: hookCommand(h.Event), Timeout: h.Timeout}
 	if h.Context {
 		off := 0
 		hd.AdditionalContextLimit = &off
@@ -267,12 +267,12 @@ func sameJSON(a, b []byte) bool {
 	return bytes.Equal(ca, cb)
 }
 
-// Install returns data with cairn's matcher group for every event of
+// install returns data with cairn's matcher group for every event of
 // [hooks.Events]: a group exactly cairn's stays where it is; a handler of
 // cairn's that differs (an older cairn's) is removed and the current group
 // appended; handlers of cairn's on events it no longer registers go.
 // changed is false when data was already so.
-func Install(data []byte) (out []byte, changed bool, err error) {
+func install(data []byte) (out []byte, changed bool, err error) {
 	f, err := parseHooks(data)
 	if err != nil {
 		return nil, false, err
@@ -319,11 +319,11 @@ func Install(data []byte) (out []byte, changed bool, err error) {
 	return f.bytes(), true, nil
 }
 
-// Uninstall returns data without cairn's handlers: a group left with no
+// uninstall returns data without cairn's handlers: a group left with no
 // handler goes, then an event left with no group, then the hooks object
 // left empty. out is nil when nothing at all is left (the file was
 // cairn's own). changed is false when data had nothing of cairn's.
-func Uninstall(data []byte) (out []byte, changed bool, err error) {
+func uninstall(data []byte) (out []byte, changed bool, err error) {
 	f, err := parseHooks(data)
 	if err != nil {
 		return nil, false, err

@@ -16,9 +16,6 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 )
 
-// Name is the adapter's name.
-const Name = hooks.Agent
-
 // Kind is the moment Codex's event name stands for; Unknown for a name
 // cairn does not handle.
 func (Adapter) Kind(name string) event.Kind { return hooks.Kind(name) }
@@ -26,10 +23,10 @@ func (Adapter) Kind(name string) event.Kind { return hooks.Kind(name) }
 // shellTool is the tool name Codex gives its shell in hook payloads.
 const shellTool = "Bash"
 
-// Payload is the part of a Codex hook payload that cairn uses. Codex 0.169
+// hookPayload is the part of a Codex hook payload that cairn uses. Codex 0.169
 // sends the same field names as Claude Code; transcript_path and
 // last_assistant_message may be null.
-type Payload struct {
+type hookPayload struct {
 	SessionID            string          `json:"session_id"`
 	TurnID               string          `json:"turn_id"`
 	TranscriptPath       *string         `json:"transcript_path"`
@@ -46,7 +43,7 @@ type Payload struct {
 
 // Command is the shell command of a tool call's input: tool_input.command
 // when the input is an object holding a string there, else empty.
-func (p Payload) Command() string {
+func (p hookPayload) Command() string {
 	var in struct {
 		Command json.RawMessage `json:"command"`
 	}
@@ -60,9 +57,9 @@ func (p Payload) Command() string {
 	return s
 }
 
-// DecodePayload parses a payload: a JSON object, any tool_input.
-func DecodePayload(data []byte) (Payload, error) {
-	var p Payload
+// decodePayload parses a payload: a JSON object, any tool_input.
+func decodePayload(data []byte) (hookPayload, error) {
+	var p hookPayload
 	if err := json.Unmarshal(data, &p); err != nil {
 		return p, fmt.Errorf("decode codex hook payload: %w", err)
 	}
@@ -77,7 +74,7 @@ func (Adapter) Decode(name string, data []byte, _ func(string) string) (event.Ev
 	if kind == event.Unknown {
 		return event.Event{}, fmt.Errorf("unknown codex hook event %q", name)
 	}
-	p, err := DecodePayload(data)
+	p, err := decodePayload(data)
 	if err != nil {
 		return event.Event{}, err
 	}
@@ -90,7 +87,7 @@ func (Adapter) Decode(name string, data []byte, _ func(string) string) (event.Ev
 		Shell:     p.ToolName == shellTool,
 		Command:   p.Command(),
 		Continued: p.StopHookActive,
-		Agent:     Name,
+		Agent:     hooks.Agent,
 	}
 	if p.TranscriptPath != nil {
 		e.Transcript = *p.TranscriptPath

@@ -139,15 +139,15 @@ func TrustKey(hooksJSON string, r Registration) string {
 	return fmt.Sprintf("%s:%s:%d:%d", hooksJSON, r.Event.Key, r.Group, r.Handler)
 }
 
-// UserConfig is what cairn reads of a person's Codex config.toml: its
+// userConfig is what cairn reads of a person's Codex config.toml: its
 // tables, by path, read with github.com/pelletier/go-toml/v2.
-type UserConfig struct {
+type userConfig struct {
 	root map[string]any
 }
 
 // Value returns the string or boolean (as "true", "false") at the dotted
 // path, as the TOML file sets it.
-func (c UserConfig) Value(path ...string) (string, bool) {
+func (c userConfig) Value(path ...string) (string, bool) {
 	var v any = c.root
 	for _, k := range path {
 		m, ok := v.(map[string]any)
@@ -167,13 +167,13 @@ func (c UserConfig) Value(path ...string) (string, bool) {
 	return "", false
 }
 
-// ParseUserConfig reads a config.toml. It never fails: a file that is not
+// parseUserConfig reads a config.toml. It never fails: a file that is not
 // TOML reads as empty (Codex itself refuses to start with it, so nothing
 // in it is trusted).
-func ParseUserConfig(data string) UserConfig {
+func parseUserConfig(data string) userConfig {
 	var root map[string]any
 	if toml.Unmarshal([]byte(data), &root) != nil {
 		root = nil
 	}
-	return UserConfig{root: root}
+	return userConfig{root: root}
 }

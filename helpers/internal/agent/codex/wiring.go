@@ -16,9 +16,9 @@ import (
 // HooksFile is the project's committed Codex hooks file, from its root.
 const HooksFile = ".codex/hooks.json"
 
-// ErrHooksFile marks a .codex/hooks.json that cairn cannot edit (not a
+// errHooksFile marks a .codex/hooks.json that cairn cannot edit (not a
 // JSON object of hooks): the person fixes it by hand.
-var ErrHooksFile = errors.New("cannot edit .codex/hooks.json")
+var errHooksFile = errors.New("cannot edit .codex/hooks.json")
 
 // Adapter is the Codex CLI's [agent.Adapter].
 type Adapter struct{}
@@ -26,7 +26,7 @@ type Adapter struct{}
 var _ agent.Adapter = Adapter{}
 
 // Name is "codex".
-func (Adapter) Name() string { return Name }
+func (Adapter) Name() string { return hooks.Agent }
 
 // Title is "Codex".
 func (Adapter) Title() string { return "Codex" }
@@ -68,9 +68,9 @@ func (Adapter) Wire(project string, cairnDir fsx.Root) (bool, error) {
 		return false, err
 	}
 	wrote, err := agent.EditConfig(codexDir(project), "hooks.json", func(data []byte) ([]byte, bool, error) {
-		out, changed, err := Install(data)
+		out, changed, err := install(data)
 		if err != nil {
-			return nil, false, fmt.Errorf("%w: %w", ErrHooksFile, err)
+			return nil, false, fmt.Errorf("%w: %w", errHooksFile, err)
 		}
 		return out, changed, nil
 	})
@@ -92,9 +92,9 @@ func (Adapter) Unwire(project string, cairnDir fsx.Root) ([]string, error) {
 		return nil, err
 	}
 	if data != nil {
-		out, changed, err := Uninstall(data)
+		out, changed, err := uninstall(data)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrHooksFile, err)
+			return nil, fmt.Errorf("%w: %w", errHooksFile, err)
 		}
 		if changed {
 			if out == nil {
@@ -149,7 +149,7 @@ func checkWiring(project string, cairnDir fsx.Root, codexHome string) agent.Wiri
 	if codexHome != "" {
 		cfgData, _ = fsx.ReadRegular(filepath.Join(codexHome, "config.toml"), agent.MaxConfig)
 	}
-	cfg := ParseUserConfig(string(cfgData))
+	cfg := parseUserConfig(string(cfgData))
 	start := "start codex in " + project + ", choose \"Trust and continue\", then \"Trust all and continue\" when it says hooks need review (or /hooks, then t)"
 	switch projectTrust(cfg, project) {
 	case "untrusted":
@@ -200,7 +200,7 @@ func checkLauncher(cairnDir fsx.Root) (agent.Wiring, bool) {
 
 // projectTrust is the person's trust_level of the project in Codex
 // ("trusted", "untrusted" or ""), under its path as given or resolved.
-func projectTrust(cfg UserConfig, project string) string {
+func projectTrust(cfg userConfig, project string) string {
 	for _, p := range samePaths(project) {
 		if v, ok := cfg.Value("projects", p, "trust_level"); ok {
 			return v
@@ -223,7 +223,7 @@ func samePaths(path string) []string {
 type state struct{ hash, enabled string }
 
 // hookState is the person's trust record of cairn's hook r.
-func hookState(cfg UserConfig, hooksJSON string, r Registration) state {
+func hookState(cfg userConfig, hooksJSON string, r Registration) state {
 	for _, p := range samePaths(filepath.Dir(hooksJSON)) {
 		key := TrustKey(filepath.Join(p, filepath.Base(hooksJSON)), r)
 		h, hok := cfg.Value("hooks", "state", key, "trusted_hash")
@@ -244,7 +244,7 @@ func wiring(status, detail, fix string) agent.Wiring {
 func (Adapter) ForeignHooks(project string) (string, []string, error) {
 	var ours []string
 	for _, h := range hooks.Events {
-		ours = append(ours, Command(h.Event))
+		ours = append(ours, hookCommand(h.Event))
 	}
 	return agent.ForeignHooksIn(codexDir(project), "hooks.json", HooksFile, ours, nil)
 }

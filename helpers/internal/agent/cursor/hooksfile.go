@@ -25,20 +25,20 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
 )
 
-// ErrHooksFile marks a .cursor/hooks.json that cairn cannot edit (not a
+// errHooksFile marks a .cursor/hooks.json that cairn cannot edit (not a
 // JSON object, or hooks or one of its events of another type): the person
 // fixes it by hand.
-var ErrHooksFile = errors.New("cannot edit .cursor/hooks.json")
+var errHooksFile = errors.New("cannot edit .cursor/hooks.json")
 
-// Marker is in the command of every hook cairn registers: any definition
+// marker is in the command of every hook cairn registers: any definition
 // whose command holds it is cairn's.
-const Marker = launcher.Path + " --agent " + hooks.Agent + " "
+const marker = launcher.Path + " --agent " + hooks.Agent + " "
 
-// Command is the command the project's hooks.json runs for Cursor's event
+// command is the command the project's hooks.json runs for Cursor's event
 // name: the committed launcher, by its path from the project's root (the
 // working directory Cursor gives project hooks), so the file names nothing
 // of one machine.
-func Command(name string) string { return Marker + name }
+func command(name string) string { return marker + name }
 
 // entry is one hook definition as cairn writes it.
 type entry struct {
@@ -157,7 +157,7 @@ func parseFile(data []byte) (*file, error) {
 	}
 	top, err := parseObject(data)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrHooksFile, err)
+		return nil, fmt.Errorf("%w: %w", errHooksFile, err)
 	}
 	f.top = top
 	raw, ok := top.get("hooks")
@@ -165,7 +165,7 @@ func parseFile(data []byte) (*file, error) {
 		return f, nil
 	}
 	if f.events, err = parseObject(raw); err != nil {
-		return nil, fmt.Errorf("%w: hooks: %w", ErrHooksFile, err)
+		return nil, fmt.Errorf("%w: hooks: %w", errHooksFile, err)
 	}
 	for _, m := range f.events {
 		if string(m.val) == "null" {
@@ -173,7 +173,7 @@ func parseFile(data []byte) (*file, error) {
 		}
 		var defs []json.RawMessage
 		if err := json.Unmarshal(m.val, &defs); err != nil {
-			return nil, fmt.Errorf("%w: hooks.%s is not a list of hooks", ErrHooksFile, m.key)
+			return nil, fmt.Errorf("%w: hooks.%s is not a list of hooks", errHooksFile, m.key)
 		}
 		f.defs[m.key] = defs
 	}
@@ -193,7 +193,7 @@ func commandOf(def json.RawMessage) string {
 }
 
 // isCairn reports whether a definition is one cairn registered.
-func isCairn(def json.RawMessage) bool { return strings.Contains(commandOf(def), Marker) }
+func isCairn(def json.RawMessage) bool { return strings.Contains(commandOf(def), marker) }
 
 // exact reports whether f has, for every event of [hooks.Events], exactly
 // cairn's definition, and no other definition of cairn's anywhere.
@@ -219,7 +219,7 @@ func (f *file) exact() bool {
 
 // definition is cairn's definition for h, compact.
 func definition(h hooks.Hook) json.RawMessage {
-	raw, _ := json.Marshal(entry{Command: Command(h.Event), Timeout: h.Timeout})
+	raw, _ := json.Marshal(entry{Command: command(h.Event), Timeout: h.Timeout})
 	return raw
 }
 
@@ -306,11 +306,11 @@ func (f *file) encode() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// Install returns data with exactly cairn's wiring: every event of
-// [hooks.Events] runs [Command], once, and any other definition of
+// install returns data with exactly cairn's wiring: every event of
+// [hooks.Events] runs [command], once, and any other definition of
 // cairn's is removed. Every other key and definition is kept. changed is
 // false, and out is data, when data already has exactly that.
-func Install(data []byte) (out []byte, changed bool, err error) {
+func install(data []byte) (out []byte, changed bool, err error) {
 	f, err := parseFile(data)
 	if err != nil {
 		return nil, false, err
@@ -324,12 +324,12 @@ func Install(data []byte) (out []byte, changed bool, err error) {
 	return out, err == nil, err
 }
 
-// Uninstall returns data without cairn's definitions (an event, or the
+// uninstall returns data without cairn's definitions (an event, or the
 // hooks object, that their removal left empty goes too: an empty one the
 // user wrote before cannot be told apart), and reports whether it removed
 // any; empty is true when nothing but the version is left, so that the
 // file, of cairn's making, can go.
-func Uninstall(data []byte) (out []byte, changed, empty bool, err error) {
+func uninstall(data []byte) (out []byte, changed, empty bool, err error) {
 	f, err := parseFile(data)
 	if err != nil {
 		return nil, false, false, err
@@ -345,9 +345,9 @@ func Uninstall(data []byte) (out []byte, changed, empty bool, err error) {
 	return out, true, len(rest) == 0, nil
 }
 
-// Wired reports which events of [hooks.Events] data does not run cairn's
+// wiredEvents reports which events of [hooks.Events] data does not run cairn's
 // launcher for.
-func Wired(data []byte) (missing []string, err error) {
+func wiredEvents(data []byte) (missing []string, err error) {
 	f, err := parseFile(data)
 	if err != nil {
 		return nil, err
@@ -355,7 +355,7 @@ func Wired(data []byte) (missing []string, err error) {
 	for _, h := range hooks.Events {
 		found := false
 		for _, d := range f.defs[h.Event] {
-			if commandOf(d) == Command(h.Event) {
+			if commandOf(d) == command(h.Event) {
 				found = true
 			}
 		}

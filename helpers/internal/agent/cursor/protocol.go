@@ -31,15 +31,12 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 )
 
-// Name is the adapter's name.
-const Name = hooks.Agent
-
 // Kind is the moment Cursor's event name stands for; Unknown for a name
 // cairn does not handle.
 func (Adapter) Kind(name string) event.Kind { return hooks.Kind(name) }
 
-// Payload is the part of an event's JSON that cairn uses.
-type Payload struct {
+// hookPayload is the part of an event's JSON that cairn uses.
+type hookPayload struct {
 	ConversationID string   `json:"conversation_id"`
 	SessionID      string   `json:"session_id"`
 	HookEventName  string   `json:"hook_event_name"`
@@ -52,10 +49,10 @@ type Payload struct {
 	Text    string `json:"text"`    // afterAgentResponse
 }
 
-// DecodePayload parses a payload: a JSON object, whose fields cairn does
+// decodePayload parses a payload: a JSON object, whose fields cairn does
 // not use may be anything.
-func DecodePayload(data []byte) (Payload, error) {
-	var p Payload
+func decodePayload(data []byte) (hookPayload, error) {
+	var p hookPayload
 	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' {
 		return p, errors.New("decode cursor hook payload: not a JSON object")
 	}
@@ -77,7 +74,7 @@ func (Adapter) Decode(name string, data []byte, getenv func(string) string) (eve
 	if kind == event.Unknown {
 		return event.Event{}, fmt.Errorf("unknown cursor hook event %q", name)
 	}
-	p, err := DecodePayload(data)
+	p, err := decodePayload(data)
 	if err != nil {
 		return event.Event{}, err
 	}
@@ -102,7 +99,7 @@ func (Adapter) Decode(name string, data []byte, getenv func(string) string) (eve
 		Text:    p.Text,
 		// No Transcript: cairn cannot read Cursor's (see ReadTranscript),
 		// so the session pipeline is not given one to queue.
-		Agent: Name,
+		Agent: hooks.Agent,
 	}
 	return e, nil
 }
@@ -116,12 +113,12 @@ func (Adapter) Encode(e event.Event, a event.Answer) ([]byte, error) {
 	if e.Kind != event.Start || a.Context == "" {
 		return nil, nil
 	}
-	return EncodeContext(a.Context)
+	return encodeContext(a.Context)
 }
 
-// EncodeContext returns the stdout of a sessionStart hook that adds text
+// encodeContext returns the stdout of a sessionStart hook that adds text
 // to the conversation's context.
-func EncodeContext(text string) ([]byte, error) {
+func encodeContext(text string) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -133,14 +130,14 @@ func EncodeContext(text string) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// ErrNoTranscript is ReadTranscript's answer: cairn does not read Cursor's
+// errNoTranscript is ReadTranscript's answer: cairn does not read Cursor's
 // transcripts, so the session pipeline does not run for Cursor sessions.
-var ErrNoTranscript = error(agent.NoTranscript("reading transcripts is not supported for cursor"))
+var errNoTranscript = error(agent.NoTranscript("reading transcripts is not supported for cursor"))
 
-// ReadTranscript reports [ErrNoTranscript]: Cursor's transcript format is
+// ReadTranscript reports [errNoTranscript]: Cursor's transcript format is
 // not documented, and cairn reads only what it can test.
 func (Adapter) ReadTranscript(io.Reader) (event.Conversation, error) {
-	return event.Conversation{}, ErrNoTranscript
+	return event.Conversation{}, errNoTranscript
 }
 
 // Caller: Cursor's agent sets CURSOR_AGENT=1 in the commands it runs; none

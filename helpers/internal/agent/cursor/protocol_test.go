@@ -50,7 +50,7 @@ func TestKind(t *testing.T) {
 			t.Errorf("Adapter.Kind(%q) = %s, want %s", name, got, want)
 		}
 	}
-	if hooks.Agent != "cursor" || cursor.Name != hooks.Agent || (cursor.Adapter{}).Name() != "cursor" {
+	if hooks.Agent != "cursor" || (cursor.Adapter{}).Name() != "cursor" {
 		t.Error("the adapter's name is not cursor")
 	}
 }

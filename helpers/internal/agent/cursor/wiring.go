@@ -26,7 +26,7 @@ type Adapter struct{}
 var _ agent.Adapter = Adapter{}
 
 // Name is "cursor".
-func (Adapter) Name() string { return Name }
+func (Adapter) Name() string { return hooks.Agent }
 
 // Title is "Cursor".
 func (Adapter) Title() string { return "Cursor" }
@@ -48,7 +48,7 @@ func (Adapter) Wire(project string, cairnDir fsx.Root) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	wrote, err := agent.EditConfig(cursorDir(project), hooksFile, Install)
+	wrote, err := agent.EditConfig(cursorDir(project), hooksFile, install)
 	if err != nil {
 		return false, err
 	}
@@ -65,7 +65,7 @@ func (Adapter) Unwire(project string, _ fsx.Root) ([]string, error) {
 	if err != nil || data == nil {
 		return nil, err
 	}
-	out, changed, empty, err := Uninstall(data)
+	out, changed, empty, err := uninstall(data)
 	if err != nil || !changed {
 		return nil, err
 	}
@@ -87,8 +87,8 @@ func (Adapter) Uses(project string) bool {
 	if err != nil {
 		return false
 	}
-	missing, err := Wired(data)
-	return err == nil && len(missing) < len(Events())
+	missing, err := wiredEvents(data)
+	return err == nil && len(missing) < len(registeredEvents())
 }
 
 // CheckWiring reports the project's Cursor wiring: the hooks in
@@ -97,8 +97,8 @@ func (Adapter) Uses(project string) bool {
 func (Adapter) CheckWiring(project string, cairnDir fsx.Root, _ string) agent.Wiring {
 	state, lerr := launcher.Check(cairnDir)
 	data, ferr := agent.ReadConfig(cursorDir(project), hooksFile)
-	missing, perr := Wired(data)
-	if ferr == nil && perr == nil && len(missing) == len(Events()) {
+	missing, perr := wiredEvents(data)
+	if ferr == nil && perr == nil && len(missing) == len(registeredEvents()) {
 		return wiring("ok", "Cursor: not wired (cairn init --cursor wires it, for teammates who use Cursor)", "")
 	}
 	switch {
@@ -119,8 +119,8 @@ func (Adapter) CheckWiring(project string, cairnDir fsx.Root, _ string) agent.Wi
 	return wiring("ok", "Cursor: .cursor/hooks.json runs .cairn/hook for every event", "")
 }
 
-// Events are the names of the events cairn registers.
-func Events() []string {
+// registeredEvents are the names of the events cairn registers.
+func registeredEvents() []string {
 	names := make([]string, len(hooks.Events))
 	for i, h := range hooks.Events {
 		names[i] = h.Event
@@ -136,8 +136,8 @@ func wiring(status, detail, fix string) agent.Wiring {
 // write there (see [agent.ForeignHooks]).
 func (Adapter) ForeignHooks(project string) (string, []string, error) {
 	var ours []string
-	for _, name := range Events() {
-		ours = append(ours, Command(name))
+	for _, name := range registeredEvents() {
+		ours = append(ours, command(name))
 	}
 	return agent.ForeignHooksIn(cursorDir(project), hooksFile, ".cursor/"+hooksFile, ours, nil)
 }

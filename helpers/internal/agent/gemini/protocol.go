@@ -16,15 +16,12 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 )
 
-// Name is the adapter's name.
-const Name = hooks.Agent
-
 // Kind is the moment Gemini CLI's event name stands for; Unknown for a
 // name cairn does not handle.
 func (Adapter) Kind(name string) event.Kind { return hooks.Kind(name) }
 
-// Payload is the part of a hook's JSON (stdin) that cairn uses.
-type Payload struct {
+// hookPayload is the part of a hook's JSON (stdin) that cairn uses.
+type hookPayload struct {
 	SessionID      string `json:"session_id"`
 	TranscriptPath string `json:"transcript_path"`
 	Cwd            string `json:"cwd"`
@@ -39,30 +36,30 @@ type Payload struct {
 	PromptResponse string       `json:"prompt_response"`
 	StopHookActive bool         `json:"stop_hook_active"`
 	ToolName       string       `json:"tool_name"`
-	ToolInput      ToolInput    `json:"tool_input"`
-	ToolResponse   ToolResponse `json:"tool_response"`
+	ToolInput      toolInput    `json:"tool_input"`
+	ToolResponse   toolResponse `json:"tool_response"`
 }
 
-// ToolInput is the input of a tool call; for the shell tool, the command.
-type ToolInput struct {
+// toolInput is the input of a tool call; for the shell tool, the command.
+type toolInput struct {
 	Command string `json:"command"`
 }
 
-// ToolResponse is the result of a tool call; Error is set when it failed.
-type ToolResponse struct {
+// toolResponse is the result of a tool call; Error is set when it failed.
+type toolResponse struct {
 	Error json.RawMessage `json:"error"`
 }
 
 // failed reports whether the tool call failed.
-func (r ToolResponse) failed() bool {
+func (r toolResponse) failed() bool {
 	e := bytes.TrimSpace(r.Error)
 	return len(e) > 0 && string(e) != "null"
 }
 
-// DecodePayload parses a payload. tool_input and tool_response may be any
+// decodePayload parses a payload. tool_input and tool_response may be any
 // object; only the command and the error are kept.
-func DecodePayload(data []byte) (Payload, error) {
-	var p Payload
+func decodePayload(data []byte) (hookPayload, error) {
+	var p hookPayload
 	if err := json.Unmarshal(data, &p); err != nil {
 		return p, fmt.Errorf("decode hook payload: %w", err)
 	}
@@ -91,7 +88,7 @@ func (Adapter) Decode(name string, data []byte, getenv func(string) string) (eve
 	if kind == event.Unknown {
 		return event.Event{}, fmt.Errorf("unknown hook event %q", name)
 	}
-	p, err := DecodePayload(data)
+	p, err := decodePayload(data)
 	if err != nil {
 		return event.Event{}, err
 	}
@@ -102,18 +99,18 @@ func (Adapter) Decode(name string, data []byte, getenv func(string) string) (eve
 		Cwd:        p.Cwd,
 		ProjectDir: getenv(projectDirEnv),
 		Transcript: p.TranscriptPath,
-		Agent:      Name,
+		Agent:      hooks.Agent,
 	}
 	switch kind {
 	case event.Prompt:
-		e.Prompt = WithoutHookContext(p.Prompt)
+		e.Prompt = withoutHookContext(p.Prompt)
 	case event.ToolRan:
 		e.Shell = p.ToolName == hooks.ShellTool
 		e.Command = p.ToolInput.Command
 		e.Failed = p.ToolResponse.failed()
 	case event.Reply:
 		e.Text = p.PromptResponse
-		if reply, ok := LastReply(p.TranscriptPath); ok {
+		if reply, ok := lastReply(p.TranscriptPath); ok {
 			e.Text = reply
 		}
 		e.Continued = p.StopHookActive
@@ -128,9 +125,9 @@ const (
 	hookContextClose = "</hook_context>"
 )
 
-// WithoutHookContext returns prompt without the <hook_context> blocks
+// withoutHookContext returns prompt without the <hook_context> blocks
 // Gemini CLI added to it, trimmed.
-func WithoutHookContext(prompt string) string {
+func withoutHookContext(prompt string) string {
 	for {
 		i := strings.Index(prompt, hookContextOpen)
 		if i < 0 {

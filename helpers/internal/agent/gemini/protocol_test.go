@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn/helpers/internal/agent/gemini/hooks"
 	launcherpkg "github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 )
@@ -185,7 +186,7 @@ func FuzzDecode(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if e.Kind != (Adapter{}).Kind(name) || e.Agent != Name {
+		if e.Kind != (Adapter{}).Kind(name) || e.Agent != hooks.Agent {
 			t.Fatalf("%+v", e)
 		}
 		if out, err := (Adapter{}).Encode(e, event.Answer{Context: e.Prompt, Status: e.Text}); err != nil || len(out) > 0 && !json.Valid(out) {

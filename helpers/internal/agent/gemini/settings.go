@@ -9,17 +9,17 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/agent/jsonc"
 )
 
-// ProjectCommand is how a project's committed .gemini/settings.json runs
+// projectCommand is how a project's committed .gemini/settings.json runs
 // cairn: the committed launcher in agent mode, found through
 // $GEMINI_PROJECT_DIR, which Gemini CLI replaces in a hook's command by
 // the project's root, shell-quoted, before it runs the command with bash
 // (so the variable must not be quoted again here). The file names nothing
 // of one machine.
-const ProjectCommand = "$GEMINI_PROJECT_DIR/.cairn/hook --agent " + hooks.Agent
+const projectCommand = "$GEMINI_PROJECT_DIR/.cairn/hook --agent " + hooks.Agent
 
-// Marker identifies cairn's hook commands in a settings file: any command
+// marker identifies cairn's hook commands in a settings file: any command
 // that runs the launcher for this agent is cairn's.
-const Marker = ".cairn/hook --agent " + hooks.Agent
+const marker = ".cairn/hook --agent " + hooks.Agent
 
 // handler is one hook handler as cairn writes it.
 type handler struct {
@@ -37,11 +37,11 @@ type group struct {
 
 // groupFor is cairn's hook definition of h.
 func groupFor(h hooks.Hook) group {
-	return group{Matcher: h.Matcher, Hooks: []handler{{Type: "command", Command: ProjectCommand + " " + h.Event, Timeout: h.Timeout}}}
+	return group{Matcher: h.Matcher, Hooks: []handler{{Type: "command", Command: projectCommand + " " + h.Event, Timeout: h.Timeout}}}
 }
 
 // isCairn reports whether a hook command is cairn's.
-func isCairn(command string) bool { return strings.Contains(command, Marker) }
+func isCairn(command string) bool { return strings.Contains(command, marker) }
 
 // parseSettings parses a settings file, JSON with comments (Gemini CLI
 // strips // and /* */ comments, then JSON.parse); empty text is an empty
@@ -141,12 +141,12 @@ func handlers(g jsonc.Node) []jsonc.Node {
 	return out
 }
 
-// Project returns data (a .gemini/settings.json, JSON with comments) with
+// projectSettings returns data (a .gemini/settings.json, JSON with comments) with
 // exactly the project wiring: every event of hooks.Events runs
-// [ProjectCommand] with the event's name, and no other handler of
+// [projectCommand] with the event's name, and no other handler of
 // cairn's is there. Other hooks, keys, their order, formatting and
 // comments are left as they were.
-func Project(data []byte) (out []byte, changed bool, err error) {
+func projectSettings(data []byte) (out []byte, changed bool, err error) {
 	doc, err := parseSettings(data)
 	if err != nil {
 		return nil, false, err
@@ -154,7 +154,7 @@ func Project(data []byte) (out []byte, changed bool, err error) {
 	if len(bytes.TrimSpace(data)) > 0 && exact(doc.Root().Get("hooks")) {
 		return data, false, nil
 	}
-	out, _, err = Uninstall(doc.Bytes())
+	out, _, err = uninstall(doc.Bytes())
 	if err != nil {
 		return nil, false, err
 	}
@@ -189,11 +189,11 @@ func addGroup(doc *jsonc.Doc, h hooks.Hook) error {
 	return fmt.Errorf("settings.json: hooks.%s is not an array", h.Event)
 }
 
-// Uninstall returns data without cairn's hook handlers: a handler of
+// uninstall returns data without cairn's hook handlers: a handler of
 // cairn's is removed from its definition, a definition left without
 // handlers is removed, and an event, or the hooks object, that the
 // removal left empty is removed too. Everything else stays as it was.
-func Uninstall(data []byte) (out []byte, changed bool, err error) {
+func uninstall(data []byte) (out []byte, changed bool, err error) {
 	doc, err := parseSettings(data)
 	if err != nil {
 		return nil, false, err
@@ -252,9 +252,9 @@ func removeOne(doc *jsonc.Doc) bool {
 	return false
 }
 
-// Wired reports whether settings data runs the project launcher for every
+// wired reports whether settings data runs the project launcher for every
 // event cairn needs; missing lists the events that do not.
-func Wired(data []byte) (missing []string, err error) {
+func wired(data []byte) (missing []string, err error) {
 	doc, err := parseSettings(data)
 	if err != nil {
 		return nil, err
@@ -265,7 +265,7 @@ func Wired(data []byte) (missing []string, err error) {
 		groups := hv.Get(h.Event)
 		for gi := range groups.Len() {
 			for _, hh := range handlers(groups.Index(gi)) {
-				if handlerCommand(hh) == ProjectCommand+" "+h.Event {
+				if handlerCommand(hh) == projectCommand+" "+h.Event {
 					found = true
 				}
 			}
@@ -277,15 +277,15 @@ func Wired(data []byte) (missing []string, err error) {
 	return missing, nil
 }
 
-// HasCairn reports whether settings data has any hook handler of cairn's.
-func HasCairn(data []byte) bool {
+// hasCairn reports whether settings data has any hook handler of cairn's.
+func hasCairn(data []byte) bool {
 	doc, err := parseSettings(data)
 	return err == nil && removeOne(doc)
 }
 
-// Disabled reports whether settings data turns Gemini CLI's hooks off
+// disabled reports whether settings data turns Gemini CLI's hooks off
 // (hooksConfig.enabled false).
-func Disabled(data []byte) bool {
+func disabled(data []byte) bool {
 	doc, err := parseSettings(data)
 	return err == nil && doc.Root().Get("hooksConfig").Get("enabled").Kind() == 'f'
 }

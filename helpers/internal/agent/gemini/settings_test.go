@@ -33,7 +33,7 @@ func cairnGroups(t testing.TB, data []byte) map[string][]any {
 	for ev, groups := range hs {
 		list, _ := groups.([]any)
 		for _, g := range list {
-			if strings.Contains(mustJSON(g), Marker) {
+			if strings.Contains(mustJSON(g), marker) {
 				out[ev] = append(out[ev], g)
 			}
 		}
@@ -48,7 +48,7 @@ func mustJSON(v any) string {
 
 func TestProjectFresh(t *testing.T) {
 	for _, in := range []string{"", "  \n", "{}", "{}\n", "// team settings\n{}\n"} {
-		out, changed, err := Project([]byte(in))
+		out, changed, err := projectSettings([]byte(in))
 		if err != nil || !changed {
 			t.Fatalf("Project(%q): %v %v", in, changed, err)
 		}
@@ -65,10 +65,10 @@ func TestProjectFresh(t *testing.T) {
 				t.Errorf("%s: %s\nwant %s}]", h.Event, got, want)
 			}
 		}
-		if missing, err := Wired(out); err != nil || len(missing) > 0 {
+		if missing, err := wired(out); err != nil || len(missing) > 0 {
 			t.Errorf("Wired: %v %v", missing, err)
 		}
-		again, changed, err := Project(out)
+		again, changed, err := projectSettings(out)
 		if err != nil || changed || string(again) != string(out) {
 			t.Errorf("Project is not idempotent: %v %v\n%s", changed, err, again)
 		}
@@ -96,7 +96,7 @@ func TestProjectKeepsTheUsersFile(t *testing.T) {
 		"\t},\n" +
 		"\t\"ui\": {\"theme\": \"GitHub\"} // trailing comment\n" +
 		"}\n"
-	out, changed, err := Project([]byte(user))
+	out, changed, err := projectSettings([]byte(user))
 	if err != nil || !changed {
 		t.Fatal(changed, err)
 	}
@@ -115,11 +115,11 @@ func TestProjectKeepsTheUsersFile(t *testing.T) {
 	if got := mustJSON(d["hooks"].(map[string]any)["AfterTool"].([]any)[0]); !strings.Contains(got, "./lint.sh") {
 		t.Errorf("the user's AfterTool hook is not first: %s", got)
 	}
-	back, changed, err := Uninstall(out)
+	back, changed, err := uninstall(out)
 	if err != nil || !changed || string(back) != user {
 		t.Errorf("Uninstall(Project(user)) = %v %v\n%s\nwant\n%s", changed, err, back, user)
 	}
-	if again, changed, _ := Uninstall([]byte(user)); changed || string(again) != user {
+	if again, changed, _ := uninstall([]byte(user)); changed || string(again) != user {
 		t.Errorf("Uninstall without cairn's hooks changed it")
 	}
 }
@@ -134,7 +134,7 @@ func TestProjectRepairs(t *testing.T) {
     {"hooks": [{"type": "command", "command": "/old/place/.cairn/hook --agent gemini AfterAgent"}]}
   ]
 }}`
-	out, changed, err := Project([]byte(stale))
+	out, changed, err := projectSettings([]byte(stale))
 	if err != nil || !changed {
 		t.Fatal(changed, err)
 	}
@@ -147,7 +147,7 @@ func TestProjectRepairs(t *testing.T) {
 	if !strings.Contains(string(out), `{"hooks": [{"type": "command", "command": "./mine.sh"}]}`) || strings.Contains(string(out), "/old/place") || strings.Contains(string(out), `"timeout": 5}`) {
 		t.Errorf("repaired:\n%s", out)
 	}
-	if _, changed, _ := Project(out); changed {
+	if _, changed, _ := projectSettings(out); changed {
 		t.Error("not idempotent after a repair")
 	}
 }
@@ -156,26 +156,26 @@ func TestSettingsErrors(t *testing.T) {
 	for _, bad := range []string{
 		`{"hooks": }`, `{"a": 1,}`, `[1]`, `{"hooks": []}`, `{"hooks": {"AfterAgent": {}}}`, "\ufeff{}", `{"a": 1} {}`, `{"a": tru}`, `{"a": "x` + "\n",
 	} {
-		if _, _, err := Project([]byte(bad)); err == nil {
+		if _, _, err := projectSettings([]byte(bad)); err == nil {
 			t.Errorf("Project(%q) did not fail", bad)
 		}
 	}
 	for _, bad := range []string{`{"hooks": }`, `[]`} {
-		if _, _, err := Uninstall([]byte(bad)); err == nil {
+		if _, _, err := uninstall([]byte(bad)); err == nil {
 			t.Errorf("Uninstall(%q) did not fail", bad)
 		}
-		if _, err := Wired([]byte(bad)); err == nil {
+		if _, err := wired([]byte(bad)); err == nil {
 			t.Errorf("Wired(%q) did not fail", bad)
 		}
 	}
 }
 
 func TestDisabledAndHasCairn(t *testing.T) {
-	if !Disabled([]byte(`{"hooksConfig": {"enabled": false}}`)) || Disabled([]byte(`{"hooksConfig": {"enabled": true}}`)) || Disabled(nil) {
+	if !disabled([]byte(`{"hooksConfig": {"enabled": false}}`)) || disabled([]byte(`{"hooksConfig": {"enabled": true}}`)) || disabled(nil) {
 		t.Error("Disabled")
 	}
-	out, _, _ := Project(nil)
-	if !HasCairn(out) || HasCairn([]byte(`{"hooks":{"AfterAgent":[{"hooks":[{"type":"command","command":".cairn/hook AfterAgent"}]}]}}`)) {
+	out, _, _ := projectSettings(nil)
+	if !hasCairn(out) || hasCairn([]byte(`{"hooks":{"AfterAgent":[{"hooks":[{"type":"command","command":".cairn/hook AfterAgent"}]}]}}`)) {
 		t.Error("HasCairn")
 	}
 }
@@ -208,24 +208,24 @@ func FuzzSettings(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		out, _, err := Project(data)
+		out, _, err := projectSettings(data)
 		if err != nil {
 			return // not settings cairn can edit: refused
 		}
-		if missing, err := Wired(out); err != nil || len(missing) > 0 {
+		if missing, err := wired(out); err != nil || len(missing) > 0 {
 			t.Fatalf("Project left %v unwired (%v):\n%s", missing, err, out)
 		}
-		if again, changed, err := Project(out); err != nil || changed || string(again) != string(out) {
+		if again, changed, err := projectSettings(out); err != nil || changed || string(again) != string(out) {
 			t.Fatalf("Project is not idempotent (%v %v):\n%s\n---\n%s", changed, err, out, again)
 		}
-		back, _, err := Uninstall(out)
-		if err != nil || HasCairn(back) {
+		back, _, err := uninstall(out)
+		if err != nil || hasCairn(back) {
 			t.Fatalf("Uninstall (%v) left cairn's hooks:\n%s", err, back)
 		}
 		if _, err := parseSettings(back); err != nil {
 			t.Fatalf("Uninstall broke the file: %v\n%s", err, back)
 		}
-		if !HasCairn(data) {
+		if !hasCairn(data) {
 			if len(strings.TrimSpace(string(data))) == 0 {
 				data = []byte("{}")
 			}

@@ -76,7 +76,7 @@ func TestReplyOf(t *testing.T) {
 	}
 }
 
-// LastReply reads the end of a long transcript only, from a record's
+// lastReply reads the end of a long transcript only, from a record's
 // start; a missing file or a directory is no reply.
 func TestLastReply(t *testing.T) {
 	dir := t.TempDir()
@@ -94,11 +94,11 @@ func TestLastReply(t *testing.T) {
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got, ok := LastReply(path); !ok || !strings.HasPrefix(got, "yyy") || !strings.HasSuffix(got, "y\nPATTERN: tail") {
+	if got, ok := lastReply(path); !ok || !strings.HasPrefix(got, "yyy") || !strings.HasSuffix(got, "y\nPATTERN: tail") {
 		t.Errorf("LastReply = %.20q...%q %v", got, got[max(0, len(got)-20):], ok)
 	}
 	for _, p := range []string{"", filepath.Join(dir, "missing.jsonl"), dir} {
-		if got, ok := LastReply(p); ok {
+		if got, ok := lastReply(p); ok {
 			t.Errorf("LastReply(%q) = %q", p, got)
 		}
 	}

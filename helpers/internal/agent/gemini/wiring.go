@@ -19,10 +19,10 @@ import (
 // settingsFile is the project's Gemini CLI settings, from its root.
 const settingsFile = ".gemini/settings.json"
 
-// ErrSettings marks a .gemini/settings.json that cairn cannot edit (not
+// errSettings marks a .gemini/settings.json that cairn cannot edit (not
 // JSON with comments, or hooks that are not an object): the person fixes
 // it by hand.
-var ErrSettings = errors.New("cannot edit .gemini/settings.json")
+var errSettings = errors.New("cannot edit .gemini/settings.json")
 
 // geminiDir is the project's .gemini directory.
 func geminiDir(project string) fsx.Root { return fsx.NewRoot(filepath.Join(project, ".gemini")) }
@@ -33,7 +33,7 @@ type Adapter struct{}
 var _ agent.Adapter = Adapter{}
 
 // Name is "gemini".
-func (Adapter) Name() string { return Name }
+func (Adapter) Name() string { return hooks.Agent }
 
 // Title is "Gemini CLI".
 func (Adapter) Title() string { return "Gemini CLI" }
@@ -51,7 +51,7 @@ func (Adapter) Paths() []string { return []string{".cairn", settingsFile} }
 // launcher.
 func (Adapter) Uses(project string) bool {
 	data, err := agent.ReadConfig(geminiDir(project), "settings.json")
-	return err == nil && data != nil && HasCairn(data)
+	return err == nil && data != nil && hasCairn(data)
 }
 
 // Wire writes the committed launcher (.cairn/hook, in cairnDir) and the
@@ -64,9 +64,9 @@ func (Adapter) Wire(project string, cairnDir fsx.Root) (bool, error) {
 		return false, err
 	}
 	wrote, err := agent.EditConfig(geminiDir(project), "settings.json", func(data []byte) ([]byte, bool, error) {
-		out, changed, err := Project(data)
+		out, changed, err := projectSettings(data)
 		if err != nil {
-			return nil, false, fmt.Errorf("%w: %w", ErrSettings, err)
+			return nil, false, fmt.Errorf("%w: %w", errSettings, err)
 		}
 		return out, changed, nil
 	})
@@ -86,9 +86,9 @@ func (Adapter) Unwire(project string, cairnDir fsx.Root) ([]string, error) {
 	if err != nil || data == nil {
 		return nil, err
 	}
-	out, changed, err := Uninstall(data)
+	out, changed, err := uninstall(data)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrSettings, err)
+		return nil, fmt.Errorf("%w: %w", errSettings, err)
 	}
 	if !changed {
 		return nil, nil
@@ -125,9 +125,9 @@ func (Adapter) CheckWiring(project string, cairnDir fsx.Root, home string) agent
 	data, serr := agent.ReadConfig(geminiDir(project), "settings.json")
 	var missing []string
 	if serr == nil {
-		missing, serr = Wired(data)
+		missing, serr = wired(data)
 	}
-	if serr == nil && !HasCairn(data) {
+	if serr == nil && !hasCairn(data) {
 		// Not every team uses Gemini CLI: no wiring is no problem.
 		return wiring("ok", "not wired (cairn init --gemini wires the project for it)", "")
 	}
@@ -144,13 +144,13 @@ func (Adapter) CheckWiring(project string, cairnDir fsx.Root, home string) agent
 	case len(missing) > 0:
 		return wiring("fail", settingsFile+" does not run "+launcher.Path+" for "+strings.Join(missing, ", "),
 			"cairn init --gemini, then commit "+settingsFile)
-	case Disabled(data):
+	case disabled(data):
 		return wiring("fail", settingsFile+" turns Gemini CLI's hooks off (hooksConfig.enabled false)",
 			"remove hooksConfig.enabled from "+settingsFile)
 	}
 	if home != "" {
 		user, _ := agent.ReadConfig(fsx.NewRoot(filepath.Join(home, ".gemini")), "settings.json")
-		if user != nil && Disabled(user) {
+		if user != nil && disabled(user) {
 			return wiring("fail", "your ~/.gemini/settings.json turns Gemini CLI's hooks off (hooksConfig.enabled false)",
 				"remove hooksConfig.enabled from ~/.gemini/settings.json")
 		}

@@ -39,7 +39,7 @@ func TestWireUnwire(t *testing.T) {
 		t.Fatal(changed, err)
 	}
 	settings := filepath.Join(dir, ".gemini", "settings.json")
-	if missing, err := Wired([]byte(read(t, settings))); err != nil || len(missing) > 0 {
+	if missing, err := wired([]byte(read(t, settings))); err != nil || len(missing) > 0 {
 		t.Errorf("wired: %v %v", missing, err)
 	}
 	if fi, err := os.Stat(filepath.Join(dir, ".cairn", "hook")); err != nil || fi.Mode().Perm()&0o100 == 0 {

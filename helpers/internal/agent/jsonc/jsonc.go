@@ -20,11 +20,11 @@ import (
 	"github.com/tailscale/hujson"
 )
 
-// MaxDepth caps how deeply values may nest in a document.
-const MaxDepth = 200
+// maxDepth caps how deeply values may nest in a document.
+const maxDepth = 200
 
-// ErrSyntax is returned for text that is not JSON with comments.
-var ErrSyntax = errors.New("not valid JSON")
+// errSyntax is returned for text that is not JSON with comments.
+var errSyntax = errors.New("not valid JSON")
 
 // Doc is a parsed document. Edits change it in place; [Doc.Bytes] is its
 // text. A [Node] taken before an edit of the array or object it is in
@@ -40,8 +40,8 @@ type Doc struct {
 // Parse parses data, JSON with comments. Empty text is an error (the
 // caller decides what an empty file means).
 func Parse(data []byte) (*Doc, error) {
-	if depth(data) > MaxDepth {
-		return nil, fmt.Errorf("%w: nested deeper than %d", ErrSyntax, MaxDepth)
+	if depth(data) > maxDepth {
+		return nil, fmt.Errorf("%w: nested deeper than %d", errSyntax, maxDepth)
 	}
 	v, err := hujson.Parse(data)
 	eol := false
@@ -51,11 +51,11 @@ func Parse(data []byte) (*Doc, error) {
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrSyntax, err)
+		return nil, fmt.Errorf("%w: %w", errSyntax, err)
 	}
 	for n := range v.All() {
 		if last := lastItem(n); last != nil && last.AfterExtra != nil {
-			return nil, fmt.Errorf("%w: a trailing comma", ErrSyntax)
+			return nil, fmt.Errorf("%w: a trailing comma", errSyntax)
 		}
 	}
 	d := &Doc{root: v, eol: eol}

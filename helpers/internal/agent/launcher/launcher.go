@@ -31,11 +31,11 @@ const Path = ".cairn/" + File
 // maxScript caps how much of a launcher file is read.
 const maxScript = 1 << 20
 
-// NotInstalled is what a session is told when the project shares memory
+// notInstalled is what a session is told when the project shares memory
 // through cairn and this machine has no cairn to read it: how to install
 // it, by the project's install hint (see [knowledge.CleanInstallHint]; ""
 // for none).
-func NotInstalled(hint string) string {
+func notInstalled(hint string) string {
 	how := knowledge.CleanInstallHint(hint)
 	if how == "" {
 		how = cairn.NoRouteHint
@@ -45,10 +45,10 @@ func NotInstalled(hint string) string {
 		"To install it: " + how + ". Then start a new session."
 }
 
-// Hint is the install hint of the project whose .cairn is cairnDir: its
+// installHint is the install hint of the project whose .cairn is cairnDir: its
 // config's install_hint ("" without one, or when the config can't be
 // read: the launcher then names the route that always works).
-func Hint(cairnDir fsx.Root) string {
+func installHint(cairnDir fsx.Root) string {
 	data, err := cairnDir.ReadFile(knowledge.ConfigName, knowledge.MaxConfigBytes)
 	if err != nil {
 		return ""
@@ -68,7 +68,7 @@ func Script(hint string) string {
 	for i, h := range hooks.Events {
 		names[i] = h.Event
 	}
-	msg := strings.NewReplacer("'", "", "%", "").Replace(NotInstalled(hint))
+	msg := strings.NewReplacer("'", "", "%", "").Replace(notInstalled(hint))
 	var b strings.Builder
 	b.WriteString(`#!/bin/sh
 # cairn's launcher, committed with the project. The project's agent hooks
@@ -157,7 +157,7 @@ exit 0
 // Write writes the launcher into cairnDir (with the project's install
 // hint), executable, only where it differs, and reports whether it wrote.
 func Write(cairnDir fsx.Root) (bool, error) {
-	want := []byte(Script(Hint(cairnDir)))
+	want := []byte(Script(installHint(cairnDir)))
 	cur, err := cairnDir.ReadFile(File, maxScript)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false, err
@@ -205,7 +205,7 @@ func Check(cairnDir fsx.Root) (State, error) {
 		return Missing, nil
 	case err != nil:
 		return Unreadable, err
-	case string(cur) != Script(Hint(cairnDir)):
+	case string(cur) != Script(installHint(cairnDir)):
 		return Differs, nil
 	}
 	f, err := cairnDir.OpenFile(File, os.O_RDONLY, 0)

@@ -9,15 +9,16 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/opencode/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
 // pluginName is the plugin's name under .opencode.
 const pluginName = "plugins/cairn.js"
 
-// ErrForeignPlugin marks a .opencode/plugins/cairn.js that cairn did not
+// errForeignPlugin marks a .opencode/plugins/cairn.js that cairn did not
 // write: Wire leaves it alone, and the person moves it away.
-var ErrForeignPlugin = errors.New(PluginFile + " exists and is not cairn's plugin; move it away and run cairn init --opencode again")
+var errForeignPlugin = errors.New(pluginFile + " exists and is not cairn's plugin; move it away and run cairn init --opencode again")
 
 // Adapter is OpenCode's [agent.Adapter].
 type Adapter struct{}
@@ -25,18 +26,18 @@ type Adapter struct{}
 var _ agent.Adapter = Adapter{}
 
 // Name is "opencode".
-func (Adapter) Name() string { return Name }
+func (Adapter) Name() string { return hooks.Agent }
 
 // Title is "OpenCode".
 func (Adapter) Title() string { return "OpenCode" }
 
 // Wiring describes what Wire writes.
 func (Adapter) Wiring() string {
-	return ".cairn/hook (the launcher) and " + PluginFile + ", an OpenCode plugin that runs it"
+	return ".cairn/hook (the launcher) and " + pluginFile + ", an OpenCode plugin that runs it"
 }
 
 // Paths are .cairn and the plugin.
-func (Adapter) Paths() []string { return []string{".cairn", PluginFile} }
+func (Adapter) Paths() []string { return []string{".cairn", pluginFile} }
 
 // opencodeDir is the project's .opencode directory.
 func opencodeDir(project string) fsx.Root { return fsx.NewRoot(filepath.Join(project, ".opencode")) }
@@ -44,21 +45,21 @@ func opencodeDir(project string) fsx.Root { return fsx.NewRoot(filepath.Join(pro
 // Wire writes the committed launcher (.cairn/hook, in cairnDir) and the
 // plugin that runs it (.opencode/plugins/cairn.js), each only where it
 // differs, and reports whether it wrote. A cairn.js that cairn did not
-// write is left alone ([ErrForeignPlugin]).
+// write is left alone ([errForeignPlugin]).
 func (Adapter) Wire(project string, cairnDir fsx.Root) (bool, error) {
 	dir := opencodeDir(project)
 	cur, err := agent.ReadConfig(dir, pluginName)
 	if err != nil {
 		return false, err
 	}
-	if cur != nil && !IsPlugin(cur) {
-		return false, ErrForeignPlugin
+	if cur != nil && !isPlugin(cur) {
+		return false, errForeignPlugin
 	}
 	changed, err := launcher.Write(cairnDir)
 	if err != nil {
 		return false, err
 	}
-	if want := []byte(Plugin()); !bytes.Equal(cur, want) {
+	if want := []byte(pluginText()); !bytes.Equal(cur, want) {
 		if err := dir.WriteAtomic(pluginName, want, 0o644); err != nil {
 			return false, err
 		}
@@ -75,7 +76,7 @@ func (Adapter) Wire(project string, cairnDir fsx.Root) (bool, error) {
 func (Adapter) Unwire(project string, _ fsx.Root) ([]string, error) {
 	dir := opencodeDir(project)
 	cur, err := agent.ReadConfig(dir, pluginName)
-	if err != nil || cur == nil || !IsPlugin(cur) {
+	if err != nil || cur == nil || !isPlugin(cur) {
 		return nil, err
 	}
 	if err := dir.Remove(pluginName); err != nil {
@@ -83,14 +84,14 @@ func (Adapter) Unwire(project string, _ fsx.Root) ([]string, error) {
 	}
 	os.Remove(dir.Path("plugins")) // only if empty
 	os.Remove(dir.Dir())           // only if empty
-	return []string{PluginFile}, nil
+	return []string{pluginFile}, nil
 }
 
 // Uses reports whether the project's .opencode/plugins/cairn.js is cairn's
 // plugin, which runs the launcher.
 func (Adapter) Uses(project string) bool {
 	data, err := agent.ReadConfig(opencodeDir(project), pluginName)
-	return err == nil && IsPlugin(data)
+	return err == nil && isPlugin(data)
 }
 
 // CheckWiring reports the project's OpenCode wiring: the plugin, and the
@@ -104,20 +105,20 @@ func (Adapter) CheckWiring(project string, cairnDir fsx.Root, _ string) agent.Wi
 		return wiring("fail", "OpenCode: "+perr.Error(), "cairn init --opencode")
 	case plugin == nil:
 		return wiring("ok", "OpenCode: not wired (cairn init --opencode adds a plugin, for teammates who use OpenCode)", "")
-	case !IsPlugin(plugin):
-		return wiring("fail", "OpenCode: "+PluginFile+" is not cairn's plugin: OpenCode sessions here run it, not cairn (a pull may have replaced it: git log -p "+PluginFile+")",
+	case !isPlugin(plugin):
+		return wiring("fail", "OpenCode: "+pluginFile+" is not cairn's plugin: OpenCode sessions here run it, not cairn (a pull may have replaced it: git log -p "+pluginFile+")",
 			"move it away, then cairn init --opencode")
 	case lerr != nil:
 		return wiring("fail", "OpenCode: "+lerr.Error(), "cairn init --opencode")
 	case state == launcher.Missing:
-		return wiring("fail", "OpenCode: "+PluginFile+" runs .cairn/hook, which is missing", "cairn init --opencode, then commit .cairn/hook")
+		return wiring("fail", "OpenCode: "+pluginFile+" runs .cairn/hook, which is missing", "cairn init --opencode, then commit .cairn/hook")
 	case state == launcher.NotExecutable:
 		return wiring("fail", "OpenCode: .cairn/hook is not executable: the plugin cannot run cairn", "chmod +x .cairn/hook && git add --chmod=+x .cairn/hook")
-	case string(plugin) != Plugin():
-		return wiring("fail", "OpenCode: "+PluginFile+" differs from what this cairn writes: every OpenCode session here runs it (a pull may have changed it: git log -p "+PluginFile+")",
+	case string(plugin) != pluginText():
+		return wiring("fail", "OpenCode: "+pluginFile+" differs from what this cairn writes: every OpenCode session here runs it (a pull may have changed it: git log -p "+pluginFile+")",
 			"cairn init --opencode (rewrites it), then commit it")
 	}
-	return wiring("ok", "OpenCode: "+PluginFile+" runs .cairn/hook for every event", "")
+	return wiring("ok", "OpenCode: "+pluginFile+" runs .cairn/hook for every event", "")
 }
 
 func wiring(status, detail, fix string) agent.Wiring {
