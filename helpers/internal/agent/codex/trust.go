@@ -21,6 +21,8 @@ import (
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/cairn-dev/cairn/helpers/internal/agent"
 )
 
 // sessionEndMaxTimeout is the timeout Codex clamps SessionEnd hooks to.
@@ -36,12 +38,12 @@ const defaultTimeout = 600
 // it in trusted_hash. ok is false for a handler Codex would not run as a
 // command.
 func Hash(eventKey string, matcher *string, raw json.RawMessage) (hash string, ok bool) {
-	ms, err := decodeObject(raw)
+	ms, err := agent.ParseObject(raw)
 	if err != nil {
 		return "", false
 	}
 	field := func(k string) (json.RawMessage, bool) {
-		if i := find(ms, k); i >= 0 {
+		if i := ms.Find(k); i >= 0 {
 			return ms[i].Value, true
 		}
 		return nil, false
