@@ -3,7 +3,8 @@
 // the JSON written to stdout, hooks/hooks.json, and the project's wiring
 // (.claude/settings.json, the committed launcher, the slash commands). It
 // imports none of cairn's storage: what it knows of the project comes in
-// as an [fsx.Root].
+// as an [fsx.Root]. Its [Adapter] implements [agent.Adapter] itself; the
+// agent registry (agent/registry, agent/adapters) lists it.
 package claude
 
 import (

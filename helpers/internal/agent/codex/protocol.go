@@ -2,9 +2,12 @@
 // events and how they map to the moments of a session, the payload read
 // from stdin, the JSON written to stdout, the project's committed wiring
 // (.codex/hooks.json and the launcher), the user-level trust Codex asks
-// for before a project's hooks run (read for doctor, never written), and
-// Codex's session transcripts (rollout files). It imports none of cairn's
-// storage: what it knows of the project comes in as an [fsx.Root].
+// for before a project's hooks run (config.toml, read for doctor with
+// github.com/pelletier/go-toml/v2, never written), and Codex's session
+// transcripts (rollout files). It imports none of cairn's storage: what it
+// knows of the project comes in as an [fsx.Root]. Its [Adapter] implements
+// [agent.Adapter] itself; the agent registry (agent/registry,
+// agent/adapters) lists it.
 package codex
 
 import (

@@ -3,7 +3,9 @@
 // session, the payload read from stdin, the JSON written to stdout, and
 // the project's wiring (.cursor/hooks.json, running the committed
 // launcher). It imports none of cairn's storage: what it knows of the
-// project comes in as an [fsx.Root].
+// project comes in as an [fsx.Root]. Its [Adapter] implements
+// [agent.Adapter] itself; the agent registry (agent/registry,
+// agent/adapters) lists it.
 //
 // Cursor's hook protocol, as documented at https://cursor.com/docs/hooks:
 // a hook is a command that gets one JSON object on stdin and may print one

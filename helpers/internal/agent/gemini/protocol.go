@@ -1,9 +1,11 @@
 // Package gemini is cairn's adapter for Gemini CLI: its hook events and
 // how they map to the moments of a session, the payload read from stdin,
 // the JSON written to stdout, its session transcripts, and the project's
-// wiring (hooks in .gemini/settings.json that run the committed launcher).
+// wiring (hooks in .gemini/settings.json that run the committed launcher;
+// the file is JSON with comments, edited in place through agent/jsonc).
 // It imports none of cairn's storage: what it knows of the project comes
-// in as an [fsx.Root].
+// in as an [fsx.Root]. Its [Adapter] implements [agent.Adapter] itself;
+// the agent registry (agent/registry, agent/adapters) lists it.
 package gemini
 
 import (

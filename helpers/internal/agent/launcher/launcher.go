@@ -3,7 +3,10 @@
 // finds this machine's cairn and runs `cairn hook EVENT` (Claude Code) or
 // `cairn hook AGENT EVENT` (called as `.cairn/hook --agent AGENT EVENT`).
 // Without cairn, the agent's session-start event tells the session how to
-// install it and every other event is silent; it always exits 0.
+// install it and every other event is silent; it always exits 0. The
+// agents it accepts, and their answers without cairn, are the agent
+// registry's (agent/registry); the events it passes without --agent are
+// Claude Code's (agent/claude/hooks).
 package launcher
 
 import (

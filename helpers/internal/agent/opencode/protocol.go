@@ -6,7 +6,9 @@
 // design on stdin ([hookPayload]), and reads back a JSON answer ([output]).
 // This package decodes the one and encodes the other, writes and removes
 // the plugin, and checks it for doctor. It imports none of cairn's
-// storage: what it knows of the project comes in as an [fsx.Root].
+// storage: what it knows of the project comes in as an [fsx.Root]. Its
+// [Adapter] implements [agent.Adapter] itself; the agent registry
+// (agent/registry, agent/adapters) lists it.
 package opencode
 
 import (
