@@ -10,7 +10,6 @@ require (
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/tailscale/hujson v0.0.0-20260727124030-b80ff77dac4f
 	github.com/tidwall/gjson v1.20.0
-	github.com/tidwall/sjson v1.2.5
 	github.com/urfave/cli/v2 v2.27.7
 	golang.org/x/sys v0.49.0
 	modernc.org/sqlite v1.61.1

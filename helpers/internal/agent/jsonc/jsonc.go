@@ -141,7 +141,8 @@ func (n Node) Str() string {
 	return ""
 }
 
-// Append adds v, rendered as indented JSON, as an array's last element.
+// Append adds v, rendered as indented JSON (<, > and & as they are), as
+// an array's last element.
 func (n Node) Append(v any) error {
 	a, ok := n.array()
 	if !ok {
@@ -209,6 +210,22 @@ func (n Node) Remove(i int) {
 	}
 }
 
+// Delete removes an object's last member named key (the one [Node.Get]
+// reads), as [Node.Remove] does, and reports whether there was one.
+func (n Node) Delete(key string) bool {
+	o, ok := n.object()
+	if !ok {
+		return false
+	}
+	for i := len(o.Members) - 1; i >= 0; i-- {
+		if lit, ok := o.Members[i].Name.Value.(hujson.Literal); ok && lit.String() == key {
+			n.Remove(i)
+			return true
+		}
+	}
+	return false
+}
+
 // keepComments puts the comment lines of a removed item's leading extra
 // before the next item's.
 func keepComments(next *hujson.Extra, removed hujson.Extra) {
@@ -251,11 +268,14 @@ func (n Node) item(v any, empty bool, prev *hujson.Value) (hujson.Value, error) 
 	default:
 		before = " "
 	}
-	text, err := json.MarshalIndent(v, indent, n.d.unit)
-	if err != nil {
+	var text bytes.Buffer
+	enc := json.NewEncoder(&text)
+	enc.SetEscapeHTML(false) // a shell command's < > & stay readable
+	enc.SetIndent(indent, n.d.unit)
+	if err := enc.Encode(v); err != nil {
 		return hujson.Value{}, err
 	}
-	val, err := hujson.Parse(text)
+	val, err := hujson.Parse(bytes.TrimSuffix(text.Bytes(), []byte("\n")))
 	if err != nil {
 		return hujson.Value{}, err
 	}
