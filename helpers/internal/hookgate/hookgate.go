@@ -4,25 +4,25 @@
 // package's init once the packages it imports are initialised, taking
 // ready packages in import-path order; this package imports only the
 // standard library's os, io, bytes and encoding/json and cairn's leaf
-// packages typed, event, the agent registry's first layer (agent/registry
-// and the agents' event tables, agent/*/hooks, it lists; not the adapters,
-// whose imports would run first) and the session pipeline's
-// producer (pipeline/queue, and detach), so its init runs before most of
-// the program's: measured with GODEBUG=inittrace=1, after 107 small
-// packages taking about 1.1 ms together (Go takes every ready package
-// whose path sorts before os, path/filepath and os/exec, which it waits
-// for, encoding/gob's 0.2 ms among them), and before SQLite's, go-git's
-// and the CLI framework's own. It answers `cairn hook EVENT` (Claude Code) and
-// `cairn hook AGENT EVENT` (an agent of [registry.Agents]) for
-// an event that may carry typed lines (a tool ran, a reply) whose payload
-// holds no typed prefix: exit 0, nothing written (but for a reply of an
-// agent whose transcript cairn reads, when the user turned the session
-// pipeline on, the session is queued: a few stats and one small file, the
-// transcript never read). A payload that does hold one is left to package
-// hookgate/accept, whose init captures it next, still before those
-// packages ([Accepted]). Everything else, including any payload it cannot
-// judge (unreadable, too large, not valid JSON), goes on to the full hook,
-// which reads the payload from [Stdin].
+// packages typed, event, the agent registry's first layer (agent/registry,
+// with the agents' event tables agent/*/hooks; not the adapters, whose
+// imports would run first) and the session pipeline's producer
+// (pipeline/queue, and detach), so its init runs before most of the
+// program's: measured with GODEBUG=inittrace=1, after 107 small packages
+// taking about 1.1 ms together (Go takes every ready package whose path
+// sorts before os, path/filepath and os/exec, which it waits for,
+// encoding/gob's 0.2 ms among them), and before SQLite's, go-git's and the
+// CLI framework's own. It answers `cairn hook EVENT` (Claude Code,
+// [registry.Default]) and `cairn hook AGENT EVENT` (an agent of
+// [registry.Agents]) for an event that may carry typed lines (a tool ran,
+// a reply) whose payload holds no typed prefix: exit 0, nothing written
+// (but for a reply of an agent whose transcript cairn reads, when the user
+// turned the session pipeline on, the session is queued: a few stats and
+// one small file, the transcript never read). A payload that does hold one
+// is left to package hookgate/accept, whose init captures it next, still
+// before those packages ([Accepted]). Everything else, including any
+// payload it cannot judge (unreadable, too large, not valid JSON), goes on
+// to the full hook, which reads the payload from [Stdin].
 package hookgate
 
 import (

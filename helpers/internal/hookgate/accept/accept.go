@@ -3,8 +3,9 @@
 // through ([hookgate.Accepted]), is answered in this package's init by the
 // session layer's capture ([record.Hook], the code the full hook runs for
 // it), and the process exits. This package imports only cairn's light
-// packages — the agents' adapters (agent/adapters) and session/record (project, log,
-// capture, the pipeline's queue) — none of which imports SQLite, go-git,
+// packages — the agents' adapters (agent/adapters, the agent registry's
+// second layer) and session/record (project, log, capture, the pipeline's
+// queue) — none of which imports SQLite, go-git,
 // the MCP SDK or the CLI framework, so its init runs before theirs, which
 // the capture then does not wait for (TestGateRunsBeforeHeavyPackages
 // checks it). The reject path stays in hookgate, whose init runs earlier
