@@ -87,8 +87,8 @@ func TestOneAtomicWriter(t *testing.T) {
 		"helpers/internal/pipeline/worker.go", "helpers/internal/pipeline/queue/queue.go", "helpers/internal/pipeline/export.go",
 		// A file the person named (curate --out).
 		"helpers/internal/cli/curate.go",
-		// eval's scratch corpus, in a temporary directory of its own.
-		"helpers/internal/eval/run.go")
+		// eval's scratch corpora (--corpus, --tools), in temporary directories of their own.
+		"helpers/internal/eval/run.go", "helpers/internal/eval/tools.go")
 }
 
 // The user's own config is package userconf's, read by these callers

@@ -1,10 +1,11 @@
 // Package agent is the contract between cairn and a coding agent: an
 // [Adapter] speaks one agent's hook protocol and wires a project for it.
 // Claude Code's adapter is package claude beside this one; another agent
-// is another package beside it, with its event table in a leaf package
-// hooks below it, listed where the CLI lists adapters (cli's init.go), and
-// in the capture hook's gate (hookgate and hookgate/accept) and the
-// launcher's table (see docs/ARCHITECTURE.md, "How to add").
+// is another package beside it, listed in the agent registry (packages
+// agent/registry and agent/adapters). This package also holds what the
+// adapters share: reading and editing their configuration files, a capped
+// transcript reader, and the hooks in an agent's files that are not
+// cairn's ([ForeignHooksIn]).
 package agent
 
 import (
@@ -64,6 +65,15 @@ type Adapter interface {
 	// made once for every agent.
 	CheckWiring(project string, cairnDir fsx.Root, home string) Wiring
 }
+
+// NoTranscript is an adapter's ReadTranscript error for an agent whose
+// transcripts cairn does not read (the message says which and why): the
+// session pipeline does not run for its sessions, and the agent
+// registry's Transcript is false for it. A string type, so an adapter's
+// error value needs no work at init (the hook gate's path runs after).
+type NoTranscript string
+
+func (e NoTranscript) Error() string { return string(e) }
 
 // Find returns the adapter of adapters named name.
 func Find(adapters []Adapter, name string) (Adapter, bool) {

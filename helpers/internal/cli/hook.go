@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
+	registered "github.com/cairn-dev/cairn/helpers/internal/agent/adapters"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
 	"github.com/cairn-dev/cairn/helpers/internal/session"
 	"github.com/cairn-dev/cairn/helpers/internal/session/record"
@@ -35,7 +36,7 @@ func hookCommand() *ucli.Command {
 // EVENT` for the adapter named AGENT, and always returns 0: it never
 // blocks the agent and never breaks the session.
 func runHook(args []string, env Env) int {
-	var a agent.Adapter = claude.Adapter{}
+	a := registered.Default()
 	name := ""
 	if len(args) > 2 {
 		name = args[2]

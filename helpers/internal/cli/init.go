@@ -6,20 +6,17 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
-	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
-	"github.com/cairn-dev/cairn/helpers/internal/agent/codex"
-	"github.com/cairn-dev/cairn/helpers/internal/agent/cursor"
-	"github.com/cairn-dev/cairn/helpers/internal/agent/gemini"
+	registered "github.com/cairn-dev/cairn/helpers/internal/agent/adapters"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
-	"github.com/cairn-dev/cairn/helpers/internal/agent/opencode"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	ucli "github.com/urfave/cli/v2"
 )
 
 // adapters are the agents cairn can wire a project for: each is a flag of
-// init and uninstall (--claude), and doctor checks each one's wiring.
-var adapters = []agent.Adapter{claude.Adapter{}, cursor.Adapter{}, codex.Adapter{}, opencode.Adapter{}, gemini.Adapter{}}
+// init and uninstall (--claude), and doctor checks each one's wiring: the
+// agent registry's (package agent/adapters).
+var adapters = registered.All()
 
 // adapterFlags are one boolean flag per adapter, usage from verb.
 func adapterFlags(verb string) []ucli.Flag {

@@ -3,8 +3,8 @@
 // own hook protocol into an [Event] and cairn's [Answer] back into its
 // protocol, and its transcripts into a [Conversation]; the session layer
 // acts on events and knows no agent. The package depends on nothing but
-// the standard library's time, so the capture hook's reject path can read
-// it before the rest of the program starts.
+// the standard library's time and encoding/json, so the capture hook's
+// reject path can read it before the rest of the program starts.
 package event
 
 import "time"

@@ -33,11 +33,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/cairn-dev/cairn/helpers/internal/agent/claude/hooks"
-	codexhooks "github.com/cairn-dev/cairn/helpers/internal/agent/codex/hooks"
-	cursorhooks "github.com/cairn-dev/cairn/helpers/internal/agent/cursor/hooks"
-	geminihooks "github.com/cairn-dev/cairn/helpers/internal/agent/gemini/hooks"
-	opencodehooks "github.com/cairn-dev/cairn/helpers/internal/agent/opencode/hooks"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/registry"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/projroot"
 )
@@ -62,15 +58,6 @@ func Accepted() (agent, name string, payload []byte, ok bool) {
 	return accepted.agent, accepted.name, consumed, true
 }
 
-// Agents are the names of the agents whose capture events init judges.
-func Agents() []string {
-	names := make([]string, 0, len(kinds))
-	for a := range kinds {
-		names = append(names, a)
-	}
-	return names
-}
-
 // Stdin returns the hook's standard input: what the gate already read, if
 // it read it, else os.Stdin.
 func Stdin() io.Reader {
@@ -80,39 +67,18 @@ func Stdin() io.Reader {
 	return os.Stdin
 }
 
-// kinds are the event tables of the agents whose capture events the gate
-// judges, by adapter name (each a leaf package, see the package comment).
-var kinds = map[string]func(string) event.Kind{
-	hooks.Agent:       hooks.Kind,
-	cursorhooks.Agent: cursorhooks.Kind,
-	codexhooks.Agent:  codexhooks.Kind,
-	// OpenCode's plugin sends no transcript: its replies are not queued.
-	opencodehooks.Agent: opencodehooks.Kind,
-	geminihooks.Agent:   geminihooks.Kind,
-}
-
-// queued are the agents whose replies the gate queues for the session
-// pipeline, with the variable that names their project (see package
-// projroot): their payloads name the session's transcript as Claude
-// Code's do (session_id, transcript_path, cwd), and cairn reads it. A test
-// checks that [reply] reads what their adapters' decoders read.
-var queued = map[string]string{
-	hooks.Agent:       "CLAUDE_PROJECT_DIR",
-	codexhooks.Agent:  "",
-	geminihooks.Agent: "GEMINI_PROJECT_DIR",
-}
-
 func init() {
 	agent, name, ok := hookArgs(os.Args)
 	if !ok {
 		return
 	}
-	kind := kinds[agent]
-	if kind == nil {
+	a, ok := registry.Find(agent)
+	if !ok {
 		return
 	}
-	before := kind(name) == event.BeforeTool && toolPayloads[agent] != nil
-	if !before && !kind(name).CaptureOnly() {
+	kind := a.Kind(name)
+	before := kind == event.BeforeTool && a.ToolCall != nil
+	if !before && !kind.CaptureOnly() {
 		return
 	}
 	data, err := io.ReadAll(io.LimitReader(os.Stdin, event.MaxPayload+1))
@@ -121,12 +87,12 @@ func init() {
 		return
 	}
 	if before {
-		if quiet(agent, toolPayloads[agent], data) {
+		if quiet(a, data) {
 			os.Exit(0)
 		}
 		return
 	}
-	switch judge(agent, kind(name), data) {
+	switch judge(a, kind, data) {
 	case Nothing:
 		os.Exit(0)
 	case Capture:
@@ -140,7 +106,7 @@ func init() {
 // session queued. It fails silently (the reject path writes nothing, and
 // the session's end queues the session again) and never panics: a panic
 // in an init would exit 2, which Claude Code reads as "block".
-func judge(agent string, kind event.Kind, data []byte) (v Verdict) {
+func judge(a registry.Agent, kind event.Kind, data []byte) (v Verdict) {
 	defer func() {
 		if recover() != nil {
 			v = Invalid // the full hook answers
@@ -148,7 +114,7 @@ func judge(agent string, kind event.Kind, data []byte) (v Verdict) {
 	}()
 	dir, _ := os.Getwd()
 	v, _ = Run(kind, data, Caller{
-		Decode: func() (event.Event, error) { return reply(agent, data, os.Getenv) },
+		Decode: func() (event.Event, error) { return reply(a, data, os.Getenv) },
 		Root: func(e event.Event) string {
 			return projroot.Resolve(projroot.Request{Getenv: os.Getenv, Agent: e.ProjectDir, Cwd: e.Cwd, Dir: dir}).Dir
 		},
@@ -163,20 +129,19 @@ func judge(agent string, kind event.Kind, data []byte) (v Verdict) {
 func hookArgs(args []string) (agent, name string, ok bool) {
 	switch {
 	case len(args) == 3 && args[1] == "hook":
-		return hooks.Agent, args[2], true
+		return registry.Default, args[2], true
 	case len(args) == 4 && args[1] == "hook":
 		return args[2], args[3], true
 	}
 	return "", "", false
 }
 
-// reply reads what the reject path needs of a reply of a queued agent
-// without its adapter (whose imports would run first): its session,
-// transcript, cwd and project directory. An agent not queued gets an
-// event without a transcript, which is not queued.
-func reply(agent string, data []byte, getenv func(string) string) (event.Event, error) {
-	env, ok := queued[agent]
-	if !ok {
+// reply reads what the reject path needs of a reply of an agent whose
+// transcript cairn reads, without its adapter (whose imports would run
+// first): its session, transcript, cwd and project directory. Another
+// agent's reply gets an event without a transcript, which is not queued.
+func reply(a registry.Agent, data []byte, getenv func(string) string) (event.Event, error) {
+	if !a.Transcript {
 		return event.Event{}, nil
 	}
 	var p struct {
@@ -187,9 +152,9 @@ func reply(agent string, data []byte, getenv func(string) string) (event.Event, 
 	if err := json.Unmarshal(data, &p); err != nil {
 		return event.Event{}, err
 	}
-	e := event.Event{Kind: event.Reply, Session: p.Session, Transcript: p.Transcript, Cwd: p.Cwd, Agent: agent}
-	if env != "" {
-		e.ProjectDir = getenv(env)
+	e := event.Event{Kind: event.Reply, Session: p.Session, Transcript: p.Transcript, Cwd: p.Cwd, Agent: a.Name}
+	if a.ProjectVar != "" {
+		e.ProjectDir = getenv(a.ProjectVar)
 	}
 	return e, nil
 }

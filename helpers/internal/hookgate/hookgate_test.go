@@ -3,10 +3,8 @@ package hookgate
 import (
 	"testing"
 
-	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
-	"github.com/cairn-dev/cairn/helpers/internal/agent/codex"
-	"github.com/cairn-dev/cairn/helpers/internal/agent/gemini"
-	"github.com/cairn-dev/cairn/helpers/internal/event"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/adapters"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/registry"
 )
 
 func TestHookArgs(t *testing.T) {
@@ -34,29 +32,29 @@ func TestHookArgs(t *testing.T) {
 // so the reject path queues the same task in the gate and in the full
 // hook ([Run] builds both).
 func TestReplyAgreesWithAdapters(t *testing.T) {
-	adapters := map[string]func(string, []byte, func(string) string) (event.Event, error){
-		claude.Name: claude.Decode, codex.Name: codex.Decode, gemini.Name: gemini.Decode,
-	}
-	replies := map[string]string{claude.Name: "Stop", codex.Name: "Stop", gemini.Name: "AfterAgent"}
+	replies := map[string]string{"claude": "Stop", "codex": "Stop", "gemini": "AfterAgent"}
 	env := func(k string) string { return "/env/" + k }
 	payload := []byte(`{"session_id":"s1","transcript_path":"/t/s1.jsonl","cwd":"/work/p","hook_event_name":"X","last_assistant_message":"done","prompt_response":"done"}`)
-	for agent := range queued {
-		decode := adapters[agent]
-		if decode == nil {
-			t.Errorf("%s is queued but has no adapter here", agent)
+	for _, a := range registry.Agents {
+		if !a.Transcript {
 			continue
 		}
-		want, err := decode(replies[agent], payload, env)
-		if err != nil {
-			t.Fatalf("%s: %v", agent, err)
+		ad, ok := adapters.Find(a.Name)
+		if !ok || replies[a.Name] == "" {
+			t.Errorf("%s is queued but has no adapter or reply event here", a.Name)
+			continue
 		}
-		got, err := reply(agent, payload, env)
+		want, err := ad.Decode(replies[a.Name], payload, env)
 		if err != nil {
-			t.Fatalf("%s: %v", agent, err)
+			t.Fatalf("%s: %v", a.Name, err)
+		}
+		got, err := reply(a, payload, env)
+		if err != nil {
+			t.Fatalf("%s: %v", a.Name, err)
 		}
 		if got.Session != want.Session || got.Transcript != want.Transcript || got.Cwd != want.Cwd ||
 			got.ProjectDir != want.ProjectDir || got.Agent != want.Agent {
-			t.Errorf("%s: the gate reads %+v, the adapter %+v", agent, got, want)
+			t.Errorf("%s: the gate reads %+v, the adapter %+v", a.Name, got, want)
 		}
 	}
 }

@@ -1,7 +1,7 @@
 package hookgate
 
 import (
-	"github.com/cairn-dev/cairn/helpers/internal/agent/claude/hooks"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/registry"
 	"os"
 	"path/filepath"
 	"testing"
@@ -58,7 +58,7 @@ func TestQuiet(t *testing.T) {
 		{"not a payload", "", ``, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := quiet(hooks.Agent, claudeTool, payload(dir, c.tool, c.input)); got != c.want {
+			if got := quiet(claudeAgent, payload(dir, c.tool, c.input)); got != c.want {
 				t.Errorf("quiet = %v, want %v", got, c.want)
 			}
 		})
@@ -67,13 +67,13 @@ func TestQuiet(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, ".cairn", "knowledge.jsonl"), []byte("{}\n{}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if quiet(hooks.Agent, claudeTool, payload(dir, "Read", `{"file_path":"b.go"}`)) {
+	if quiet(claudeAgent, payload(dir, "Read", `{"file_path":"b.go"}`)) {
 		t.Error("quiet trusted a map older than the log")
 	}
 	// No .cairn: nothing to say.
 	bare := t.TempDir()
 	os.Mkdir(filepath.Join(bare, ".git"), 0o755)
-	if !quiet(hooks.Agent, claudeTool, payload(bare, "Read", `{"file_path":"b.go"}`)) {
+	if !quiet(claudeAgent, payload(bare, "Read", `{"file_path":"b.go"}`)) {
 		t.Error("a project without .cairn went to the full hook")
 	}
 }
@@ -85,8 +85,11 @@ func BenchmarkQuiet(b *testing.B) {
 	b.Setenv("CLAUDE_PROJECT_DIR", "")
 	data := payload(dir, "Read", `{"file_path":"`+dir+`/src/none/b.go"}`)
 	for b.Loop() {
-		if !quiet(hooks.Agent, claudeTool, data) {
+		if !quiet(claudeAgent, data) {
 			b.Fatal("not quiet")
 		}
 	}
 }
+
+// claudeAgent is Claude Code as the registry lists it.
+var claudeAgent, _ = registry.Find(registry.Default)

@@ -371,8 +371,8 @@ func TestOwnKeyAndCanonicalKey(t *testing.T) {
 		{"handmade-key", false},
 		{"", false},
 	} {
-		if got := OwnKey(c.key); got != c.want {
-			t.Errorf("OwnKey(%q) = %v, want %v", c.key, got, c.want)
+		if got := ownKey(c.key); got != c.want {
+			t.Errorf("ownKey(%q) = %v, want %v", c.key, got, c.want)
 		}
 		if got := ownKey([]byte(c.key)); got != c.want {
 			t.Errorf("ownKey([]byte(%q)) = %v, want %v", c.key, got, c.want)

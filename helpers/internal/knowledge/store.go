@@ -521,11 +521,9 @@ func canonicalKey(line []byte) ([]byte, bool) {
 	return rest[:end], true
 }
 
-// OwnKey reports whether key has the shape of cairn's keys: a known type,
-// then "-", ending in "-" and six lower-case hex digits.
-func OwnKey(key string) bool { return ownKey(key) }
-
-// ownKey is [OwnKey] of a key as a string or in a line's memory. It runs
+// ownKey reports whether key (a string, or a line's memory) has the shape
+// of cairn's keys: a known type, then "-", ending in "-" and six
+// lower-case hex digits. It runs
 // once per line of the log on every insertion, so it looks a type up by
 // the key's first byte and checks the hex digits by table.
 func ownKey[K string | []byte](key K) bool {

@@ -2,11 +2,11 @@ package redact
 
 import "sort"
 
-// An invisible character that Normalize removes can split a secret
+// An invisible character that normalize removes can split a secret
 // ("ghp_abc\u200bdef..."), which the rules see whole once it is gone; but
 // it can also stand between a secret and the word before or after it
 // ("key\u200bAKIA...", "0\u200bmysql -pS3cret"), and gone, it glues them.
-// So when Normalize removed something, redactJoined looks at the text
+// So when normalize removed something, redactJoined looks at the text
 // as it is, at the tokens that start where a removal was even though
 // they are glued to the word before them, and at the text with a blank
 // where each removal was (the split view); and it redacts the union of

@@ -5,7 +5,7 @@ import (
 	"unicode/utf8"
 )
 
-// Normalize returns s without the characters that a terminal or an editor
+// normalize returns s without the characters that a terminal or an editor
 // does not show but that can split a secret so that no rule sees it whole.
 // [String] applies it before it looks for secrets, and its result is what
 // String redacts and returns. It removes:
@@ -30,15 +30,10 @@ import (
 // byte for byte. When there is nothing to remove, s itself is returned
 // after one scan of its bytes and nothing is allocated. When there is,
 // invalid UTF-8 in s is first replaced by U+FFFD so that a removal cannot
-// join stray bytes into a new invisible character: Normalize is idempotent,
+// join stray bytes into a new invisible character: normalize is idempotent,
 // and its result is valid UTF-8 whenever s was or whenever it changed s.
-func Normalize(s string) string {
-	out, _ := normalize(s)
-	return out
-}
-
-// normalize is Normalize, and also returns the offsets in its result
-// where it removed something (increasing, each once).
+// It also returns the offsets in its result where it removed something
+// (increasing, each once).
 func normalize(s string) (string, []int) {
 	i := firstRemovable(s)
 	if i < 0 {
@@ -69,7 +64,7 @@ func normalize(s string) (string, []int) {
 	return string(b), joins
 }
 
-// firstRemovable returns the offset of the first sequence Normalize
+// firstRemovable returns the offset of the first sequence normalize
 // removes, or -1.
 func firstRemovable(s string) int {
 	for i := 0; i < len(s); i++ {
@@ -80,7 +75,7 @@ func firstRemovable(s string) int {
 	return -1
 }
 
-// suspect marks the bytes that can start a sequence Normalize removes: the
+// suspect marks the bytes that can start a sequence normalize removes: the
 // control bytes, and the lead bytes of the UTF-8 encodings of the invisible
 // characters it removes (C2 for C1 controls and U+00AD, CD for U+034F, D8
 // for U+061C, E1 for U+180E, E2 for U+200B to U+206F, EF for U+FEFF and
@@ -95,7 +90,7 @@ var suspect = func() (t [256]bool) {
 	return t
 }()
 
-// removableAt returns the length of the sequence Normalize removes at s[i],
+// removableAt returns the length of the sequence normalize removes at s[i],
 // or 0 when the character there is kept.
 func removableAt(s string, i int) int {
 	c := s[i]
@@ -125,7 +120,7 @@ func removableAt(s string, i int) int {
 	return 0
 }
 
-// invisibleRune reports whether Normalize removes r.
+// invisibleRune reports whether normalize removes r.
 func invisibleRune(r rune) bool {
 	switch {
 	case 0x80 <= r && r <= 0x9f, r == 0xad, r == 0x34f, r == 0x61c, r == 0x180e:

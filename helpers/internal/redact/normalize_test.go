@@ -145,3 +145,9 @@ func TestProsePasswords(t *testing.T) {
 		}
 	}
 }
+
+// Normalize is normalize's text alone.
+func Normalize(s string) string {
+	out, _ := normalize(s)
+	return out
+}

@@ -1,7 +1,7 @@
 // Package redact removes secrets from free text before cairn writes it to
 // the knowledge log, which is committed to git and shared with a team.
 //
-// [String] first normalises the text ([Normalize]: control characters,
+// [String] first normalises the text (normalize: control characters,
 // ANSI escape sequences, zero-width, bidirectional and tag characters are
 // removed, so that none of them can split a secret), then replaces every
 // secret it recognises with a marker "[REDACTED:<kind>]" and reports what
@@ -232,7 +232,7 @@ func Excerpt(s string, max int) string {
 	return string(r[:max]) + " [...]"
 }
 
-// String returns [Normalize](s) with every recognised secret replaced by
+// String returns normalize(s) with every recognised secret replaced by
 // [Marker] of its kind, and what it replaced, sorted by Kind (nil when
 // nothing was replaced). It is idempotent: String of its own output
 // returns that output and no findings.
@@ -294,7 +294,7 @@ func findings(counts map[string]int) []Finding {
 
 // Trigger bits: a rule runs only when the cheap scan saw its trigger.
 const (
-	tNorm uint32 = 1 << iota // something for Normalize to remove
+	tNorm uint32 = 1 << iota // something for normalize to remove
 	tPEM
 	tToken
 	tURL
@@ -376,7 +376,7 @@ const (
 )
 
 // candidates scans s once and reports which rules could possibly match,
-// and whether s has anything for Normalize to remove. It returns 0 for the
+// and whether s has anything for normalize to remove. It returns 0 for the
 // common case of ordinary prose, and ignores markers left by an earlier
 // pass. Only a few bytes are worth a look (looking at a byte costs a
 // mispredicted branch, which is most of the cost of the scan): those that

@@ -160,11 +160,6 @@ func RunContext(ctx context.Context, s *knowledge.Store, opts Options, wait bool
 	return RunLockedContext(ctx, s, opts)
 }
 
-// RunLocked is Run for a caller that holds the sanitize lock.
-func RunLocked(s *knowledge.Store, opts Options) (Result, bool, error) {
-	return RunLockedContext(context.Background(), s, opts)
-}
-
 // RunLockedContext is RunContext for a caller that holds the sanitize
 // lock.
 func RunLockedContext(ctx context.Context, s *knowledge.Store, opts Options) (Result, bool, error) {

@@ -82,16 +82,6 @@ func init() {
 	}
 }
 
-// All returns the entry types in the order they are documented.
-func All() []Type {
-	out := make([]Type, len(table))
-	for i, t := range table {
-		out[i] = t
-		out[i].Spellings = append([]string(nil), t.Spellings...)
-	}
-	return out
-}
-
 // Names returns the type names in the order they are documented.
 func Names() []string {
 	out := make([]string, len(table))

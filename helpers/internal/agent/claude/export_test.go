@@ -11,3 +11,24 @@ func Install(data []byte, wrapper string) ([]byte, bool, error) {
 
 // ReadTranscriptMax is ReadTranscript reading at most max bytes.
 var ReadTranscriptMax = readTranscript
+
+// DecodePayload is decodePayload, for the external tests.
+var DecodePayload = decodePayload
+
+// EncodeContextStatus is encodeContextStatus, for the external tests.
+var EncodeContextStatus = encodeContextStatus
+
+// Marker is marker, for the external tests.
+const Marker = marker
+
+// MaxTranscriptLine is maxTranscriptLine, for the external tests.
+const MaxTranscriptLine = maxTranscriptLine
+
+// ToolInput is toolInput, for the external tests.
+type ToolInput = toolInput
+
+// Uninstall is uninstall, for the external tests.
+var Uninstall = uninstall
+
+// Payload is hookPayload, for the external tests.
+type Payload = hookPayload

@@ -19,7 +19,7 @@ import (
 // atis-latch, tools-used, system, attachment) reads as its conversation,
 // without the task notification.
 func TestReadTranscript2_1_330(t *testing.T) {
-	tr, err := claude.ReadTranscript(bytes.NewReader(readFixture(t, "async-subagent-2.1.330.jsonl")))
+	tr, err := claude.Adapter{}.ReadTranscript(bytes.NewReader(readFixture(t, "async-subagent-2.1.330.jsonl")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,11 +46,11 @@ func TestDecodeTaskNotificationPrompt(t *testing.T) {
 	const notification = `{"session_id":"s","transcript_path":"/t.jsonl","cwd":"/home/dev/src/shop","prompt_id":"p","permission_mode":"default",` +
 		`"hook_event_name":"UserPromptSubmit","prompt":"<task-notification>\n<task-id>a296d16f9dd7918fc</task-id>\n<status>completed</status>\n` +
 		`<summary>Agent \"sub\" finished</summary>\n<result>Done.\nDECISION: probe</result>\n</task-notification>"}`
-	e, err := claude.Decode("UserPromptSubmit", []byte(notification), getenv)
+	e, err := claude.Adapter{}.Decode("UserPromptSubmit", []byte(notification), getenv)
 	if err != nil || e.Kind != event.Prompt || e.Prompt != "" || e.Session != "s" {
 		t.Errorf("task notification: %+v, %v", e, err)
 	}
-	e, err = claude.Decode("UserPromptSubmit", []byte(userPromptSubmitPayload), getenv)
+	e, err = claude.Adapter{}.Decode("UserPromptSubmit", []byte(userPromptSubmitPayload), getenv)
 	if err != nil || e.Prompt != "fix the oauth redirect bug and record what you learn" {
 		t.Errorf("a person's prompt: %+v, %v", e, err)
 	}

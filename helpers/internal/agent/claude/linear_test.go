@@ -17,7 +17,7 @@ func TestReadTranscriptLinear(t *testing.T) {
 	data := claudetest.AssistantRun(2000) // 3 MB
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	c, err := claude.ReadTranscript(bytes.NewReader(data))
+	c, err := claude.Adapter{}.ReadTranscript(bytes.NewReader(data))
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +52,7 @@ func BenchmarkReadTranscriptRun(b *testing.B) {
 	data := claudetest.AssistantRun(16000)
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if _, err := claude.ReadTranscript(bytes.NewReader(data)); err != nil {
+		if _, err := (claude.Adapter{}).ReadTranscript(bytes.NewReader(data)); err != nil {
 			b.Fatal(err)
 		}
 	}

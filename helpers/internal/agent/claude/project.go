@@ -4,13 +4,13 @@ import (
 	"strings"
 )
 
-// ProjectCommand is how a project's committed .claude/settings.json runs
+// projectCommand is how a project's committed .claude/settings.json runs
 // cairn: the committed launcher, found through the variable Claude Code
 // sets to the project's root, so the file names nothing of one machine.
-const ProjectCommand = `"$CLAUDE_PROJECT_DIR"/` + ProjectMarker
+const projectCommand = `"$CLAUDE_PROJECT_DIR"/` + projectMarker
 
 // Project returns data with exactly the project wiring: every event of
-// [Hooks] runs [ProjectCommand], and any other handler of cairn's (the
+// [Hooks] runs [projectCommand], and any other handler of cairn's (the
 // plugin's wrapper, written by an older install.sh with one machine's
 // path) is removed. Other hooks and keys are left as they were.
 func Project(data []byte) (out []byte, changed bool, err error) {
@@ -23,7 +23,7 @@ func Project(data []byte) (out []byte, changed bool, err error) {
 		found := false
 		for _, g := range p.Hooks[h.Event] {
 			for _, hh := range g.Hooks {
-				if hh.Command == ProjectCommand+" "+h.Event {
+				if hh.Command == projectCommand+" "+h.Event {
 					found = true
 				}
 			}
@@ -33,7 +33,7 @@ func Project(data []byte) (out []byte, changed bool, err error) {
 	for _, groups := range p.Hooks {
 		for _, g := range groups {
 			for _, hh := range g.Hooks {
-				if strings.Contains(hh.Command, Marker) {
+				if strings.Contains(hh.Command, marker) {
 					exact = false
 				}
 			}
@@ -42,11 +42,11 @@ func Project(data []byte) (out []byte, changed bool, err error) {
 	if exact {
 		return data, false, nil
 	}
-	out, _, err = Uninstall(data)
+	out, _, err = uninstall(data)
 	if err != nil {
 		return nil, false, err
 	}
-	out, _, err = install(out, ProjectCommand)
+	out, _, err = install(out, projectCommand)
 	return out, err == nil, err
 }
 
@@ -61,7 +61,7 @@ func Wired(data []byte) (missing []string, err error) {
 		found := false
 		for _, g := range p.Hooks[h.Event] {
 			for _, hh := range g.Hooks {
-				if strings.Contains(hh.Command, ProjectMarker) {
+				if strings.Contains(hh.Command, projectMarker) {
 					found = true
 				}
 			}
@@ -85,15 +85,15 @@ const (
 	projectCairn = `"$(git rev-parse --show-toplevel)"/.cairn/hook`
 )
 
-// ProjectFile turns one of the plugin's command or agent files into the
+// projectFile turns one of the plugin's command or agent files into the
 // project's copy: the same text, running cairn through the launcher, with
 // the mark that says cairn installed it.
-func ProjectFile(plugin []byte) []byte {
+func projectFile(plugin []byte) []byte {
 	return []byte(strings.ReplaceAll(string(plugin), pluginCairn, projectCairn) + projectFileMark)
 }
 
-// IsProjectFile reports whether a file in .claude/ is one init --claude
+// isProjectFile reports whether a file in .claude/ is one init --claude
 // installed.
-func IsProjectFile(data []byte) bool {
+func isProjectFile(data []byte) bool {
 	return strings.HasSuffix(string(data), projectFileMark)
 }

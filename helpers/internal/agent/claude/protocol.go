@@ -3,7 +3,8 @@
 // the JSON written to stdout, hooks/hooks.json, and the project's wiring
 // (.claude/settings.json, the committed launcher, the slash commands). It
 // imports none of cairn's storage: what it knows of the project comes in
-// as an [fsx.Root].
+// as an [fsx.Root]. Its [Adapter] implements [agent.Adapter] itself; the
+// agent registry (agent/registry, agent/adapters) lists it.
 package claude
 
 import (
@@ -15,9 +16,6 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 )
 
-// Hook is one Claude Code hook event cairn handles (see [hooks.Hook]).
-type Hook = hooks.Hook
-
 // Events is the one table of Claude Code's events (see [hooks.Events]).
 var Events = hooks.Events
 
@@ -26,16 +24,13 @@ var Hooks = hooks.Registered()
 
 // Kind is the moment Claude Code's event name stands for; Unknown for a
 // name cairn does not handle.
-func Kind(name string) event.Kind { return hooks.Kind(name) }
-
-// Known reports whether event is one cairn handles.
-func Known(name string) bool { return Kind(name) != event.Unknown }
+func (Adapter) Kind(name string) event.Kind { return hooks.Kind(name) }
 
 // shellTool is the tool whose commands cairn reads.
 const shellTool = "Bash"
 
-// Payload is the part of an event's JSON that cairn uses.
-type Payload struct {
+// hookPayload is the part of an event's JSON that cairn uses.
+type hookPayload struct {
 	SessionID            string    `json:"session_id"`
 	TranscriptPath       string    `json:"transcript_path"`
 	Cwd                  string    `json:"cwd"`
@@ -43,7 +38,7 @@ type Payload struct {
 	Source               string    `json:"source"`
 	Prompt               string    `json:"prompt"`
 	ToolName             string    `json:"tool_name"`
-	ToolInput            ToolInput `json:"tool_input"`
+	ToolInput            toolInput `json:"tool_input"`
 	Error                string    `json:"error"`
 	StopHookActive       bool      `json:"stop_hook_active"`
 	LastAssistantMessage string    `json:"last_assistant_message"`
@@ -51,18 +46,18 @@ type Payload struct {
 	AgentType            string    `json:"agent_type"`
 }
 
-// ToolInput is the input of a tool call: for Bash, the command; for the
+// toolInput is the input of a tool call: for Bash, the command; for the
 // file tools, the file.
-type ToolInput struct {
+type toolInput struct {
 	Command      string `json:"command"`
 	FilePath     string `json:"file_path"`
 	NotebookPath string `json:"notebook_path"`
 }
 
-// DecodePayload parses a payload. tool_input may be any object; only its
+// decodePayload parses a payload. tool_input may be any object; only its
 // command is kept.
-func DecodePayload(data []byte) (Payload, error) {
-	var p Payload
+func decodePayload(data []byte) (hookPayload, error) {
+	var p hookPayload
 	if err := json.Unmarshal(data, &p); err != nil {
 		return p, fmt.Errorf("decode hook payload: %w", err)
 	}
@@ -71,16 +66,16 @@ func DecodePayload(data []byte) (Payload, error) {
 
 // projectDirEnv is the variable Claude Code sets to the project's root in
 // every hook.
-const projectDirEnv = "CLAUDE_PROJECT_DIR"
+const projectDirEnv = hooks.ProjectVar
 
 // Decode turns the payload of Claude Code's event name into a session
 // event; getenv reads the hook's environment.
-func Decode(name string, data []byte, getenv func(string) string) (event.Event, error) {
-	kind := Kind(name)
+func (Adapter) Decode(name string, data []byte, getenv func(string) string) (event.Event, error) {
+	kind := Adapter{}.Kind(name)
 	if kind == event.Unknown {
 		return event.Event{}, fmt.Errorf("unknown hook event %q", name)
 	}
-	p, err := DecodePayload(data)
+	p, err := decodePayload(data)
 	if err != nil {
 		return event.Event{}, err
 	}
@@ -97,7 +92,7 @@ func Decode(name string, data []byte, getenv func(string) string) (event.Event, 
 		Text:       p.LastAssistantMessage,
 		Continued:  p.StopHookActive,
 		Transcript: p.TranscriptPath,
-		Agent:      Name,
+		Agent:      hooks.Agent,
 	}
 	if kind == event.BeforeTool {
 		e.Tool = p.ToolName
@@ -122,18 +117,18 @@ func Decode(name string, data []byte, getenv func(string) string) (event.Event, 
 // person to confirm), a line for the person in systemMessage,
 // and a request to go on as decision "block" (Stop and SubagentStop).
 // An empty reply writes nothing.
-func Encode(e event.Event, r event.Answer) ([]byte, error) {
+func (Adapter) Encode(e event.Event, r event.Answer) ([]byte, error) {
 	switch {
 	case r.Empty():
 		return nil, nil
 	case r.GoOn != "":
-		return EncodeBlock(r.GoOn)
+		return encodeBlock(r.GoOn)
 	case e.Kind == event.BeforeTool && (r.Context != "" || r.Ask != ""):
-		return EncodeBeforeTool(r.Context, r.Status, r.Ask)
+		return encodeBeforeTool(r.Context, r.Status, r.Ask)
 	case r.Context != "" && (e.Kind == event.Start || e.Kind == event.Prompt):
-		return EncodeContextStatus(e.Name, r.Context, r.Status)
+		return encodeContextStatus(e.Name, r.Context, r.Status)
 	case r.Status != "":
-		return EncodeStatus(r.Status)
+		return encodeStatus(r.Status)
 	}
 	return nil, nil
 }
@@ -148,11 +143,11 @@ type contextOutput struct {
 	} `json:"hookSpecificOutput"`
 }
 
-// EncodeBeforeTool returns the stdout of a PreToolUse hook: context for
+// encodeBeforeTool returns the stdout of a PreToolUse hook: context for
 // the model, a line for the person, and, when ask is set, the request
 // that the person confirm the call, with ask as the reason. It never
 // answers allow or deny: a note in the log may not decide for the person.
-func EncodeBeforeTool(text, status, ask string) ([]byte, error) {
+func encodeBeforeTool(text, status, ask string) ([]byte, error) {
 	var out struct {
 		SystemMessage      string `json:"systemMessage,omitempty"`
 		HookSpecificOutput struct {
@@ -172,24 +167,19 @@ func EncodeBeforeTool(text, status, ask string) ([]byte, error) {
 	return encode(out)
 }
 
-// EncodeBlock returns the stdout of a Stop or SubagentStop hook that makes
+// encodeBlock returns the stdout of a Stop or SubagentStop hook that makes
 // the agent go on, with reason as its instruction.
-func EncodeBlock(reason string) ([]byte, error) {
+func encodeBlock(reason string) ([]byte, error) {
 	return encode(struct {
 		Decision string `json:"decision"`
 		Reason   string `json:"reason"`
 	}{"block", reason})
 }
 
-// EncodeContext returns the stdout of a hook that adds text to the model's
-// context for event.
-func EncodeContext(name, text string) ([]byte, error) {
-	return EncodeContextStatus(name, text, "")
-}
-
-// EncodeContextStatus is EncodeContext that also shows status, one quiet
-// line, to the person (systemMessage); an empty status shows nothing.
-func EncodeContextStatus(name, text, status string) ([]byte, error) {
+// encodeContextStatus returns the stdout of a hook that adds text to the
+// model's context for the event name, and shows status, one quiet line,
+// to the person (systemMessage); an empty status shows nothing.
+func encodeContextStatus(name, text, status string) ([]byte, error) {
 	var out contextOutput
 	out.SystemMessage = status
 	out.HookSpecificOutput.HookEventName = name
@@ -197,9 +187,9 @@ func EncodeContextStatus(name, text, status string) ([]byte, error) {
 	return encode(out)
 }
 
-// EncodeStatus returns the stdout of a hook that only shows status, one
+// encodeStatus returns the stdout of a hook that only shows status, one
 // quiet line, to the person (systemMessage).
-func EncodeStatus(status string) ([]byte, error) {
+func encodeStatus(status string) ([]byte, error) {
 	return encode(struct {
 		SystemMessage string `json:"systemMessage"`
 	}{status})

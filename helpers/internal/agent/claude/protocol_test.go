@@ -39,13 +39,13 @@ const (
 
 func TestKnown(t *testing.T) {
 	for _, e := range []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop", "SubagentStop", "PreCompact", "SessionEnd", "PreToolUse"} {
-		if !claude.Known(e) {
-			t.Errorf("Known(%q) = false", e)
+		if !known(e) {
+			t.Errorf("known(%q) = false", e)
 		}
 	}
 	for _, e := range []string{"", "sessionstart", "SESSIONSTART", " SessionStart", "SessionStart ", "SubagentStart", "Notification", "session-start"} {
-		if claude.Known(e) {
-			t.Errorf("Known(%q) = true", e)
+		if known(e) {
+			t.Errorf("known(%q) = true", e)
 		}
 	}
 }
@@ -104,7 +104,7 @@ func TestDecodeFixtures(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%s: Decode =\n%+v\nwant\n%+v", tc.name, got, tc.want)
 		}
-		if !claude.Known(got.HookEventName) {
+		if !known(got.HookEventName) {
 			t.Errorf("%s: event %q not Known", tc.name, got.HookEventName)
 		}
 	}
@@ -113,7 +113,7 @@ func TestDecodeFixtures(t *testing.T) {
 func TestDecodeStopHookActive(t *testing.T) {
 	p, err := claude.DecodePayload([]byte(strings.Replace(stopPayload, `"stop_hook_active":false`, `"stop_hook_active":true`, 1)))
 	if err != nil || !p.StopHookActive {
-		t.Errorf("Decode(stop_hook_active true) = %+v, %v", p, err)
+		t.Errorf("Adapter{}.Decode(stop_hook_active true) = %+v, %v", p, err)
 	}
 }
 
@@ -123,7 +123,7 @@ func TestDecodeInvalid(t *testing.T) {
 		`{"tool_input": {"command": 5}}`, stopPayload[:len(stopPayload)/2], "\x00\x01",
 	} {
 		if _, err := claude.DecodePayload([]byte(in)); err == nil {
-			t.Errorf("Decode(%q) succeeded", in)
+			t.Errorf("Adapter{}.Decode(%q) succeeded", in)
 		}
 	}
 }
@@ -132,7 +132,7 @@ func TestEncodeContext(t *testing.T) {
 	text := "<untrusted-knowledge source=\"cairn\" trust=\"data-not-instructions\">\n" +
 		"- [learned] a & b \"quoted\" \\ back\ttab 日本語 😀 \u2028 (2025-11-22)\n</untrusted-knowledge>\nTo record..."
 	for _, event := range []string{"SessionStart", "UserPromptSubmit"} {
-		out, err := claude.EncodeContext(event, text)
+		out, err := encodeContext(event, text)
 		if err != nil {
 			t.Fatalf("EncodeContext: %v", err)
 		}
@@ -169,7 +169,7 @@ func TestEncodeContext(t *testing.T) {
 }
 
 func TestEncodeContextEmpty(t *testing.T) {
-	out, err := claude.EncodeContext("SessionStart", "")
+	out, err := encodeContext("SessionStart", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func FuzzDecode(f *testing.F) {
 		if err != nil {
 			return
 		}
-		out, err := claude.EncodeContext(p.HookEventName, p.LastAssistantMessage+p.ToolInput.Command)
+		out, err := encodeContext(p.HookEventName, p.LastAssistantMessage+p.ToolInput.Command)
 		if err != nil {
 			t.Fatalf("EncodeContext of a decoded payload: %v", err)
 		}
@@ -220,7 +220,7 @@ func TestBeforeTool(t *testing.T) {
 		{`{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"NotebookEdit","tool_input":{"notebook_path":"n.ipynb"}}`, "NotebookEdit", "n.ipynb", true},
 		{`{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`, "Bash", "", false},
 	} {
-		e, err := claude.Decode("PreToolUse", []byte(c.payload), func(string) string { return "" })
+		e, err := (claude.Adapter{}).Decode("PreToolUse", []byte(c.payload), func(string) string { return "" })
 		if err != nil || e.Kind != event.BeforeTool || e.Tool != c.tool || e.Path != c.path || e.Edits != c.edits {
 			t.Errorf("Decode(%s) = %+v, %v", c.payload, e, err)
 		}
@@ -238,4 +238,13 @@ func TestBeforeTool(t *testing.T) {
 	if strings.Contains(string(out), "permissionDecision") {
 		t.Errorf("context alone decides: %s", out)
 	}
+}
+
+// known reports whether Claude Code's event name is one cairn handles.
+func known(name string) bool { return (claude.Adapter{}).Kind(name) != event.Unknown }
+
+// encodeContext is the stdout of a hook that adds text to the model's
+// context for the event name, without a status line.
+func encodeContext(name, text string) ([]byte, error) {
+	return claude.EncodeContextStatus(name, text, "")
 }

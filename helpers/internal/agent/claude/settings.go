@@ -1,27 +1,27 @@
 package claude
 
-// Claude Code's settings.json, edited surgically: cairn's hook entries are
+// Claude Code's settings.json, edited in place through package
+// agent/jsonc (as Gemini CLI's settings are): cairn's hook entries are
 // added and exactly those removed, every other key, its order and its
-// formatting left as they were. This is the only package that imports
-// tidwall/sjson.
+// formatting left as they were. The file is read as strict JSON first
+// (encoding/json), as Claude Code reads it.
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
 
-	"github.com/tidwall/sjson"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/jsonc"
 )
 
-// Marker identifies the plugin's hook commands: any command that runs it
+// marker identifies the plugin's hook commands: any command that runs it
 // is cairn's.
-const Marker = "cairn-hook"
+const marker = "cairn-hook"
 
-// ProjectMarker identifies the project wiring's hook commands (the
-// committed launcher); see [ProjectCommand].
-const ProjectMarker = ".cairn/hook"
+// projectMarker identifies the project wiring's hook commands (the
+// committed launcher); see [projectCommand].
+const projectMarker = ".cairn/hook"
 
 type handler struct {
 	Type    string `json:"type"`
@@ -56,49 +56,75 @@ func parse(data []byte) (parsed, error) {
 // install adds, for every event of [Hooks] that has no handler of cairn's,
 // a handler that runs command followed by the event name.
 func install(data []byte, command string) (out []byte, changed bool, err error) {
-	defer func() { out = keepTrailingSpace(data, out) }()
 	p, err := parse(data)
 	if err != nil {
 		return nil, false, err
 	}
-	out = data
-	if len(strings.TrimSpace(string(out))) == 0 {
-		out = []byte("{}\n")
+	if len(strings.TrimSpace(string(data))) == 0 {
+		data = []byte("{}\n")
+	}
+	doc, err := jsonc.Parse(data)
+	if err != nil {
+		return nil, false, fmt.Errorf("settings.json: %w", err)
 	}
 	for _, h := range Hooks {
 		if hasCairn(p, h.Event) {
 			continue
 		}
 		g := group{Matcher: h.Matcher, Hooks: []handler{{Type: "command", Command: command + " " + h.Event, Timeout: h.Timeout}}}
-		raw, _ := json.Marshal(g)
-		if out, err = sjson.SetRawBytesOptions(out, "hooks."+h.Event+".-1", raw, &sjson.Options{Optimistic: false}); err != nil {
+		if err := addGroup(doc, h.Event, g); err != nil {
 			return nil, false, fmt.Errorf("add %s hook: %w", h.Event, err)
 		}
 		changed = true
 	}
-	return out, changed, nil
+	if !changed {
+		return data, false, nil
+	}
+	return doc.Bytes(), true, nil
 }
 
-// Uninstall returns data without cairn's hook handlers: a handler of
+// addGroup appends g to the event's groups in doc, adding the event, and
+// the hooks object, where missing.
+func addGroup(doc *jsonc.Doc, event string, g group) error {
+	hv := doc.Root().Get("hooks")
+	if hv.Kind() == 0 || hv.Kind() == 'n' {
+		doc.Root().Delete("hooks")
+		return doc.Root().Set("hooks", map[string][]group{event: {g}})
+	}
+	ev := hv.Get(event)
+	if ev.Kind() == 0 || ev.Kind() == 'n' {
+		hv.Delete(event)
+		return hv.Set(event, []group{g})
+	}
+	return ev.Append(g)
+}
+
+// uninstall returns data without cairn's hook handlers: a handler of
 // cairn's is removed from its group, a group left with no handler is
 // removed, and an event, or the hooks object, that cairn's removal left
 // empty is removed too. An empty event or hooks object that was there
 // before Install cannot be told apart and is removed as well.
-func Uninstall(data []byte) (out []byte, changed bool, err error) {
-	defer func() { out = keepTrailingSpace(data, out) }()
+func uninstall(data []byte) (out []byte, changed bool, err error) {
 	p, err := parse(data)
 	if err != nil {
 		return nil, false, err
 	}
-	out = data
+	if len(p.Hooks) == 0 {
+		return data, false, nil
+	}
+	doc, err := jsonc.Parse(data)
+	if err != nil {
+		return nil, false, fmt.Errorf("settings.json: %w", err)
+	}
+	hv := doc.Root().Get("hooks")
 	events := make([]string, 0, len(p.Hooks))
 	for event := range p.Hooks {
 		events = append(events, event)
 	}
 	sort.Strings(events)
-	emptied := false
 	for _, event := range events {
 		groups := p.Hooks[event]
+		ev := hv.Get(event)
 		removedGroups := 0
 		for i := len(groups) - 1; i >= 0; i-- {
 			hs := groups[i].Hooks
@@ -113,34 +139,25 @@ func Uninstall(data []byte) (out []byte, changed bool, err error) {
 			}
 			changed = true
 			if len(ours) == len(hs) {
-				if out, err = sjson.DeleteBytes(out, fmt.Sprintf("hooks.%s.%d", event, i)); err != nil {
-					return nil, false, err
-				}
+				ev.Remove(i)
 				removedGroups++
 				continue
 			}
 			for k := len(ours) - 1; k >= 0; k-- {
-				if out, err = sjson.DeleteBytes(out, fmt.Sprintf("hooks.%s.%d.hooks.%d", event, i, ours[k])); err != nil {
-					return nil, false, err
-				}
+				ev.Index(i).Get("hooks").Remove(ours[k])
 			}
 		}
 		if removedGroups > 0 && removedGroups == len(groups) {
-			if out, err = sjson.DeleteBytes(out, "hooks."+event); err != nil {
-				return nil, false, err
-			}
-			emptied = true
+			hv.Delete(event)
 		}
 	}
 	if !changed {
 		return data, false, nil
 	}
-	if emptied {
-		if p2, err := parse(out); err == nil && p2.Hooks != nil && len(p2.Hooks) == 0 {
-			out, _ = sjson.DeleteBytes(out, "hooks")
-		}
+	if hv.Len() == 0 {
+		doc.Root().Delete("hooks")
 	}
-	return out, true, nil
+	return doc.Bytes(), true, nil
 }
 
 func hasCairn(p parsed, event string) bool {
@@ -166,18 +183,5 @@ func groupIsCairn(hs []struct {
 // isCairn reports whether a hook command is cairn's: the plugin's wrapper
 // or the project's launcher.
 func isCairn(command string) bool {
-	return strings.Contains(command, Marker) || strings.Contains(command, ProjectMarker)
-}
-
-// keepTrailingSpace gives out the white space that ended orig (sjson drops
-// it when it rewrites the top-level object).
-func keepTrailingSpace(orig, out []byte) []byte {
-	if out == nil {
-		return nil
-	}
-	trail := orig[len(bytes.TrimRight(orig, " \t\r\n")):]
-	if len(strings.TrimSpace(string(orig))) == 0 {
-		trail = []byte("\n")
-	}
-	return append(bytes.TrimRight(out, " \t\r\n"), trail...)
+	return strings.Contains(command, marker) || strings.Contains(command, projectMarker)
 }

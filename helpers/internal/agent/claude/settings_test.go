@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -590,4 +591,60 @@ func TestShellQuoting(t *testing.T) {
 	if got := hooksOf(t, out)["Stop"][0].Hooks[0].Command; got != want {
 		t.Errorf("Stop command = %q, want %q", got, want)
 	}
+}
+
+// Whatever settings file cairn accepts, the project wiring it writes is
+// complete and stable, and removing it leaves the file as it was, as
+// Claude Code reads it (an event or hooks object left empty goes too).
+func FuzzSettings(f *testing.F) {
+	for _, s := range []string{
+		"", "{}", `{"model": "x"}`, "{\n  \"hooks\": {\n    \"Stop\": [\n      {\"hooks\": [{\"type\": \"command\", \"command\": \"./x\"}]}\n    ]\n  }\n}\n",
+		`{"hooks": null}`, `{"hooks": {"Stop": null, "PreCompact": []}, "z": [1, 2]}`,
+		`{"a":1,"hooks":{"PostToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"\"$CLAUDE_PROJECT_DIR\"/.cairn/hook PostToolUse"},{"type":"command","command":"y"}]}]}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		out, _, err := claude.Project(data)
+		if err != nil {
+			return // not settings cairn can edit: refused
+		}
+		if missing, err := claude.Wired(out); err != nil || len(missing) > 0 {
+			t.Fatalf("Project left %v unwired (%v):\n%s", missing, err, out)
+		}
+		if again, changed, err := claude.Project(out); err != nil || changed || string(again) != string(out) {
+			t.Fatalf("Project is not idempotent (%v %v):\n%s\n---\n%s", changed, err, out, again)
+		}
+		back, _, err := claude.Uninstall(out)
+		if err != nil {
+			t.Fatalf("Uninstall: %v\n%s", err, out)
+		}
+		if missing, err := claude.Wired(back); err != nil || len(missing) != len(claude.Hooks) {
+			t.Fatalf("Uninstall left cairn's hooks (%v):\n%s", err, back)
+		}
+		var before, after map[string]any
+		if json.Unmarshal(data, &before) != nil || strings.Contains(string(data), "cairn") || strings.Contains(string(data), `\`) {
+			return // cairn's own hooks were there, or escapes that spell them
+		}
+		if err := json.Unmarshal(back, &after); err != nil {
+			t.Fatalf("Uninstall broke the file: %v\n%s", err, back)
+		}
+		for _, m := range []map[string]any{before, after} {
+			if hs, ok := m["hooks"].(map[string]any); ok {
+				for ev, groups := range hs {
+					if list, ok := groups.([]any); ok && len(list) == 0 || groups == nil {
+						delete(hs, ev)
+					}
+				}
+				if len(hs) == 0 {
+					delete(m, "hooks")
+				}
+			} else if m["hooks"] == nil {
+				delete(m, "hooks")
+			}
+		}
+		if !reflect.DeepEqual(before, after) {
+			t.Fatalf("Uninstall(Project(x)) = %v, want %v\n%s", after, before, back)
+		}
+	})
 }

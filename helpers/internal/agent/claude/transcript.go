@@ -14,9 +14,9 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 )
 
-// MaxTranscriptLine caps one record of a transcript; a longer one (a huge
+// maxTranscriptLine caps one record of a transcript; a longer one (a huge
 // tool result) is skipped, not held in memory.
-const MaxTranscriptLine = 16 << 20
+const maxTranscriptLine = 16 << 20
 
 // record is the part of a transcript line the reader uses.
 type record struct {
@@ -47,7 +47,7 @@ type block struct {
 // text) joins into one message; tool calls and results, thinking, meta
 // records and everything that is not a user or assistant message are left
 // out. It reads at most [event.MaxTranscript] bytes (Cut says so).
-func ReadTranscript(r io.Reader) (event.Conversation, error) {
+func (Adapter) ReadTranscript(r io.Reader) (event.Conversation, error) {
 	return readTranscript(r, event.MaxTranscript)
 }
 
@@ -92,7 +92,7 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 	var line []byte
 	for {
 		chunk, err := br.ReadSlice('\n')
-		if len(line)+len(chunk) > MaxTranscriptLine {
+		if len(line)+len(chunk) > maxTranscriptLine {
 			for errors.Is(err, bufio.ErrBufferFull) {
 				_, err = br.ReadSlice('\n')
 			}

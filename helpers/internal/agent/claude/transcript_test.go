@@ -46,7 +46,7 @@ func TestReadTranscriptFixtures(t *testing.T) {
 			[]string{"Find why TestRedirect is flaky", "INVESTIGATION: TestRedirect is flaky"}, nil},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			tr, err := claude.ReadTranscript(bytes.NewReader(readFixture(t, tc.file)))
+			tr, err := claude.Adapter{}.ReadTranscript(bytes.NewReader(readFixture(t, tc.file)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,7 +90,7 @@ func TestReadTranscriptDamaged(t *testing.T) {
 	good := readFixture(t, "interactive-two-turns.jsonl")
 	huge := `{"type":"user","message":{"role":"user","content":"` + strings.Repeat("x", claude.MaxTranscriptLine) + `"}}` + "\n"
 	in := "not json\n" + huge + string(good) + `{"type":"user","message":{"role":"user","content":"torn`
-	tr, err := claude.ReadTranscript(strings.NewReader(in))
+	tr, err := claude.Adapter{}.ReadTranscript(strings.NewReader(in))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func FuzzReadTranscript(f *testing.F) {
 		`{"type":"user","message":{"role":"user","content":"where?"},"timestamp":"2026-11-24T01:04:10.555Z","entrypoint":"cli","cwd":"/w","sessionId":"s","version":"2.1.197","gitBranch":"main"}` + "\n" +
 		`{"type":"assistant","isSidechain":false,"isMeta":false,"message":{"role":"assistant","content":[{"type":"text","text":"here"}]},"gitBranch":"fix"}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		tr, err := claude.ReadTranscript(bytes.NewReader(data))
+		tr, err := claude.Adapter{}.ReadTranscript(bytes.NewReader(data))
 		if err != nil {
 			t.Fatalf("an in-memory reader failed: %v", err)
 		}
@@ -141,7 +141,7 @@ func BenchmarkReadTranscript(b *testing.B) {
 	data := bytes.Repeat(readFixture(b, "multi-turn.jsonl"), 200) // ~3 MB, 3,800 records
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if _, err := claude.ReadTranscript(bytes.NewReader(data)); err != nil {
+		if _, err := (claude.Adapter{}).ReadTranscript(bytes.NewReader(data)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -155,7 +155,7 @@ func TestReadTranscriptSkipsCommandWrappers(t *testing.T) {
 	exit := `{"type":"user","message":{"role":"user","content":"<command-name>/exit</command-name>\n            <command-message>exit</command-message>\n            <command-args></command-args>"}}` + "\n" +
 		`{"type":"user","message":{"role":"user","content":"<local-command-stdout>See ya!</local-command-stdout>"}}` + "\n" +
 		`{"type":"user","message":{"role":"user","content":[{"type":"text","text":"<bash-input>ls</bash-input>"}]}}` + "\n"
-	tr, err := claude.ReadTranscript(strings.NewReader(string(good) + exit))
+	tr, err := claude.Adapter{}.ReadTranscript(strings.NewReader(string(good) + exit))
 	if err != nil || len(tr.Messages) != 4 {
 		t.Fatalf("%d messages, %v", len(tr.Messages), err)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,7 +14,6 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
-	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
@@ -35,27 +33,10 @@ type Adapter struct{}
 var _ agent.Adapter = Adapter{}
 
 // Name is "claude".
-func (Adapter) Name() string { return Name }
-
-// Name is the adapter's name.
-const Name = hooks.Agent
-
-// ReadTranscript reads a Claude Code transcript (see [ReadTranscript]).
-func (Adapter) ReadTranscript(r io.Reader) (event.Conversation, error) { return ReadTranscript(r) }
+func (Adapter) Name() string { return hooks.Agent }
 
 // Title is "Claude Code".
 func (Adapter) Title() string { return "Claude Code" }
-
-// Kind is the moment Claude Code's event name stands for.
-func (Adapter) Kind(name string) event.Kind { return Kind(name) }
-
-// Decode is [Decode].
-func (Adapter) Decode(name string, payload []byte, getenv func(string) string) (event.Event, error) {
-	return Decode(name, payload, getenv)
-}
-
-// Encode is [Encode].
-func (Adapter) Encode(e event.Event, a event.Answer) ([]byte, error) { return Encode(e, a) }
 
 // Wiring describes what Wire writes.
 func (Adapter) Wiring() string {
@@ -64,9 +45,6 @@ func (Adapter) Wiring() string {
 
 // Paths are .cairn and .claude.
 func (Adapter) Paths() []string { return []string{".cairn", ".claude"} }
-
-// Wire is [Wire].
-func (Adapter) Wire(project string, cairnDir fsx.Root) (bool, error) { return Wire(project, cairnDir) }
 
 // Uses reports whether the project's .claude/settings.json runs the
 // launcher for any event.
@@ -79,21 +57,11 @@ func (Adapter) Uses(project string) bool {
 	return err == nil && len(missing) < len(Hooks)
 }
 
-// Unwire is [Unwire].
-func (Adapter) Unwire(project string, cairnDir fsx.Root) ([]string, error) {
-	return Unwire(project, cairnDir)
-}
-
-// CheckWiring is [CheckWiring].
-func (Adapter) CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
-	return CheckWiring(project, cairnDir, home)
-}
-
 // Wire writes the committed launcher (.cairn/hook, in cairnDir), the
 // project's hooks that run it (.claude/settings.json) and the plugin's
 // slash commands and agent (.claude/commands, .claude/agents), each only
 // where it differs, and reports whether it wrote.
-func Wire(project string, cairnDir fsx.Root) (bool, error) {
+func (Adapter) Wire(project string, cairnDir fsx.Root) (bool, error) {
 	changed, err := launcher.Write(cairnDir)
 	if err != nil {
 		return false, err
@@ -129,7 +97,7 @@ func Wire(project string, cairnDir fsx.Root) (bool, error) {
 }
 
 // Unwire removes what Wire added, and only that, and says what it removed.
-func Unwire(project string, cairnDir fsx.Root) ([]string, error) {
+func (Adapter) Unwire(project string, cairnDir fsx.Root) ([]string, error) {
 	var removed []string
 	dir := claudeDir(project)
 	data, err := agent.ReadConfig(dir, "settings.json")
@@ -137,7 +105,7 @@ func Unwire(project string, cairnDir fsx.Root) ([]string, error) {
 		return nil, err
 	}
 	if data != nil {
-		out, changed, err := Uninstall(data)
+		out, changed, err := uninstall(data)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrSettings, err)
 		}
@@ -178,10 +146,10 @@ func installProjectFiles(dir fsx.Root) (bool, error) {
 		if err != nil {
 			return err
 		}
-		want := ProjectFile(src)
+		want := projectFile(src)
 		cur, err := dir.ReadFile(path, maxSettings)
 		switch {
-		case err == nil && (bytes.Equal(cur, want) || !IsProjectFile(cur)):
+		case err == nil && (bytes.Equal(cur, want) || !isProjectFile(cur)):
 			return nil // current, or the project's own file
 		case err != nil && !errors.Is(err, fs.ErrNotExist):
 			return err
@@ -203,7 +171,7 @@ func removeProjectFiles(dir fsx.Root) (int, error) {
 			return err
 		}
 		cur, err := dir.ReadFile(path, maxSettings)
-		if err != nil || !IsProjectFile(cur) {
+		if err != nil || !isProjectFile(cur) {
 			return nil
 		}
 		if err := dir.Remove(path); err != nil {
@@ -222,7 +190,7 @@ func removeProjectFiles(dir fsx.Root) (int, error) {
 // CheckWiring reports the project's Claude Code wiring: the launcher, and
 // the hooks in .claude/settings.json that run it; without either, whether
 // the user's own cairn plugin covers the project.
-func CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
+func (Adapter) CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
 	state, lerr := launcher.Check(cairnDir)
 	data, serr := claudeDir(project).ReadFile("settings.json", maxSettings)
 	missing, perr := Wired(data)
@@ -294,15 +262,15 @@ func wiring(status, detail, fix string) agent.Wiring {
 	return agent.Wiring{Status: status, Detail: detail, Fix: fix}
 }
 
-// ProjectSettings is the Claude Code settings file cairn wires.
-const ProjectSettings = ".claude/settings.json"
+// projectSettings is the Claude Code settings file cairn wires.
+const projectSettings = ".claude/settings.json"
 
 // ForeignHooks lists the hooks of .claude/settings.json that cairn did not
 // write there (see [agent.ForeignHooks]).
 func (Adapter) ForeignHooks(project string) (string, []string, error) {
 	var ours []string
 	for _, h := range Hooks {
-		ours = append(ours, ProjectCommand+" "+h.Event)
+		ours = append(ours, projectCommand+" "+h.Event)
 	}
-	return agent.ForeignHooksIn(claudeDir(project), "settings.json", ProjectSettings, ours, nil)
+	return agent.ForeignHooksIn(claudeDir(project), "settings.json", projectSettings, ours, nil)
 }

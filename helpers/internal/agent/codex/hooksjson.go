@@ -9,23 +9,22 @@ package codex
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 
+	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/codex/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
 )
 
-// Command is the command cairn registers for Codex's event: the committed
+// hookCommand is the command cairn registers for Codex's event: the committed
 // launcher at the root of the session's work tree. Codex runs hooks with
 // `$SHELL -lc` in the session's working directory, which may be a
 // subdirectory, and names no project directory in their environment; sh
 // finds the root (git, else the working directory), so the file names
 // nothing of one machine and works from any shell.
-func Command(event string) string {
-	return `sh -c 'exec "$(git rev-parse --show-toplevel 2>/dev/null || pwd)/` + launcher.Path + `" --agent ` + Name + ` ` + event + `'`
+func hookCommand(event string) string {
+	return `sh -c 'exec "$(git rev-parse --show-toplevel 2>/dev/null || pwd)/` + launcher.Path + `" --agent ` + hooks.Agent + ` ` + event + `'`
 }
 
 // isCairn reports whether a hook command is cairn's: it runs the launcher.
@@ -49,7 +48,7 @@ type group struct {
 
 // wanted is cairn's matcher group for h.
 func wanted(h hooks.Hook) group {
-	hd := handler{Type: "command", Command: Command(h.Event), Timeout: h.Timeout}
+	hd := handler{Type: "command", Command: hookCommand(h.Event), Timeout: h.Timeout}
 	if h.Context {
 		off := 0
 		hd.AdditionalContextLimit = &off
@@ -57,65 +56,6 @@ func wanted(h hooks.Hook) group {
 	return group{Matcher: h.Matcher, Hooks: []handler{hd}}
 }
 
-// member is one key of a JSON object, in its place.
-type member struct {
-	Key   string
-	Value json.RawMessage
-}
-
-// decodeObject reads a JSON object keeping its keys' order.
-func decodeObject(data []byte) ([]member, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, errors.New("not a JSON object")
-	}
-	var out []member
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		key, ok := tok.(string)
-		if !ok {
-			return nil, errors.New("object key is not a string")
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, member{key, v})
-	}
-	if _, err := dec.Token(); err != nil { // the closing brace
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("data after the JSON object")
-	}
-	return out, nil
-}
-
-// encodeObject writes members as a compact JSON object.
-func encodeObject(ms []member) []byte {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, m := range ms {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(marshal(m.Key))
-		b.WriteByte(':')
-		b.Write(m.Value)
-	}
-	b.WriteByte('}')
-	return b.Bytes()
-}
-
-// find returns the index of key in ms (its last, should it repeat), or
-// -1. Keys match exactly, as Codex reads them.
 // marshal encodes v as compact JSON without escaping <, > and & (a shell
 // command's redirections stay readable); v is always encodable.
 func marshal(v any) []byte {
@@ -126,20 +66,11 @@ func marshal(v any) []byte {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
-func find(ms []member, key string) int {
-	for i := len(ms) - 1; i >= 0; i-- {
-		if ms[i].Key == key {
-			return i
-		}
-	}
-	return -1
-}
-
 // hooksFile is a parsed hooks.json: its top-level keys and, in order, the
 // events of its "hooks" object with their groups.
 type hooksFile struct {
-	top    []member
-	events []member // the "hooks" object's keys
+	top    agent.Object
+	events agent.Object // the "hooks" object's keys
 }
 
 // parseHooks reads hooks.json; empty data is an empty file.
@@ -148,13 +79,13 @@ func parseHooks(data []byte) (*hooksFile, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return f, nil
 	}
-	top, err := decodeObject(data)
+	top, err := agent.ParseObject(data)
 	if err != nil {
 		return nil, fmt.Errorf(".codex/hooks.json is not a JSON object: %w", err)
 	}
 	f.top = top
-	if i := find(top, "hooks"); i >= 0 {
-		if f.events, err = decodeObject(top[i].Value); err != nil {
+	if i := top.Find("hooks"); i >= 0 {
+		if f.events, err = agent.ParseObject(top[i].Value); err != nil {
 			return nil, fmt.Errorf(".codex/hooks.json: hooks is not an object: %w", err)
 		}
 		for _, ev := range f.events {
@@ -169,7 +100,7 @@ func parseHooks(data []byte) (*hooksFile, error) {
 
 // groups returns event's matcher groups.
 func (f *hooksFile) groups(event string) []json.RawMessage {
-	i := find(f.events, event)
+	i := f.events.Find(event)
 	if i < 0 {
 		return nil
 	}
@@ -180,7 +111,7 @@ func (f *hooksFile) groups(event string) []json.RawMessage {
 
 // setGroups replaces event's groups; none removes the event.
 func (f *hooksFile) setGroups(event string, groups []json.RawMessage) {
-	i := find(f.events, event)
+	i := f.events.Find(event)
 	if len(groups) == 0 {
 		if i >= 0 {
 			f.events = append(f.events[:i], f.events[i+1:]...)
@@ -189,7 +120,7 @@ func (f *hooksFile) setGroups(event string, groups []json.RawMessage) {
 	}
 	v := marshal(groups)
 	if i < 0 {
-		f.events = append(f.events, member{event, v})
+		f.events = append(f.events, agent.Member{Key: event, Value: v})
 		return
 	}
 	f.events[i].Value = v
@@ -198,22 +129,22 @@ func (f *hooksFile) setGroups(event string, groups []json.RawMessage) {
 // bytes writes the file back, indented; without events the "hooks" key
 // goes, and an object left with nothing is nil.
 func (f *hooksFile) bytes() []byte {
-	top := append([]member(nil), f.top...)
-	i := find(top, "hooks")
+	top := append(agent.Object(nil), f.top...)
+	i := top.Find("hooks")
 	switch {
 	case len(f.events) == 0 && i >= 0:
 		top = append(top[:i], top[i+1:]...)
 	case len(f.events) > 0 && i >= 0:
-		top[i].Value = encodeObject(f.events)
+		top[i].Value = f.events.Marshal()
 	case len(f.events) > 0:
-		top = append(top, member{"hooks", encodeObject(f.events)})
+		top = append(top, agent.Member{Key: "hooks", Value: f.events.Marshal()})
 	}
 	if len(top) == 0 {
 		return nil
 	}
 	var out bytes.Buffer
-	if err := json.Indent(&out, encodeObject(top), "", "  "); err != nil {
-		return encodeObject(top) // raw values came from a valid file
+	if err := json.Indent(&out, top.Marshal(), "", "  "); err != nil {
+		return top.Marshal() // raw values came from a valid file
 	}
 	out.WriteByte('\n')
 	return out.Bytes()
@@ -229,27 +160,27 @@ type rawGroup struct {
 // them) and returns the indexes of its handlers that are cairn's.
 func cairnHandlers(g json.RawMessage) (rawGroup, []int) {
 	var rg rawGroup
-	ms, err := decodeObject(g)
+	ms, err := agent.ParseObject(g)
 	if err != nil {
 		return rg, nil
 	}
-	if i := find(ms, "matcher"); i >= 0 {
+	if i := ms.Find("matcher"); i >= 0 {
 		var m string
 		if json.Unmarshal(ms[i].Value, &m) == nil {
 			rg.Matcher = &m
 		}
 	}
-	if i := find(ms, "hooks"); i < 0 || json.Unmarshal(ms[i].Value, &rg.Hooks) != nil {
+	if i := ms.Find("hooks"); i < 0 || json.Unmarshal(ms[i].Value, &rg.Hooks) != nil {
 		return rawGroup{Matcher: rg.Matcher}, nil
 	}
 	var ours []int
 	for i, h := range rg.Hooks {
-		hm, err := decodeObject(h)
+		hm, err := agent.ParseObject(h)
 		if err != nil {
 			continue
 		}
 		var command string
-		if j := find(hm, "command"); j >= 0 && json.Unmarshal(hm[j].Value, &command) == nil && isCairn(command) {
+		if j := hm.Find("command"); j >= 0 && json.Unmarshal(hm[j].Value, &command) == nil && isCairn(command) {
 			ours = append(ours, i)
 		}
 	}
@@ -267,12 +198,12 @@ func sameJSON(a, b []byte) bool {
 	return bytes.Equal(ca, cb)
 }
 
-// Install returns data with cairn's matcher group for every event of
+// install returns data with cairn's matcher group for every event of
 // [hooks.Events]: a group exactly cairn's stays where it is; a handler of
 // cairn's that differs (an older cairn's) is removed and the current group
 // appended; handlers of cairn's on events it no longer registers go.
 // changed is false when data was already so.
-func Install(data []byte) (out []byte, changed bool, err error) {
+func install(data []byte) (out []byte, changed bool, err error) {
 	f, err := parseHooks(data)
 	if err != nil {
 		return nil, false, err
@@ -304,7 +235,7 @@ func Install(data []byte) (out []byte, changed bool, err error) {
 		}
 		f.setGroups(h.Event, keep)
 	}
-	for _, ev := range append([]member(nil), f.events...) {
+	for _, ev := range append(agent.Object(nil), f.events...) {
 		if registered[ev.Key] {
 			continue
 		}
@@ -319,16 +250,16 @@ func Install(data []byte) (out []byte, changed bool, err error) {
 	return f.bytes(), true, nil
 }
 
-// Uninstall returns data without cairn's handlers: a group left with no
+// uninstall returns data without cairn's handlers: a group left with no
 // handler goes, then an event left with no group, then the hooks object
 // left empty. out is nil when nothing at all is left (the file was
 // cairn's own). changed is false when data had nothing of cairn's.
-func Uninstall(data []byte) (out []byte, changed bool, err error) {
+func uninstall(data []byte) (out []byte, changed bool, err error) {
 	f, err := parseHooks(data)
 	if err != nil {
 		return nil, false, err
 	}
-	for _, ev := range append([]member(nil), f.events...) {
+	for _, ev := range append(agent.Object(nil), f.events...) {
 		if groups, removed := removeCairn(f.groups(ev.Key)); removed {
 			f.setGroups(ev.Key, groups)
 			changed = true
@@ -375,12 +306,12 @@ func withoutHandlers(g json.RawMessage, rg rawGroup, ours []int) json.RawMessage
 			rest = append(rest, h)
 		}
 	}
-	ms, err := decodeObject(g)
+	ms, err := agent.ParseObject(g)
 	if err != nil {
 		return nil
 	}
-	ms[find(ms, "hooks")].Value = marshal(rest)
-	return encodeObject(ms)
+	ms[ms.Find("hooks")].Value = marshal(rest)
+	return ms.Marshal()
 }
 
 // Registration is where cairn's handler for one event sits in hooks.json

@@ -44,7 +44,7 @@ func BenchmarkReadTranscriptRun(b *testing.B) {
 	data := agentRun(18000)
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if _, err := codex.ReadTranscript(bytes.NewReader(data)); err != nil {
+		if _, err := (codex.Adapter{}).ReadTranscript(bytes.NewReader(data)); err != nil {
 			b.Fatal(err)
 		}
 	}

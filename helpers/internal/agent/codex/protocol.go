@@ -2,9 +2,12 @@
 // events and how they map to the moments of a session, the payload read
 // from stdin, the JSON written to stdout, the project's committed wiring
 // (.codex/hooks.json and the launcher), the user-level trust Codex asks
-// for before a project's hooks run (read for doctor, never written), and
-// Codex's session transcripts (rollout files). It imports none of cairn's
-// storage: what it knows of the project comes in as an [fsx.Root].
+// for before a project's hooks run (config.toml, read for doctor with
+// github.com/pelletier/go-toml/v2, never written), and Codex's session
+// transcripts (rollout files). It imports none of cairn's storage: what it
+// knows of the project comes in as an [fsx.Root]. Its [Adapter] implements
+// [agent.Adapter] itself; the agent registry (agent/registry,
+// agent/adapters) lists it.
 package codex
 
 import (
@@ -16,20 +19,17 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 )
 
-// Name is the adapter's name.
-const Name = hooks.Agent
-
 // Kind is the moment Codex's event name stands for; Unknown for a name
 // cairn does not handle.
-func Kind(name string) event.Kind { return hooks.Kind(name) }
+func (Adapter) Kind(name string) event.Kind { return hooks.Kind(name) }
 
 // shellTool is the tool name Codex gives its shell in hook payloads.
 const shellTool = "Bash"
 
-// Payload is the part of a Codex hook payload that cairn uses. Codex 0.169
+// hookPayload is the part of a Codex hook payload that cairn uses. Codex 0.169
 // sends the same field names as Claude Code; transcript_path and
 // last_assistant_message may be null.
-type Payload struct {
+type hookPayload struct {
 	SessionID            string          `json:"session_id"`
 	TurnID               string          `json:"turn_id"`
 	TranscriptPath       *string         `json:"transcript_path"`
@@ -46,7 +46,7 @@ type Payload struct {
 
 // Command is the shell command of a tool call's input: tool_input.command
 // when the input is an object holding a string there, else empty.
-func (p Payload) Command() string {
+func (p hookPayload) Command() string {
 	var in struct {
 		Command json.RawMessage `json:"command"`
 	}
@@ -60,9 +60,9 @@ func (p Payload) Command() string {
 	return s
 }
 
-// DecodePayload parses a payload: a JSON object, any tool_input.
-func DecodePayload(data []byte) (Payload, error) {
-	var p Payload
+// decodePayload parses a payload: a JSON object, any tool_input.
+func decodePayload(data []byte) (hookPayload, error) {
+	var p hookPayload
 	if err := json.Unmarshal(data, &p); err != nil {
 		return p, fmt.Errorf("decode codex hook payload: %w", err)
 	}
@@ -72,12 +72,12 @@ func DecodePayload(data []byte) (Payload, error) {
 // Decode turns the payload of Codex's event name into a session event.
 // Codex names no project directory in its hooks' environment: the
 // session's cwd (which may be a subdirectory) locates the project.
-func Decode(name string, data []byte, _ func(string) string) (event.Event, error) {
-	kind := Kind(name)
+func (Adapter) Decode(name string, data []byte, _ func(string) string) (event.Event, error) {
+	kind := Adapter{}.Kind(name)
 	if kind == event.Unknown {
 		return event.Event{}, fmt.Errorf("unknown codex hook event %q", name)
 	}
-	p, err := DecodePayload(data)
+	p, err := decodePayload(data)
 	if err != nil {
 		return event.Event{}, err
 	}
@@ -90,7 +90,7 @@ func Decode(name string, data []byte, _ func(string) string) (event.Event, error
 		Shell:     p.ToolName == shellTool,
 		Command:   p.Command(),
 		Continued: p.StopHookActive,
-		Agent:     Name,
+		Agent:     hooks.Agent,
 	}
 	if kind == event.BeforeTool {
 		e.Tool = p.ToolName
@@ -111,7 +111,7 @@ func Decode(name string, data []byte, _ func(string) string) (event.Event, error
 // go on as decision "block" with its reason (Stop). An empty answer
 // writes nothing. Codex validates these objects strictly, so nothing else
 // is written.
-func Encode(e event.Event, a event.Answer) ([]byte, error) {
+func (Adapter) Encode(e event.Event, a event.Answer) ([]byte, error) {
 	switch {
 	case a.Empty():
 		return nil, nil

@@ -33,13 +33,13 @@ func TestKind(t *testing.T) {
 	want := map[string]event.Kind{"SessionStart": event.Start, "UserPromptSubmit": event.Prompt,
 		"PostToolUse": event.ToolRan, "Stop": event.Reply, "SessionEnd": event.End, "PreToolUse": event.BeforeTool}
 	for name, k := range want {
-		if got := codex.Kind(name); got != k {
-			t.Errorf("Kind(%q) = %v, want %v", name, got, k)
+		if got := (codex.Adapter{}).Kind(name); got != k {
+			t.Errorf("Adapter{}.Kind(%q) = %v, want %v", name, got, k)
 		}
 	}
 	for _, name := range []string{"", "PermissionRequest", "SubagentStop", "PreCompact", "stop", "Stop "} {
-		if got := codex.Kind(name); got != event.Unknown {
-			t.Errorf("Kind(%q) = %v", name, got)
+		if got := (codex.Adapter{}).Kind(name); got != event.Unknown {
+			t.Errorf("Adapter{}.Kind(%q) = %v", name, got)
 		}
 	}
 	if len(hooks.Events) != len(want) {
@@ -61,7 +61,7 @@ func TestDecodeRecordedPayloads(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := codex.Decode(c.name, payload(t, c.name), func(string) string { return "/ignored" })
+			got, err := codex.Adapter{}.Decode(c.name, payload(t, c.name), func(string) string { return "/ignored" })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,25 +78,25 @@ func TestDecodeRecordedPayloads(t *testing.T) {
 // --ephemeral) and for a turn without a final message; tool_input may be
 // any JSON.
 func TestDecodeOddShapes(t *testing.T) {
-	e, err := codex.Decode("Stop", []byte(`{"session_id":"s","cwd":"/p","transcript_path":null,"last_assistant_message":null,"stop_hook_active":true}`), nil)
+	e, err := codex.Adapter{}.Decode("Stop", []byte(`{"session_id":"s","cwd":"/p","transcript_path":null,"last_assistant_message":null,"stop_hook_active":true}`), nil)
 	if err != nil || e.Transcript != "" || e.Text != "" || !e.Continued {
 		t.Errorf("Stop with nulls: %+v, %v", e, err)
 	}
 	for _, in := range []string{`"ls"`, `null`, `[1]`, `{"command":["bash","-lc","ls"]}`, `{}`} {
-		e, err := codex.Decode("PostToolUse", []byte(`{"tool_name":"Bash","tool_input":`+in+`}`), nil)
+		e, err := codex.Adapter{}.Decode("PostToolUse", []byte(`{"tool_name":"Bash","tool_input":`+in+`}`), nil)
 		if err != nil || !e.Shell || e.Command != "" {
 			t.Errorf("tool_input %s: %+v, %v", in, e, err)
 		}
 	}
-	if e, _ := codex.Decode("PostToolUse", []byte(`{"tool_name":"apply_patch","tool_input":{"command":"x"}}`), nil); e.Shell {
+	if e, _ := (codex.Adapter{}).Decode("PostToolUse", []byte(`{"tool_name":"apply_patch","tool_input":{"command":"x"}}`), nil); e.Shell {
 		t.Errorf("apply_patch taken for the shell: %+v", e)
 	}
 	for _, bad := range []string{`[]`, `"x"`, `{`, ``} {
-		if _, err := codex.Decode("Stop", []byte(bad), nil); err == nil {
-			t.Errorf("Decode(%q) accepted", bad)
+		if _, err := (codex.Adapter{}).Decode("Stop", []byte(bad), nil); err == nil {
+			t.Errorf("Adapter{}.Decode(%q) accepted", bad)
 		}
 	}
-	if _, err := codex.Decode("Nope", []byte(`{}`), nil); err == nil {
+	if _, err := (codex.Adapter{}).Decode("Nope", []byte(`{}`), nil); err == nil {
 		t.Error("an unknown event was decoded")
 	}
 }
@@ -123,12 +123,12 @@ func TestEncode(t *testing.T) {
 		{reply, event.Answer{GoOn: "record what you learned"}, `{"decision":"block","reason":"record what you learned"}`},
 	}
 	for _, c := range cases {
-		out, err := codex.Encode(c.e, c.a)
+		out, err := codex.Adapter{}.Encode(c.e, c.a)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := strings.TrimSuffix(string(out), "\n"); got != c.want {
-			t.Errorf("Encode(%s, %+v) = %s, want %s", c.e.Name, c.a, got, c.want)
+			t.Errorf("Adapter{}.Encode(%s, %+v) = %s, want %s", c.e.Name, c.a, got, c.want)
 		}
 		if len(out) > 0 && !json.Valid(out) {
 			t.Errorf("not JSON: %s", out)
@@ -142,14 +142,14 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Add("PostToolUse", []byte(`{"tool_name":"Bash","tool_input":{"command":{"x":1}}}`))
 	f.Fuzz(func(t *testing.T, name string, data []byte) {
-		e, err := codex.Decode(name, data, nil)
+		e, err := codex.Adapter{}.Decode(name, data, nil)
 		if err != nil {
 			return
 		}
 		if e.Kind == event.Unknown || e.Agent != "codex" || e.Name != name {
 			t.Fatalf("decoded %+v", e)
 		}
-		if _, err := codex.Encode(e, event.Answer{Context: e.Prompt, Status: e.Text}); err != nil {
+		if _, err := (codex.Adapter{}).Encode(e, event.Answer{Context: e.Prompt, Status: e.Text}); err != nil {
 			t.Fatal(err)
 		}
 	})

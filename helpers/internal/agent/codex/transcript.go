@@ -57,7 +57,7 @@ type eventMsg struct {
 // line (the compaction capture starts mid-file); a line it cannot read is
 // counted in Skipped, never fatal. It reads at most [event.MaxTranscript]
 // bytes (Cut says so).
-func ReadTranscript(r io.Reader) (event.Conversation, error) {
+func (Adapter) ReadTranscript(r io.Reader) (event.Conversation, error) {
 	return readTranscript(r, event.MaxTranscript)
 }
 

@@ -27,7 +27,7 @@ func TestReadTranscriptRecorded(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
-			conv, err := codex.ReadTranscript(bytes.NewReader(readTestdata(t, "rollouts/"+c.file)))
+			conv, err := codex.Adapter{}.ReadTranscript(bytes.NewReader(readTestdata(t, "rollouts/"+c.file)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -62,7 +62,7 @@ not json
 {"timestamp":"2025-09-01T10:00:02Z","type":"event_msg","payload":{"type":"agent_message","message":"DECISION: keep it"}}
 {"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>"}]}}
 {"timestamp":"2025-09-01T10:00:03Z","type":"event_msg","payload":{"type":"agent_mess`
-	conv, err := codex.ReadTranscript(strings.NewReader(in))
+	conv, err := codex.Adapter{}.ReadTranscript(strings.NewReader(in))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,13 +76,13 @@ not json
 	rec := readTestdata(t, "rollouts/exec.jsonl")
 	mid := rec[bytes.Index(rec, []byte(`"item_completed"`))-200:]
 	mid = mid[bytes.IndexByte(mid, '\n')+1:]
-	conv, err = codex.ReadTranscript(bytes.NewReader(mid))
+	conv, err = codex.Adapter{}.ReadTranscript(bytes.NewReader(mid))
 	if err != nil || conv.Session != "" || len(conv.Messages) == 0 {
 		t.Errorf("mid-file: %+v %v", conv, err)
 	}
 	long := `{"type":"event_msg","payload":{"type":"user_message","message":"` + strings.Repeat("x", 17<<20) + `"}}` + "\n" +
 		`{"type":"event_msg","payload":{"type":"user_message","message":"after"}}`
-	conv, err = codex.ReadTranscript(strings.NewReader(long))
+	conv, err = codex.Adapter{}.ReadTranscript(strings.NewReader(long))
 	if err != nil || conv.Skipped != 1 || len(conv.Messages) != 1 || conv.Messages[0].Text != "after" {
 		t.Errorf("over-long line: %d messages, skipped %d, %v", len(conv.Messages), conv.Skipped, err)
 	}
@@ -92,7 +92,7 @@ func FuzzReadTranscript(f *testing.F) {
 	f.Add(readTestdata(f, "rollouts/exec.jsonl"))
 	f.Add([]byte(`{"type":"session_meta","payload":{"source":7}}` + "\n" + `{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"AgentMessage","content":[{"type":"text","text":"x"}]}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		conv, err := codex.ReadTranscript(bytes.NewReader(data))
+		conv, err := codex.Adapter{}.ReadTranscript(bytes.NewReader(data))
 		if err != nil {
 			t.Fatal(err)
 		}

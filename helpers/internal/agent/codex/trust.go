@@ -7,7 +7,9 @@ package codex
 // project's hook only once the person trusted that exact hook
 // ([hooks.state."<hooks.json path>:<event>:<group>:<handler>"]
 // trusted_hash = "sha256:..."), the hash being of the hook's definition. A
-// hook changed since is skipped until trusted again.
+// hook changed since is skipped until trusted again. The config is read
+// with github.com/pelletier/go-toml/v2 (this package is its one
+// importer), as Codex reads it: whole, or not at all.
 
 import (
 	"crypto/sha256"
@@ -17,6 +19,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/cairn-dev/cairn/helpers/internal/agent"
 )
 
 // sessionEndMaxTimeout is the timeout Codex clamps SessionEnd hooks to.
@@ -32,12 +38,12 @@ const defaultTimeout = 600
 // it in trusted_hash. ok is false for a handler Codex would not run as a
 // command.
 func Hash(eventKey string, matcher *string, raw json.RawMessage) (hash string, ok bool) {
-	ms, err := decodeObject(raw)
+	ms, err := agent.ParseObject(raw)
 	if err != nil {
 		return "", false
 	}
 	field := func(k string) (json.RawMessage, bool) {
-		if i := find(ms, k); i >= 0 {
+		if i := ms.Find(k); i >= 0 {
 			return ms[i].Value, true
 		}
 		return nil, false
@@ -135,227 +141,41 @@ func TrustKey(hooksJSON string, r Registration) string {
 	return fmt.Sprintf("%s:%s:%d:%d", hooksJSON, r.Event.Key, r.Group, r.Handler)
 }
 
-// UserConfig is what cairn reads of a person's Codex config.toml: each
-// table's string and boolean values, by the table's path and the key.
-type UserConfig struct {
-	values map[string]string // path NUL key -> value, strings unquoted
+// userConfig is what cairn reads of a person's Codex config.toml: its
+// tables, by path, read with github.com/pelletier/go-toml/v2.
+type userConfig struct {
+	root map[string]any
 }
-
-func configKey(path []string) string { return strings.Join(path, "\x00") }
 
 // Value returns the string or boolean (as "true", "false") at the dotted
 // path, as the TOML file sets it.
-func (c UserConfig) Value(path ...string) (string, bool) {
-	v, ok := c.values[configKey(path)]
-	return v, ok
-}
-
-// ParseUserConfig reads the subset of TOML that Codex writes to its
-// config.toml and people write by hand: [table] headers with bare and
-// quoted keys, and key = value lines (dotted keys too) whose basic or
-// literal strings and booleans it keeps. Everything else (numbers, dates,
-// arrays, inline tables, multi-line strings, [[arrays of tables]]) is
-// stepped over. It never fails: a line it cannot read is skipped.
-func ParseUserConfig(data string) UserConfig {
-	c := UserConfig{values: map[string]string{}}
-	var table []string
-	inArrayTable := false
-	lines := strings.Split(data, "\n")
-	for i := 0; i < len(lines); i++ {
-		line := strings.TrimSpace(strings.TrimSuffix(lines[i], "\r"))
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		if strings.HasPrefix(line, "[[") {
-			inArrayTable = true
-			continue
-		}
-		if line[0] == '[' {
-			path, rest, ok := parseKey(line[1:])
-			rest = strings.TrimSpace(rest)
-			if !ok || !strings.HasPrefix(rest, "]") {
-				continue
-			}
-			table, inArrayTable = path, false
-			continue
-		}
-		path, rest, ok := parseKey(line)
-		rest = strings.TrimSpace(rest)
-		if !ok || !strings.HasPrefix(rest, "=") {
-			continue
-		}
-		rest = strings.TrimSpace(rest[1:])
-		// A value that goes on over lines: a multi-line string, or an
-		// array or inline table left open; its lines are stepped over.
-		switch {
-		case strings.HasPrefix(rest, `"""`) || strings.HasPrefix(rest, `'''`):
-			delim := rest[:3]
-			if !strings.Contains(rest[3:], delim) {
-				for i++; i < len(lines) && !strings.Contains(lines[i], delim); i++ {
-				}
-			}
-			continue
-		case strings.HasPrefix(rest, "[") || strings.HasPrefix(rest, "{"):
-			depth := bracketDepth(rest)
-			for depth > 0 && i+1 < len(lines) {
-				i++
-				depth += bracketDepth(lines[i])
-			}
-			continue
-		}
-		if inArrayTable {
-			continue
-		}
-		if v, ok := parseScalar(rest); ok {
-			c.values[configKey(append(append([]string(nil), table...), path...))] = v
-		}
-	}
-	return c
-}
-
-// parseKey reads a dotted key (bare, "basic" or 'literal' parts) from the
-// start of s, and returns it with what follows it.
-func parseKey(s string) (path []string, rest string, ok bool) {
-	for {
-		s = strings.TrimLeft(s, " \t")
-		var part string
-		switch {
-		case s == "":
-			return nil, "", false
-		case s[0] == '"':
-			v, n, ok := basicString(s)
-			if !ok {
-				return nil, "", false
-			}
-			part, s = v, s[n:]
-		case s[0] == '\'':
-			end := strings.IndexByte(s[1:], '\'')
-			if end < 0 {
-				return nil, "", false
-			}
-			part, s = s[1:1+end], s[2+end:]
-		default:
-			n := 0
-			for n < len(s) && (s[n] == '_' || s[n] == '-' || s[n] >= '0' && s[n] <= '9' || s[n] >= 'a' && s[n] <= 'z' || s[n] >= 'A' && s[n] <= 'Z') {
-				n++
-			}
-			if n == 0 {
-				return nil, "", false
-			}
-			part, s = s[:n], s[n:]
-		}
-		path = append(path, part)
-		t := strings.TrimLeft(s, " \t")
-		if t == "" || t[0] != '.' {
-			return path, s, true
-		}
-		s = t[1:]
-	}
-}
-
-// parseScalar reads a string or boolean value followed by nothing but a
-// comment.
-func parseScalar(s string) (string, bool) {
-	var v string
-	var n int
-	switch {
-	case strings.HasPrefix(s, `"`):
-		var ok bool
-		if v, n, ok = basicString(s); !ok {
+func (c userConfig) Value(path ...string) (string, bool) {
+	var v any = c.root
+	for _, k := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
 			return "", false
 		}
-	case strings.HasPrefix(s, "'"):
-		end := strings.IndexByte(s[1:], '\'')
-		if end < 0 {
+		if v, ok = m[k]; !ok {
 			return "", false
 		}
-		v, n = s[1:1+end], end+2
-	case strings.HasPrefix(s, "true"):
-		v, n = "true", 4
-	case strings.HasPrefix(s, "false"):
-		v, n = "false", 5
-	default:
-		return "", false
 	}
-	if tail := strings.TrimSpace(s[n:]); tail != "" && tail[0] != '#' {
-		return "", false
+	switch v := v.(type) {
+	case string:
+		return v, true
+	case bool:
+		return strconv.FormatBool(v), true
 	}
-	return v, true
+	return "", false
 }
 
-// basicString reads a "basic string" at the start of s: its value and
-// the bytes it took.
-func basicString(s string) (string, int, bool) {
-	var b strings.Builder
-	for i := 1; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"':
-			return b.String(), i + 1, true
-		case c == '\\' && i+1 < len(s):
-			i++
-			switch s[i] {
-			case 'b':
-				b.WriteByte('\b')
-			case 't':
-				b.WriteByte('\t')
-			case 'n':
-				b.WriteByte('\n')
-			case 'f':
-				b.WriteByte('\f')
-			case 'r':
-				b.WriteByte('\r')
-			case '"', '\\':
-				b.WriteByte(s[i])
-			case 'u', 'U':
-				n := 4
-				if s[i] == 'U' {
-					n = 8
-				}
-				if i+n >= len(s) {
-					return "", 0, false
-				}
-				r, err := strconv.ParseUint(s[i+1:i+1+n], 16, 32)
-				if err != nil {
-					return "", 0, false
-				}
-				b.WriteRune(rune(r))
-				i += n
-			default:
-				return "", 0, false
-			}
-		case c == '\\':
-			return "", 0, false
-		default:
-			b.WriteByte(c)
-		}
+// parseUserConfig reads a config.toml. It never fails: a file that is not
+// TOML reads as empty (Codex itself refuses to start with it, so nothing
+// in it is trusted).
+func parseUserConfig(data string) userConfig {
+	var root map[string]any
+	if toml.Unmarshal([]byte(data), &root) != nil {
+		root = nil
 	}
-	return "", 0, false
-}
-
-// bracketDepth is how many brackets and braces s opens and leaves open,
-// outside strings and comments.
-func bracketDepth(s string) int {
-	depth := 0
-	var quote byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == '\\' && quote == '"' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '#':
-			return depth
-		case c == '[' || c == '{':
-			depth++
-		case c == ']' || c == '}':
-			depth--
-		}
-	}
-	return depth
+	return userConfig{root: root}
 }

@@ -118,12 +118,17 @@ func FuzzParseUserConfig(f *testing.F) {
 	f.Add("[projects.\"/p\"]\ntrust_level = \"trusted\"\n")
 	f.Add("a = \"\\u00e9\\U0001F600\\\"\"\nb = '''\nx\n'''\nc = [\n[1],\n]\n[[t]]\nd = true")
 	f.Add("[a.\"b\\\"c\".'d']\ne = \"f\" # g\n")
+	f.Add("not toml = = =")
 	f.Fuzz(func(t *testing.T, data string) {
 		codex.ParseUserConfig(data) // never panics
-		// A value written as a basic string after a table comes back.
+		// A file Codex can read keeps reading so with a table added after
+		// it, whose basic string value comes back.
+		if !codex.IsTOML(data) || strings.Contains(data, "cairn_fuzz") {
+			return
+		}
 		key := fmt.Sprintf("k%d", len(data))
 		cfg := codex.ParseUserConfig(data + "\n[cairn_fuzz]\n" + key + " = \"v\\\"w\"\n")
-		if v, ok := cfg.Value("cairn_fuzz", key); !ok && !strings.Contains(data, `"""`) && !strings.Contains(data, `'''`) && !strings.ContainsAny(data, "[{") {
+		if v, ok := cfg.Value("cairn_fuzz", key); (!ok || v != `v"w`) && !strings.HasSuffix(strings.TrimRight(data, " \t"), "\\") {
 			t.Fatalf("lost the value after %q: %q %v", data, v, ok)
 		}
 	})
@@ -135,7 +140,7 @@ func wired(t *testing.T) (string, fsx.Root) {
 	t.Helper()
 	project := t.TempDir()
 	cairnDir := fsx.NewRoot(filepath.Join(project, ".cairn"))
-	if _, err := codex.Wire(project, cairnDir); err != nil {
+	if _, err := (codex.Adapter{}).Wire(project, cairnDir); err != nil {
 		t.Fatal(err)
 	}
 	return project, cairnDir
@@ -178,7 +183,7 @@ func TestCheckWiring(t *testing.T) {
 	}
 	check := func(project string, cairnDir fsx.Root, status, detail string) {
 		t.Helper()
-		w := codex.CheckWiring(project, cairnDir, home)
+		w := codex.CheckWiringIn(project, cairnDir, home)
 		if w.Status != status || !strings.Contains(w.Detail, detail) {
 			t.Errorf("CheckWiring = %+v, want %s with %q", w, status, detail)
 		}
@@ -200,7 +205,8 @@ func TestCheckWiring(t *testing.T) {
 	check(project, cairnDir, "ok", "you trust the project and those hooks")
 	writeCfg(strings.Replace(all, "sha256:", "sha256:0", 1))
 	check(project, cairnDir, "warn", "changed since you trusted them")
-	writeCfg(all + fmt.Sprintf("\n[hooks.state.%q]\nenabled = false\n", filepath.Join(project, codex.HooksFile)+":stop:0:0"))
+	stop := fmt.Sprintf("[hooks.state.%q]\n", filepath.Join(project, codex.HooksFile)+":stop:0:0")
+	writeCfg(strings.Replace(all, stop, stop+"enabled = false\n", 1)) // a table is defined once in TOML
 	check(project, cairnDir, "warn", "you turned off cairn's Codex hooks for Stop")
 	writeCfg(all)
 
@@ -213,7 +219,7 @@ func TestCheckWiring(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(project, cairnDir, "fail", "which is missing")
-	if _, err := codex.Wire(project, cairnDir); err != nil {
+	if _, err := (codex.Adapter{}).Wire(project, cairnDir); err != nil {
 		t.Fatal(err)
 	}
 	data := readTestdataAbs(t, filepath.Join(project, codex.HooksFile))

@@ -3,7 +3,6 @@ package codex
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,16 +10,15 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/codex/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
-	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
 // HooksFile is the project's committed Codex hooks file, from its root.
 const HooksFile = ".codex/hooks.json"
 
-// ErrHooksFile marks a .codex/hooks.json that cairn cannot edit (not a
+// errHooksFile marks a .codex/hooks.json that cairn cannot edit (not a
 // JSON object of hooks): the person fixes it by hand.
-var ErrHooksFile = errors.New("cannot edit .codex/hooks.json")
+var errHooksFile = errors.New("cannot edit .codex/hooks.json")
 
 // Adapter is the Codex CLI's [agent.Adapter].
 type Adapter struct{}
@@ -28,24 +26,10 @@ type Adapter struct{}
 var _ agent.Adapter = Adapter{}
 
 // Name is "codex".
-func (Adapter) Name() string { return Name }
+func (Adapter) Name() string { return hooks.Agent }
 
 // Title is "Codex".
 func (Adapter) Title() string { return "Codex" }
-
-// Kind is the moment Codex's event name stands for.
-func (Adapter) Kind(name string) event.Kind { return Kind(name) }
-
-// Decode is [Decode].
-func (Adapter) Decode(name string, payload []byte, getenv func(string) string) (event.Event, error) {
-	return Decode(name, payload, getenv)
-}
-
-// Encode is [Encode].
-func (Adapter) Encode(e event.Event, a event.Answer) ([]byte, error) { return Encode(e, a) }
-
-// ReadTranscript reads a Codex rollout file (see [ReadTranscript]).
-func (Adapter) ReadTranscript(r io.Reader) (event.Conversation, error) { return ReadTranscript(r) }
 
 // Wiring describes what Wire writes.
 func (Adapter) Wiring() string {
@@ -55,21 +39,10 @@ func (Adapter) Wiring() string {
 // Paths are .cairn and .codex.
 func (Adapter) Paths() []string { return []string{".cairn", ".codex"} }
 
-// Wire is [Wire].
-func (Adapter) Wire(project string, cairnDir fsx.Root) (bool, error) { return Wire(project, cairnDir) }
-
-// Unwire is [Unwire].
-func (Adapter) Unwire(project string, cairnDir fsx.Root) ([]string, error) {
-	return Unwire(project, cairnDir)
-}
-
-// Uses is [Uses].
-func (Adapter) Uses(project string) bool { return Uses(project) }
-
-// CheckWiring is [CheckWiring], with the person's Codex home from
+// CheckWiring is [checkWiring], with the person's Codex home from
 // $CODEX_HOME (Codex's own variable) or home/.codex.
 func (Adapter) CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
-	return CheckWiring(project, cairnDir, codexHome(os.Getenv("CODEX_HOME"), home))
+	return checkWiring(project, cairnDir, codexHome(os.Getenv("CODEX_HOME"), home))
 }
 
 // codexHome is Codex's home: $CODEX_HOME, else ~/.codex.
@@ -89,15 +62,15 @@ func codexDir(project string) fsx.Root { return fsx.NewRoot(filepath.Join(projec
 // Wire writes the committed launcher (.cairn/hook, in cairnDir) and
 // cairn's hooks in .codex/hooks.json (the project's other hooks and keys
 // kept), each only where it differs, and reports whether it wrote.
-func Wire(project string, cairnDir fsx.Root) (bool, error) {
+func (Adapter) Wire(project string, cairnDir fsx.Root) (bool, error) {
 	changed, err := launcher.Write(cairnDir)
 	if err != nil {
 		return false, err
 	}
 	wrote, err := agent.EditConfig(codexDir(project), "hooks.json", func(data []byte) ([]byte, bool, error) {
-		out, changed, err := Install(data)
+		out, changed, err := install(data)
 		if err != nil {
-			return nil, false, fmt.Errorf("%w: %w", ErrHooksFile, err)
+			return nil, false, fmt.Errorf("%w: %w", errHooksFile, err)
 		}
 		return out, changed, nil
 	})
@@ -111,7 +84,7 @@ func Wire(project string, cairnDir fsx.Root) (bool, error) {
 // .codex, when nothing else is left in them), and says what it removed;
 // the launcher, which other agents' wiring may run, stays (the CLI
 // removes it once no agent's wiring uses it).
-func Unwire(project string, cairnDir fsx.Root) ([]string, error) {
+func (Adapter) Unwire(project string, cairnDir fsx.Root) ([]string, error) {
 	var removed []string
 	dir := codexDir(project)
 	data, err := agent.ReadConfig(dir, "hooks.json")
@@ -119,9 +92,9 @@ func Unwire(project string, cairnDir fsx.Root) ([]string, error) {
 		return nil, err
 	}
 	if data != nil {
-		out, changed, err := Uninstall(data)
+		out, changed, err := uninstall(data)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrHooksFile, err)
+			return nil, fmt.Errorf("%w: %w", errHooksFile, err)
 		}
 		if changed {
 			if out == nil {
@@ -139,7 +112,7 @@ func Unwire(project string, cairnDir fsx.Root) ([]string, error) {
 }
 
 // Uses reports whether the project's .codex/hooks.json runs the launcher.
-func Uses(project string) bool {
+func (Adapter) Uses(project string) bool {
 	data, err := agent.ReadConfig(codexDir(project), "hooks.json")
 	if err != nil || data == nil {
 		return false
@@ -148,11 +121,11 @@ func Uses(project string) bool {
 	return err == nil && len(regs) > 0
 }
 
-// CheckWiring reports the project's Codex wiring for doctor: the hooks in
+// checkWiring reports the project's Codex wiring for doctor: the hooks in
 // .codex/hooks.json and the launcher they run, then what Codex asks of
 // this person before it runs them (codexHome is their Codex home): that
 // they trust the project, and each of cairn's hooks as it is now.
-func CheckWiring(project string, cairnDir fsx.Root, codexHome string) agent.Wiring {
+func checkWiring(project string, cairnDir fsx.Root, codexHome string) agent.Wiring {
 	data, herr := agent.ReadConfig(codexDir(project), "hooks.json")
 	if herr != nil {
 		return wiring("fail", herr.Error(), "")
@@ -179,7 +152,7 @@ func CheckWiring(project string, cairnDir fsx.Root, codexHome string) agent.Wiri
 	if codexHome != "" {
 		cfgData, _ = fsx.ReadRegular(filepath.Join(codexHome, "config.toml"), agent.MaxConfig)
 	}
-	cfg := ParseUserConfig(string(cfgData))
+	cfg := parseUserConfig(string(cfgData))
 	start := "start codex in " + project + ", choose \"Trust and continue\", then \"Trust all and continue\" when it says hooks need review (or /hooks, then t)"
 	switch projectTrust(cfg, project) {
 	case "untrusted":
@@ -230,7 +203,7 @@ func checkLauncher(cairnDir fsx.Root) (agent.Wiring, bool) {
 
 // projectTrust is the person's trust_level of the project in Codex
 // ("trusted", "untrusted" or ""), under its path as given or resolved.
-func projectTrust(cfg UserConfig, project string) string {
+func projectTrust(cfg userConfig, project string) string {
 	for _, p := range samePaths(project) {
 		if v, ok := cfg.Value("projects", p, "trust_level"); ok {
 			return v
@@ -253,7 +226,7 @@ func samePaths(path string) []string {
 type state struct{ hash, enabled string }
 
 // hookState is the person's trust record of cairn's hook r.
-func hookState(cfg UserConfig, hooksJSON string, r Registration) state {
+func hookState(cfg userConfig, hooksJSON string, r Registration) state {
 	for _, p := range samePaths(filepath.Dir(hooksJSON)) {
 		key := TrustKey(filepath.Join(p, filepath.Base(hooksJSON)), r)
 		h, hok := cfg.Value("hooks", "state", key, "trusted_hash")
@@ -274,7 +247,7 @@ func wiring(status, detail, fix string) agent.Wiring {
 func (Adapter) ForeignHooks(project string) (string, []string, error) {
 	var ours []string
 	for _, h := range hooks.Events {
-		ours = append(ours, Command(h.Event))
+		ours = append(ours, hookCommand(h.Event))
 	}
 	return agent.ForeignHooksIn(codexDir(project), "hooks.json", HooksFile, ours, nil)
 }

@@ -19,7 +19,7 @@ func exists(path string) bool { _, err := os.Stat(path); return err == nil }
 func TestWireUnwire(t *testing.T) {
 	project := t.TempDir()
 	cairnDir := fsx.NewRoot(filepath.Join(project, ".cairn"))
-	if changed, err := codex.Wire(project, cairnDir); err != nil || !changed {
+	if changed, err := (codex.Adapter{}).Wire(project, cairnDir); err != nil || !changed {
 		t.Fatalf("Wire = %v, %v", changed, err)
 	}
 	hooksJSON := filepath.Join(project, codex.HooksFile)
@@ -35,26 +35,26 @@ func TestWireUnwire(t *testing.T) {
 		t.Error("the launcher is not executable")
 	}
 	before, _ := os.Stat(hooksJSON)
-	if changed, err := codex.Wire(project, cairnDir); err != nil || changed {
+	if changed, err := (codex.Adapter{}).Wire(project, cairnDir); err != nil || changed {
 		t.Fatalf("second Wire = %v, %v", changed, err)
 	}
 	if after, _ := os.Stat(hooksJSON); !after.ModTime().Equal(before.ModTime()) {
 		t.Error("second Wire rewrote hooks.json")
 	}
-	if !codex.Uses(project) {
+	if !(codex.Adapter{}).Uses(project) {
 		t.Error("Uses = false for a wired project")
 	}
-	removed, err := codex.Unwire(project, cairnDir)
+	removed, err := codex.Adapter{}.Unwire(project, cairnDir)
 	if err != nil || len(removed) != 1 {
 		t.Fatalf("Unwire = %q, %v", removed, err)
 	}
 	if exists(hooksJSON) || exists(filepath.Join(project, ".codex")) || !exists(filepath.Join(project, ".cairn", "hook")) {
 		t.Error("Unwire left cairn's hooks, or took the launcher")
 	}
-	if codex.Uses(project) {
+	if (codex.Adapter{}).Uses(project) {
 		t.Error("Uses = true once unwired")
 	}
-	if removed, err := codex.Unwire(project, cairnDir); err != nil || len(removed) != 0 {
+	if removed, err := (codex.Adapter{}).Unwire(project, cairnDir); err != nil || len(removed) != 0 {
 		t.Errorf("second Unwire = %q, %v", removed, err)
 	}
 }
@@ -73,23 +73,23 @@ func TestWireKeepsTheProjects(t *testing.T) {
 		}
 	}
 	cairnDir := fsx.NewRoot(filepath.Join(project, ".cairn"))
-	if _, err := codex.Wire(project, cairnDir); err != nil {
+	if _, err := (codex.Adapter{}).Wire(project, cairnDir); err != nil {
 		t.Fatal(err)
 	}
-	removed, err := codex.Unwire(project, cairnDir)
+	removed, err := codex.Adapter{}.Unwire(project, cairnDir)
 	if err != nil || len(removed) != 1 {
 		t.Fatalf("Unwire = %q, %v", removed, err)
 	}
 	if !sameValue(t, readTestdataAbs(t, filepath.Join(project, ".codex", "hooks.json")), user) {
 		t.Error("the project's hooks.json changed")
 	}
-	if !exists(filepath.Join(project, ".codex", "config.toml")) || codex.Uses(project) {
+	if !exists(filepath.Join(project, ".codex", "config.toml")) || (codex.Adapter{}).Uses(project) {
 		t.Error("Unwire removed what is not only cairn's")
 	}
 	if err := os.WriteFile(filepath.Join(project, ".codex", "hooks.json"), []byte("not json"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := codex.Wire(project, cairnDir); err == nil || !strings.Contains(err.Error(), "cannot edit .codex/hooks.json") {
+	if _, err := (codex.Adapter{}).Wire(project, cairnDir); err == nil || !strings.Contains(err.Error(), "cannot edit .codex/hooks.json") {
 		t.Errorf("Wire over a broken hooks.json: %v", err)
 	}
 }

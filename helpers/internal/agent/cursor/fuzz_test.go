@@ -26,14 +26,14 @@ func FuzzDecode(f *testing.F) {
 	f.Add("afterAgentResponse", []byte(`{"text":"\u0000LEARNED: x"}`))
 	f.Add("stop", []byte(`{}`))
 	f.Fuzz(func(t *testing.T, name string, data []byte) {
-		e, err := cursor.Decode(name, data, func(string) string { return "" })
+		e, err := cursor.Adapter{}.Decode(name, data, func(string) string { return "" })
 		if err != nil {
 			return
 		}
 		if e.Kind == event.Unknown || e.Agent != "cursor" || e.Transcript != "" {
-			t.Fatalf("Decode(%q) = %+v", name, e)
+			t.Fatalf("Adapter{}.Decode(%q) = %+v", name, e)
 		}
-		out, err := cursor.Encode(e, event.Answer{Context: string(data), Status: "s"})
+		out, err := cursor.Adapter{}.Encode(e, event.Answer{Context: string(data), Status: "s"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,7 +43,7 @@ func FuzzDecode(f *testing.F) {
 				t.Fatalf("Encode: %q %v", out, err)
 			}
 		} else if out != nil {
-			t.Fatalf("Encode(%s) = %q", e.Kind, out)
+			t.Fatalf("Adapter{}.Encode(%s) = %q", e.Kind, out)
 		}
 	})
 }

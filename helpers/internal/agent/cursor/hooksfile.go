@@ -1,6 +1,6 @@
 package cursor
 
-// The project's .cursor/hooks.json, edited with encoding/json alone:
+// The project's .cursor/hooks.json, edited as an [agent.Object]:
 // cairn's entries are added and exactly those removed; every other key,
 // entry and value is kept as written and in its order. The file is
 // written back indented with two spaces.
@@ -18,27 +18,27 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
+	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/cursor/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
 )
 
-// ErrHooksFile marks a .cursor/hooks.json that cairn cannot edit (not a
+// errHooksFile marks a .cursor/hooks.json that cairn cannot edit (not a
 // JSON object, or hooks or one of its events of another type): the person
 // fixes it by hand.
-var ErrHooksFile = errors.New("cannot edit .cursor/hooks.json")
+var errHooksFile = errors.New("cannot edit .cursor/hooks.json")
 
-// Marker is in the command of every hook cairn registers: any definition
+// marker is in the command of every hook cairn registers: any definition
 // whose command holds it is cairn's.
-const Marker = launcher.Path + " --agent " + hooks.Agent + " "
+const marker = launcher.Path + " --agent " + hooks.Agent + " "
 
-// Command is the command the project's hooks.json runs for Cursor's event
+// command is the command the project's hooks.json runs for Cursor's event
 // name: the committed launcher, by its path from the project's root (the
 // working directory Cursor gives project hooks), so the file names nothing
 // of one machine.
-func Command(name string) string { return Marker + name }
+func command(name string) string { return marker + name }
 
 // entry is one hook definition as cairn writes it.
 type entry struct {
@@ -46,103 +46,18 @@ type entry struct {
 	Timeout int    `json:"timeout,omitempty"`
 }
 
-// member is one key of a JSON object and its value, as written.
-type member struct {
-	key string
-	val json.RawMessage
-}
-
-// object is a JSON object with its keys in their order. A key given twice
-// keeps its first place and its last value, as a JSON parser reads it.
-type object []member
-
-func (o object) get(key string) (json.RawMessage, bool) {
-	for _, m := range o {
-		if m.key == key {
-			return m.val, true
-		}
-	}
-	return nil, false
-}
-
-// set replaces key's value in place, or appends it.
-func (o object) set(key string, val json.RawMessage) object {
-	for i, m := range o {
-		if m.key == key {
-			o[i].val = val
-			return o
-		}
-	}
-	return append(o, member{key, val})
-}
-
-func (o object) del(key string) object {
-	var out object
-	for _, m := range o {
-		if m.key != key {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
-// parseObject reads a JSON object, keeping its keys' order.
-func parseObject(data []byte) (object, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	if tok != json.Delim('{') {
-		return nil, errors.New("not a JSON object")
-	}
-	var o object
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		key, ok := tok.(string)
-		if !ok {
-			return nil, errors.New("not a JSON object")
-		}
-		var val json.RawMessage
-		if err := dec.Decode(&val); err != nil {
-			return nil, err
-		}
-		o = o.set(key, val)
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("data after the JSON object")
-	}
-	return o, nil
-}
-
-// marshal writes o compactly.
-func (o object) marshal() json.RawMessage {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, m := range o {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(m.key)
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(m.val)
-	}
-	b.WriteByte('}')
-	return b.Bytes()
+// parseObject reads a JSON object as Cursor does: a key given twice keeps
+// its first place and its last value.
+func parseObject(data []byte) (agent.Object, error) {
+	o, err := agent.ParseObject(data)
+	return o.Unique(), err
 }
 
 // file is a parsed hooks.json: the top-level object and its hooks, each
 // event's definitions as written.
 type file struct {
-	top    object
-	events object // the hooks object
+	top    agent.Object
+	events agent.Object // the hooks object
 	defs   map[string][]json.RawMessage
 }
 
@@ -157,25 +72,25 @@ func parseFile(data []byte) (*file, error) {
 	}
 	top, err := parseObject(data)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrHooksFile, err)
+		return nil, fmt.Errorf("%w: %w", errHooksFile, err)
 	}
 	f.top = top
-	raw, ok := top.get("hooks")
+	raw, ok := top.Get("hooks")
 	if !ok || string(raw) == "null" {
 		return f, nil
 	}
 	if f.events, err = parseObject(raw); err != nil {
-		return nil, fmt.Errorf("%w: hooks: %w", ErrHooksFile, err)
+		return nil, fmt.Errorf("%w: hooks: %w", errHooksFile, err)
 	}
 	for _, m := range f.events {
-		if string(m.val) == "null" {
+		if string(m.Value) == "null" {
 			continue
 		}
 		var defs []json.RawMessage
-		if err := json.Unmarshal(m.val, &defs); err != nil {
-			return nil, fmt.Errorf("%w: hooks.%s is not a list of hooks", ErrHooksFile, m.key)
+		if err := json.Unmarshal(m.Value, &defs); err != nil {
+			return nil, fmt.Errorf("%w: hooks.%s is not a list of hooks", errHooksFile, m.Key)
 		}
-		f.defs[m.key] = defs
+		f.defs[m.Key] = defs
 	}
 	return f, nil
 }
@@ -193,7 +108,7 @@ func commandOf(def json.RawMessage) string {
 }
 
 // isCairn reports whether a definition is one cairn registered.
-func isCairn(def json.RawMessage) bool { return strings.Contains(commandOf(def), Marker) }
+func isCairn(def json.RawMessage) bool { return strings.Contains(commandOf(def), marker) }
 
 // exact reports whether f has, for every event of [hooks.Events], exactly
 // cairn's definition, and no other definition of cairn's anywhere.
@@ -219,7 +134,7 @@ func (f *file) exact() bool {
 
 // definition is cairn's definition for h, compact.
 func definition(h hooks.Hook) json.RawMessage {
-	raw, _ := json.Marshal(entry{Command: Command(h.Event), Timeout: h.Timeout})
+	raw, _ := json.Marshal(entry{Command: command(h.Event), Timeout: h.Timeout})
 	return raw
 }
 
@@ -238,7 +153,7 @@ func (f *file) removeCairn() bool {
 	removed := false
 	keys := make([]string, len(f.events))
 	for i, m := range f.events {
-		keys[i] = m.key
+		keys[i] = m.Key
 	}
 	for _, key := range keys {
 		defs, ok := f.defs[key]
@@ -257,14 +172,14 @@ func (f *file) removeCairn() bool {
 			continue
 		}
 		if len(kept) == 0 {
-			f.events = f.events.del(key)
+			f.events = f.events.Delete(key)
 			delete(f.defs, key)
 			continue
 		}
 		f.defs[key] = kept
 	}
 	if removed && len(f.events) == 0 {
-		f.top = f.top.del("hooks")
+		f.top = f.top.Delete("hooks")
 		f.events = nil
 	}
 	return removed
@@ -272,12 +187,12 @@ func (f *file) removeCairn() bool {
 
 // add appends cairn's definition to every event of [hooks.Events].
 func (f *file) add() {
-	if _, ok := f.top.get("version"); !ok && len(f.top) == 0 {
-		f.top = f.top.set("version", json.RawMessage("1"))
+	if _, ok := f.top.Get("version"); !ok && len(f.top) == 0 {
+		f.top = f.top.Set("version", json.RawMessage("1"))
 	}
 	for _, h := range hooks.Events {
-		if _, ok := f.events.get(h.Event); !ok {
-			f.events = f.events.set(h.Event, nil)
+		if _, ok := f.events.Get(h.Event); !ok {
+			f.events = f.events.Set(h.Event, nil)
 		}
 		f.defs[h.Event] = append(f.defs[h.Event], definition(h))
 	}
@@ -288,29 +203,29 @@ func (f *file) add() {
 func (f *file) encode() ([]byte, error) {
 	if f.events != nil {
 		for i, m := range f.events {
-			if defs, ok := f.defs[m.key]; ok {
+			if defs, ok := f.defs[m.Key]; ok {
 				raw, err := json.Marshal(defs)
 				if err != nil {
 					return nil, err
 				}
-				f.events[i].val = raw
+				f.events[i].Value = raw
 			}
 		}
-		f.top = f.top.set("hooks", f.events.marshal())
+		f.top = f.top.Set("hooks", f.events.Marshal())
 	}
 	var b bytes.Buffer
-	if err := json.Indent(&b, f.top.marshal(), "", "  "); err != nil {
+	if err := json.Indent(&b, f.top.Marshal(), "", "  "); err != nil {
 		return nil, err
 	}
 	b.WriteByte('\n')
 	return b.Bytes(), nil
 }
 
-// Install returns data with exactly cairn's wiring: every event of
-// [hooks.Events] runs [Command], once, and any other definition of
+// install returns data with exactly cairn's wiring: every event of
+// [hooks.Events] runs [command], once, and any other definition of
 // cairn's is removed. Every other key and definition is kept. changed is
 // false, and out is data, when data already has exactly that.
-func Install(data []byte) (out []byte, changed bool, err error) {
+func install(data []byte) (out []byte, changed bool, err error) {
 	f, err := parseFile(data)
 	if err != nil {
 		return nil, false, err
@@ -324,12 +239,12 @@ func Install(data []byte) (out []byte, changed bool, err error) {
 	return out, err == nil, err
 }
 
-// Uninstall returns data without cairn's definitions (an event, or the
+// uninstall returns data without cairn's definitions (an event, or the
 // hooks object, that their removal left empty goes too: an empty one the
 // user wrote before cannot be told apart), and reports whether it removed
 // any; empty is true when nothing but the version is left, so that the
 // file, of cairn's making, can go.
-func Uninstall(data []byte) (out []byte, changed, empty bool, err error) {
+func uninstall(data []byte) (out []byte, changed, empty bool, err error) {
 	f, err := parseFile(data)
 	if err != nil {
 		return nil, false, false, err
@@ -341,13 +256,13 @@ func Uninstall(data []byte) (out []byte, changed, empty bool, err error) {
 	if err != nil {
 		return nil, false, false, err
 	}
-	rest := f.top.del("version")
+	rest := f.top.Delete("version")
 	return out, true, len(rest) == 0, nil
 }
 
-// Wired reports which events of [hooks.Events] data does not run cairn's
+// wiredEvents reports which events of [hooks.Events] data does not run cairn's
 // launcher for.
-func Wired(data []byte) (missing []string, err error) {
+func wiredEvents(data []byte) (missing []string, err error) {
 	f, err := parseFile(data)
 	if err != nil {
 		return nil, err
@@ -355,7 +270,7 @@ func Wired(data []byte) (missing []string, err error) {
 	for _, h := range hooks.Events {
 		found := false
 		for _, d := range f.defs[h.Event] {
-			if commandOf(d) == Command(h.Event) {
+			if commandOf(d) == command(h.Event) {
 				found = true
 			}
 		}

@@ -3,7 +3,9 @@
 // session, the payload read from stdin, the JSON written to stdout, and
 // the project's wiring (.cursor/hooks.json, running the committed
 // launcher). It imports none of cairn's storage: what it knows of the
-// project comes in as an [fsx.Root].
+// project comes in as an [fsx.Root]. Its [Adapter] implements
+// [agent.Adapter] itself; the agent registry (agent/registry,
+// agent/adapters) lists it.
 //
 // Cursor's hook protocol, as documented at https://cursor.com/docs/hooks:
 // a hook is a command that gets one JSON object on stdin and may print one
@@ -26,19 +28,17 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/cursor/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 )
 
-// Name is the adapter's name.
-const Name = hooks.Agent
-
 // Kind is the moment Cursor's event name stands for; Unknown for a name
 // cairn does not handle.
-func Kind(name string) event.Kind { return hooks.Kind(name) }
+func (Adapter) Kind(name string) event.Kind { return hooks.Kind(name) }
 
-// Payload is the part of an event's JSON that cairn uses.
-type Payload struct {
+// hookPayload is the part of an event's JSON that cairn uses.
+type hookPayload struct {
 	ConversationID string   `json:"conversation_id"`
 	SessionID      string   `json:"session_id"`
 	HookEventName  string   `json:"hook_event_name"`
@@ -51,10 +51,10 @@ type Payload struct {
 	Text    string `json:"text"`    // afterAgentResponse
 }
 
-// DecodePayload parses a payload: a JSON object, whose fields cairn does
+// decodePayload parses a payload: a JSON object, whose fields cairn does
 // not use may be anything.
-func DecodePayload(data []byte) (Payload, error) {
-	var p Payload
+func decodePayload(data []byte) (hookPayload, error) {
+	var p hookPayload
 	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' {
 		return p, errors.New("decode cursor hook payload: not a JSON object")
 	}
@@ -66,17 +66,17 @@ func DecodePayload(data []byte) (Payload, error) {
 
 // projectDirEnv is the variable Cursor sets to the workspace's root in
 // every hook (https://cursor.com/docs/hooks, Environment variables).
-const projectDirEnv = "CURSOR_PROJECT_DIR"
+const projectDirEnv = hooks.ProjectVar
 
 // Decode turns the payload of Cursor's event name into a session event;
 // getenv reads the hook's environment. The project is CURSOR_PROJECT_DIR,
 // else the payload's cwd, else its first workspace root.
-func Decode(name string, data []byte, getenv func(string) string) (event.Event, error) {
-	kind := Kind(name)
+func (Adapter) Decode(name string, data []byte, getenv func(string) string) (event.Event, error) {
+	kind := Adapter{}.Kind(name)
 	if kind == event.Unknown {
 		return event.Event{}, fmt.Errorf("unknown cursor hook event %q", name)
 	}
-	p, err := DecodePayload(data)
+	p, err := decodePayload(data)
 	if err != nil {
 		return event.Event{}, err
 	}
@@ -101,7 +101,7 @@ func Decode(name string, data []byte, getenv func(string) string) (event.Event, 
 		Text:    p.Text,
 		// No Transcript: cairn cannot read Cursor's (see ReadTranscript),
 		// so the session pipeline is not given one to queue.
-		Agent: Name,
+		Agent: hooks.Agent,
 	}
 	return e, nil
 }
@@ -111,16 +111,16 @@ func Decode(name string, data []byte, getenv func(string) string) (event.Event, 
 // has no line for the person there, and the after* events' output is
 // ignored, so a status line is not written anywhere. An answer with
 // nothing Cursor can take writes nothing.
-func Encode(e event.Event, a event.Answer) ([]byte, error) {
+func (Adapter) Encode(e event.Event, a event.Answer) ([]byte, error) {
 	if e.Kind != event.Start || a.Context == "" {
 		return nil, nil
 	}
-	return EncodeContext(a.Context)
+	return encodeContext(a.Context)
 }
 
-// EncodeContext returns the stdout of a sessionStart hook that adds text
+// encodeContext returns the stdout of a sessionStart hook that adds text
 // to the conversation's context.
-func EncodeContext(text string) ([]byte, error) {
+func encodeContext(text string) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -132,14 +132,14 @@ func EncodeContext(text string) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// ErrNoTranscript is ReadTranscript's answer: cairn does not read Cursor's
+// errNoTranscript is ReadTranscript's answer: cairn does not read Cursor's
 // transcripts, so the session pipeline does not run for Cursor sessions.
-var ErrNoTranscript = errors.New("reading transcripts is not supported for cursor")
+var errNoTranscript = error(agent.NoTranscript("reading transcripts is not supported for cursor"))
 
-// ReadTranscript reports [ErrNoTranscript]: Cursor's transcript format is
+// ReadTranscript reports [errNoTranscript]: Cursor's transcript format is
 // not documented, and cairn reads only what it can test.
-func ReadTranscript(io.Reader) (event.Conversation, error) {
-	return event.Conversation{}, ErrNoTranscript
+func (Adapter) ReadTranscript(io.Reader) (event.Conversation, error) {
+	return event.Conversation{}, errNoTranscript
 }
 
 // Caller: Cursor's agent sets CURSOR_AGENT=1 in the commands it runs; none

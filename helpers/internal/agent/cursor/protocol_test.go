@@ -43,14 +43,14 @@ func TestKind(t *testing.T) {
 		"SessionStart": event.Unknown,
 		"":             event.Unknown,
 	} {
-		if got := cursor.Kind(name); got != want {
-			t.Errorf("Kind(%q) = %s, want %s", name, got, want)
+		if got := (cursor.Adapter{}).Kind(name); got != want {
+			t.Errorf("Adapter{}.Kind(%q) = %s, want %s", name, got, want)
 		}
 		if got := (cursor.Adapter{}).Kind(name); got != want {
 			t.Errorf("Adapter.Kind(%q) = %s, want %s", name, got, want)
 		}
 	}
-	if hooks.Agent != "cursor" || cursor.Name != hooks.Agent || (cursor.Adapter{}).Name() != "cursor" {
+	if hooks.Agent != "cursor" || (cursor.Adapter{}).Name() != "cursor" {
 		t.Error("the adapter's name is not cursor")
 	}
 }
@@ -71,7 +71,7 @@ func TestDecode(t *testing.T) {
 		{"afterAgentResponse.json", "afterAgentResponse", event.Event{
 			Kind: event.Reply, Name: "afterAgentResponse", Session: conv, Cwd: root, Agent: "cursor"}},
 	} {
-		got, err := cursor.Decode(c.name, payload(t, c.file), env(nil))
+		got, err := cursor.Adapter{}.Decode(c.name, payload(t, c.file), env(nil))
 		if err != nil {
 			t.Fatalf("%s: %v", c.file, err)
 		}
@@ -94,19 +94,19 @@ func TestDecode(t *testing.T) {
 // The project is CURSOR_PROJECT_DIR when Cursor sets it; the payload's cwd
 // (when a tool event has one) comes before its workspace roots.
 func TestDecodeProject(t *testing.T) {
-	e, err := cursor.Decode("sessionStart", payload(t, "sessionStart.json"), env(map[string]string{"CURSOR_PROJECT_DIR": "/work/p"}))
+	e, err := cursor.Adapter{}.Decode("sessionStart", payload(t, "sessionStart.json"), env(map[string]string{"CURSOR_PROJECT_DIR": "/work/p"}))
 	if err != nil || e.ProjectDir != "/work/p" || e.Cwd != root {
 		t.Errorf("project %q cwd %q err %v", e.ProjectDir, e.Cwd, err)
 	}
-	e, err = cursor.Decode("afterShellExecution", []byte(`{"cwd":"/w/sub","workspace_roots":["/w","/x"],"command":"ls"}`), env(nil))
+	e, err = cursor.Adapter{}.Decode("afterShellExecution", []byte(`{"cwd":"/w/sub","workspace_roots":["/w","/x"],"command":"ls"}`), env(nil))
 	if err != nil || e.Cwd != "/w/sub" || e.ProjectDir != "" {
 		t.Errorf("cwd %q project %q err %v", e.Cwd, e.ProjectDir, err)
 	}
-	e, err = cursor.Decode("afterShellExecution", []byte(`{"cwd":"","workspace_roots":["/w","/x"]}`), env(nil))
+	e, err = cursor.Adapter{}.Decode("afterShellExecution", []byte(`{"cwd":"","workspace_roots":["/w","/x"]}`), env(nil))
 	if err != nil || e.Cwd != "/w" {
 		t.Errorf("an empty cwd did not fall back to the first root: %q %v", e.Cwd, err)
 	}
-	e, err = cursor.Decode("afterAgentResponse", []byte(`{"session_id":"s1","text":"x"}`), env(nil))
+	e, err = cursor.Adapter{}.Decode("afterAgentResponse", []byte(`{"session_id":"s1","text":"x"}`), env(nil))
 	if err != nil || e.Session != "s1" || e.Cwd != "" {
 		t.Errorf("session %q cwd %q err %v", e.Session, e.Cwd, err)
 	}
@@ -126,12 +126,12 @@ func TestDecodeRejects(t *testing.T) {
 		{"afterAgentResponse", `{"text":5}`},
 		{"afterAgentResponse", `{"text":"DECISION: cut`},
 	} {
-		if _, err := cursor.Decode(c.name, []byte(c.data), env(nil)); err == nil {
-			t.Errorf("Decode(%s, %q) accepted it", c.name, c.data)
+		if _, err := (cursor.Adapter{}).Decode(c.name, []byte(c.data), env(nil)); err == nil {
+			t.Errorf("Adapter{}.Decode(%s, %q) accepted it", c.name, c.data)
 		}
 	}
 	// Fields cairn does not read may be anything.
-	if _, err := cursor.Decode("afterAgentResponse", []byte(`{"text":"x","model_params":{"odd":[1]},"user_email":null,"transcript_path":7}`), env(nil)); err != nil {
+	if _, err := (cursor.Adapter{}).Decode("afterAgentResponse", []byte(`{"text":"x","model_params":{"odd":[1]},"user_email":null,"transcript_path":7}`), env(nil)); err != nil {
 		t.Errorf("an unused field of another type was refused: %v", err)
 	}
 }
@@ -139,7 +139,7 @@ func TestDecodeRejects(t *testing.T) {
 func TestEncode(t *testing.T) {
 	start := event.Event{Kind: event.Start, Name: "sessionStart"}
 	ctx := "<untrusted-knowledge source=\"cairn\">\n- a & b\n</untrusted-knowledge>"
-	out, err := cursor.Encode(start, event.Answer{Context: ctx, Status: "cairn: recalled 1 of 1 team entries"})
+	out, err := cursor.Adapter{}.Encode(start, event.Answer{Context: ctx, Status: "cairn: recalled 1 of 1 team entries"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,8 +162,8 @@ func TestEncode(t *testing.T) {
 		{event.Event{Kind: event.Reply}, event.Answer{Status: "cairn: recorded 1 decision"}},
 		{event.Event{Kind: event.Reply}, event.Answer{Context: "x", GoOn: "go on"}},
 	} {
-		if out, err := cursor.Encode(c.e, c.a); err != nil || out != nil {
-			t.Errorf("Encode(%v, %+v) = %q, %v; want nothing", c.e.Kind, c.a, out, err)
+		if out, err := (cursor.Adapter{}).Encode(c.e, c.a); err != nil || out != nil {
+			t.Errorf("Adapter{}.Encode(%v, %+v) = %q, %v; want nothing", c.e.Kind, c.a, out, err)
 		}
 	}
 }

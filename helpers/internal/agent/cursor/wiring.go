@@ -1,7 +1,6 @@
 package cursor
 
 import (
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,7 +8,6 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/cursor/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
-	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
@@ -28,24 +26,10 @@ type Adapter struct{}
 var _ agent.Adapter = Adapter{}
 
 // Name is "cursor".
-func (Adapter) Name() string { return Name }
+func (Adapter) Name() string { return hooks.Agent }
 
 // Title is "Cursor".
 func (Adapter) Title() string { return "Cursor" }
-
-// Kind is the moment Cursor's event name stands for.
-func (Adapter) Kind(name string) event.Kind { return Kind(name) }
-
-// Decode is [Decode].
-func (Adapter) Decode(name string, payload []byte, getenv func(string) string) (event.Event, error) {
-	return Decode(name, payload, getenv)
-}
-
-// Encode is [Encode].
-func (Adapter) Encode(e event.Event, a event.Answer) ([]byte, error) { return Encode(e, a) }
-
-// ReadTranscript is [ReadTranscript].
-func (Adapter) ReadTranscript(r io.Reader) (event.Conversation, error) { return ReadTranscript(r) }
 
 // Wiring describes what Wire writes.
 func (Adapter) Wiring() string {
@@ -55,33 +39,16 @@ func (Adapter) Wiring() string {
 // Paths are .cairn and .cursor/hooks.json.
 func (Adapter) Paths() []string { return []string{".cairn", ".cursor/hooks.json"} }
 
-// Wire is [Wire].
-func (Adapter) Wire(project string, cairnDir fsx.Root) (bool, error) { return Wire(project, cairnDir) }
-
-// Unwire is [Unwire].
-func (Adapter) Unwire(project string, cairnDir fsx.Root) ([]string, error) {
-	return Unwire(project, cairnDir)
-}
-
-// Uses reports whether the project's .cursor/hooks.json runs the launcher
-// for any event.
-func (Adapter) Uses(project string) bool { return Uses(project) }
-
-// CheckWiring is [CheckWiring].
-func (Adapter) CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
-	return CheckWiring(project, cairnDir)
-}
-
 // Wire writes the committed launcher (.cairn/hook, in cairnDir) and the
 // project's hooks that run it (.cursor/hooks.json), each only where it
 // differs, and reports whether it wrote. The user's other hooks and keys
 // in hooks.json are kept.
-func Wire(project string, cairnDir fsx.Root) (bool, error) {
+func (Adapter) Wire(project string, cairnDir fsx.Root) (bool, error) {
 	changed, err := launcher.Write(cairnDir)
 	if err != nil {
 		return false, err
 	}
-	wrote, err := agent.EditConfig(cursorDir(project), hooksFile, Install)
+	wrote, err := agent.EditConfig(cursorDir(project), hooksFile, install)
 	if err != nil {
 		return false, err
 	}
@@ -92,13 +59,13 @@ func Wire(project string, cairnDir fsx.Root) (bool, error) {
 // and says what it removed: a file left with nothing but its version is
 // deleted, and .cursor with it when that leaves it empty. The launcher
 // stays (other agents' wiring may run it).
-func Unwire(project string, _ fsx.Root) ([]string, error) {
+func (Adapter) Unwire(project string, _ fsx.Root) ([]string, error) {
 	dir := cursorDir(project)
 	data, err := agent.ReadConfig(dir, hooksFile)
 	if err != nil || data == nil {
 		return nil, err
 	}
-	out, changed, empty, err := Uninstall(data)
+	out, changed, empty, err := uninstall(data)
 	if err != nil || !changed {
 		return nil, err
 	}
@@ -115,23 +82,23 @@ func Unwire(project string, _ fsx.Root) ([]string, error) {
 
 // Uses reports whether the project's .cursor/hooks.json runs the launcher
 // for any event.
-func Uses(project string) bool {
+func (Adapter) Uses(project string) bool {
 	data, err := cursorDir(project).ReadFile(hooksFile, maxFile)
 	if err != nil {
 		return false
 	}
-	missing, err := Wired(data)
-	return err == nil && len(missing) < len(Events())
+	missing, err := wiredEvents(data)
+	return err == nil && len(missing) < len(registeredEvents())
 }
 
 // CheckWiring reports the project's Cursor wiring: the hooks in
 // .cursor/hooks.json and the launcher they run. A project without either
 // is fine: not every team uses Cursor.
-func CheckWiring(project string, cairnDir fsx.Root) agent.Wiring {
+func (Adapter) CheckWiring(project string, cairnDir fsx.Root, _ string) agent.Wiring {
 	state, lerr := launcher.Check(cairnDir)
 	data, ferr := agent.ReadConfig(cursorDir(project), hooksFile)
-	missing, perr := Wired(data)
-	if ferr == nil && perr == nil && len(missing) == len(Events()) {
+	missing, perr := wiredEvents(data)
+	if ferr == nil && perr == nil && len(missing) == len(registeredEvents()) {
 		return wiring("ok", "Cursor: not wired (cairn init --cursor wires it, for teammates who use Cursor)", "")
 	}
 	switch {
@@ -152,8 +119,8 @@ func CheckWiring(project string, cairnDir fsx.Root) agent.Wiring {
 	return wiring("ok", "Cursor: .cursor/hooks.json runs .cairn/hook for every event", "")
 }
 
-// Events are the names of the events cairn registers.
-func Events() []string {
+// registeredEvents are the names of the events cairn registers.
+func registeredEvents() []string {
 	names := make([]string, len(hooks.Events))
 	for i, h := range hooks.Events {
 		names[i] = h.Event
@@ -169,8 +136,8 @@ func wiring(status, detail, fix string) agent.Wiring {
 // write there (see [agent.ForeignHooks]).
 func (Adapter) ForeignHooks(project string) (string, []string, error) {
 	var ours []string
-	for _, name := range Events() {
-		ours = append(ours, Command(name))
+	for _, name := range registeredEvents() {
+		ours = append(ours, command(name))
 	}
 	return agent.ForeignHooksIn(cursorDir(project), hooksFile, ".cursor/"+hooksFile, ours, nil)
 }

@@ -88,10 +88,10 @@ func TestWireKeepsTheUsersFile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := cursor.Wire(dir, cairnDir); err != nil {
+	if _, err := (cursor.Adapter{}).Wire(dir, cairnDir); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cursor.Unwire(dir, cairnDir); err != nil {
+	if _, err := (cursor.Adapter{}).Unwire(dir, cairnDir); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := compactJSON(t, []byte(read(t, hooksPath))), compactJSON(t, []byte(userFile)); got != want {
@@ -115,20 +115,20 @@ func TestCheckWiring(t *testing.T) {
 		}
 	}
 	write("{oops")
-	if w := cursor.CheckWiring(dir, cairnDir); w.Status != "fail" || !strings.Contains(w.Fix, "by hand") {
+	if w := (cursor.Adapter{}).CheckWiring(dir, cairnDir, ""); w.Status != "fail" || !strings.Contains(w.Fix, "by hand") {
 		t.Errorf("invalid hooks.json: %+v", w)
 	}
 	write(cairnOnly)
-	if w := cursor.CheckWiring(dir, cairnDir); w.Status != "fail" || !strings.Contains(w.Detail, "missing") {
+	if w := (cursor.Adapter{}).CheckWiring(dir, cairnDir, ""); w.Status != "fail" || !strings.Contains(w.Detail, "missing") {
 		t.Errorf("no launcher: %+v", w)
 	}
-	if _, err := cursor.Wire(dir, cairnDir); err != nil {
+	if _, err := (cursor.Adapter{}).Wire(dir, cairnDir); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Chmod(filepath.Join(dir, ".cairn", "hook"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if w := cursor.CheckWiring(dir, cairnDir); w.Status != "fail" || !strings.Contains(w.Detail, "not executable") {
+	if w := (cursor.Adapter{}).CheckWiring(dir, cairnDir, ""); w.Status != "fail" || !strings.Contains(w.Detail, "not executable") {
 		t.Errorf("launcher not executable: %+v", w)
 	}
 	if err := os.WriteFile(filepath.Join(dir, ".cairn", "hook"), []byte("#!/bin/sh\n"), 0o755); err != nil {
@@ -136,14 +136,14 @@ func TestCheckWiring(t *testing.T) {
 	}
 	// Another launcher's content is doctor's own check (once for every
 	// agent); the adapter checks its own file, which is right.
-	if w := cursor.CheckWiring(dir, cairnDir); w.Status != "ok" {
+	if w := (cursor.Adapter{}).CheckWiring(dir, cairnDir, ""); w.Status != "ok" {
 		t.Errorf("another launcher: %+v", w)
 	}
-	if _, err := cursor.Wire(dir, cairnDir); err != nil {
+	if _, err := (cursor.Adapter{}).Wire(dir, cairnDir); err != nil {
 		t.Fatal(err)
 	}
 	write(`{"version":1,"hooks":{"sessionStart":[{"command":".cairn/hook --agent cursor sessionStart"}]}}`)
-	if w := cursor.CheckWiring(dir, cairnDir); w.Status != "fail" || !strings.Contains(w.Detail, "afterShellExecution, afterAgentResponse") {
+	if w := (cursor.Adapter{}).CheckWiring(dir, cairnDir, ""); w.Status != "fail" || !strings.Contains(w.Detail, "afterShellExecution, afterAgentResponse") {
 		t.Errorf("partly wired: %+v", w)
 	}
 }
@@ -153,7 +153,7 @@ func TestCheckWiring(t *testing.T) {
 // nothing; it always exits 0.
 func TestLauncherWithoutCairn(t *testing.T) {
 	dir, cairnDir := project(t)
-	if _, err := cursor.Wire(dir, cairnDir); err != nil {
+	if _, err := (cursor.Adapter{}).Wire(dir, cairnDir); err != nil {
 		t.Fatal(err)
 	}
 	run := func(event string) (string, error) {

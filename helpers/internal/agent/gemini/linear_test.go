@@ -30,7 +30,7 @@ func TestReadTranscriptLinear(t *testing.T) {
 	data := assistantRun(2000)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	c, err := ReadTranscript(bytes.NewReader(data))
+	c, err := Adapter{}.ReadTranscript(bytes.NewReader(data))
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +61,7 @@ func BenchmarkReadTranscriptRun(b *testing.B) {
 	data := assistantRun(18000)
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if _, err := ReadTranscript(bytes.NewReader(data)); err != nil {
+		if _, err := (Adapter{}).ReadTranscript(bytes.NewReader(data)); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,9 +1,11 @@
 // Package gemini is cairn's adapter for Gemini CLI: its hook events and
 // how they map to the moments of a session, the payload read from stdin,
 // the JSON written to stdout, its session transcripts, and the project's
-// wiring (hooks in .gemini/settings.json that run the committed launcher).
+// wiring (hooks in .gemini/settings.json that run the committed launcher;
+// the file is JSON with comments, edited in place through agent/jsonc).
 // It imports none of cairn's storage: what it knows of the project comes
-// in as an [fsx.Root].
+// in as an [fsx.Root]. Its [Adapter] implements [agent.Adapter] itself;
+// the agent registry (agent/registry, agent/adapters) lists it.
 package gemini
 
 import (
@@ -16,15 +18,12 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 )
 
-// Name is the adapter's name.
-const Name = hooks.Agent
-
 // Kind is the moment Gemini CLI's event name stands for; Unknown for a
 // name cairn does not handle.
-func Kind(name string) event.Kind { return hooks.Kind(name) }
+func (Adapter) Kind(name string) event.Kind { return hooks.Kind(name) }
 
-// Payload is the part of a hook's JSON (stdin) that cairn uses.
-type Payload struct {
+// hookPayload is the part of a hook's JSON (stdin) that cairn uses.
+type hookPayload struct {
 	SessionID      string `json:"session_id"`
 	TranscriptPath string `json:"transcript_path"`
 	Cwd            string `json:"cwd"`
@@ -35,36 +34,36 @@ type Payload struct {
 	Prompt string `json:"prompt"`
 	// PromptResponse is the agent's reply of the turn (AfterAgent): its
 	// text, and (0.61.0) the fragments of each streamed reply after it,
-	// joined by spaces; see [Decode].
+	// joined by spaces; see [Adapter.Decode].
 	PromptResponse string       `json:"prompt_response"`
 	StopHookActive bool         `json:"stop_hook_active"`
 	ToolName       string       `json:"tool_name"`
-	ToolInput      ToolInput    `json:"tool_input"`
-	ToolResponse   ToolResponse `json:"tool_response"`
+	ToolInput      toolInput    `json:"tool_input"`
+	ToolResponse   toolResponse `json:"tool_response"`
 }
 
-// ToolInput is the input of a tool call: for the shell tool, the
+// toolInput is the input of a tool call: for the shell tool, the
 // command; for the file tools, the file.
-type ToolInput struct {
+type toolInput struct {
 	Command  string `json:"command"`
 	FilePath string `json:"file_path"`
 }
 
-// ToolResponse is the result of a tool call; Error is set when it failed.
-type ToolResponse struct {
+// toolResponse is the result of a tool call; Error is set when it failed.
+type toolResponse struct {
 	Error json.RawMessage `json:"error"`
 }
 
 // failed reports whether the tool call failed.
-func (r ToolResponse) failed() bool {
+func (r toolResponse) failed() bool {
 	e := bytes.TrimSpace(r.Error)
 	return len(e) > 0 && string(e) != "null"
 }
 
-// DecodePayload parses a payload. tool_input and tool_response may be any
+// decodePayload parses a payload. tool_input and tool_response may be any
 // object; only the command and the error are kept.
-func DecodePayload(data []byte) (Payload, error) {
-	var p Payload
+func decodePayload(data []byte) (hookPayload, error) {
+	var p hookPayload
 	if err := json.Unmarshal(data, &p); err != nil {
 		return p, fmt.Errorf("decode hook payload: %w", err)
 	}
@@ -73,7 +72,7 @@ func DecodePayload(data []byte) (Payload, error) {
 
 // projectDirEnv is the variable Gemini CLI sets to the project's root in
 // every hook (the directory it started in).
-const projectDirEnv = "GEMINI_PROJECT_DIR"
+const projectDirEnv = hooks.ProjectVar
 
 // Decode turns the payload of Gemini CLI's event name into a session
 // event; getenv reads the hook's environment.
@@ -88,12 +87,12 @@ const projectDirEnv = "GEMINI_PROJECT_DIR"
 // The prompt of a BeforeAgent event is the person's, without the
 // <hook_context> blocks hooks added to it (SessionStart's context in a
 // headless run).
-func Decode(name string, data []byte, getenv func(string) string) (event.Event, error) {
-	kind := Kind(name)
+func (Adapter) Decode(name string, data []byte, getenv func(string) string) (event.Event, error) {
+	kind := Adapter{}.Kind(name)
 	if kind == event.Unknown {
 		return event.Event{}, fmt.Errorf("unknown hook event %q", name)
 	}
-	p, err := DecodePayload(data)
+	p, err := decodePayload(data)
 	if err != nil {
 		return event.Event{}, err
 	}
@@ -104,11 +103,11 @@ func Decode(name string, data []byte, getenv func(string) string) (event.Event, 
 		Cwd:        p.Cwd,
 		ProjectDir: getenv(projectDirEnv),
 		Transcript: p.TranscriptPath,
-		Agent:      Name,
+		Agent:      hooks.Agent,
 	}
 	switch kind {
 	case event.Prompt:
-		e.Prompt = WithoutHookContext(p.Prompt)
+		e.Prompt = withoutHookContext(p.Prompt)
 	case event.ToolRan:
 		e.Shell = p.ToolName == hooks.ShellTool
 		e.Command = p.ToolInput.Command
@@ -117,7 +116,7 @@ func Decode(name string, data []byte, getenv func(string) string) (event.Event, 
 		e.Tool, e.Path, e.Edits = p.ToolName, p.ToolInput.FilePath, hooks.EditTools[p.ToolName]
 	case event.Reply:
 		e.Text = p.PromptResponse
-		if reply, ok := LastReply(p.TranscriptPath); ok {
+		if reply, ok := lastReply(p.TranscriptPath); ok {
 			e.Text = reply
 		}
 		e.Continued = p.StopHookActive
@@ -132,9 +131,9 @@ const (
 	hookContextClose = "</hook_context>"
 )
 
-// WithoutHookContext returns prompt without the <hook_context> blocks
+// withoutHookContext returns prompt without the <hook_context> blocks
 // Gemini CLI added to it, trimmed.
-func WithoutHookContext(prompt string) string {
+func withoutHookContext(prompt string) string {
 	for {
 		i := strings.Index(prompt, hookContextOpen)
 		if i < 0 {
@@ -156,7 +155,7 @@ func WithoutHookContext(prompt string) string {
 // any answer to an event that takes none, writes nothing. GoOn has no
 // Gemini CLI event to go with (it is for a subagent's reply, which Gemini
 // CLI has no hook for) and is left out.
-func Encode(e event.Event, a event.Answer) ([]byte, error) {
+func (Adapter) Encode(e event.Event, a event.Answer) ([]byte, error) {
 	var out output
 	out.SystemMessage = a.Status
 	switch {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn/helpers/internal/agent/gemini/hooks"
 	launcherpkg "github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 )
@@ -62,7 +63,7 @@ func TestDecodeRecorded(t *testing.T) {
 		}},
 		{"SessionEnd", event.End, func(e event.Event) bool { return true }},
 	} {
-		e, err := Decode(tc.name, payload(t, tc.name, transcript), getenv)
+		e, err := Adapter{}.Decode(tc.name, payload(t, tc.name, transcript), getenv)
 		if err != nil {
 			t.Errorf("%s: %v", tc.name, err)
 			continue
@@ -76,30 +77,30 @@ func TestDecodeRecorded(t *testing.T) {
 
 func TestDecode(t *testing.T) {
 	getenv := env(nil)
-	e, err := Decode("AfterAgent", payload(t, "AfterAgent", "/nonexistent/session.jsonl"), getenv)
+	e, err := Adapter{}.Decode("AfterAgent", payload(t, "AfterAgent", "/nonexistent/session.jsonl"), getenv)
 	if err != nil || !strings.HasPrefix(e.Text, "Let me look.  look. \nDone.") {
 		t.Errorf("without a transcript, the reply is prompt_response: %q %v", e.Text, err)
 	}
-	e, _ = Decode("AfterAgent", []byte(`{"prompt_response":"x","stop_hook_active":true}`), getenv)
+	e, _ = Adapter{}.Decode("AfterAgent", []byte(`{"prompt_response":"x","stop_hook_active":true}`), getenv)
 	if !e.Continued || e.Text != "x" {
 		t.Errorf("stop_hook_active: %+v", e)
 	}
-	e, _ = Decode("BeforeAgent", []byte(`{"prompt":"<hook_context>cairn: 3 entries &lt;untrusted-knowledge&gt;</hook_context>\n\nfix the &lt;b&gt; tag <hook_context>more</hook_context>"}`), getenv)
+	e, _ = Adapter{}.Decode("BeforeAgent", []byte(`{"prompt":"<hook_context>cairn: 3 entries &lt;untrusted-knowledge&gt;</hook_context>\n\nfix the &lt;b&gt; tag <hook_context>more</hook_context>"}`), getenv)
 	if e.Prompt != "fix the &lt;b&gt; tag" {
 		t.Errorf("prompt without hook context: %q", e.Prompt)
 	}
-	e, _ = Decode("AfterTool", []byte(`{"tool_name":"write_file","tool_input":{"file_path":"a.go","content":"LEARNED: x"}}`), getenv)
+	e, _ = Adapter{}.Decode("AfterTool", []byte(`{"tool_name":"write_file","tool_input":{"file_path":"a.go","content":"LEARNED: x"}}`), getenv)
 	if e.Shell || e.Command != "" {
 		t.Errorf("another tool is not the shell: %+v", e)
 	}
-	e, _ = Decode("AfterTool", []byte(`{"tool_name":"run_shell_command","tool_input":{"command":"false"},"tool_response":{"error":{"message":"boom"}}}`), getenv)
+	e, _ = Adapter{}.Decode("AfterTool", []byte(`{"tool_name":"run_shell_command","tool_input":{"command":"false"},"tool_response":{"error":{"message":"boom"}}}`), getenv)
 	if !e.Shell || !e.Failed {
 		t.Errorf("a failed call: %+v", e)
 	}
-	if _, err := Decode("PreCompress", []byte(`{}`), getenv); err == nil {
+	if _, err := (Adapter{}).Decode("PreCompress", []byte(`{}`), getenv); err == nil {
 		t.Error("PreCompress is not handled, and decodes to an error")
 	}
-	if _, err := Decode("SessionStart", []byte(`{"session_id": 5}`), getenv); err == nil {
+	if _, err := (Adapter{}).Decode("SessionStart", []byte(`{"session_id": 5}`), getenv); err == nil {
 		t.Error("a bad payload decodes")
 	}
 }
@@ -123,9 +124,9 @@ func TestEncode(t *testing.T) {
 		{end, event.Answer{Status: "bye"}, ``},
 		{event.Event{Kind: event.Reply, Name: "AfterAgent"}, event.Answer{GoOn: "record what you learned"}, ``},
 	} {
-		got, err := Encode(tc.e, tc.a)
+		got, err := Adapter{}.Encode(tc.e, tc.a)
 		if err != nil || string(bytes.TrimSpace(got)) != tc.want {
-			t.Errorf("Encode(%s, %+v) = %s, %v\nwant %s", tc.e.Name, tc.a, got, err, tc.want)
+			t.Errorf("Adapter{}.Encode(%s, %+v) = %s, %v\nwant %s", tc.e.Name, tc.a, got, err, tc.want)
 		}
 	}
 }
@@ -181,14 +182,14 @@ func FuzzDecode(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, name string, data []byte) {
-		e, err := Decode(name, data, env(nil))
+		e, err := Adapter{}.Decode(name, data, env(nil))
 		if err != nil {
 			return
 		}
-		if e.Kind != Kind(name) || e.Agent != Name {
+		if e.Kind != (Adapter{}).Kind(name) || e.Agent != hooks.Agent {
 			t.Fatalf("%+v", e)
 		}
-		if out, err := Encode(e, event.Answer{Context: e.Prompt, Status: e.Text}); err != nil || len(out) > 0 && !json.Valid(out) {
+		if out, err := (Adapter{}).Encode(e, event.Answer{Context: e.Prompt, Status: e.Text}); err != nil || len(out) > 0 && !json.Valid(out) {
 			t.Fatalf("Encode: %s %v", out, err)
 		}
 	})
@@ -199,11 +200,11 @@ func FuzzDecode(f *testing.F) {
 // additionalContext; nothing ever asks.
 func TestAfterFileTool(t *testing.T) {
 	payload := []byte(`{"session_id":"s","cwd":"/p","hook_event_name":"AfterTool","tool_name":"replace","tool_input":{"file_path":"/p/a.go","old_string":"x"}}`)
-	e, err := Decode("AfterFileTool", payload, func(string) string { return "" })
+	e, err := (Adapter{}).Decode("AfterFileTool", payload, func(string) string { return "" })
 	if err != nil || e.Kind != event.BeforeTool || e.Path != "/p/a.go" || !e.Edits || e.Tool != "replace" {
 		t.Fatalf("Decode = %+v, %v", e, err)
 	}
-	out, err := Encode(e, event.Answer{Context: "note", Ask: "must check"})
+	out, err := (Adapter{}).Encode(e, event.Answer{Context: "note", Ask: "must check"})
 	want := `{"hookSpecificOutput":{"hookEventName":"AfterTool","additionalContext":"note"}}` + "\n"
 	if err != nil || string(out) != want {
 		t.Errorf("Encode = %s, %v; want %s", out, err, want)

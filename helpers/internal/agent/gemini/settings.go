@@ -6,19 +6,20 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent/gemini/hooks"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/jsonc"
 )
 
-// ProjectCommand is how a project's committed .gemini/settings.json runs
+// projectCommand is how a project's committed .gemini/settings.json runs
 // cairn: the committed launcher in agent mode, found through
 // $GEMINI_PROJECT_DIR, which Gemini CLI replaces in a hook's command by
 // the project's root, shell-quoted, before it runs the command with bash
 // (so the variable must not be quoted again here). The file names nothing
 // of one machine.
-const ProjectCommand = "$GEMINI_PROJECT_DIR/.cairn/hook --agent " + hooks.Agent
+const projectCommand = "$GEMINI_PROJECT_DIR/.cairn/hook --agent " + hooks.Agent
 
-// Marker identifies cairn's hook commands in a settings file: any command
+// marker identifies cairn's hook commands in a settings file: any command
 // that runs the launcher for this agent is cairn's.
-const Marker = ".cairn/hook --agent " + hooks.Agent
+const marker = ".cairn/hook --agent " + hooks.Agent
 
 // handler is one hook handler as cairn writes it.
 type handler struct {
@@ -36,50 +37,53 @@ type group struct {
 
 // groupFor is cairn's hook definition of h.
 func groupFor(h hooks.Hook) group {
-	return group{Matcher: h.Matcher, Hooks: []handler{{Type: "command", Command: ProjectCommand + " " + h.Name(), Timeout: h.Timeout}}}
+	return group{Matcher: h.Matcher, Hooks: []handler{{Type: "command", Command: projectCommand + " " + h.Name(), Timeout: h.Timeout}}}
 }
 
 // isCairn reports whether a hook command is cairn's.
-func isCairn(command string) bool { return strings.Contains(command, Marker) }
+func isCairn(command string) bool { return strings.Contains(command, marker) }
 
-// parseSettings parses a settings file; empty text is an empty object.
-func parseSettings(data []byte) ([]byte, *value, error) {
+// parseSettings parses a settings file, JSON with comments (Gemini CLI
+// strips // and /* */ comments, then JSON.parse); empty text is an empty
+// object. Package jsonc edits it in place, so every other key, its order,
+// its formatting and the comments stay as they were.
+func parseSettings(data []byte) (*jsonc.Doc, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		data = []byte("{}\n")
 	}
-	root, err := parseJSONC(data)
+	doc, err := jsonc.Parse(data)
 	if err != nil {
-		return nil, nil, fmt.Errorf("settings.json: %w", err)
+		return nil, fmt.Errorf("settings.json: %w", err)
 	}
-	if root.kind != '{' {
-		return nil, nil, fmt.Errorf("settings.json: not a JSON object")
+	if doc.Root().Kind() != '{' {
+		return nil, fmt.Errorf("settings.json: not a JSON object")
 	}
-	return data, root, nil
+	return doc, nil
 }
 
 // handlerCommand is the command of a handler value ("" if none).
-func handlerCommand(h *value) string {
-	if c := h.get("command"); c != nil && c.kind == '"' {
-		return c.str
+func handlerCommand(h jsonc.Node) string {
+	if c := h.Get("command"); c.Kind() == '"' {
+		return c.Str()
 	}
 	return ""
 }
 
 // exact reports whether the hooks value holds cairn's definition of every
 // event of hooks.Events, and no other handler of cairn's.
-func exact(hv *value) bool {
-	if hv == nil || hv.kind != '{' {
+func exact(hv jsonc.Node) bool {
+	if hv.Kind() != '{' {
 		return false
 	}
 	for _, h := range hooks.Events {
 		want := groupFor(h)
 		found := false
-		groups := hv.get(h.Event)
-		if groups == nil || groups.kind != '[' {
+		groups := hv.Get(h.Event)
+		if groups.Kind() != '[' {
 			return false
 		}
-		for _, g := range groups.elems {
-			if matchesGroup(g, want) {
+		for i := range groups.Len() {
+			if matchesGroup(groups.Index(i), want) {
 				found = true
 			}
 		}
@@ -88,12 +92,13 @@ func exact(hv *value) bool {
 		}
 	}
 	n := 0
-	for _, m := range hv.members {
-		if m.val.kind != '[' {
+	for mi := range hv.Len() {
+		m := hv.Index(mi)
+		if m.Kind() != '[' {
 			continue
 		}
-		for _, g := range m.val.elems {
-			for _, hh := range handlers(g) {
+		for gi := range m.Len() {
+			for _, hh := range handlers(m.Index(gi)) {
 				if isCairn(handlerCommand(hh)) {
 					n++
 				}
@@ -104,120 +109,122 @@ func exact(hv *value) bool {
 }
 
 // matchesGroup reports whether the definition g is exactly want.
-func matchesGroup(g *value, want group) bool {
+func matchesGroup(g jsonc.Node, want group) bool {
 	matcher := ""
-	if m := g.get("matcher"); m != nil {
-		if m.kind != '"' {
+	if m := g.Get("matcher"); m.Kind() != 0 {
+		if m.Kind() != '"' {
 			return false
 		}
-		matcher = m.str
+		matcher = m.Str()
 	}
 	hs := handlers(g)
 	if matcher != want.Matcher || len(hs) != 1 {
 		return false
 	}
 	h := hs[0]
-	t, timeout := h.get("type"), h.get("timeout")
-	return t != nil && t.kind == '"' && t.str == want.Hooks[0].Type &&
+	t, timeout := h.Get("type"), h.Get("timeout")
+	return t.Kind() == '"' && t.Str() == want.Hooks[0].Type &&
 		handlerCommand(h) == want.Hooks[0].Command &&
-		timeout != nil && timeout.kind == 'v' && timeout.lit == fmt.Sprint(want.Hooks[0].Timeout)
+		timeout.Kind() == '0' && timeout.Str() == fmt.Sprint(want.Hooks[0].Timeout)
 }
 
 // handlers are the handler values of a definition.
-func handlers(g *value) []*value {
-	hs := g.get("hooks")
-	if hs == nil || hs.kind != '[' {
+func handlers(g jsonc.Node) []jsonc.Node {
+	hs := g.Get("hooks")
+	if hs.Kind() != '[' {
 		return nil
 	}
-	return hs.elems
+	out := make([]jsonc.Node, hs.Len())
+	for i := range out {
+		out[i] = hs.Index(i)
+	}
+	return out
 }
 
-// Project returns data (a .gemini/settings.json, JSON with comments) with
+// projectSettings returns data (a .gemini/settings.json, JSON with comments) with
 // exactly the project wiring: every event of hooks.Events runs
-// [ProjectCommand] with the event's name, and no other handler of
+// [projectCommand] with the event's name, and no other handler of
 // cairn's is there. Other hooks, keys, their order, formatting and
 // comments are left as they were.
-func Project(data []byte) (out []byte, changed bool, err error) {
-	doc, root, err := parseSettings(data)
+func projectSettings(data []byte) (out []byte, changed bool, err error) {
+	doc, err := parseSettings(data)
 	if err != nil {
 		return nil, false, err
 	}
-	if len(bytes.TrimSpace(data)) > 0 && exact(root.get("hooks")) {
+	if len(bytes.TrimSpace(data)) > 0 && exact(doc.Root().Get("hooks")) {
 		return data, false, nil
 	}
-	out, _, err = Uninstall(doc)
+	out, _, err = uninstall(doc.Bytes())
 	if err != nil {
+		return nil, false, err
+	}
+	if doc, err = parseSettings(out); err != nil {
 		return nil, false, err
 	}
 	for _, h := range hooks.Events {
-		if out, err = addGroup(out, h); err != nil {
+		if err := addGroup(doc, h); err != nil {
 			return nil, false, err
 		}
 	}
-	return out, true, nil
+	return doc.Bytes(), true, nil
 }
 
 // addGroup adds cairn's definition of h to the hooks of doc.
-func addGroup(doc []byte, h hooks.Hook) ([]byte, error) {
-	_, root, err := parseSettings(doc)
-	if err != nil {
-		return nil, err
+func addGroup(doc *jsonc.Doc, h hooks.Hook) error {
+	hv := doc.Root().Get("hooks")
+	switch hv.Kind() {
+	case 0:
+		return doc.Root().Set("hooks", map[string][]group{h.Event: {groupFor(h)}})
+	case '{':
+	default:
+		return fmt.Errorf("settings.json: hooks is not an object")
 	}
-	unit := indentUnit(doc, root)
-	hv := root.get("hooks")
-	switch {
-	case hv == nil:
-		v := map[string][]group{h.Event: {groupFor(h)}}
-		return appendItem(doc, root, unit, func(ind string) string { return memberText("hooks", v, ind, unit) }), nil
-	case hv.kind != '{':
-		return nil, fmt.Errorf("settings.json: hooks is not an object")
+	ev := hv.Get(h.Event)
+	switch ev.Kind() {
+	case 0:
+		return hv.Set(h.Event, []group{groupFor(h)})
+	case '[':
+		return ev.Append(groupFor(h))
 	}
-	ev := hv.get(h.Event)
-	switch {
-	case ev == nil:
-		v := []group{groupFor(h)}
-		return appendItem(doc, hv, unit, func(ind string) string { return memberText(h.Event, v, ind, unit) }), nil
-	case ev.kind != '[':
-		return nil, fmt.Errorf("settings.json: hooks.%s is not an array", h.Event)
-	}
-	return appendItem(doc, ev, unit, func(ind string) string { return render(groupFor(h), ind, unit) }), nil
+	return fmt.Errorf("settings.json: hooks.%s is not an array", h.Event)
 }
 
-// Uninstall returns data without cairn's hook handlers: a handler of
+// uninstall returns data without cairn's hook handlers: a handler of
 // cairn's is removed from its definition, a definition left without
 // handlers is removed, and an event, or the hooks object, that the
 // removal left empty is removed too. Everything else stays as it was.
-func Uninstall(data []byte) (out []byte, changed bool, err error) {
-	out = data
+func uninstall(data []byte) (out []byte, changed bool, err error) {
+	doc, err := parseSettings(data)
+	if err != nil {
+		return nil, false, err
+	}
 	for range 10000 {
-		doc, root, err := parseSettings(out)
-		if err != nil {
-			return nil, false, err
-		}
-		next, ok := removeOne(doc, root)
-		if !ok {
+		if !removeOne(doc) {
 			if !changed {
 				return data, false, nil
 			}
-			return out, true, nil
+			return doc.Bytes(), true, nil
 		}
-		out, changed = next, true
+		changed = true
 	}
 	return nil, false, fmt.Errorf("settings.json: too many of cairn's hooks")
 }
 
 // removeOne cuts the first handler of cairn's in doc, with what its
-// removal leaves empty; ok is false when there is none.
-func removeOne(doc []byte, root *value) ([]byte, bool) {
-	hv := root.get("hooks")
-	if hv == nil || hv.kind != '{' {
-		return doc, false
+// removal leaves empty; it reports whether there was one.
+func removeOne(doc *jsonc.Doc) bool {
+	root := doc.Root()
+	hv := root.Get("hooks")
+	if hv.Kind() != '{' {
+		return false
 	}
-	for mi, m := range hv.members {
-		if m.val.kind != '[' {
+	for mi := range hv.Len() {
+		m := hv.Index(mi)
+		if m.Kind() != '[' {
 			continue
 		}
-		for gi, g := range m.val.elems {
+		for gi := range m.Len() {
+			g := m.Index(gi)
 			hs := handlers(g)
 			for hi, h := range hs {
 				if !isCairn(handlerCommand(h)) {
@@ -225,41 +232,41 @@ func removeOne(doc []byte, root *value) ([]byte, bool) {
 				}
 				switch {
 				case len(hs) > 1:
-					return removeElem(doc, g.get("hooks"), hi), true
-				case len(m.val.elems) > 1:
-					return removeElem(doc, m.val, gi), true
-				case len(hv.members) > 1:
-					return removeMember(doc, hv, mi), true
-				}
-				for ri := len(root.members) - 1; ri >= 0; ri-- {
-					if root.members[ri].val == hv {
-						return removeMember(doc, root, ri), true
+					g.Get("hooks").Remove(hi)
+				case m.Len() > 1:
+					m.Remove(gi)
+				case hv.Len() > 1:
+					hv.Remove(mi)
+				default:
+					for ri := root.Len() - 1; ri >= 0; ri-- {
+						if root.Index(ri) == hv {
+							root.Remove(ri)
+							break
+						}
 					}
 				}
+				return true
 			}
 		}
 	}
-	return doc, false
+	return false
 }
 
-// Wired reports whether settings data runs the project launcher for every
+// wired reports whether settings data runs the project launcher for every
 // event cairn needs; missing lists the events that do not.
-func Wired(data []byte) (missing []string, err error) {
-	_, root, err := parseSettings(data)
+func wired(data []byte) (missing []string, err error) {
+	doc, err := parseSettings(data)
 	if err != nil {
 		return nil, err
 	}
-	hv := root.get("hooks")
+	hv := doc.Root().Get("hooks")
 	for _, h := range hooks.Events {
 		found := false
-		if hv != nil {
-			if groups := hv.get(h.Event); groups != nil {
-				for _, g := range groups.elems {
-					for _, hh := range handlers(g) {
-						if handlerCommand(hh) == ProjectCommand+" "+h.Name() {
-							found = true
-						}
-					}
+		groups := hv.Get(h.Event)
+		for gi := range groups.Len() {
+			for _, hh := range handlers(groups.Index(gi)) {
+				if handlerCommand(hh) == projectCommand+" "+h.Name() {
+					found = true
 				}
 			}
 		}
@@ -270,23 +277,15 @@ func Wired(data []byte) (missing []string, err error) {
 	return missing, nil
 }
 
-// HasCairn reports whether settings data has any hook handler of cairn's.
-func HasCairn(data []byte) bool {
-	doc, root, err := parseSettings(data)
-	if err != nil {
-		return false
-	}
-	_, ok := removeOne(doc, root)
-	return ok
+// hasCairn reports whether settings data has any hook handler of cairn's.
+func hasCairn(data []byte) bool {
+	doc, err := parseSettings(data)
+	return err == nil && removeOne(doc)
 }
 
-// Disabled reports whether settings data turns Gemini CLI's hooks off
+// disabled reports whether settings data turns Gemini CLI's hooks off
 // (hooksConfig.enabled false).
-func Disabled(data []byte) bool {
-	_, root, err := parseSettings(data)
-	if err != nil {
-		return false
-	}
-	v := root.get("hooksConfig").get("enabled")
-	return v != nil && v.lit == "false"
+func disabled(data []byte) bool {
+	doc, err := parseSettings(data)
+	return err == nil && doc.Root().Get("hooksConfig").Get("enabled").Kind() == 'f'
 }

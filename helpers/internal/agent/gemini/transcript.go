@@ -24,9 +24,9 @@ import (
 // every message) and rewinds ({"$rewindTo": id}, which drop that message
 // and those after it).
 
-// MaxTranscriptLine caps one record of a transcript; a longer one (a huge
+// maxTranscriptLine caps one record of a transcript; a longer one (a huge
 // tool result) is skipped, not held in memory.
-const MaxTranscriptLine = 16 << 20
+const maxTranscriptLine = 16 << 20
 
 // maxReplyRead caps how much of a transcript's end LastReply reads to find
 // the last turn.
@@ -178,7 +178,7 @@ func userText(raw json.RawMessage) (text string, prompt bool) {
 	if strings.HasPrefix(strings.TrimSpace(text), sessionContext) {
 		return "", false
 	}
-	return WithoutHookContext(text), hasText(raw)
+	return withoutHookContext(text), hasText(raw)
 }
 
 // hasText reports whether content has a text part (a string is one).
@@ -249,7 +249,7 @@ func contentText(raw json.RawMessage) string {
 // interactive or a headless run (gemini -p): every session reads as
 // interactive. It reads at most [event.MaxTranscript] bytes (Cut says
 // so).
-func ReadTranscript(r io.Reader) (event.Conversation, error) {
+func (Adapter) ReadTranscript(r io.Reader) (event.Conversation, error) {
 	return readTranscript(r, event.MaxTranscript)
 }
 
@@ -326,12 +326,12 @@ func (t *transcript) lastTurn() (reply string, prompt bool) {
 // maxReplyRead.
 const firstReplyRead = 256 << 10
 
-// LastReply reads the agent's reply of the last turn (every text it wrote
+// lastReply reads the agent's reply of the last turn (every text it wrote
 // after the last prompt) from the transcript at path. It reads the file's
 // end, more of it until the last prompt is in what it read, and no more
 // than its last 8 MiB; ok is false when there is no such file, or no
 // prompt followed by a reply in what it read.
-func LastReply(path string) (string, bool) {
+func lastReply(path string) (string, bool) {
 	if path == "" {
 		return "", false
 	}
@@ -368,19 +368,12 @@ func LastReply(path string) (string, bool) {
 	}
 }
 
-// ReplyOf is the agent's reply of the last turn in transcript data (see
-// LastReply); ok is false when there is none.
-func ReplyOf(data []byte) (string, bool) {
-	reply, _ := replyOf(data)
-	return reply, reply != ""
-}
-
 // replyOf is the agent's reply of the last turn in data, and whether data
 // holds a prompt at all.
 func replyOf(data []byte) (string, bool) {
 	var t transcript
 	for line := range bytes.SplitSeq(data, []byte("\n")) {
-		if len(bytes.TrimSpace(line)) > 0 && len(line) <= MaxTranscriptLine {
+		if len(bytes.TrimSpace(line)) > 0 && len(line) <= maxTranscriptLine {
 			t.add(line)
 		}
 	}
@@ -395,7 +388,7 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 	var line []byte
 	for {
 		chunk, err := br.ReadSlice('\n')
-		if len(line)+len(chunk) > MaxTranscriptLine {
+		if len(line)+len(chunk) > maxTranscriptLine {
 			for errors.Is(err, bufio.ErrBufferFull) {
 				_, err = br.ReadSlice('\n')
 			}

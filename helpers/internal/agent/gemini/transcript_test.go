@@ -18,7 +18,7 @@ func TestReadTranscriptRecorded(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	c, err := ReadTranscript(f)
+	c, err := Adapter{}.ReadTranscript(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,14 +69,14 @@ func TestReplyOf(t *testing.T) {
 		{"torn and foreign lines skipped", lines(`{"id":`, p1, `[1,2]`, r1, `{"id":"x","type":"user","content":{"text":7}}`), "LEARNED: one", true},
 		{"empty", nil, "", false},
 	} {
-		got, ok := ReplyOf(tc.data)
+		got, ok := lastTurnReply(tc.data)
 		if got != tc.want || ok != tc.ok {
 			t.Errorf("%s: %q %v, want %q %v", tc.name, got, ok, tc.want, tc.ok)
 		}
 	}
 }
 
-// LastReply reads the end of a long transcript only, from a record's
+// lastReply reads the end of a long transcript only, from a record's
 // start; a missing file or a directory is no reply.
 func TestLastReply(t *testing.T) {
 	dir := t.TempDir()
@@ -94,11 +94,11 @@ func TestLastReply(t *testing.T) {
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got, ok := LastReply(path); !ok || !strings.HasPrefix(got, "yyy") || !strings.HasSuffix(got, "y\nPATTERN: tail") {
+	if got, ok := lastReply(path); !ok || !strings.HasPrefix(got, "yyy") || !strings.HasSuffix(got, "y\nPATTERN: tail") {
 		t.Errorf("LastReply = %.20q...%q %v", got, got[max(0, len(got)-20):], ok)
 	}
 	for _, p := range []string{"", filepath.Join(dir, "missing.jsonl"), dir} {
-		if got, ok := LastReply(p); ok {
+		if got, ok := lastReply(p); ok {
 			t.Errorf("LastReply(%q) = %q", p, got)
 		}
 	}
@@ -111,7 +111,7 @@ func FuzzReadTranscript(f *testing.F) {
 	f.Add([]byte(`{"$set":{"messages":[{"id":"a","type":"user","content":"hi"}]}}` + "\n" + `{"$rewindTo":"a"}`))
 	f.Add([]byte(`{"id":"a","type":"gemini","content":[{"text":"x"}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := ReadTranscript(bytes.NewReader(data))
+		c, err := Adapter{}.ReadTranscript(bytes.NewReader(data))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,9 +120,16 @@ func FuzzReadTranscript(f *testing.F) {
 				t.Fatalf("message %d: %+v", i, m)
 			}
 		}
-		reply, ok := ReplyOf(data)
+		reply, ok := lastTurnReply(data)
 		if ok != (reply != "") {
 			t.Fatalf("ReplyOf = %q, %v", reply, ok)
 		}
 	})
+}
+
+// lastTurnReply is the agent's reply of the last turn in transcript data;
+// ok is false when there is none.
+func lastTurnReply(data []byte) (string, bool) {
+	reply, _ := replyOf(data)
+	return reply, reply != ""
 }

@@ -1,11 +1,9 @@
 package gemini
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,18 +11,18 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/gemini/hooks"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/jsonc"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
-	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
 // settingsFile is the project's Gemini CLI settings, from its root.
 const settingsFile = ".gemini/settings.json"
 
-// ErrSettings marks a .gemini/settings.json that cairn cannot edit (not
+// errSettings marks a .gemini/settings.json that cairn cannot edit (not
 // JSON with comments, or hooks that are not an object): the person fixes
 // it by hand.
-var ErrSettings = errors.New("cannot edit .gemini/settings.json")
+var errSettings = errors.New("cannot edit .gemini/settings.json")
 
 // geminiDir is the project's .gemini directory.
 func geminiDir(project string) fsx.Root { return fsx.NewRoot(filepath.Join(project, ".gemini")) }
@@ -35,24 +33,10 @@ type Adapter struct{}
 var _ agent.Adapter = Adapter{}
 
 // Name is "gemini".
-func (Adapter) Name() string { return Name }
+func (Adapter) Name() string { return hooks.Agent }
 
 // Title is "Gemini CLI".
 func (Adapter) Title() string { return "Gemini CLI" }
-
-// Kind is the moment Gemini CLI's event name stands for.
-func (Adapter) Kind(name string) event.Kind { return Kind(name) }
-
-// Decode is [Decode].
-func (Adapter) Decode(name string, payload []byte, getenv func(string) string) (event.Event, error) {
-	return Decode(name, payload, getenv)
-}
-
-// Encode is [Encode].
-func (Adapter) Encode(e event.Event, a event.Answer) ([]byte, error) { return Encode(e, a) }
-
-// ReadTranscript reads a Gemini CLI transcript (see [ReadTranscript]).
-func (Adapter) ReadTranscript(r io.Reader) (event.Conversation, error) { return ReadTranscript(r) }
 
 // Wiring describes what Wire writes.
 func (Adapter) Wiring() string {
@@ -63,39 +47,26 @@ func (Adapter) Wiring() string {
 // may hold a .env with the person's API key (Gemini CLI reads one there).
 func (Adapter) Paths() []string { return []string{".cairn", settingsFile} }
 
-// Wire is [Wire].
-func (Adapter) Wire(project string, cairnDir fsx.Root) (bool, error) { return Wire(project, cairnDir) }
-
-// Unwire is [Unwire].
-func (Adapter) Unwire(project string, cairnDir fsx.Root) ([]string, error) {
-	return Unwire(project, cairnDir)
-}
-
 // Uses reports whether the project's .gemini/settings.json runs the
 // launcher.
 func (Adapter) Uses(project string) bool {
 	data, err := agent.ReadConfig(geminiDir(project), "settings.json")
-	return err == nil && data != nil && HasCairn(data)
-}
-
-// CheckWiring is [CheckWiring].
-func (Adapter) CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
-	return CheckWiring(project, cairnDir, home)
+	return err == nil && data != nil && hasCairn(data)
 }
 
 // Wire writes the committed launcher (.cairn/hook, in cairnDir) and the
 // project's hooks that run it (.gemini/settings.json), each only where it
 // differs, and reports whether it wrote. The user's other settings, and
 // the file's comments and formatting, are kept.
-func Wire(project string, cairnDir fsx.Root) (bool, error) {
+func (Adapter) Wire(project string, cairnDir fsx.Root) (bool, error) {
 	changed, err := launcher.Write(cairnDir)
 	if err != nil {
 		return false, err
 	}
 	wrote, err := agent.EditConfig(geminiDir(project), "settings.json", func(data []byte) ([]byte, bool, error) {
-		out, changed, err := Project(data)
+		out, changed, err := projectSettings(data)
 		if err != nil {
-			return nil, false, fmt.Errorf("%w: %w", ErrSettings, err)
+			return nil, false, fmt.Errorf("%w: %w", errSettings, err)
 		}
 		return out, changed, nil
 	})
@@ -109,20 +80,20 @@ func Wire(project string, cairnDir fsx.Root) (bool, error) {
 // and says what it removed; a settings file left with nothing else goes,
 // and .gemini with it when that leaves it empty. The launcher stays: the
 // CLI removes it once no agent's wiring runs it.
-func Unwire(project string, cairnDir fsx.Root) ([]string, error) {
+func (Adapter) Unwire(project string, cairnDir fsx.Root) ([]string, error) {
 	dir := geminiDir(project)
 	data, err := agent.ReadConfig(dir, "settings.json")
 	if err != nil || data == nil {
 		return nil, err
 	}
-	out, changed, err := Uninstall(data)
+	out, changed, err := uninstall(data)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrSettings, err)
+		return nil, fmt.Errorf("%w: %w", errSettings, err)
 	}
 	if !changed {
 		return nil, nil
 	}
-	if _, root, err := parseSettings(out); err == nil && len(root.members) == 0 && !hasComment(out) {
+	if doc, err := parseSettings(out); err == nil && doc.Root().Len() == 0 && !hasComment(out) {
 		// Nothing but cairn's hooks was there: no empty residue.
 		if err := dir.Remove("settings.json"); err != nil {
 			return nil, err
@@ -135,19 +106,28 @@ func Unwire(project string, cairnDir fsx.Root) ([]string, error) {
 }
 
 // hasComment reports whether a settings file holds a comment.
-func hasComment(data []byte) bool { return !bytes.Equal(stripComments(data), data) }
+func hasComment(data []byte) bool { return jsonc.HasComment(data) }
+
+// stripComments is data, JSON with comments, as standard JSON (data itself
+// when it does not parse: the JSON reader then says why).
+func stripComments(data []byte) []byte {
+	if std, err := jsonc.Standard(data); err == nil {
+		return std
+	}
+	return data
+}
 
 // CheckWiring reports the project's Gemini CLI wiring: the launcher, the
 // hooks in .gemini/settings.json that run it, whether Gemini CLI's hooks
 // are turned off, and whether this user's Gemini CLI trusts the project's
 // folder (it runs no project hook in a folder it does not trust).
-func CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
+func (Adapter) CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
 	data, serr := agent.ReadConfig(geminiDir(project), "settings.json")
 	var missing []string
 	if serr == nil {
-		missing, serr = Wired(data)
+		missing, serr = wired(data)
 	}
-	if serr == nil && !HasCairn(data) {
+	if serr == nil && !hasCairn(data) {
 		// Not every team uses Gemini CLI: no wiring is no problem.
 		return wiring("ok", "not wired (cairn init --gemini wires the project for it)", "")
 	}
@@ -167,13 +147,13 @@ func CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
 			return wiring("warn", detail+" ("+what+"; capture and recall work)", "cairn init --gemini, then commit "+settingsFile)
 		}
 		return wiring("fail", detail, "cairn init --gemini, then commit "+settingsFile)
-	case Disabled(data):
+	case disabled(data):
 		return wiring("fail", settingsFile+" turns Gemini CLI's hooks off (hooksConfig.enabled false)",
 			"remove hooksConfig.enabled from "+settingsFile)
 	}
 	if home != "" {
 		user, _ := agent.ReadConfig(fsx.NewRoot(filepath.Join(home, ".gemini")), "settings.json")
-		if user != nil && Disabled(user) {
+		if user != nil && disabled(user) {
 			return wiring("fail", "your ~/.gemini/settings.json turns Gemini CLI's hooks off (hooksConfig.enabled false)",
 				"remove hooksConfig.enabled from ~/.gemini/settings.json")
 		}
@@ -195,10 +175,8 @@ const maxTrustedFolders = 1 << 20
 // nothing it cannot back.
 func trusted(project, home string, user []byte) bool {
 	if user != nil {
-		if _, root, err := parseSettings(user); err == nil {
-			if v := root.get("security").get("folderTrust").get("enabled"); v != nil && v.lit == "false" {
-				return true
-			}
+		if doc, err := parseSettings(user); err == nil && doc.Root().Get("security").Get("folderTrust").Get("enabled").Kind() == 'f' {
+			return true
 		}
 	}
 	path := filepath.Join(home, ".gemini", "trustedFolders.json")

@@ -39,7 +39,7 @@ func TestWireUnwire(t *testing.T) {
 		t.Fatal(changed, err)
 	}
 	settings := filepath.Join(dir, ".gemini", "settings.json")
-	if missing, err := Wired([]byte(read(t, settings))); err != nil || len(missing) > 0 {
+	if missing, err := wired([]byte(read(t, settings))); err != nil || len(missing) > 0 {
 		t.Errorf("wired: %v %v", missing, err)
 	}
 	if fi, err := os.Stat(filepath.Join(dir, ".cairn", "hook")); err != nil || fi.Mode().Perm()&0o100 == 0 {
@@ -86,10 +86,10 @@ func TestUnwireKeepsTheUsers(t *testing.T) {
 	if err := os.WriteFile(settings, []byte(own), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Wire(dir, cairnDir); err != nil {
+	if _, err := (Adapter{}).Wire(dir, cairnDir); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Unwire(dir, cairnDir); err != nil {
+	if _, err := (Adapter{}).Unwire(dir, cairnDir); err != nil {
 		t.Fatal(err)
 	}
 	if got := read(t, settings); got != own {
@@ -99,7 +99,7 @@ func TestUnwireKeepsTheUsers(t *testing.T) {
 	if err := os.WriteFile(settings, []byte("{\"hooks\": [1]}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Wire(dir, cairnDir); err == nil || !strings.Contains(err.Error(), "cannot edit .gemini/settings.json") {
+	if _, err := (Adapter{}).Wire(dir, cairnDir); err == nil || !strings.Contains(err.Error(), "cannot edit .gemini/settings.json") {
 		t.Errorf("Wire over hooks that are not an object: %v", err)
 	}
 }
@@ -108,13 +108,13 @@ func TestCheckWiring(t *testing.T) {
 	dir, cairnDir := project(t)
 	home := t.TempDir()
 	check := func() string {
-		w := CheckWiring(dir, cairnDir, home)
+		w := Adapter{}.CheckWiring(dir, cairnDir, home)
 		return w.Status + ": " + w.Detail
 	}
 	if got := check(); !strings.HasPrefix(got, "ok: Gemini CLI: not wired") {
 		t.Errorf("unwired: %s", got)
 	}
-	if _, err := Wire(dir, cairnDir); err != nil {
+	if _, err := (Adapter{}).Wire(dir, cairnDir); err != nil {
 		t.Fatal(err)
 	}
 	if got := check(); !strings.HasPrefix(got, "warn: Gemini CLI: does not trust this folder") {
@@ -155,7 +155,7 @@ func TestCheckWiring(t *testing.T) {
 	if got := check(); !strings.HasPrefix(got, "fail: Gemini CLI: .gemini/settings.json runs .cairn/hook, which is missing") {
 		t.Errorf("no launcher: %s", got)
 	}
-	if _, err := Wire(dir, cairnDir); err != nil {
+	if _, err := (Adapter{}).Wire(dir, cairnDir); err != nil {
 		t.Fatal(err)
 	}
 	settings := filepath.Join(dir, ".gemini", "settings.json")

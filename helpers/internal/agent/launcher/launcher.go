@@ -3,7 +3,10 @@
 // finds this machine's cairn and runs `cairn hook EVENT` (Claude Code) or
 // `cairn hook AGENT EVENT` (called as `.cairn/hook --agent AGENT EVENT`).
 // Without cairn, the agent's session-start event tells the session how to
-// install it and every other event is silent; it always exits 0.
+// install it and every other event is silent; it always exits 0. The
+// agents it accepts, and their answers without cairn, are the agent
+// registry's (agent/registry); the events it passes without --agent are
+// Claude Code's (agent/claude/hooks).
 package launcher
 
 import (
@@ -17,10 +20,7 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude/hooks"
-	codexhooks "github.com/cairn-dev/cairn/helpers/internal/agent/codex/hooks"
-	cursorhooks "github.com/cairn-dev/cairn/helpers/internal/agent/cursor/hooks"
-	geminihooks "github.com/cairn-dev/cairn/helpers/internal/agent/gemini/hooks"
-	opencodehooks "github.com/cairn-dev/cairn/helpers/internal/agent/opencode/hooks"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/registry"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 )
@@ -34,11 +34,11 @@ const Path = ".cairn/" + File
 // maxScript caps how much of a launcher file is read.
 const maxScript = 1 << 20
 
-// NotInstalled is what a session is told when the project shares memory
+// notInstalled is what a session is told when the project shares memory
 // through cairn and this machine has no cairn to read it: how to install
 // it, by the project's install hint (see [knowledge.CleanInstallHint]; ""
 // for none).
-func NotInstalled(hint string) string {
+func notInstalled(hint string) string {
 	how := knowledge.CleanInstallHint(hint)
 	if how == "" {
 		how = cairn.NoRouteHint
@@ -48,10 +48,10 @@ func NotInstalled(hint string) string {
 		"To install it: " + how + ". Then start a new session."
 }
 
-// Hint is the install hint of the project whose .cairn is cairnDir: its
+// installHint is the install hint of the project whose .cairn is cairnDir: its
 // config's install_hint ("" without one, or when the config can't be
 // read: the launcher then names the route that always works).
-func Hint(cairnDir fsx.Root) string {
+func installHint(cairnDir fsx.Root) string {
 	data, err := cairnDir.ReadFile(knowledge.ConfigName, knowledge.MaxConfigBytes)
 	if err != nil {
 		return ""
@@ -63,36 +63,15 @@ func Hint(cairnDir fsx.Root) string {
 	return c.InstallHint
 }
 
-// notice is an agent the launcher accepts after --agent (Claude Code's
-// is the default) and its answer, without cairn, to the agent's
-// session-start event: the agent's own output format with %s for the
-// message (printf), or empty for an agent that takes no answer there.
-type notice struct {
-	agent, event, format string
-}
-
-// claudeNotice is Claude Code's SessionStart answer without cairn: a line
-// for the person and the same text for the model.
-const claudeNotice = `{"systemMessage":"cairn: %s","hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"%s"}}\n`
-
-// notices are the agents the launcher knows, one row each.
-var notices = []notice{
-	{hooks.Agent, "SessionStart", claudeNotice},
-	{cursorhooks.Agent, cursorhooks.StartEvent, cursorhooks.NotInstalledFormat},
-	{codexhooks.Agent, codexhooks.StartEvent, codexhooks.NotInstalledFormat},
-	{opencodehooks.Agent, opencodehooks.StartEvent, opencodehooks.NotInstalledFormat},
-	{geminihooks.Agent, geminihooks.StartEvent, geminihooks.NotInstalledFormat},
-}
-
 // Script is the launcher's text for a project whose install hint is hint:
 // POSIX sh, so a hook costs a dash start. It is built from the agents'
-// tables.
+// tables and the agent registry.
 func Script(hint string) string {
 	names := make([]string, len(hooks.Events))
 	for i, h := range hooks.Events {
 		names[i] = h.Event
 	}
-	msg := strings.NewReplacer("'", "", "%", "").Replace(NotInstalled(hint))
+	msg := strings.NewReplacer("'", "", "%", "").Replace(notInstalled(hint))
 	var b strings.Builder
 	b.WriteString(`#!/bin/sh
 # cairn's launcher, committed with the project. The project's agent hooks
@@ -128,10 +107,7 @@ if [ "$event" = --agent ]; then
   event=${3:-}
   case "$agent" in
   `)
-	agents := make([]string, len(notices))
-	for i, n := range notices {
-		agents[i] = n.agent
-	}
+	agents := registry.Names()
 	sort.Strings(agents)
 	b.WriteString(strings.Join(agents, " | "))
 	b.WriteString(`) ;;
@@ -167,13 +143,13 @@ if bin=$(find_cairn); then
 fi
 cat >/dev/null
 msg='` + msg + `'
-case "${agent:-` + hooks.Agent + `}:$event" in
+case "${agent:-` + registry.Default + `}:$event" in
 `)
-	for _, n := range notices {
-		if n.format == "" {
+	for _, a := range registry.Agents {
+		if a.NotInstalled == "" {
 			continue
 		}
-		b.WriteString(n.agent + ":" + n.event + ")\n  printf '" + n.format + "' " + strings.Repeat(`"$msg" `, strings.Count(n.format, "%s")) + "\n  ;;\n")
+		b.WriteString(a.Name + ":" + a.StartEvent + ")\n  printf '" + a.NotInstalled + "' " + strings.Repeat(`"$msg" `, strings.Count(a.NotInstalled, "%s")) + "\n  ;;\n")
 	}
 	b.WriteString(`esac
 exit 0
@@ -184,7 +160,7 @@ exit 0
 // Write writes the launcher into cairnDir (with the project's install
 // hint), executable, only where it differs, and reports whether it wrote.
 func Write(cairnDir fsx.Root) (bool, error) {
-	want := []byte(Script(Hint(cairnDir)))
+	want := []byte(Script(installHint(cairnDir)))
 	cur, err := cairnDir.ReadFile(File, maxScript)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false, err
@@ -232,7 +208,7 @@ func Check(cairnDir fsx.Root) (State, error) {
 		return Missing, nil
 	case err != nil:
 		return Unreadable, err
-	case string(cur) != Script(Hint(cairnDir)):
+	case string(cur) != Script(installHint(cairnDir)):
 		return Differs, nil
 	}
 	f, err := cairnDir.OpenFile(File, os.O_RDONLY, 0)

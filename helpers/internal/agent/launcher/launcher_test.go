@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn/helpers/internal/agent/registry"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
@@ -91,13 +92,13 @@ func TestLauncher(t *testing.T) {
 
 // Every agent's notice is valid JSON once the message is in it.
 func TestNoticesAreJSON(t *testing.T) {
-	for _, n := range notices {
-		if n.format == "" {
+	for _, a := range registry.Agents {
+		if a.NotInstalled == "" {
 			continue
 		}
-		s := strings.ReplaceAll(strings.TrimSuffix(n.format, `\n`), "%s", "m")
+		s := strings.ReplaceAll(strings.TrimSuffix(a.NotInstalled, `\n`), "%s", "m")
 		if !json.Valid([]byte(s)) {
-			t.Errorf("%s: %s is not JSON", n.agent, s)
+			t.Errorf("%s: %s is not JSON", a.Name, s)
 		}
 	}
 }

@@ -22,14 +22,14 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Add("Stop", `{}`, "", "")
 	f.Fuzz(func(t *testing.T, name, payload, context, status string) {
-		e, err := opencode.Decode(name, []byte(payload), nil)
+		e, err := opencode.Adapter{}.Decode(name, []byte(payload), nil)
 		if err != nil {
 			return
 		}
 		if e.Kind != hooks.Kind(name) || e.Kind == event.Unknown || e.Agent != "opencode" || e.Name != name {
-			t.Fatalf("Decode(%q, %q) = %+v", name, payload, e)
+			t.Fatalf("Adapter{}.Decode(%q, %q) = %+v", name, payload, e)
 		}
-		out, err := opencode.Encode(e, event.Answer{Context: context, Status: status})
+		out, err := opencode.Adapter{}.Encode(e, event.Answer{Context: context, Status: status})
 		if err != nil {
 			t.Fatal(err)
 		}

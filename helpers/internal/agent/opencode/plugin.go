@@ -12,18 +12,18 @@ import (
 //go:embed plugin.js
 var pluginSource string
 
-// PluginFile is where the plugin goes, from the project's root: OpenCode
+// pluginFile is where the plugin goes, from the project's root: OpenCode
 // loads every .js and .ts file of .opencode/plugins/ (and plugin/) at
 // startup.
-const PluginFile = ".opencode/plugins/cairn.js"
+const pluginFile = ".opencode/plugins/cairn.js"
 
 // pluginMark is in every plugin cairn wrote, of any version: uninstall
 // removes such a file, and leaves any other alone.
 const pluginMark = "Written by `cairn init --opencode`; `cairn uninstall --opencode` removes it."
 
-// Plugin is the source of cairn's OpenCode plugin: plugin.js with the
+// pluginText is the source of cairn's OpenCode plugin: plugin.js with the
 // events of [hooks.Events] and their timeouts.
-func Plugin() string { return renderPlugin(hooks.Events, time.Second) }
+func pluginText() string { return renderPlugin(hooks.Events, time.Second) }
 
 // renderPlugin fills plugin.js with events, each waiting Timeout units.
 func renderPlugin(events []hooks.Hook, unit time.Duration) string {
@@ -42,5 +42,5 @@ func renderPlugin(events []hooks.Hook, unit time.Duration) string {
 	return strings.NewReplacer("/*cairn:events*/", string(ev), "/*cairn:shell*/", string(shell), "/*cairn:files*/", string(files)).Replace(pluginSource)
 }
 
-// IsPlugin reports whether data is a plugin cairn wrote (of any version).
-func IsPlugin(data []byte) bool { return strings.Contains(string(data), pluginMark) }
+// isPlugin reports whether data is a plugin cairn wrote (of any version).
+func isPlugin(data []byte) bool { return strings.Contains(string(data), pluginMark) }

@@ -214,8 +214,8 @@ func TestPluginDrivesTheLauncher(t *testing.T) {
 	if res.TextAfter != "Done.\nMUST-CHECK: run the dry-run first" {
 		t.Errorf("the plugin changed the model's text: %q", res.TextAfter)
 	}
-	if got := res.ShellEnv[SessionEnv]; got != "ses_A" || len(res.ShellEnv) != 1 || len(res.PtyEnv) != 0 {
-		t.Errorf("shell.env gave %v (a terminal without a session: %v), want %s=ses_A alone", res.ShellEnv, res.PtyEnv, SessionEnv)
+	if got := res.ShellEnv[sessionEnv]; got != "ses_A" || len(res.ShellEnv) != 1 || len(res.PtyEnv) != 0 {
+		t.Errorf("shell.env gave %v (a terminal without a session: %v), want %s=ses_A alone", res.ShellEnv, res.PtyEnv, sessionEnv)
 	}
 	wantToasts := "cairn: recalled 1 of 2 team entries|cairn: recorded 1 must-check|cairn: recorded 1 must-check|cairn: recorded 1 must-check"
 	if got := strings.Join(res.Toasts, "|"); got != wantToasts {
@@ -246,7 +246,7 @@ func TestPluginFailsOpen(t *testing.T) {
 		if err := os.MkdirAll(filepath.Dir(plugin), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		for path, data := range map[string]string{plugin: Plugin(), filepath.Join(root, "package.json"): `{"type":"module"}`, filepath.Join(root, "driver.mjs"): driver} {
+		for path, data := range map[string]string{plugin: pluginText(), filepath.Join(root, "package.json"): `{"type":"module"}`, filepath.Join(root, "driver.mjs"): driver} {
 			if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 				t.Fatal(err)
 			}

@@ -3,34 +3,33 @@
 // from the project's .opencode/plugins/. cairn's plugin (plugin.js, written
 // by Wire) passes the moments of a session to the committed launcher as
 // `.cairn/hook --agent opencode EVENT` with a JSON payload of cairn's own
-// design on stdin ([Payload]), and reads back a JSON answer ([Output]).
+// design on stdin ([hookPayload]), and reads back a JSON answer ([output]).
 // This package decodes the one and encodes the other, writes and removes
 // the plugin, and checks it for doctor. It imports none of cairn's
-// storage: what it knows of the project comes in as an [fsx.Root].
+// storage: what it knows of the project comes in as an [fsx.Root]. Its
+// [Adapter] implements [agent.Adapter] itself; the agent registry
+// (agent/registry, agent/adapters) lists it.
 package opencode
 
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
 
+	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/opencode/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 )
 
-// Name is the adapter's name.
-const Name = hooks.Agent
-
 // Kind is the moment the plugin's event name stands for; Unknown for a
 // name cairn does not handle.
-func Kind(name string) event.Kind { return hooks.Kind(name) }
+func (Adapter) Kind(name string) event.Kind { return hooks.Kind(name) }
 
-// Payload is what the plugin writes on the launcher's stdin: the session,
+// hookPayload is what the plugin writes on the launcher's stdin: the session,
 // where it runs, and what the event carries.
-type Payload struct {
+type hookPayload struct {
 	SessionID string `json:"session_id"`
 	// Cwd is the directory OpenCode runs in; ProjectDir is the project
 	// the plugin belongs to (the directory above its .opencode).
@@ -49,9 +48,9 @@ type Payload struct {
 	Text string `json:"text,omitempty"`
 }
 
-// DecodePayload parses a payload.
-func DecodePayload(data []byte) (Payload, error) {
-	var p Payload
+// decodePayload parses a payload.
+func decodePayload(data []byte) (hookPayload, error) {
+	var p hookPayload
 	if err := json.Unmarshal(data, &p); err != nil {
 		return p, fmt.Errorf("decode opencode payload: %w", err)
 	}
@@ -61,12 +60,12 @@ func DecodePayload(data []byte) (Payload, error) {
 // Decode turns the payload of the plugin's event name into a session
 // event. The plugin names the project itself (project_dir), so the
 // environment is not read.
-func Decode(name string, data []byte, _ func(string) string) (event.Event, error) {
-	kind := Kind(name)
+func (Adapter) Decode(name string, data []byte, _ func(string) string) (event.Event, error) {
+	kind := Adapter{}.Kind(name)
 	if kind == event.Unknown {
 		return event.Event{}, fmt.Errorf("unknown opencode event %q", name)
 	}
-	p, err := DecodePayload(data)
+	p, err := decodePayload(data)
 	if err != nil {
 		return event.Event{}, err
 	}
@@ -81,7 +80,7 @@ func Decode(name string, data []byte, _ func(string) string) (event.Event, error
 		Command:    p.Command,
 		Failed:     p.Exit != nil && *p.Exit != 0,
 		Text:       p.Text,
-		Agent:      Name,
+		Agent:      hooks.Agent,
 	}
 	if kind == event.BeforeTool {
 		e.Tool, e.Path, e.Edits = p.Tool, p.FilePath, slices.Contains(hooks.EditTools, p.Tool)
@@ -89,10 +88,10 @@ func Decode(name string, data []byte, _ func(string) string) (event.Event, error
 	return e, nil
 }
 
-// Output is the JSON the plugin reads from the launcher's stdout: context
+// output is the JSON the plugin reads from the launcher's stdout: context
 // for the model (it adds it to the session's system prompt) and one quiet
 // line for the person (a toast, where OpenCode shows one).
-type Output struct {
+type output struct {
 	Context string `json:"context,omitempty"`
 	Status  string `json:"status,omitempty"`
 }
@@ -101,20 +100,20 @@ type Output struct {
 // for a session's start, a prompt and before a tool, the status line for any event. An
 // empty answer writes nothing. OpenCode cannot be asked to go on (a
 // subagent's nudge): GoOn is never sent.
-func Encode(e event.Event, a event.Answer) ([]byte, error) {
-	var out Output
+func (Adapter) Encode(e event.Event, a event.Answer) ([]byte, error) {
+	var out output
 	if e.Kind == event.Start || e.Kind == event.Prompt || e.Kind == event.BeforeTool {
 		out.Context = a.Context
 	}
 	out.Status = a.Status
-	if out == (Output{}) {
+	if out == (output{}) {
 		return nil, nil
 	}
-	return EncodeOutput(out)
+	return encodeOutput(out)
 }
 
-// EncodeOutput returns out as one line of JSON.
-func EncodeOutput(out Output) ([]byte, error) {
+// encodeOutput returns out as one line of JSON.
+func encodeOutput(out output) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -124,23 +123,23 @@ func EncodeOutput(out Output) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// ErrNoTranscript is ReadTranscript's answer: OpenCode keeps its sessions
+// errNoTranscript is ReadTranscript's answer: OpenCode keeps its sessions
 // in its own database, not in a transcript file a hook could name.
-var ErrNoTranscript = errors.New("reading a transcript is not supported for opencode (OpenCode keeps sessions in its own database)")
+var errNoTranscript = error(agent.NoTranscript("reading a transcript is not supported for opencode (OpenCode keeps sessions in its own database)"))
 
-// ReadTranscript is not supported for OpenCode; see [ErrNoTranscript].
-func ReadTranscript(io.Reader) (event.Conversation, error) {
-	return event.Conversation{}, ErrNoTranscript
+// ReadTranscript is not supported for OpenCode; see [errNoTranscript].
+func (Adapter) ReadTranscript(io.Reader) (event.Conversation, error) {
+	return event.Conversation{}, errNoTranscript
 }
 
-// SessionEnv is the variable cairn's plugin sets, through OpenCode's
+// sessionEnv is the variable cairn's plugin sets, through OpenCode's
 // shell.env hook, to the session's id in every shell command's
 // environment.
-const SessionEnv = "CAIRN_OPENCODE_SESSION"
+const sessionEnv = "CAIRN_OPENCODE_SESSION"
 
 // Caller: OpenCode sets OPENCODE=1 (and AGENT=1) in its own environment at
 // start, which its shell tool's commands inherit (1.18); none of its own
-// carries the session's id, which cairn's plugin adds ([SessionEnv]).
+// carries the session's id, which cairn's plugin adds ([sessionEnv]).
 func (Adapter) Caller(getenv func(string) string) (string, bool) {
-	return getenv(SessionEnv), getenv("OPENCODE") == "1"
+	return getenv(sessionEnv), getenv("OPENCODE") == "1"
 }

@@ -35,14 +35,14 @@ func TestKind(t *testing.T) {
 		"ToolAfter": event.ToolRan, "TextComplete": event.Reply, "ToolBefore": event.BeforeTool,
 	}
 	for name, k := range want {
-		if got := opencode.Kind(name); got != k {
-			t.Errorf("Kind(%q) = %s, want %s", name, got, k)
+		if got := (opencode.Adapter{}).Kind(name); got != k {
+			t.Errorf("Adapter{}.Kind(%q) = %s, want %s", name, got, k)
 		}
 	}
 	for _, name := range []string{"", "sessionstart", " SessionStart", "SessionStart ", "PostToolUse", "Stop",
 		"chat.message", "tool.execute.after", "experimental.text.complete", "session.idle"} {
-		if got := opencode.Kind(name); got != event.Unknown {
-			t.Errorf("Kind(%q) = %s, want unknown", name, got)
+		if got := (opencode.Adapter{}).Kind(name); got != event.Unknown {
+			t.Errorf("Adapter{}.Kind(%q) = %s, want unknown", name, got)
 		}
 	}
 	if len(hooks.Events) != len(want) {
@@ -78,7 +78,7 @@ func TestDecodeFixtures(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := opencode.Decode(c.name, []byte(c.payload), nil)
+			got, err := opencode.Adapter{}.Decode(c.name, []byte(c.payload), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,7 +114,7 @@ func TestDecodeToolCalls(t *testing.T) {
 		{`{"command":"ls"}`, false, false},
 	}
 	for _, c := range cases {
-		e, err := opencode.Decode(hooks.ToolAfter, []byte(c.payload), nil)
+		e, err := opencode.Adapter{}.Decode(hooks.ToolAfter, []byte(c.payload), nil)
 		if err != nil {
 			t.Fatalf("%s: %v", c.payload, err)
 		}
@@ -134,8 +134,8 @@ func TestDecodeErrors(t *testing.T) {
 		{"ToolAfter", `{"exit":"127"}`},
 		{"TextComplete", `{"text":42}`},
 	} {
-		if _, err := opencode.Decode(c.name, []byte(c.payload), nil); err == nil {
-			t.Errorf("Decode(%q, %q) = nil error", c.name, c.payload)
+		if _, err := (opencode.Adapter{}).Decode(c.name, []byte(c.payload), nil); err == nil {
+			t.Errorf("Adapter{}.Decode(%q, %q) = nil error", c.name, c.payload)
 		}
 	}
 }
@@ -163,7 +163,7 @@ func TestEncode(t *testing.T) {
 		{"no go-on", reply, event.Answer{GoOn: "record what you learned"}, ""},
 	}
 	for _, c := range cases {
-		got, err := opencode.Encode(c.e, c.a)
+		got, err := opencode.Adapter{}.Encode(c.e, c.a)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -174,7 +174,7 @@ func TestEncode(t *testing.T) {
 }
 
 func TestReadTranscript(t *testing.T) {
-	_, err := opencode.ReadTranscript(strings.NewReader("{}"))
+	_, err := opencode.Adapter{}.ReadTranscript(strings.NewReader("{}"))
 	if !errors.Is(err, opencode.ErrNoTranscript) || !strings.Contains(err.Error(), "not supported for opencode") {
 		t.Errorf("ReadTranscript error = %v", err)
 	}
@@ -219,15 +219,15 @@ func TestLauncherNoticeWithoutCairn(t *testing.T) {
 // ToolBefore names the tool's file and command; its answer's context goes
 // to the plugin (which adds it to the session's context).
 func TestToolBefore(t *testing.T) {
-	e, err := opencode.Decode("ToolBefore", []byte(`{"session_id":"s","cwd":"/p","project_dir":"/p","tool":"edit","file_path":"/p/a.go"}`), nil)
+	e, err := (opencode.Adapter{}).Decode("ToolBefore", []byte(`{"session_id":"s","cwd":"/p","project_dir":"/p","tool":"edit","file_path":"/p/a.go"}`), nil)
 	if err != nil || e.Kind != event.BeforeTool || e.Tool != "edit" || e.Path != "/p/a.go" || !e.Edits || e.Shell {
 		t.Fatalf("Decode = %+v, %v", e, err)
 	}
-	e, err = opencode.Decode("ToolBefore", []byte(`{"session_id":"s","tool":"bash","command":"cat a.go"}`), nil)
+	e, err = (opencode.Adapter{}).Decode("ToolBefore", []byte(`{"session_id":"s","tool":"bash","command":"cat a.go"}`), nil)
 	if err != nil || !e.Shell || e.Command != "cat a.go" || e.Edits {
 		t.Fatalf("Decode = %+v, %v", e, err)
 	}
-	out, err := opencode.Encode(e, event.Answer{Context: "note", Status: "cairn: 1 note"})
+	out, err := (opencode.Adapter{}).Encode(e, event.Answer{Context: "note", Status: "cairn: 1 note"})
 	if err != nil || string(out) != `{"context":"note","status":"cairn: 1 note"}`+"\n" {
 		t.Errorf("Encode = %s, %v", out, err)
 	}

@@ -3,23 +3,22 @@ package opencode
 import (
 	"bytes"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
-	"github.com/cairn-dev/cairn/helpers/internal/event"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/opencode/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
 // pluginName is the plugin's name under .opencode.
 const pluginName = "plugins/cairn.js"
 
-// ErrForeignPlugin marks a .opencode/plugins/cairn.js that cairn did not
+// errForeignPlugin marks a .opencode/plugins/cairn.js that cairn did not
 // write: Wire leaves it alone, and the person moves it away.
-var ErrForeignPlugin = errors.New(PluginFile + " exists and is not cairn's plugin; move it away and run cairn init --opencode again")
+var errForeignPlugin = errors.New(pluginFile + " exists and is not cairn's plugin; move it away and run cairn init --opencode again")
 
 // Adapter is OpenCode's [agent.Adapter].
 type Adapter struct{}
@@ -27,48 +26,18 @@ type Adapter struct{}
 var _ agent.Adapter = Adapter{}
 
 // Name is "opencode".
-func (Adapter) Name() string { return Name }
+func (Adapter) Name() string { return hooks.Agent }
 
 // Title is "OpenCode".
 func (Adapter) Title() string { return "OpenCode" }
 
-// Kind is the moment the plugin's event name stands for.
-func (Adapter) Kind(name string) event.Kind { return Kind(name) }
-
-// Decode is [Decode].
-func (Adapter) Decode(name string, payload []byte, getenv func(string) string) (event.Event, error) {
-	return Decode(name, payload, getenv)
-}
-
-// Encode is [Encode].
-func (Adapter) Encode(e event.Event, a event.Answer) ([]byte, error) { return Encode(e, a) }
-
-// ReadTranscript is [ReadTranscript]: not supported.
-func (Adapter) ReadTranscript(r io.Reader) (event.Conversation, error) { return ReadTranscript(r) }
-
 // Wiring describes what Wire writes.
 func (Adapter) Wiring() string {
-	return ".cairn/hook (the launcher) and " + PluginFile + ", an OpenCode plugin that runs it"
+	return ".cairn/hook (the launcher) and " + pluginFile + ", an OpenCode plugin that runs it"
 }
 
 // Paths are .cairn and the plugin.
-func (Adapter) Paths() []string { return []string{".cairn", PluginFile} }
-
-// Wire is [Wire].
-func (Adapter) Wire(project string, cairnDir fsx.Root) (bool, error) { return Wire(project, cairnDir) }
-
-// Unwire is [Unwire].
-func (Adapter) Unwire(project string, cairnDir fsx.Root) ([]string, error) {
-	return Unwire(project, cairnDir)
-}
-
-// Uses is [Uses].
-func (Adapter) Uses(project string) bool { return Uses(project) }
-
-// CheckWiring is [CheckWiring].
-func (Adapter) CheckWiring(project string, cairnDir fsx.Root, home string) agent.Wiring {
-	return CheckWiring(project, cairnDir, home)
-}
+func (Adapter) Paths() []string { return []string{".cairn", pluginFile} }
 
 // opencodeDir is the project's .opencode directory.
 func opencodeDir(project string) fsx.Root { return fsx.NewRoot(filepath.Join(project, ".opencode")) }
@@ -76,21 +45,21 @@ func opencodeDir(project string) fsx.Root { return fsx.NewRoot(filepath.Join(pro
 // Wire writes the committed launcher (.cairn/hook, in cairnDir) and the
 // plugin that runs it (.opencode/plugins/cairn.js), each only where it
 // differs, and reports whether it wrote. A cairn.js that cairn did not
-// write is left alone ([ErrForeignPlugin]).
-func Wire(project string, cairnDir fsx.Root) (bool, error) {
+// write is left alone ([errForeignPlugin]).
+func (Adapter) Wire(project string, cairnDir fsx.Root) (bool, error) {
 	dir := opencodeDir(project)
 	cur, err := agent.ReadConfig(dir, pluginName)
 	if err != nil {
 		return false, err
 	}
-	if cur != nil && !IsPlugin(cur) {
-		return false, ErrForeignPlugin
+	if cur != nil && !isPlugin(cur) {
+		return false, errForeignPlugin
 	}
 	changed, err := launcher.Write(cairnDir)
 	if err != nil {
 		return false, err
 	}
-	if want := []byte(Plugin()); !bytes.Equal(cur, want) {
+	if want := []byte(pluginText()); !bytes.Equal(cur, want) {
 		if err := dir.WriteAtomic(pluginName, want, 0o644); err != nil {
 			return false, err
 		}
@@ -103,11 +72,11 @@ func Wire(project string, cairnDir fsx.Root) (bool, error) {
 // the directories it leaves empty, and says what it removed. What OpenCode
 // itself put in .opencode (its .gitignore, package.json, node_modules)
 // stays, and so does the launcher: the CLI removes it once no agent's
-// wiring runs it ([Uses]).
-func Unwire(project string, _ fsx.Root) ([]string, error) {
+// wiring runs it ([Adapter.Uses]).
+func (Adapter) Unwire(project string, _ fsx.Root) ([]string, error) {
 	dir := opencodeDir(project)
 	cur, err := agent.ReadConfig(dir, pluginName)
-	if err != nil || cur == nil || !IsPlugin(cur) {
+	if err != nil || cur == nil || !isPlugin(cur) {
 		return nil, err
 	}
 	if err := dir.Remove(pluginName); err != nil {
@@ -115,20 +84,20 @@ func Unwire(project string, _ fsx.Root) ([]string, error) {
 	}
 	os.Remove(dir.Path("plugins")) // only if empty
 	os.Remove(dir.Dir())           // only if empty
-	return []string{PluginFile}, nil
+	return []string{pluginFile}, nil
 }
 
 // Uses reports whether the project's .opencode/plugins/cairn.js is cairn's
 // plugin, which runs the launcher.
-func Uses(project string) bool {
+func (Adapter) Uses(project string) bool {
 	data, err := agent.ReadConfig(opencodeDir(project), pluginName)
-	return err == nil && IsPlugin(data)
+	return err == nil && isPlugin(data)
 }
 
 // CheckWiring reports the project's OpenCode wiring: the plugin, and the
 // launcher it runs. A project without the plugin is not an error: its
 // team may not use OpenCode.
-func CheckWiring(project string, cairnDir fsx.Root, _ string) agent.Wiring {
+func (Adapter) CheckWiring(project string, cairnDir fsx.Root, _ string) agent.Wiring {
 	plugin, perr := agent.ReadConfig(opencodeDir(project), pluginName)
 	state, lerr := launcher.Check(cairnDir)
 	switch {
@@ -136,20 +105,20 @@ func CheckWiring(project string, cairnDir fsx.Root, _ string) agent.Wiring {
 		return wiring("fail", "OpenCode: "+perr.Error(), "cairn init --opencode")
 	case plugin == nil:
 		return wiring("ok", "OpenCode: not wired (cairn init --opencode adds a plugin, for teammates who use OpenCode)", "")
-	case !IsPlugin(plugin):
-		return wiring("fail", "OpenCode: "+PluginFile+" is not cairn's plugin: OpenCode sessions here run it, not cairn (a pull may have replaced it: git log -p "+PluginFile+")",
+	case !isPlugin(plugin):
+		return wiring("fail", "OpenCode: "+pluginFile+" is not cairn's plugin: OpenCode sessions here run it, not cairn (a pull may have replaced it: git log -p "+pluginFile+")",
 			"move it away, then cairn init --opencode")
 	case lerr != nil:
 		return wiring("fail", "OpenCode: "+lerr.Error(), "cairn init --opencode")
 	case state == launcher.Missing:
-		return wiring("fail", "OpenCode: "+PluginFile+" runs .cairn/hook, which is missing", "cairn init --opencode, then commit .cairn/hook")
+		return wiring("fail", "OpenCode: "+pluginFile+" runs .cairn/hook, which is missing", "cairn init --opencode, then commit .cairn/hook")
 	case state == launcher.NotExecutable:
 		return wiring("fail", "OpenCode: .cairn/hook is not executable: the plugin cannot run cairn", "chmod +x .cairn/hook && git add --chmod=+x .cairn/hook")
-	case string(plugin) != Plugin():
-		return wiring("fail", "OpenCode: "+PluginFile+" differs from what this cairn writes: every OpenCode session here runs it (a pull may have changed it: git log -p "+PluginFile+")",
+	case string(plugin) != pluginText():
+		return wiring("fail", "OpenCode: "+pluginFile+" differs from what this cairn writes: every OpenCode session here runs it (a pull may have changed it: git log -p "+pluginFile+")",
 			"cairn init --opencode (rewrites it), then commit it")
 	}
-	return wiring("ok", "OpenCode: "+PluginFile+" runs .cairn/hook for every event", "")
+	return wiring("ok", "OpenCode: "+pluginFile+" runs .cairn/hook for every event", "")
 }
 
 func wiring(status, detail, fix string) agent.Wiring {

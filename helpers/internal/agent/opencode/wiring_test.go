@@ -85,7 +85,7 @@ func project(t *testing.T) (string, fsx.Root) {
 func TestWireUnwireFresh(t *testing.T) {
 	dir, cairnDir := project(t)
 	before := snapshot(t, dir)
-	changed, err := opencode.Wire(dir, cairnDir)
+	changed, err := opencode.Adapter{}.Wire(dir, cairnDir)
 	if err != nil || !changed {
 		t.Fatalf("Wire = %v, %v", changed, err)
 	}
@@ -98,23 +98,23 @@ func TestWireUnwireFresh(t *testing.T) {
 		t.Fatalf("launcher not written executable: %v %v", fi, err)
 	}
 	wired := snapshot(t, dir)
-	if changed, err := opencode.Wire(dir, cairnDir); err != nil || changed {
+	if changed, err := (opencode.Adapter{}).Wire(dir, cairnDir); err != nil || changed {
 		t.Fatalf("second Wire = %v, %v", changed, err)
 	}
 	if again := snapshot(t, dir); strings.Join(keys(again), " ") != strings.Join(keys(wired), " ") {
 		t.Fatalf("second Wire changed the tree: %v -> %v", keys(wired), keys(again))
 	}
-	if w := opencode.CheckWiring(dir, cairnDir, ""); w.Status != "ok" || !strings.Contains(w.Detail, "runs .cairn/hook") {
+	if w := (opencode.Adapter{}).CheckWiring(dir, cairnDir, ""); w.Status != "ok" || !strings.Contains(w.Detail, "runs .cairn/hook") {
 		t.Errorf("CheckWiring after Wire = %+v", w)
 	}
-	if !opencode.Uses(dir) {
+	if !(opencode.Adapter{}).Uses(dir) {
 		t.Errorf("Uses = false after Wire")
 	}
-	removed, err := opencode.Unwire(dir, cairnDir)
+	removed, err := opencode.Adapter{}.Unwire(dir, cairnDir)
 	if err != nil || strings.Join(removed, ",") != ".opencode/plugins/cairn.js" {
 		t.Fatalf("Unwire = %q, %v", removed, err)
 	}
-	if opencode.Uses(dir) {
+	if (opencode.Adapter{}).Uses(dir) {
 		t.Errorf("Uses = true after Unwire: the launcher would never go")
 	}
 	// The launcher stays for the CLI, which removes it once no agent uses it.
@@ -124,7 +124,7 @@ func TestWireUnwireFresh(t *testing.T) {
 	if after := snapshot(t, dir); strings.Join(keys(after), " ") != strings.Join(keys(before), " ") {
 		t.Errorf("Unwire left %v, before Wire %v", keys(after), keys(before))
 	}
-	if removed, err := opencode.Unwire(dir, cairnDir); err != nil || len(removed) != 0 {
+	if removed, err := (opencode.Adapter{}).Unwire(dir, cairnDir); err != nil || len(removed) != 0 {
 		t.Errorf("second Unwire = %q, %v", removed, err)
 	}
 }
@@ -141,7 +141,7 @@ func TestUnwireKeepsOthers(t *testing.T) {
 	write(t, filepath.Join(oc, "package.json"), `{"dependencies":{"@opencode-ai/plugin":"1.18.33"}}`)
 	write(t, filepath.Join(oc, "node_modules", "@opencode-ai", "plugin", "package.json"), `{}`)
 	before := snapshot(t, dir)
-	if _, err := opencode.Wire(dir, cairnDir); err != nil {
+	if _, err := (opencode.Adapter{}).Wire(dir, cairnDir); err != nil {
 		t.Fatal(err)
 	}
 	mid := snapshot(t, dir)
@@ -150,7 +150,7 @@ func TestUnwireKeepsOthers(t *testing.T) {
 			t.Errorf("Wire changed %s", k)
 		}
 	}
-	if _, err := opencode.Unwire(dir, cairnDir); err != nil {
+	if _, err := (opencode.Adapter{}).Unwire(dir, cairnDir); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := launcher.Remove(cairnDir); err != nil {
@@ -174,19 +174,19 @@ func TestForeignPlugin(t *testing.T) {
 	dir, cairnDir := project(t)
 	mine := filepath.Join(dir, ".opencode", "plugins", "cairn.js")
 	write(t, mine, "// the team's own cairn.js\nexport const Mine = async () => ({})\n")
-	if _, err := opencode.Wire(dir, cairnDir); !errors.Is(err, opencode.ErrForeignPlugin) {
+	if _, err := (opencode.Adapter{}).Wire(dir, cairnDir); !errors.Is(err, opencode.ErrForeignPlugin) {
 		t.Fatalf("Wire over a foreign cairn.js: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".cairn", "hook")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Wire wrote the launcher though it refused the plugin: %v", err)
 	}
-	if w := opencode.CheckWiring(dir, cairnDir, ""); w.Status != "fail" || !strings.Contains(w.Detail, "not cairn's plugin") {
+	if w := (opencode.Adapter{}).CheckWiring(dir, cairnDir, ""); w.Status != "fail" || !strings.Contains(w.Detail, "not cairn's plugin") {
 		t.Errorf("CheckWiring = %+v", w)
 	}
-	if opencode.Uses(dir) {
+	if (opencode.Adapter{}).Uses(dir) {
 		t.Errorf("a foreign cairn.js counts as running the launcher")
 	}
-	if removed, err := opencode.Unwire(dir, cairnDir); err != nil || len(removed) != 0 {
+	if removed, err := (opencode.Adapter{}).Unwire(dir, cairnDir); err != nil || len(removed) != 0 {
 		t.Errorf("Unwire = %q, %v", removed, err)
 	}
 	if data, _ := os.ReadFile(mine); !strings.HasPrefix(string(data), "// the team's own") {
@@ -199,20 +199,20 @@ func TestForeignPlugin(t *testing.T) {
 // OpenCode session runs changed), naming the init that rewrites it.
 func TestOlderPlugin(t *testing.T) {
 	dir, cairnDir := project(t)
-	if _, err := opencode.Wire(dir, cairnDir); err != nil {
+	if _, err := (opencode.Adapter{}).Wire(dir, cairnDir); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, ".opencode", "plugins", "cairn.js")
 	old := strings.Replace(opencode.Plugin(), `"SessionStart":{"timeout":120000}`, `"SessionStart":{"timeout":60000}`, 1)
 	write(t, path, old)
-	if w := opencode.CheckWiring(dir, cairnDir, ""); w.Status != "fail" || !strings.Contains(w.Detail, "differs") || !strings.HasPrefix(w.Fix, "cairn init --opencode") {
+	if w := (opencode.Adapter{}).CheckWiring(dir, cairnDir, ""); w.Status != "fail" || !strings.Contains(w.Detail, "differs") || !strings.HasPrefix(w.Fix, "cairn init --opencode") {
 		t.Errorf("CheckWiring with an older plugin = %+v", w)
 	}
-	if changed, err := opencode.Wire(dir, cairnDir); err != nil || !changed {
+	if changed, err := (opencode.Adapter{}).Wire(dir, cairnDir); err != nil || !changed {
 		t.Fatalf("Wire over an older plugin = %v, %v", changed, err)
 	}
 	write(t, path, old)
-	if removed, err := opencode.Unwire(dir, cairnDir); err != nil || len(removed) == 0 || removed[0] != opencode.PluginFile {
+	if removed, err := (opencode.Adapter{}).Unwire(dir, cairnDir); err != nil || len(removed) == 0 || removed[0] != opencode.PluginFile {
 		t.Errorf("Unwire of an older plugin = %q, %v", removed, err)
 	}
 }
@@ -220,17 +220,17 @@ func TestOlderPlugin(t *testing.T) {
 // doctor's view of each broken state, with the command that fixes it.
 func TestCheckWiring(t *testing.T) {
 	dir, cairnDir := project(t)
-	if w := opencode.CheckWiring(dir, cairnDir, ""); w.Status != "ok" || !strings.Contains(w.Detail, "not wired") {
+	if w := (opencode.Adapter{}).CheckWiring(dir, cairnDir, ""); w.Status != "ok" || !strings.Contains(w.Detail, "not wired") {
 		t.Errorf("unwired project = %+v", w)
 	}
-	if _, err := opencode.Wire(dir, cairnDir); err != nil {
+	if _, err := (opencode.Adapter{}).Wire(dir, cairnDir); err != nil {
 		t.Fatal(err)
 	}
 	hook := filepath.Join(dir, ".cairn", "hook")
 	if err := os.Chmod(hook, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if w := opencode.CheckWiring(dir, cairnDir, ""); w.Status != "fail" || !strings.Contains(w.Fix, "chmod +x") {
+	if w := (opencode.Adapter{}).CheckWiring(dir, cairnDir, ""); w.Status != "fail" || !strings.Contains(w.Fix, "chmod +x") {
 		t.Errorf("launcher not executable = %+v", w)
 	}
 	if err := os.WriteFile(hook, []byte("#!/bin/sh\n# an older launcher\n"), 0o755); err != nil {
@@ -241,13 +241,13 @@ func TestCheckWiring(t *testing.T) {
 	}
 	// Another launcher's content is doctor's own check (once for every
 	// agent); the adapter checks its own file, which is right.
-	if w := opencode.CheckWiring(dir, cairnDir, ""); w.Status != "ok" {
+	if w := (opencode.Adapter{}).CheckWiring(dir, cairnDir, ""); w.Status != "ok" {
 		t.Errorf("an older launcher = %+v", w)
 	}
 	if err := os.Remove(hook); err != nil {
 		t.Fatal(err)
 	}
-	if w := opencode.CheckWiring(dir, cairnDir, ""); w.Status != "fail" || !strings.Contains(w.Detail, "missing") {
+	if w := (opencode.Adapter{}).CheckWiring(dir, cairnDir, ""); w.Status != "fail" || !strings.Contains(w.Detail, "missing") {
 		t.Errorf("launcher missing = %+v", w)
 	}
 }

@@ -3,8 +3,9 @@
 // through ([hookgate.Accepted]), is answered in this package's init by the
 // session layer's capture ([record.Hook], the code the full hook runs for
 // it), and the process exits. This package imports only cairn's light
-// packages — the agents' adapters and session/record (project, log,
-// capture, the pipeline's queue) — none of which imports SQLite, go-git,
+// packages — the agents' adapters (agent/adapters, the agent registry's
+// second layer) and session/record (project, log, capture, the pipeline's
+// queue) — none of which imports SQLite, go-git,
 // the MCP SDK or the CLI framework, so its init runs before theirs, which
 // the capture then does not wait for (TestGateRunsBeforeHeavyPackages
 // checks it). The reject path stays in hookgate, whose init runs earlier
@@ -15,32 +16,18 @@ import (
 	"bytes"
 	"os"
 
-	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
-	"github.com/cairn-dev/cairn/helpers/internal/agent/codex"
-	"github.com/cairn-dev/cairn/helpers/internal/agent/cursor"
-	"github.com/cairn-dev/cairn/helpers/internal/agent/gemini"
-	"github.com/cairn-dev/cairn/helpers/internal/agent/opencode"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/adapters"
 	"github.com/cairn-dev/cairn/helpers/internal/hookgate"
 	"github.com/cairn-dev/cairn/helpers/internal/session/record"
 )
-
-// adapters are the agents whose capture events are answered here, by name:
-// those hookgate judges (a test checks they agree).
-var adapters = map[string]record.Protocol{
-	claude.Name:   claude.Adapter{},
-	cursor.Name:   cursor.Adapter{},
-	codex.Name:    codex.Adapter{},
-	opencode.Name: opencode.Adapter{},
-	gemini.Name:   gemini.Adapter{},
-}
 
 func init() {
 	agent, name, data, ok := hookgate.Accepted()
 	if !ok {
 		return
 	}
-	p := adapters[agent]
-	if p == nil {
+	p, ok := adapters.Find(agent)
+	if !ok {
 		return
 	}
 	if out, ok := capture(p, name, data); ok {

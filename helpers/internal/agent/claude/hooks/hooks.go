@@ -44,6 +44,16 @@ const ToolMatcher = "Read|Edit|Write|MultiEdit|NotebookEdit|Bash"
 // EditTools are the tools that write the files they name.
 var EditTools = map[string]bool{"Edit": true, "Write": true, "MultiEdit": true, "NotebookEdit": true}
 
+// StartEvent is the session-start event: its answer reaches the model
+// (hookSpecificOutput.additionalContext), and the launcher answers it,
+// without cairn, with [NotInstalledFormat].
+const StartEvent = "SessionStart"
+
+// NotInstalledFormat is the launcher's answer to [StartEvent] on a machine
+// without cairn: a line for the person (systemMessage) and the same text
+// for the model, with %s (printf) for the notice.
+const NotInstalledFormat = `{"systemMessage":"cairn: %s","hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"%s"}}\n`
+
 // Registered are the events cairn registers, as hooks/hooks.json does.
 func Registered() []Hook {
 	var out []Hook
@@ -64,4 +74,12 @@ func Kind(name string) event.Kind {
 		}
 	}
 	return event.Unknown
+}
+
+// ProjectVar is the variable in which Claude Code names the project.
+const ProjectVar = "CLAUDE_PROJECT_DIR"
+
+// ToolCall reads a PreToolUse payload for the hook gate.
+func ToolCall(data []byte) (event.ToolCall, bool) {
+	return event.ReadToolCall(data, "Bash", func(tool string) bool { return EditTools[tool] })
 }

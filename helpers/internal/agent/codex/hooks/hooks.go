@@ -61,3 +61,13 @@ func Kind(name string) event.Kind {
 	}
 	return event.Unknown
 }
+
+// ProjectVar is the variable in which Codex names the project: none.
+const ProjectVar = ""
+
+// ToolCall reads a PreToolUse payload for the hook gate: Codex 0.169
+// sends Claude Code's field names; its shell is Bash, and it edits files
+// through the shell only.
+func ToolCall(data []byte) (event.ToolCall, bool) {
+	return event.ReadToolCall(data, "Bash", func(string) bool { return false })
+}

@@ -58,3 +58,6 @@ func Kind(name string) event.Kind {
 	}
 	return event.Unknown
 }
+
+// ProjectVar is the variable in which Cursor names the project.
+const ProjectVar = "CURSOR_PROJECT_DIR"

@@ -84,3 +84,13 @@ func Kind(name string) event.Kind {
 	}
 	return event.Unknown
 }
+
+// ProjectVar is the variable in which Gemini CLI names the project.
+const ProjectVar = "GEMINI_PROJECT_DIR"
+
+// ToolCall reads the payload after a file tool (AfterTool, which cairn
+// answers as the moment before a tool, see [FileToolEvent]) for the hook
+// gate.
+func ToolCall(data []byte) (event.ToolCall, bool) {
+	return event.ReadToolCall(data, "", func(tool string) bool { return EditTools[tool] })
+}

@@ -7,7 +7,12 @@
 // program starts.
 package hooks
 
-import "github.com/cairn-dev/cairn/helpers/internal/event"
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/cairn-dev/cairn/helpers/internal/event"
+)
 
 // Agent is the OpenCode adapter's name.
 const Agent = "opencode"
@@ -82,4 +87,26 @@ func Kind(name string) event.Kind {
 		}
 	}
 	return event.Unknown
+}
+
+// ProjectVar is the variable in which OpenCode names the project: none
+// (its plugin sends project_dir in the payload).
+const ProjectVar = ""
+
+// ToolCall reads the payload cairn's OpenCode plugin sends before a tool
+// call (ToolBefore) for the hook gate.
+func ToolCall(data []byte) (event.ToolCall, bool) {
+	var p struct {
+		Session    string `json:"session_id"`
+		Cwd        string `json:"cwd"`
+		ProjectDir string `json:"project_dir"`
+		Tool       string `json:"tool"`
+		Command    string `json:"command"`
+		FilePath   string `json:"file_path"`
+	}
+	if json.Unmarshal(data, &p) != nil {
+		return event.ToolCall{}, false
+	}
+	return event.ToolCall{Session: p.Session, Cwd: p.Cwd, ProjectDir: p.ProjectDir, Tool: p.Tool, Path: p.FilePath,
+		Command: p.Command, Shell: slices.Contains(ShellTools, p.Tool), Edits: slices.Contains(EditTools, p.Tool)}, true
 }

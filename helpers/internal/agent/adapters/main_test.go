@@ -1,4 +1,4 @@
-package accept
+package adapters_test
 
 import (
 	"testing"
