@@ -241,3 +241,39 @@ func TestInternalPackagesHaveDocs(t *testing.T) {
 		}
 	}
 }
+
+// The architecture guide's package map names every package under
+// helpers/internal (the test harnesses and the agents' event tables as
+// one line each), so a new package is described where a newcomer looks.
+func TestPackageMapIsComplete(t *testing.T) {
+	cmd := exec.Command("go", "list", module+"/helpers/internal/...")
+	cmd.Dir = cairntest.RepoRoot(t)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	guide := string(cairntest.MustRead(t, filepath.Join(cairntest.RepoRoot(t), "docs", "ARCHITECTURE.md")))
+	start := strings.Index(guide, "## Package map")
+	end := strings.Index(guide, "<!-- package graph: begin -->")
+	if start < 0 || end < start {
+		t.Fatal("docs/ARCHITECTURE.md has no package map before the graph")
+	}
+	listed := map[string]bool{}
+	for _, line := range strings.Split(guide[start:end], "\n") {
+		if f := strings.Fields(line); len(f) > 1 && strings.HasPrefix(f[0], "internal/") {
+			listed[f[0]] = true
+		}
+	}
+	for _, p := range strings.Fields(string(out)) {
+		rel := strings.TrimPrefix(p, module+"/helpers/")
+		switch {
+		case strings.HasPrefix(rel, "internal/testharness/"):
+			rel = "internal/testharness/*"
+		case strings.HasPrefix(rel, "internal/agent/") && strings.HasSuffix(rel, "/hooks"):
+			rel = "internal/agent/*/hooks"
+		}
+		if !listed[rel] {
+			t.Errorf("docs/ARCHITECTURE.md's package map does not name %s: add a line saying what it owns", rel)
+		}
+	}
+}
