@@ -75,121 +75,169 @@ func (p *parser) skipBlanks() {
 // set, an unmatched ')'. It returns the simple commands in order; those of
 // subshells are included, those of substitutions hang off their command.
 func (p *parser) parseList(inSubst bool) []*Command {
-	var out []*Command
-	var cur, pipeFrom *Command
-	end := func(pipe bool) {
-		if cur == nil {
+	l := &list{p: p}
+	for p.pos < len(p.src) {
+		if l.step(inSubst) {
+			return l.out
+		}
+	}
+	l.end(false)
+	return l.out
+}
+
+// list is what parseList has read: the commands done, the one being read,
+// and the one whose output a pipe sends to the next.
+type list struct {
+	p             *parser
+	out           []*Command
+	cur, pipeFrom *Command
+}
+
+// end finishes the command being read, if any; pipe: its output goes to
+// the next one.
+func (l *list) end(pipe bool) {
+	if l.cur == nil {
+		return
+	}
+	l.cur.pipeOut = pipe
+	l.out = append(l.out, l.cur)
+	l.pipeFrom = nil
+	if pipe {
+		l.pipeFrom = l.cur
+	}
+	l.cur = nil
+}
+
+// begin starts a command unless one is being read.
+func (l *list) begin() {
+	if l.cur == nil {
+		l.cur = &Command{pipeIn: l.pipeFrom, level: l.p.level, budget: l.p.budget}
+		l.pipeFrom = nil
+	}
+}
+
+// step reads what starts at the parser's position: a blank, a newline (and
+// the heredocs it starts), a comment, an operator, a subshell, a
+// redirection or a word. It reports whether an unmatched ')' ended a
+// substitution's list (inSubst).
+func (l *list) step(inSubst bool) (closed bool) {
+	p := l.p
+	switch c := p.src[p.pos]; c {
+	case ' ', '\t', '\r':
+		p.pos++
+	case '\n':
+		p.pos++
+		l.end(false)
+		p.readHeredocs(inSubst)
+	case '#': // a comment: '#' here always starts a word
+		if j := strings.IndexByte(p.src[p.pos:], '\n'); j >= 0 {
+			p.pos += j
+		} else {
+			p.pos = len(p.src)
+		}
+	case ';', '&', '|':
+		l.operator(c)
+	case '(':
+		l.openParen()
+	case ')':
+		p.pos++
+		l.end(false)
+		return inSubst
+	case '<', '>':
+		l.begin()
+		if p.peek(1) == '(' { // process substitution
+			w, _ := p.word(l.cur)
+			l.cur.Words = append(l.cur.Words, w)
+			return false
+		}
+		p.redirect(l.cur, "")
+	case '\\':
+		if p.peek(1) == '\n' { // line continuation
+			p.pos += 2
+			return false
+		}
+		l.word()
+	default:
+		l.word()
+	}
+	return false
+}
+
+// operator reads a control operator that starts with c (';', '&', '|'):
+// ';', '&', '&&', '||' end the command, '|' and '|&' pipe it into the next;
+// '&>' is a redirection.
+func (l *list) operator(c byte) {
+	p := l.p
+	switch c {
+	case ';':
+		p.pos++
+		l.end(false)
+	case '&':
+		if p.peek(1) == '>' {
+			l.begin()
+			p.redirect(l.cur, "")
 			return
 		}
-		cur.pipeOut = pipe
-		out = append(out, cur)
-		pipeFrom = nil
-		if pipe {
-			pipeFrom = cur
+		p.pos++
+		if p.peek(0) == '&' {
+			p.pos++
 		}
-		cur = nil
-	}
-	begin := func() {
-		if cur == nil {
-			cur = &Command{pipeIn: pipeFrom, level: p.level, budget: p.budget}
-			pipeFrom = nil
-		}
-	}
-	for p.pos < len(p.src) {
-		switch c := p.src[p.pos]; c {
-		case ' ', '\t', '\r':
-			p.pos++
-		case '\n':
-			p.pos++
-			end(false)
-			p.readHeredocs(inSubst)
-		case '#': // a comment: '#' here always starts a word
-			if j := strings.IndexByte(p.src[p.pos:], '\n'); j >= 0 {
-				p.pos += j
-			} else {
-				p.pos = len(p.src)
-			}
-		case ';':
-			p.pos++
-			end(false)
-		case '&':
-			if p.peek(1) == '>' {
-				begin()
-				p.redirect(cur, "")
-				continue
-			}
-			p.pos++
-			if p.peek(0) == '&' {
-				p.pos++
-			}
-			end(false)
+		l.end(false)
+	case '|':
+		p.pos++
+		switch p.peek(0) {
 		case '|':
 			p.pos++
-			switch p.peek(0) {
-			case '|':
-				p.pos++
-				end(false)
-			case '&':
-				p.pos++
-				end(true)
-			default:
-				end(true)
-			}
-		case '(':
-			if cur != nil && len(cur.Words) > 0 {
-				// "name ()" starts a function definition.
-				p.pos++
-				p.skipBlanks()
-				if p.peek(0) == ')' {
-					p.pos++
-				}
-				end(false)
-				continue
-			}
-			if p.peek(1) == '(' { // (( arithmetic ))
-				p.skipParens()
-				continue
-			}
+			l.end(false)
+		case '&':
 			p.pos++
-			end(false)
-			if p.depth >= MaxDepth {
-				continue
-			}
-			p.depth++
-			out = append(out, p.parseList(true)...)
-			p.depth--
-		case ')':
-			p.pos++
-			end(false)
-			if inSubst {
-				return out
-			}
-		case '<', '>':
-			begin()
-			if p.peek(1) == '(' { // process substitution
-				w, _ := p.word(cur)
-				cur.Words = append(cur.Words, w)
-				continue
-			}
-			p.redirect(cur, "")
-		case '\\':
-			if p.peek(1) == '\n' { // line continuation
-				p.pos += 2
-				continue
-			}
-			fallthrough
+			l.end(true)
 		default:
-			begin()
-			w, digits := p.word(cur)
-			if digits && (p.peek(0) == '<' || p.peek(0) == '>') && p.peek(1) != '(' {
-				p.redirect(cur, w) // 2>&1, 0<file
-				continue
-			}
-			cur.Words = append(cur.Words, w)
+			l.end(true)
 		}
 	}
-	end(false)
-	return out
+}
+
+// openParen reads a '(': a function definition's "name ()", an
+// arithmetic "((", or a subshell, whose commands join the list (up to
+// MaxDepth levels).
+func (l *list) openParen() {
+	p := l.p
+	if l.cur != nil && len(l.cur.Words) > 0 {
+		// "name ()" starts a function definition.
+		p.pos++
+		p.skipBlanks()
+		if p.peek(0) == ')' {
+			p.pos++
+		}
+		l.end(false)
+		return
+	}
+	if p.peek(1) == '(' { // (( arithmetic ))
+		p.skipParens()
+		return
+	}
+	p.pos++
+	l.end(false)
+	if p.depth >= MaxDepth {
+		return
+	}
+	p.depth++
+	l.out = append(l.out, p.parseList(true)...)
+	p.depth--
+}
+
+// word reads a word of the command being read, or a redirection whose fd
+// it names (2>&1, 0<file).
+func (l *list) word() {
+	p := l.p
+	l.begin()
+	w, digits := p.word(l.cur)
+	if digits && (p.peek(0) == '<' || p.peek(0) == '>') && p.peek(1) != '(' {
+		p.redirect(l.cur, w)
+		return
+	}
+	l.cur.Words = append(l.cur.Words, w)
 }
 
 // word reads one shell word and returns its value. digits reports whether
