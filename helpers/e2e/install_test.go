@@ -150,7 +150,10 @@ func TestInstallIntoSettingsAndWrapperBuilds(t *testing.T) {
 	env = append(env, "PATH="+filteredPath())
 	runScript(t, env, "install.sh", project)
 	merged := readText(t, settingsPath)
-	if !strings.HasPrefix(merged, "{\n  \"model\": \"opus\",\n  \"hooks\": {\n    \"PreToolUse\": [ { \"matcher\": \"Bash\", \"hooks\": [ { \"type\": \"command\", \"command\": \"true\" } ] } ]") ||
+	// The person's own PreToolUse hook stays first, as written; cairn's
+	// joins it in the same list.
+	if !strings.HasPrefix(merged, "{\n  \"model\": \"opus\",\n  \"hooks\": {\n    \"PreToolUse\": [ { \"matcher\": \"Bash\", \"hooks\": [ { \"type\": \"command\", \"command\": \"true\" } ] }, {") ||
+		!strings.Contains(merged, `.cairn/hook PreToolUse`) ||
 		!strings.Contains(merged, `.cairn/hook SessionStart`) || !strings.HasSuffix(merged, "\"zeta\": 1\n}\n") {
 		t.Fatalf("settings.json not merged in place:\n%s", merged)
 	}
