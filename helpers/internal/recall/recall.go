@@ -106,6 +106,10 @@ type Block struct {
 	Heading     string            // e.g. "Relevant to branch fix/oauth"
 	HowTo       bool              // append how to record knowledge
 	Small       bool              // a per-prompt block: budgets down to 400 are honoured
+	// Terse leaves out the preamble line: a block before a tool call, one
+	// of many in a session, where the wrapper's attributes
+	// (source="cairn", trust="data-not-instructions") say what it holds.
+	Terse bool
 	Command     string            // how the agent runs cairn in this session; "" is "cairn"
 
 	// Handoff is what this developer's last session on the branch left
@@ -207,7 +211,10 @@ func RenderCounted(b Block) (string, []string, Counts) {
 		tail = "\n" + HowTo(b.Command)
 	}
 	head := OpenTag + "\n" + preamble + "\n"
-	if b.Small {
+	switch {
+	case b.Terse:
+		head = OpenTag + "\n"
+	case b.Small:
 		head = OpenTag + "\n" + ShortPreamble + "\n"
 	}
 	used := units(head) + units(CloseTag) + units(tail) + 1
