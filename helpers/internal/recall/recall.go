@@ -109,8 +109,8 @@ type Block struct {
 	// Terse leaves out the preamble line: a block before a tool call, one
 	// of many in a session, where the wrapper's attributes
 	// (source="cairn", trust="data-not-instructions") say what it holds.
-	Terse bool
-	Command     string            // how the agent runs cairn in this session; "" is "cairn"
+	Terse   bool
+	Command string // how the agent runs cairn in this session; "" is "cairn"
 
 	// Handoff is what this developer's last session on the branch left
 	// open, shown after the must-checks under HandoffHeading (which says
