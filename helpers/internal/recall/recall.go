@@ -106,11 +106,11 @@ type Block struct {
 	Heading     string            // e.g. "Relevant to branch fix/oauth"
 	HowTo       bool              // append how to record knowledge
 	Small       bool              // a per-prompt block: budgets down to 400 are honoured
+	Command     string            // how the agent runs cairn in this session; "" is "cairn"
 	// Terse leaves out the preamble line: a block before a tool call, one
 	// of many in a session, where the wrapper's attributes
 	// (source="cairn", trust="data-not-instructions") say what it holds.
-	Terse   bool
-	Command string // how the agent runs cairn in this session; "" is "cairn"
+	Terse bool
 
 	// Handoff is what this developer's last session on the branch left
 	// open, shown after the must-checks under HandoffHeading (which says
