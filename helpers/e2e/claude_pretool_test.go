@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -125,27 +124,61 @@ func TestClaudePreToolUseGuardsAsk(t *testing.T) {
 	}
 }
 
-// The characters injected over a scripted session on a branch the
-// payments notes are relevant to — a session start, then reads of three
-// anchored files and one unanchored — and whether the model saw each
-// touched file's note by the request after the read, once. The figures
-// are logged (see docs/moment-of-use.md); CAIRN_PRETOOL_BASELINE_BIN runs
-// the same session with another cairn binary (an older build, without the
-// hook before a tool call) for the comparison, and then asserts nothing.
+// baselineRev is the last cairn whose session start carried the notes
+// anchored to files (with the hook before a tool call already there): the
+// baseline of TestClaudePreToolUseInjectedChars.
+const baselineRev = "c2bc3c299a66d946f18225c60a6e06af5286d17e"
+
+// sessionInjection is what one scripted session put in front of the model.
+type sessionInjection struct {
+	chars, start, prompt, tool int // characters (UTF-16 units): all, and by moment
+	toolBlocks                 int
+	seen, once                 int // touched files' notes seen by the request after the read; each once in the session
+	untouched                  int // untouched anchored files' notes the model saw
+	readmeAdded                bool
+}
+
+// The characters injected over a scripted session — a session start on a
+// branch nine anchored payments notes are relevant to, a prompt, reads of
+// three anchored files and one unanchored — with the cairn before notes
+// were held for the moment before a tool (baselineRev, built here) and
+// with this one; and whether the model saw each touched file's note by
+// the request after its read, once. The figures are logged (see
+// docs/moment-of-use.md); the deterministic facts are asserted: fewer
+// characters, every touched file's note seen once by its read, the
+// untouched files' notes never, and nothing for the unanchored file.
 func TestClaudePreToolUseInjectedChars(t *testing.T) {
 	t.Parallel() // a real-client test: it mostly waits on the CLI
 	cli := claudetest.FindCLI(t)
-	// On a branch the notes are relevant to, the session start shows them
-	// already; on another, only the hook before a tool call does.
-	for _, branch := range []string{"fix/payments-retry-timeout", "chore/bump-dependencies"} {
-		t.Run(strings.ReplaceAll(branch, "/", "-"), func(t *testing.T) { testInjectedChars(t, cli, branch) })
+	before := injectedChars(t, cli, cairntest.BinaryAt(t, baselineRev))
+	after := injectedChars(t, cli, cairntest.Binary(t))
+	for _, r := range []struct {
+		name string
+		in   sessionInjection
+	}{{"before (" + baselineRev[:7] + ")", before}, {"after", after}} {
+		t.Logf("%s: %d characters injected (start %d, prompt %d, before tools %d in %d blocks); notes of the 3 read files seen by the request after their read: %d, each once: %d; notes of the 6 untouched anchored files seen: %d",
+			r.name, r.in.chars, r.in.start, r.in.prompt, r.in.tool, r.in.toolBlocks, r.in.seen, r.in.once, r.in.untouched)
+	}
+	if after.chars >= before.chars {
+		t.Errorf("the session injected %d characters, not fewer than the %d before", after.chars, before.chars)
+	}
+	if after.seen != 3 || after.once != 3 {
+		t.Errorf("the model saw %d of 3 read files' notes by their read, %d once", after.seen, after.once)
+	}
+	if after.untouched != 0 {
+		t.Errorf("the model saw %d notes of files it never touched", after.untouched)
+	}
+	if after.readmeAdded || after.toolBlocks != 3 {
+		t.Errorf("%d blocks before tools (want 3, one per anchored read); the unanchored read added one: %v", after.toolBlocks, after.readmeAdded)
 	}
 }
 
-func testInjectedChars(t *testing.T, cli, branch string) {
+// injectedChars runs the scripted session with the cairn binary bin.
+func injectedChars(t *testing.T, cli, bin string) sessionInjection {
+	t.Helper()
 	repo := claudetest.NewGitRepo(t)
-	cairntest.Git(t, repo, "checkout", "-q", "-b", branch)
-	files := []string{"client", "retry", "refund", "ledger", "webhook", "config"}
+	cairntest.Git(t, repo, "checkout", "-q", "-b", "fix/payments-retry-timeout")
+	files := []string{"client", "retry", "refund", "ledger", "webhook", "config", "currency", "invoice", "payout"}
 	notes := map[string]string{}
 	for _, f := range files {
 		p := filepath.Join(repo, "payments", f+".go")
@@ -165,12 +198,6 @@ func testInjectedChars(t *testing.T, cli, branch string) {
 	cairntest.In(t, repo, "add", "must-check", "Run the payments contract tests before merging")
 	cairntest.Git(t, repo, "add", "-A")
 	cairntest.Git(t, repo, "commit", "-q", "-m", "payments notes")
-	if !strings.Contains(branch, "payments") {
-		// Recent commits that say nothing of payments.
-		for i := range 5 {
-			cairntest.Git(t, repo, "commit", "-q", "--allow-empty", "-m", fmt.Sprintf("Bump dependency %d", i))
-		}
-	}
 
 	read := func(id, f string) []claudetest.Block {
 		return []claudetest.Block{claudetest.ToolUse(id, "Read", map[string]any{"file_path": filepath.Join(repo, f)})}
@@ -181,11 +208,7 @@ func testInjectedChars(t *testing.T, cli, branch string) {
 		read("toolu_03", "payments/refund.go"), read("toolu_04", "README.md"),
 		{claudetest.Text("done")},
 	})
-	bin, baseline := os.LookupEnv("CAIRN_PRETOOL_BASELINE_BIN")
-	if !baseline {
-		bin = cairntest.Binary(t)
-	}
-	res := claudetest.Run(t, claudetest.RunOptions{CLI: cli, API: api, Dir: repo, Prompt: "go on",
+	res := claudetest.Run(t, claudetest.RunOptions{CLI: cli, API: api, Dir: repo, Prompt: "fix the payments retry timeout",
 		AllowedTools: []string{"Read"}, PluginDirs: []string{cairntest.RepoRoot(t)}, Env: []string{"CAIRN_BIN=" + bin}})
 	if res.ExitCode != 0 {
 		t.Fatalf("claude exited %d\n%s", res.ExitCode, res)
@@ -194,38 +217,42 @@ func testInjectedChars(t *testing.T, cli, branch string) {
 	if len(texts) != 5 {
 		t.Fatalf("%d main requests, want 5\n%s", len(texts), res)
 	}
-	seen, once := 0, 0
+	var r sessionInjection
 	for i, f := range touched {
 		if strings.Contains(texts[i+1], notes[f]) {
-			seen++
+			r.seen++
 		}
 		if strings.Count(texts[4], notes[f]) == 1 {
-			once++
+			r.once++
 		}
 	}
-	chars, blocks := 0, 0
+	for _, f := range files[len(touched):] {
+		if strings.Contains(texts[4], notes[f]) {
+			r.untouched++
+		}
+	}
+	r.readmeAdded = strings.Count(texts[4], "<untrusted-knowledge") > strings.Count(texts[3], "<untrusted-knowledge")
 	data, _ := os.ReadFile(filepath.Join(repo, ".cairn", "local", "injections.jsonl"))
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		var in struct {
 			Used   int    `json:"used"`
 			Moment string `json:"moment"`
 		}
-		if json.Unmarshal([]byte(line), &in) == nil {
-			chars += in.Used
-			blocks++
+		if json.Unmarshal([]byte(line), &in) != nil {
+			continue
+		}
+		r.chars += in.Used
+		switch in.Moment {
+		case "session start":
+			r.start += in.Used
+		case "prompt":
+			r.prompt += in.Used
+		case "before a tool":
+			r.tool += in.Used
+			r.toolBlocks++
 		}
 	}
-	untouched := 0
-	for _, f := range files[3:] {
-		if strings.Contains(texts[4], notes[f]) {
-			untouched++
-		}
-	}
-	t.Logf("branch %s, cairn %s: %d characters injected in %d blocks; notes of the 3 touched files seen by the request after the read: %d, each once: %d; notes of the 3 untouched anchored files shown: %d",
-		branch, bin, chars, blocks, seen, once, untouched)
-	if !baseline && (seen != len(touched) || once != len(touched)) {
-		t.Errorf("the model saw %d of %d touched files' notes by their read, %d once", seen, len(touched), once)
-	}
+	return r
 }
 
 // Codex: before a shell command that names an anchored file, the note

@@ -13,10 +13,11 @@ func logCommand(env Env) *ucli.Command {
 	return &ucli.Command{
 		Name:  "log",
 		Usage: "what cairn put in front of agents on this machine, newest first, and why",
-		Description: "Each injection of the hooks (session start, prompt): when, which agent and\n" +
+		Description: "Each injection of the hooks (session start, prompt, before a tool): when, which agent and\n" +
 			"session, the branch, the moment, each entry's key with why it was chosen\n" +
-			"(branch, commit, commit files, task words, must-check, personal, prompt words;\n" +
-			"handoff items are counted) and the budget used. --show adds the exact text\n" +
+			"(branch, commit, commit files, task words, must-check, personal, prompt words,\n" +
+			"anchored to the file; handoff items are counted), the notes it left for a tool\n" +
+			"on their files, and the budget used. --show adds the exact text\n" +
 			"injected. The record is this developer's own, in .cairn/local/injections\n" +
 			"(gitignored), and keeps the last 200 injections.",
 		Flags: []ucli.Flag{
@@ -81,6 +82,9 @@ func printInjections(w io.Writer, list []recall.Injection) {
 		fmt.Fprintln(w, strings.Join(head, "  "))
 		for _, e := range in.Entries {
 			fmt.Fprintf(w, "  %-28s %s\n", oneLine(e.Reason, 40), oneLine(e.Key, 120))
+		}
+		for _, k := range in.Held {
+			fmt.Fprintf(w, "  %-28s %s\n", recall.ReasonHeld, oneLine(k, 120))
 		}
 		if in.Handoff > 0 {
 			fmt.Fprintf(w, "  %-28s %d items\n", recall.ReasonHandoff, in.Handoff)

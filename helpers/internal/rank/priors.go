@@ -76,6 +76,6 @@ func Factors(e knowledge.Entry, effect string) []Factor {
 		verdict,
 		{Name: "type", Value: e.Type, Factor: 1, Why: "not a prior: a boost for must-check and decision entries cost recall@5"},
 		{Name: "recency", Value: "", Factor: 1, Why: "not a prior: a boost for newer entries cost recall@5"},
-		{Name: "anchors", Value: strings.Join(e.Files, ", "), Factor: 1, Why: "not a prior of the search (anchors steer the per-file notes)"},
+		{Name: "anchors", Value: strings.Join(e.Files, ", "), Factor: 1, Why: "not a prior of the search (anchors steer when a note arrives: before a tool on its file)"},
 	}
 }

@@ -50,6 +50,9 @@ const (
 	ReasonSearch    = "search match" // by a synonym or a stem no part of the context names
 	ReasonAnchor    = "anchored to the file"
 	ReasonCommand   = "must-check on the command"
+	// ReasonHeld is why a session start or prompt left a matching entry
+	// out: it waits for a tool to touch its file (see [HeldForTool]).
+	ReasonHeld = "held for a tool on its file"
 )
 
 // Injection is one block cairn put in front of an agent.
@@ -66,6 +69,9 @@ type Injection struct {
 	Entries []Shown `json:"entries"`
 	// Handoff counts the handoff items shown (they have no key).
 	Handoff int `json:"handoff,omitempty"`
+	// Held are the keys of entries this moment found but left for the
+	// moment before a tool touches their files (see [HeldForTool]).
+	Held []string `json:"held,omitempty"`
 	// Text is the exact text injected.
 	Text string `json:"text,omitempty"`
 }

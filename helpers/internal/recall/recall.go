@@ -107,6 +107,10 @@ type Block struct {
 	HowTo       bool              // append how to record knowledge
 	Small       bool              // a per-prompt block: budgets down to 400 are honoured
 	Command     string            // how the agent runs cairn in this session; "" is "cairn"
+	// Terse leaves out the preamble line: a block before a tool call, one
+	// of many in a session, where the wrapper's attributes
+	// (source="cairn", trust="data-not-instructions") say what it holds.
+	Terse bool
 
 	// Handoff is what this developer's last session on the branch left
 	// open, shown after the must-checks under HandoffHeading (which says
@@ -207,7 +211,10 @@ func RenderCounted(b Block) (string, []string, Counts) {
 		tail = "\n" + HowTo(b.Command)
 	}
 	head := OpenTag + "\n" + preamble + "\n"
-	if b.Small {
+	switch {
+	case b.Terse:
+		head = OpenTag + "\n"
+	case b.Small:
 		head = OpenTag + "\n" + ShortPreamble + "\n"
 	}
 	used := units(head) + units(CloseTag) + units(tail) + 1

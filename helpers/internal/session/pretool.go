@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"strings"
 
+	"github.com/cairn-dev/cairn/helpers/internal/agent/registry"
 	"github.com/cairn-dev/cairn/helpers/internal/anchor"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/index"
@@ -116,6 +117,7 @@ func (s *Session) beforeTool(e event.Event) (event.Answer, error) {
 		Personal:    own,
 		Budget:      ToolBudget,
 		Small:       true,
+		Terse:       true,
 		Heading:     "Team notes on " + subject + ":",
 	}
 	text, keysShown := recall.RenderShown(block)
@@ -142,7 +144,7 @@ func (s *Session) beforeTool(e event.Event) (event.Answer, error) {
 	if err := recall.AddChecked(p.Store, e.Session, checks); err != nil {
 		s.Logf("record shown must-checks: %v", err)
 	}
-	s.logInjection(e, recall.MomentTool, "", block, text, keysShown, 0, func(en knowledge.Entry) string {
+	s.logInjection(e, recall.MomentTool, "", block, text, keysShown, 0, nil, func(en knowledge.Entry) string {
 		return why[en.Key]
 	})
 	a := event.Answer{Context: text}
@@ -228,6 +230,23 @@ func (s *Session) ownAnchored(paths []string, shown map[string]bool) []knowledge
 		}
 	}
 	return out
+}
+
+// holdForTool splits the team entries a session start or a prompt found
+// into those it shows and those it leaves for the moment before a tool
+// touches their files, by [recall.HeldForTool]: held only for an agent
+// the registry gives such a moment (its ToolCall reader), when an
+// anchored file or directory exists in the project.
+func (s *Session) holdForTool(agent string, entries []knowledge.Entry) (now, held []knowledge.Entry) {
+	a, ok := registry.Find(agent)
+	exists := map[string]bool{}
+	return recall.HoldForTool(entries, ok && a.ToolCall != nil, func(rel string) bool {
+		if v, seen := exists[rel]; seen {
+			return v
+		}
+		_, exists[rel] = s.Proj.InProject(rel)
+		return exists[rel]
+	})
 }
 
 // guardsOff reports whether the person turned the team's guards off in

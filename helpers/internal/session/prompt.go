@@ -44,8 +44,10 @@ func (s *Session) ownForPrompt(terms []string, shown map[string]bool, n int) []k
 const maxPerPrompt = 3
 
 // prompt injects, for one prompt, the few entries that are strongly
-// relevant to it and not yet shown in this session; it is silent
-// otherwise, and when .cairn/config.json sets recall.per_prompt to false.
+// relevant to it and not yet shown in this session, but for the notes
+// held for a tool on their files (see [Session.holdForTool]); it is
+// silent otherwise, and when .cairn/config.json sets recall.per_prompt to
+// false.
 func (s *Session) prompt(e event.Event) (event.Answer, error) {
 	var none event.Answer
 	p := s.Proj
@@ -73,16 +75,14 @@ func (s *Session) prompt(e event.Event) (event.Answer, error) {
 		return none, err
 	}
 	shown := recall.LoadShown(p.Store, e.Session)
-	var fresh []knowledge.Entry
+	var candidates []knowledge.Entry
 	for _, hit := range hits {
-		if shown[hit.Entry.Key] || !recall.StronglyRelevant(hit.Entry, terms) {
-			continue
-		}
-		fresh = append(fresh, hit.Entry)
-		if len(fresh) == maxPerPrompt {
-			break
+		if !shown[hit.Entry.Key] && recall.StronglyRelevant(hit.Entry, terms) {
+			candidates = append(candidates, hit.Entry)
 		}
 	}
+	candidates, held := s.holdForTool(e.Agent, candidates)
+	fresh := candidates[:min(len(candidates), maxPerPrompt)]
 	var own []knowledge.Entry
 	if len(fresh) < maxPerPrompt {
 		own = s.ownForPrompt(terms, shown, maxPerPrompt-len(fresh))
@@ -108,7 +108,7 @@ func (s *Session) prompt(e event.Event) (event.Answer, error) {
 	if p.IsGit {
 		branch = gitmeta.Read(p.Root).Branch
 	}
-	s.logInjection(e, recall.MomentPrompt, branch, block, text, keys, 0, func(knowledge.Entry) string {
+	s.logInjection(e, recall.MomentPrompt, branch, block, text, keys, 0, held, func(knowledge.Entry) string {
 		return recall.ReasonPrompt
 	})
 	return event.Answer{Context: text}, nil

@@ -62,7 +62,7 @@ func (s *Session) start(e event.Event) (event.Answer, error) {
 	if err != nil {
 		return none, err
 	}
-	var relevant []knowledge.Entry
+	var relevant, held []knowledge.Entry
 	if query != "" {
 		const limit = 40 // more than a 6,000-character block can show
 		hits, err := rank.Search(ix, rank.Query{Text: query, Limit: limit, Floor: true})
@@ -74,6 +74,7 @@ func (s *Session) start(e event.Event) (event.Answer, error) {
 				relevant = append(relevant, hit.Entry)
 			}
 		}
+		relevant, held = s.holdForTool(e.Agent, relevant)
 	}
 	block := recall.Block{
 		Relevant: relevant,
@@ -98,7 +99,7 @@ func (s *Session) start(e event.Event) (event.Answer, error) {
 	if err := recall.AddShown(p.Store, e.Session, shown); err != nil {
 		s.Logf("record shown entries: %v", err)
 	}
-	s.logInjection(e, recall.MomentStart, ctx.Branch, block, text, shown, counts.Handoff, func(en knowledge.Entry) string {
+	s.logInjection(e, recall.MomentStart, ctx.Branch, block, text, shown, counts.Handoff, held, func(en knowledge.Entry) string {
 		return recall.Why(ctx, en)
 	})
 	a := event.Answer{Context: text}
@@ -138,7 +139,8 @@ const (
 
 // startWithoutIndex answers a session start while the cache is being
 // built: the must-checks and newest entries of one bounded read of the
-// log, under a heading that says so.
+// log, under a heading that says so. Anchored notes are not held for the
+// moment before a tool here: that moment needs the cache too.
 func (s *Session) startWithoutIndex(e event.Event, cfg knowledge.Config, why error) (event.Answer, error) {
 	g, err := s.Proj.Store.Glance(glanceBytes, glanceMust, glanceNewest)
 	if err != nil {
@@ -167,7 +169,7 @@ func (s *Session) startWithoutIndex(e event.Event, cfg knowledge.Config, why err
 	if err := recall.AddShown(s.Proj.Store, e.Session, shown); err != nil {
 		s.Logf("record shown entries: %v", err)
 	}
-	s.logInjection(e, recall.MomentStart, branch, block, text, shown, counts.Handoff, func(knowledge.Entry) string {
+	s.logInjection(e, recall.MomentStart, branch, block, text, shown, counts.Handoff, nil, func(knowledge.Entry) string {
 		return recall.ReasonNewest
 	})
 	a := event.Answer{Context: text}
@@ -320,9 +322,10 @@ var recordInjections = true
 
 // logInjection records what an injection showed, and why, for cairn log
 // (see [recall.AddInjection]): each shown key with the reason of the list
-// it came from (relevant ones by relevant), the handoff items, the budget
-// and the exact text. A failure is a line in the log, never the hook's.
-func (s *Session) logInjection(e event.Event, moment, branch string, b recall.Block, text string, shown []string, handoff int, relevant func(knowledge.Entry) string) {
+// it came from (relevant ones by relevant), the handoff items, the
+// entries held for a tool on their files, the budget and the exact text.
+// A failure is a line in the log, never the hook's.
+func (s *Session) logInjection(e event.Event, moment, branch string, b recall.Block, text string, shown []string, handoff int, held []knowledge.Entry, relevant func(knowledge.Entry) string) {
 	if text == "" || !recordInjections {
 		return
 	}
@@ -345,6 +348,9 @@ func (s *Session) logInjection(e event.Event, moment, branch string, b recall.Bl
 	}
 	for _, k := range shown {
 		in.Entries = append(in.Entries, recall.Shown{Key: k, Reason: why[k]})
+	}
+	for _, en := range held {
+		in.Held = append(in.Held, en.Key)
 	}
 	if err := recall.AddInjection(s.Proj.Store, in); err != nil {
 		s.Logf("record the injection: %v", err)
