@@ -54,16 +54,16 @@ var Events = []Hook{
 	{"sessionStart", event.Start, 120, ""},
 	{"afterShellExecution", event.ToolRan, 10, ""},
 	{"afterAgentResponse", event.Reply, 10, ""},
-	{"postToolUse", event.BeforeTool, 10, FileToolMatcher},
+	{"postToolUse", event.BeforeTool, 10, fileToolMatcher},
 }
 
-// FileToolMatcher is postToolUse's matcher: Cursor's tools whose input
+// fileToolMatcher is postToolUse's matcher: Cursor's tools whose input
 // names a file (tool_input.file_path). Cursor matches it as a regular
 // expression against the tool's name.
-const FileToolMatcher = "Read|Write"
+const fileToolMatcher = "Read|Write"
 
-// EditTool is the tool that writes the file it names.
-const EditTool = "Write"
+// editTool is the tool that writes the file it names.
+const editTool = "Write"
 
 // StartEvent is the session-start event: the one whose answer reaches the
 // model (additional_context), and the one the launcher answers, without
@@ -113,7 +113,7 @@ func ToolCall(data []byte) (event.ToolCall, bool) {
 		Path     string `json:"path"`
 	}
 	_ = json.Unmarshal(p.Input, &in)
-	c := event.ToolCall{Session: p.ConversationID, Cwd: p.Cwd, Tool: p.Tool, Path: in.FilePath, Edits: p.Tool == EditTool}
+	c := event.ToolCall{Session: p.ConversationID, Cwd: p.Cwd, Tool: p.Tool, Path: in.FilePath, Edits: p.Tool == editTool}
 	if c.Cwd == "" && len(p.WorkspaceRoots) > 0 {
 		c.Cwd = p.WorkspaceRoots[0]
 	}
