@@ -49,7 +49,8 @@ type Hook struct {
 // a permission hook whose answer Cursor does not accept blocks the
 // command, so cairn would have to answer "allow" for a committed note to
 // reach the model (see docs/moment-of-use.md); beforeMCPExecution is
-// the same protocol, for MCP tools, which name no project file.
+// the same protocol, for MCP tools, which name no project file; preToolUse
+// sends its agent_message only when it denies.
 var Events = []Hook{
 	{"sessionStart", event.Start, 120, ""},
 	{"afterShellExecution", event.ToolRan, 10, ""},
@@ -65,8 +66,8 @@ const fileToolMatcher = "Read|Write"
 // editTool is the tool that writes the file it names.
 const editTool = "Write"
 
-// StartEvent is the session-start event: the one whose answer reaches the
-// model (additional_context), and the one the launcher answers, without
+// StartEvent is the session-start event: its answer reaches the model
+// (additional_context), and it is the one the launcher answers, without
 // cairn, with [NotInstalledFormat].
 const StartEvent = "sessionStart"
 
