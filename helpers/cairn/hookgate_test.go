@@ -139,7 +139,7 @@ func TestToolGateRunsBeforeHeavyPackages(t *testing.T) {
 	}
 	check("match path (the full hook)", inits, true)
 
-	// OpenCode's plugin, Codex and Gemini CLI take the same path.
+	// OpenCode's plugin, Codex, Gemini CLI and Cursor take the same path.
 	oc := []byte(`{"session_id":"g","cwd":"` + dir + `","project_dir":"` + dir + `","tool":"read","file_path":"` + filepath.Join(dir, "b.go") + `"}`)
 	out, inits = tracedHook(t, dir, oc, "hook", "opencode", "ToolBefore")
 	if out != "" {
@@ -149,6 +149,17 @@ func TestToolGateRunsBeforeHeavyPackages(t *testing.T) {
 	gm := []byte(`{"session_id":"g","cwd":"` + dir + `","hook_event_name":"AfterTool","tool_name":"read_file","tool_input":{"file_path":"` + filepath.Join(dir, "b.go") + `"},"tool_response":{"llmContent":"package a"}}`)
 	_, inits = tracedHook(t, dir, gm, "hook", "gemini", "AfterFileTool")
 	check("Gemini CLI's no-match path", inits, false)
+	cu := []byte(`{"conversation_id":"g3","hook_event_name":"postToolUse","workspace_roots":["` + dir + `"],"cwd":"","tool_name":"Read","tool_input":{"file_path":"` + filepath.Join(dir, "b.go") + `"},"tool_output":"{}"}`)
+	out, inits = tracedHook(t, dir, cu, "hook", "cursor", "postToolUse")
+	if out != "" {
+		t.Errorf("Cursor's no-match path printed %q", out)
+	}
+	check("Cursor's no-match path", inits, false)
+	out, inits = tracedHook(t, dir, bytes.Replace(cu, []byte("b.go"), []byte("a.go"), 1), "hook", "cursor", "postToolUse")
+	if !strings.Contains(out, "a.go must keep its init order") || !strings.Contains(out, `"additional_context"`) {
+		t.Errorf("Cursor's match path printed %q", out)
+	}
+	check("Cursor's match path (the full hook)", inits, true)
 	cx := []byte(`{"session_id":"g","cwd":"` + dir + `","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"cat b.go"}}`)
 	_, inits = tracedHook(t, dir, cx, "hook", "codex", "PreToolUse")
 	check("Codex's no-match path", inits, false)

@@ -393,3 +393,102 @@ func TestCursorCaptureRecalledByClaude(t *testing.T) {
 		t.Errorf("Claude Code's session did not recall the Cursor capture, wrapped:\n%s", ctx)
 	}
 }
+
+// TestCursorReplayedFileNotes: `cairn init --cursor` registers postToolUse
+// for Cursor's Read and Write; Cursor's postToolUse payloads, replayed
+// through the command it wrote, bring the notes anchored to the file
+// (and to a directory above it) as additional_context, the one field of
+// the output, inside the untrusted wrapper, once per conversation; a file
+// nothing is anchored to brings nothing; no answer carries a permission.
+func TestCursorReplayedFileNotes(t *testing.T) {
+	t.Parallel()
+	repo := cursorRepo(t)
+	for _, f := range []string{"payments/client.go", "db/migrations/0042_add_refunds.sql", "README.md"} {
+		path := filepath.Join(repo, f)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cairntest.In(t, repo, "init", "--cursor")
+	wired, err := os.ReadFile(filepath.Join(repo, ".cursor", "hooks.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Hooks map[string][]struct{ Command, Matcher string } `json:"hooks"`
+	}
+	if err := json.Unmarshal(wired, &f); err != nil || len(f.Hooks["postToolUse"]) != 1 || f.Hooks["postToolUse"][0].Matcher != "Read|Write" {
+		t.Fatalf("postToolUse is not registered for Read and Write (%v):\n%s", err, wired)
+	}
+	cairntest.In(t, repo, "add", "--files", "payments/client.go", "learned", "The retry loop in the payments client must watch the context deadline")
+	cairntest.In(t, repo, "add", "--files", "db/migrations", "must-check", "Every migration needs a dry run against a staging snapshot first")
+	cairntest.In(t, repo, "add", "fact", "Kafka consumer lag alerts fire above ten thousand messages")
+
+	// toolContext checks that stdout is postToolUse's output, one JSON
+	// object with additional_context alone, and returns that.
+	toolContext := func(what, stdout string) string {
+		t.Helper()
+		var out map[string]any
+		dec := json.NewDecoder(strings.NewReader(stdout))
+		if err := dec.Decode(&out); err != nil || dec.More() || len(out) != 1 {
+			t.Fatalf("%s: not postToolUse's output (%v): %q", what, err, stdout)
+		}
+		ctx, ok := out["additional_context"].(string)
+		if !ok || !strings.Contains(ctx, "<untrusted-knowledge") || !strings.Contains(ctx, "</untrusted-knowledge>") {
+			t.Fatalf("%s: no additional_context in the untrusted wrapper: %q", what, stdout)
+		}
+		return ctx
+	}
+	// toolPayload is a postToolUse payload whose file is in repo.
+	toolPayload := func(name string) []byte {
+		data := cursorPayload(t, name, repo)
+		quoted, _ := json.Marshal(repo + "/")
+		return bytes.ReplaceAll(data, []byte(cursorPayloadRoot+"/"), quoted[1:len(quoted)-1])
+	}
+	read := toolPayload("postToolUse-read.json")
+	stdout, code := cursorHook(t, repo, "postToolUse", read)
+	if code != 0 {
+		t.Fatalf("postToolUse Read: exit %d", code)
+	}
+	ctx := toolContext("Read payments/client.go", stdout)
+	if !strings.Contains(ctx, "must watch the context deadline") || strings.Contains(ctx, "Kafka") || strings.Contains(ctx, "dry run") {
+		t.Errorf("Read payments/client.go brought:\n%s", ctx)
+	}
+	if stdout, code := cursorHook(t, repo, "postToolUse", read); code != 0 || stdout != "" {
+		t.Errorf("a second Read of the file in the conversation: exit %d, %q (want nothing: never shown twice)", code, stdout)
+	}
+	other := bytes.ReplaceAll(read, []byte("payments/client.go"), []byte("README.md"))
+	if stdout, code := cursorHook(t, repo, "postToolUse", other); code != 0 || stdout != "" {
+		t.Errorf("Read of a file nothing is anchored to: exit %d, %q", code, stdout)
+	}
+	write := toolPayload("postToolUse-write.json")
+	stdout, code = cursorHook(t, repo, "postToolUse", write)
+	if code != 0 {
+		t.Fatalf("postToolUse Write: exit %d", code)
+	}
+	if ctx := toolContext("Write db/migrations/0042", stdout); !strings.Contains(ctx, "dry run against a staging snapshot") {
+		t.Errorf("Write under db/migrations brought:\n%s", ctx)
+	}
+	if strings.Contains(stdout, "permission") {
+		t.Errorf("postToolUse answered a permission: %q", stdout)
+	}
+	// Another conversation has not seen the note.
+	fresh := bytes.ReplaceAll(read, []byte(cursorConversation), []byte("0d6e2c11-5a7b-4f3e-8c9d-7b1a2e4f6c80"))
+	if ctx := toolContext("Read in another conversation", mustHook(t, repo, fresh)); !strings.Contains(ctx, "must watch the context deadline") {
+		t.Errorf("another conversation's Read brought:\n%s", ctx)
+	}
+}
+
+// mustHook runs the project's postToolUse command and fails unless it
+// exits 0.
+func mustHook(t *testing.T, repo string, payload []byte) string {
+	t.Helper()
+	stdout, code := cursorHook(t, repo, "postToolUse", payload)
+	if code != 0 {
+		t.Fatalf("postToolUse: exit %d", code)
+	}
+	return stdout
+}

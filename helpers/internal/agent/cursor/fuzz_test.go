@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent/cursor"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/cursor/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 )
 
@@ -25,6 +26,8 @@ func FuzzDecode(f *testing.F) {
 	f.Add("afterShellExecution", []byte(`{"workspace_roots":[],"command":null}`))
 	f.Add("afterAgentResponse", []byte(`{"text":"\u0000LEARNED: x"}`))
 	f.Add("stop", []byte(`{}`))
+	f.Add("postToolUse", []byte(`{"tool_name":"Read","tool_input":"{\"file_path\":1}","workspace_roots":[""]}`))
+	f.Add("postToolUse", []byte(`{"tool_name":"Write","tool_input":{"file_path":7,"path":"x"}}`))
 	f.Fuzz(func(t *testing.T, name string, data []byte) {
 		e, err := cursor.Adapter{}.Decode(name, data, func(string) string { return "" })
 		if err != nil {
@@ -37,7 +40,14 @@ func FuzzDecode(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if e.Kind == event.Start {
+		if e.Kind == event.BeforeTool {
+			// The hook gate reads the call as Decode does.
+			c, ok := hooks.ToolCall(data)
+			if !ok || c.Path != e.Path || c.Tool != e.Tool || c.Edits != e.Edits || c.Session != e.Session || c.Cwd != e.Cwd {
+				t.Fatalf("the gate read %+v (%v), Decode %+v", c, ok, e)
+			}
+		}
+		if e.Kind == event.Start || e.Kind == event.BeforeTool {
 			var v map[string]string
 			if err := json.Unmarshal(out, &v); err != nil || len(v) != 1 {
 				t.Fatalf("Encode: %q %v", out, err)

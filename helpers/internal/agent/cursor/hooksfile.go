@@ -11,7 +11,8 @@ package cursor
 //
 // Each event maps to a flat array of definitions (no matcher groups as in
 // Claude Code's settings); a definition's command runs from the project's
-// root, and its timeout is in seconds.
+// root, its timeout is in seconds, and its matcher (postToolUse's) is a
+// regular expression on the tool's name.
 
 import (
 	"bytes"
@@ -44,6 +45,7 @@ func command(name string) string { return marker + name }
 type entry struct {
 	Command string `json:"command"`
 	Timeout int    `json:"timeout,omitempty"`
+	Matcher string `json:"matcher,omitempty"`
 }
 
 // parseObject reads a JSON object as Cursor does: a key given twice keeps
@@ -134,7 +136,7 @@ func (f *file) exact() bool {
 
 // definition is cairn's definition for h, compact.
 func definition(h hooks.Hook) json.RawMessage {
-	raw, _ := json.Marshal(entry{Command: command(h.Event), Timeout: h.Timeout})
+	raw, _ := json.Marshal(entry{Command: command(h.Event), Timeout: h.Timeout, Matcher: h.Matcher})
 	return raw
 }
 

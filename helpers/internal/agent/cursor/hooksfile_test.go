@@ -31,6 +31,13 @@ const cairnOnly = `{
         "command": ".cairn/hook --agent cursor afterAgentResponse",
         "timeout": 10
       }
+    ],
+    "postToolUse": [
+      {
+        "command": ".cairn/hook --agent cursor postToolUse",
+        "timeout": 10,
+        "matcher": "Read|Write"
+      }
     ]
   }
 }
@@ -118,7 +125,8 @@ func TestInstallKeepsTheUsers(t *testing.T) {
 			`"afterFileEdit":[{"command":"bun run .cursor/hooks/fmt.ts","matcher":"Write|TabWrite"}],` +
 			`"beforeShellExecution":[{"command":"echo \"\u00e9\" \u003c x","failClosed":true}],` +
 			`"afterShellExecution":[{"command":".cairn/hook --agent cursor afterShellExecution","timeout":10}],` +
-			`"afterAgentResponse":[{"command":".cairn/hook --agent cursor afterAgentResponse","timeout":10}]},` +
+			`"afterAgentResponse":[{"command":".cairn/hook --agent cursor afterAgentResponse","timeout":10}],` +
+			`"postToolUse":[{"command":".cairn/hook --agent cursor postToolUse","timeout":10,"matcher":"Read|Write"}]},` +
 			`"zzz":{"b":1,"a":[true,null]}}`,
 	} {
 		if got != want {
@@ -214,11 +222,11 @@ func TestInstallRefuses(t *testing.T) {
 
 func TestWired(t *testing.T) {
 	missing, err := cursor.Wired(nil)
-	if err != nil || len(missing) != 3 {
+	if err != nil || len(missing) != 4 {
 		t.Errorf("Wired(nil) = %v, %v", missing, err)
 	}
 	missing, err = cursor.Wired([]byte(`{"hooks":{"sessionStart":[{"command":".cairn/hook --agent cursor sessionStart"}]}}`))
-	if err != nil || strings.Join(missing, ",") != "afterShellExecution,afterAgentResponse" {
+	if err != nil || strings.Join(missing, ",") != "afterShellExecution,afterAgentResponse,postToolUse" {
 		t.Errorf("Wired = %v, %v", missing, err)
 	}
 	missing, err = cursor.Wired([]byte(cairnOnly))

@@ -14,9 +14,13 @@
 // workspace_roots (the workspace's root folders) and transcript_path, and
 // no cwd; sessionStart adds session_id (the conversation's id again);
 // afterShellExecution adds command, output and duration (no tool_name, no
-// exit status); afterAgentResponse adds text, the assistant's message.
-// Only sessionStart's output reaches the model (additional_context); the
-// after* events are observational and their output is ignored. Project
+// exit status); afterAgentResponse adds text, the assistant's message;
+// postToolUse adds tool_name, tool_input (a Read's and a Write's name
+// their file in file_path), tool_output, tool_use_id and cwd. The output
+// of sessionStart and of postToolUse reaches the model (their
+// additional_context: the session's initial context, and context "after
+// the tool result"); the after* events are observational and their
+// output is ignored. Project
 // hooks run with the project's root as their working directory, with
 // CURSOR_PROJECT_DIR set to it.
 package cursor
@@ -103,23 +107,33 @@ func (Adapter) Decode(name string, data []byte, getenv func(string) string) (eve
 		// so the session pipeline is not given one to queue.
 		Agent: hooks.Agent,
 	}
+	if kind == event.BeforeTool {
+		// The hook gate's reading of the call, the one rule for it.
+		c, ok := hooks.ToolCall(data)
+		if !ok {
+			return event.Event{}, errors.New("decode cursor hook payload: not a tool call")
+		}
+		e.Tool, e.Path, e.Edits = c.Tool, c.Path, c.Edits
+	}
 	return e, nil
 }
 
 // Encode writes cairn's answer to e as the hook's stdout. Cursor takes
-// context for the model only from sessionStart, as additional_context; it
-// has no line for the person there, and the after* events' output is
-// ignored, so a status line is not written anywhere. An answer with
-// nothing Cursor can take writes nothing.
+// context for the model from sessionStart and from postToolUse (cairn's
+// moment before a tool), as additional_context; it has no line for the
+// person at either, and the other after* events' output is ignored, so a
+// status line is not written anywhere. postToolUse cannot ask the person
+// (the tool has run): a must-check only informs. An answer with nothing
+// Cursor can take writes nothing.
 func (Adapter) Encode(e event.Event, a event.Answer) ([]byte, error) {
-	if e.Kind != event.Start || a.Context == "" {
+	if e.Kind != event.Start && e.Kind != event.BeforeTool || a.Context == "" {
 		return nil, nil
 	}
 	return encodeContext(a.Context)
 }
 
-// encodeContext returns the stdout of a sessionStart hook that adds text
-// to the conversation's context.
+// encodeContext returns the stdout of a sessionStart or postToolUse hook
+// that adds text to the conversation's context.
 func encodeContext(text string) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

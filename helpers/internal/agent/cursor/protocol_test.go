@@ -34,7 +34,11 @@ func TestKind(t *testing.T) {
 		"sessionStart":        event.Start,
 		"afterShellExecution": event.ToolRan,
 		"afterAgentResponse":  event.Reply,
+		"postToolUse":         event.BeforeTool,
 		// Cursor's events cairn does not register.
+		"beforeReadFile":       event.Unknown,
+		"beforeMCPExecution":   event.Unknown,
+		"preToolUse":           event.Unknown,
 		"beforeSubmitPrompt":   event.Unknown,
 		"stop":                 event.Unknown,
 		"sessionEnd":           event.Unknown,
@@ -70,6 +74,13 @@ func TestDecode(t *testing.T) {
 			Command: `bd comments add bd-42 "LEARNED: the payment retry budget is three attempts with jitter"`, Agent: "cursor"}},
 		{"afterAgentResponse.json", "afterAgentResponse", event.Event{
 			Kind: event.Reply, Name: "afterAgentResponse", Session: conv, Cwd: root, Agent: "cursor"}},
+		{"postToolUse-read.json", "postToolUse", event.Event{
+			Kind: event.BeforeTool, Name: "postToolUse", Session: conv, Cwd: root, Agent: "cursor",
+			Tool: "Read", Path: root + "/payments/client.go"}},
+		// An empty cwd falls back to the workspace root; a Write edits.
+		{"postToolUse-write.json", "postToolUse", event.Event{
+			Kind: event.BeforeTool, Name: "postToolUse", Session: conv, Cwd: root, Agent: "cursor",
+			Tool: "Write", Path: root + "/db/migrations/0042_add_refunds.sql", Edits: true}},
 	} {
 		got, err := cursor.Adapter{}.Decode(c.name, payload(t, c.file), env(nil))
 		if err != nil {
@@ -136,6 +147,59 @@ func TestDecodeRejects(t *testing.T) {
 	}
 }
 
+// The notes on a file go after Cursor's Read or Write, in postToolUse's
+// additional_context, alone: the status line and a guard's question have
+// no field there, and a permission is never answered.
+func TestEncodeToolNotes(t *testing.T) {
+	e := event.Event{Kind: event.BeforeTool, Name: "postToolUse", Tool: "Read", Path: "a.go"}
+	ctx := "<untrusted-knowledge source=\"cairn\">\nMust check before this tool call:\n- run the dry run first\n</untrusted-knowledge>"
+	out, err := cursor.Adapter{}.Encode(e, event.Answer{Context: ctx, Status: "cairn: 1 must-check on a.go", Ask: "run the dry run first"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back map[string]any
+	if err := json.Unmarshal(out, &back); err != nil || len(back) != 1 || back["additional_context"] != ctx {
+		t.Errorf("Encode(postToolUse) = %s (%v), want additional_context alone", out, err)
+	}
+	if strings.Contains(string(out), "permission") {
+		t.Errorf("Encode(postToolUse) answered a permission: %s", out)
+	}
+}
+
+// The hook gate reads the same call as Decode, from the same payloads,
+// without the adapter.
+func TestToolCall(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		data []byte
+		want event.ToolCall
+	}{
+		{"read", payload(t, "postToolUse-read.json"), event.ToolCall{
+			Session: "5b0c2f9e-7d1a-4c3e-9f6b-2a8d4e1c7b30", Cwd: root, Tool: "Read", Path: root + "/payments/client.go"}},
+		{"write", payload(t, "postToolUse-write.json"), event.ToolCall{
+			Session: "5b0c2f9e-7d1a-4c3e-9f6b-2a8d4e1c7b30", Cwd: root, Tool: "Write", Path: root + "/db/migrations/0042_add_refunds.sql", Edits: true}},
+		{"path", []byte(`{"conversation_id":"c","tool_name":"Read","tool_input":{"path":"a.go"},"cwd":"/w"}`), event.ToolCall{
+			Session: "c", Cwd: "/w", Tool: "Read", Path: "a.go"}},
+		{"mcp input is a string", []byte(`{"conversation_id":"c","tool_name":"MCP:read","tool_input":"{\"file_path\":\"a.go\"}","workspace_roots":["/w"]}`), event.ToolCall{
+			Session: "c", Cwd: "/w", Tool: "MCP:read"}},
+		{"no input", []byte(`{"tool_name":"Read"}`), event.ToolCall{Tool: "Read"}},
+	} {
+		got, ok := hooks.ToolCall(c.data)
+		if !ok || got != c.want {
+			t.Errorf("%s: ToolCall = %+v, %v; want %+v", c.name, got, ok, c.want)
+		}
+		e, err := cursor.Adapter{}.Decode("postToolUse", c.data, env(nil))
+		if err != nil || e.Tool != got.Tool || e.Path != got.Path || e.Edits != got.Edits || e.Session != got.Session || e.Cwd != got.Cwd {
+			t.Errorf("%s: Decode = %+v, %v; the gate read %+v", c.name, e, err, got)
+		}
+	}
+	for _, bad := range []string{``, `not json`, `[1]`, `{"tool_name":7}`} {
+		if _, ok := hooks.ToolCall([]byte(bad)); ok {
+			t.Errorf("ToolCall(%q) accepted it", bad)
+		}
+	}
+}
+
 func TestEncode(t *testing.T) {
 	start := event.Event{Kind: event.Start, Name: "sessionStart"}
 	ctx := "<untrusted-knowledge source=\"cairn\">\n- a & b\n</untrusted-knowledge>"
@@ -161,6 +225,10 @@ func TestEncode(t *testing.T) {
 		{event.Event{Kind: event.ToolRan}, event.Answer{Status: "cairn: recorded 1 learned"}},
 		{event.Event{Kind: event.Reply}, event.Answer{Status: "cairn: recorded 1 decision"}},
 		{event.Event{Kind: event.Reply}, event.Answer{Context: "x", GoOn: "go on"}},
+		// After a tool: no line for the person, and the tool has run, so
+		// nothing to ask.
+		{event.Event{Kind: event.BeforeTool, Name: "postToolUse"}, event.Answer{Status: "cairn: 1 note on a.go"}},
+		{event.Event{Kind: event.BeforeTool, Name: "postToolUse"}, event.Answer{Ask: "must check"}},
 	} {
 		if out, err := (cursor.Adapter{}).Encode(c.e, c.a); err != nil || out != nil {
 			t.Errorf("Adapter{}.Encode(%v, %+v) = %q, %v; want nothing", c.e.Kind, c.a, out, err)

@@ -33,7 +33,7 @@ func (Adapter) Title() string { return "Cursor" }
 
 // Wiring describes what Wire writes.
 func (Adapter) Wiring() string {
-	return ".cairn/hook (the launcher) and its hooks in .cursor/hooks.json (sessionStart, afterShellExecution, afterAgentResponse)"
+	return ".cairn/hook (the launcher) and its hooks in .cursor/hooks.json (sessionStart, afterShellExecution, afterAgentResponse, postToolUse on Read and Write)"
 }
 
 // Paths are .cairn and .cursor/hooks.json.
@@ -113,8 +113,11 @@ func (Adapter) CheckWiring(project string, cairnDir fsx.Root, _ string) agent.Wi
 	case state == launcher.NotExecutable:
 		return wiring("fail", "Cursor: .cairn/hook is not executable: every hook fails", "chmod +x .cairn/hook && git add --chmod=+x .cairn/hook")
 	case len(missing) > 0:
-		return wiring("fail", "Cursor: .cursor/hooks.json does not run .cairn/hook for "+strings.Join(missing, ", "),
-			"cairn init --cursor, then commit .cursor/hooks.json")
+		detail := "Cursor: .cursor/hooks.json does not run .cairn/hook for " + strings.Join(missing, ", ")
+		if what, later := agent.MissingLater(missing, hooks.Kind); later {
+			return wiring("warn", detail+" ("+what+"; capture and recall work)", "cairn init --cursor, then commit .cursor/hooks.json")
+		}
+		return wiring("fail", detail, "cairn init --cursor, then commit .cursor/hooks.json")
 	}
 	return wiring("ok", "Cursor: .cursor/hooks.json runs .cairn/hook for every event", "")
 }

@@ -146,6 +146,15 @@ func TestCheckWiring(t *testing.T) {
 	if w := (cursor.Adapter{}).CheckWiring(dir, cairnDir, ""); w.Status != "fail" || !strings.Contains(w.Detail, "afterShellExecution, afterAgentResponse") {
 		t.Errorf("partly wired: %+v", w)
 	}
+	// A project wired by a cairn from before the notes before a tool:
+	// capture and recall work, so a warning, with the fix.
+	write(`{"version":1,"hooks":{"sessionStart":[{"command":".cairn/hook --agent cursor sessionStart","timeout":120}],` +
+		`"afterShellExecution":[{"command":".cairn/hook --agent cursor afterShellExecution","timeout":10}],` +
+		`"afterAgentResponse":[{"command":".cairn/hook --agent cursor afterAgentResponse","timeout":10}]}}`)
+	if w := (cursor.Adapter{}).CheckWiring(dir, cairnDir, ""); w.Status != "warn" || !strings.Contains(w.Detail, "postToolUse") ||
+		!strings.Contains(w.Detail, "the notes before a tool call") || !strings.Contains(w.Fix, "cairn init --cursor") {
+		t.Errorf("wired before postToolUse: %+v", w)
+	}
 }
 
 // Without cairn on the machine, the launcher answers sessionStart with

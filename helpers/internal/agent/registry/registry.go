@@ -52,7 +52,7 @@ type Agent struct {
 // doctor's checks list them.
 var Agents = []Agent{
 	{claudehooks.Agent, claudehooks.Kind, true, claudehooks.StartEvent, claudehooks.NotInstalledFormat, claudehooks.ProjectVar, claudehooks.ToolCall},
-	{cursorhooks.Agent, cursorhooks.Kind, false, cursorhooks.StartEvent, cursorhooks.NotInstalledFormat, cursorhooks.ProjectVar, nil},
+	{cursorhooks.Agent, cursorhooks.Kind, false, cursorhooks.StartEvent, cursorhooks.NotInstalledFormat, cursorhooks.ProjectVar, cursorhooks.ToolCall},
 	{codexhooks.Agent, codexhooks.Kind, true, codexhooks.StartEvent, codexhooks.NotInstalledFormat, codexhooks.ProjectVar, codexhooks.ToolCall},
 	{opencodehooks.Agent, opencodehooks.Kind, false, opencodehooks.StartEvent, opencodehooks.NotInstalledFormat, opencodehooks.ProjectVar, opencodehooks.ToolCall},
 	{geminihooks.Agent, geminihooks.Kind, true, geminihooks.StartEvent, geminihooks.NotInstalledFormat, geminihooks.ProjectVar, geminihooks.ToolCall},
