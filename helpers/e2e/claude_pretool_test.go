@@ -124,11 +124,6 @@ func TestClaudePreToolUseGuardsAsk(t *testing.T) {
 	}
 }
 
-// baselineRev is the last cairn whose session start carried the notes
-// anchored to files (with the hook before a tool call already there): the
-// baseline of TestClaudePreToolUseInjectedChars.
-const baselineRev = "c2bc3c299a66d946f18225c60a6e06af5286d17e"
-
 // sessionInjection is what one scripted session put in front of the model.
 type sessionInjection struct {
 	chars, start, prompt, tool int // characters (UTF-16 units): all, and by moment
@@ -140,9 +135,9 @@ type sessionInjection struct {
 
 // The characters injected over a scripted session — a session start on a
 // branch nine anchored payments notes are relevant to, a prompt, reads of
-// three anchored files and one unanchored — with the cairn before notes
-// were held for the moment before a tool (baselineRev, built here) and
-// with this one; and whether the model saw each touched file's note by
+// three anchored files and one unanchored — with the notes anchored to
+// files at the session start as before they waited for the tool (the
+// team's "hold_for_tool": false) and with the default; and whether the model saw each touched file's note by
 // the request after its read, once. The figures are logged (see
 // docs/moment-of-use.md); the deterministic facts are asserted: fewer
 // characters, every touched file's note seen once by its read, the
@@ -150,12 +145,12 @@ type sessionInjection struct {
 func TestClaudePreToolUseInjectedChars(t *testing.T) {
 	t.Parallel() // a real-client test: it mostly waits on the CLI
 	cli := claudetest.FindCLI(t)
-	before := injectedChars(t, cli, cairntest.BinaryAt(t, baselineRev))
-	after := injectedChars(t, cli, cairntest.Binary(t))
+	before := injectedChars(t, cli, false)
+	after := injectedChars(t, cli, true)
 	for _, r := range []struct {
 		name string
 		in   sessionInjection
-	}{{"before (" + baselineRev[:7] + ")", before}, {"after", after}} {
+	}{{"at the start (hold_for_tool false)", before}, {"held for the tool (default)", after}} {
 		t.Logf("%s: %d characters injected (start %d, prompt %d, before tools %d in %d blocks); notes of the 3 read files seen by the request after their read: %d, each once: %d; notes of the 6 untouched anchored files seen: %d",
 			r.name, r.in.chars, r.in.start, r.in.prompt, r.in.tool, r.in.toolBlocks, r.in.seen, r.in.once, r.in.untouched)
 	}
@@ -173,9 +168,11 @@ func TestClaudePreToolUseInjectedChars(t *testing.T) {
 	}
 }
 
-// injectedChars runs the scripted session with the cairn binary bin.
-func injectedChars(t *testing.T, cli, bin string) sessionInjection {
+// injectedChars runs the scripted session, with the anchored notes held
+// for the moment before a tool or (hold false) shown at the start.
+func injectedChars(t *testing.T, cli string, hold bool) sessionInjection {
 	t.Helper()
+	bin := cairntest.Binary(t)
 	repo := claudetest.NewGitRepo(t)
 	cairntest.Git(t, repo, "checkout", "-q", "-b", "fix/payments-retry-timeout")
 	files := []string{"client", "retry", "refund", "ledger", "webhook", "config", "currency", "invoice", "payout"}
@@ -196,6 +193,11 @@ func injectedChars(t *testing.T, cli, bin string) sessionInjection {
 		cairntest.In(t, repo, "add", []string{"fact", "decision", "learned"}[i], n)
 	}
 	cairntest.In(t, repo, "add", "must-check", "Run the payments contract tests before merging")
+	if !hold {
+		if err := os.WriteFile(filepath.Join(repo, ".cairn", "config.json"), []byte(`{"hold_for_tool": false}`+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	cairntest.Git(t, repo, "add", "-A")
 	cairntest.Git(t, repo, "commit", "-q", "-m", "payments notes")
 

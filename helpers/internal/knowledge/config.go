@@ -39,8 +39,13 @@ type Config struct {
 	// command), with the must-check as the reason. Off by default; a
 	// person can turn it off for themselves (their own config's
 	// "guards": "off"). A note never makes cairn allow or deny a call.
-	Guards  string `json:"guards,omitempty"`
-	Capture struct {
+	Guards string `json:"guards,omitempty"`
+	// HoldForTool leaves the team notes anchored to files out of the
+	// session start and the prompts, for an agent that is given them
+	// before a tool touches the file (default on; false shows them at the
+	// start as well, for a team whose teammates still run older wiring).
+	HoldForTool *bool `json:"hold_for_tool"`
+	Capture     struct {
 		// SubagentNudge asks a subagent that worked and recorded nothing,
 		// once, to record what it learned (default off).
 		SubagentNudge bool `json:"subagent_nudge"`
@@ -135,6 +140,10 @@ func (s *Store) SetInstallHint(hint string) (bool, error) {
 
 // ShowStatus reports whether hooks show the person their status line.
 func (c Config) ShowStatus() bool { return c.StatusLine == nil || *c.StatusLine }
+
+// HoldsForTool reports whether notes anchored to files wait for the moment
+// before a tool (see HoldForTool; default on).
+func (c Config) HoldsForTool() bool { return c.HoldForTool == nil || *c.HoldForTool }
 
 // VersionLess reports whether version a (dotted numbers, "v" prefix and any
 // "-suffix" ignored) is older than b. A part that is not a number counts

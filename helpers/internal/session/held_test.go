@@ -108,3 +108,22 @@ func TestStartWithoutToolMomentHoldsNothing(t *testing.T) {
 		t.Errorf("the start's record: %+v (%v)", list, err)
 	}
 }
+
+// A team that sets "hold_for_tool": false in .cairn/config.json gets the
+// anchored notes at the session start for every agent, as before they
+// waited for the tool; a Cursor session never holds them (its moment
+// after a tool is partial), whatever the config.
+func TestHoldForToolTurnedOff(t *testing.T) {
+	dir, es := heldRepo(t)
+	if err := os.WriteFile(filepath.Join(dir, ".cairn", "config.json"), []byte(`{"hold_for_tool": false}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start, _ := claudeCall(t, env(dir), "SessionStart", map[string]any{"session_id": "s1", "cwd": dir, "source": "startup"})
+	if ctx := start.HookSpecificOutput.AdditionalContext; !strings.Contains(ctx, es["anchored"].Content) {
+		t.Errorf("with hold_for_tool false the session start lacks the anchored note:\n%s", ctx)
+	}
+	list, err := recall.Injections(knowledge.Open(dir))
+	if err != nil || len(list) != 1 || len(list[0].Held) != 0 {
+		t.Errorf("the start's record: %+v (%v)", list, err)
+	}
+}

@@ -237,10 +237,10 @@ func (s *Session) ownAnchored(paths []string, shown map[string]bool) []knowledge
 // touches their files, by [recall.HeldForTool]: held only for an agent
 // the registry gives such a moment (its ToolCall reader), when an
 // anchored file or directory exists in the project.
-func (s *Session) holdForTool(agent string, entries []knowledge.Entry) (now, held []knowledge.Entry) {
+func (s *Session) holdForTool(agent string, cfg knowledge.Config, entries []knowledge.Entry) (now, held []knowledge.Entry) {
 	a, ok := registry.Find(agent)
 	exists := map[string]bool{}
-	return recall.HoldForTool(entries, ok && a.ToolCall != nil, func(rel string) bool {
+	return recall.HoldForTool(entries, ok && a.HoldForTool && cfg.HoldsForTool(), func(rel string) bool {
 		if v, seen := exists[rel]; seen {
 			return v
 		}

@@ -81,7 +81,7 @@ func (s *Session) prompt(e event.Event) (event.Answer, error) {
 			candidates = append(candidates, hit.Entry)
 		}
 	}
-	candidates, held := s.holdForTool(e.Agent, candidates)
+	candidates, held := s.holdForTool(e.Agent, cfg, candidates)
 	fresh := candidates[:min(len(candidates), maxPerPrompt)]
 	var own []knowledge.Entry
 	if len(fresh) < maxPerPrompt {

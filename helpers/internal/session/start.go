@@ -74,7 +74,7 @@ func (s *Session) start(e event.Event) (event.Answer, error) {
 				relevant = append(relevant, hit.Entry)
 			}
 		}
-		relevant, held = s.holdForTool(e.Agent, relevant)
+		relevant, held = s.holdForTool(e.Agent, cfg, relevant)
 	}
 	block := recall.Block{
 		Relevant: relevant,

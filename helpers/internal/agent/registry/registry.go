@@ -46,16 +46,21 @@ type Agent struct {
 	// ToolCall reads the agent's payload before a tool call for the hook
 	// gate's no-match path; nil when cairn answers no such moment for it.
 	ToolCall func(data []byte) (event.ToolCall, bool)
+	// HoldForTool: the moment before a tool reaches the model for every
+	// file the agent reads or edits, so the session start may leave the
+	// notes anchored to files to it (see recall.HeldForTool). False where
+	// that moment is partial or unconfirmed (Cursor's postToolUse).
+	HoldForTool bool
 }
 
 // Agents are the agents cairn knows, in the order init's flags and
 // doctor's checks list them.
 var Agents = []Agent{
-	{claudehooks.Agent, claudehooks.Kind, true, claudehooks.StartEvent, claudehooks.NotInstalledFormat, claudehooks.ProjectVar, claudehooks.ToolCall},
-	{cursorhooks.Agent, cursorhooks.Kind, false, cursorhooks.StartEvent, cursorhooks.NotInstalledFormat, cursorhooks.ProjectVar, cursorhooks.ToolCall},
-	{codexhooks.Agent, codexhooks.Kind, true, codexhooks.StartEvent, codexhooks.NotInstalledFormat, codexhooks.ProjectVar, codexhooks.ToolCall},
-	{opencodehooks.Agent, opencodehooks.Kind, false, opencodehooks.StartEvent, opencodehooks.NotInstalledFormat, opencodehooks.ProjectVar, opencodehooks.ToolCall},
-	{geminihooks.Agent, geminihooks.Kind, true, geminihooks.StartEvent, geminihooks.NotInstalledFormat, geminihooks.ProjectVar, geminihooks.ToolCall},
+	{claudehooks.Agent, claudehooks.Kind, true, claudehooks.StartEvent, claudehooks.NotInstalledFormat, claudehooks.ProjectVar, claudehooks.ToolCall, true},
+	{cursorhooks.Agent, cursorhooks.Kind, false, cursorhooks.StartEvent, cursorhooks.NotInstalledFormat, cursorhooks.ProjectVar, cursorhooks.ToolCall, false},
+	{codexhooks.Agent, codexhooks.Kind, true, codexhooks.StartEvent, codexhooks.NotInstalledFormat, codexhooks.ProjectVar, codexhooks.ToolCall, true},
+	{opencodehooks.Agent, opencodehooks.Kind, false, opencodehooks.StartEvent, opencodehooks.NotInstalledFormat, opencodehooks.ProjectVar, opencodehooks.ToolCall, true},
+	{geminihooks.Agent, geminihooks.Kind, true, geminihooks.StartEvent, geminihooks.NotInstalledFormat, geminihooks.ProjectVar, geminihooks.ToolCall, true},
 }
 
 // Default is the agent of `cairn hook EVENT` and of `.cairn/hook EVENT`

@@ -59,46 +59,6 @@ func Binary(t testing.TB) string {
 	return builtBin
 }
 
-var (
-	atMu    sync.Mutex
-	atBuilt = map[string]string{}
-)
-
-// BinaryAt builds cairn as it was at rev, a commit of this repository's
-// history, once per test process and revision, as [Binary] builds it, and
-// returns its path: the baseline a measurement compares the current
-// build with. A history without rev (a shallow clone) fails t.
-func BinaryAt(t testing.TB, rev string) string {
-	t.Helper()
-	atMu.Lock()
-	defer atMu.Unlock()
-	if bin, ok := atBuilt[rev]; ok {
-		return bin
-	}
-	root := RepoRoot(t)
-	dir, err := os.MkdirTemp("", "cairn-at-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := filepath.Join(dir, "src")
-	if err := os.Mkdir(src, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	archive := exec.Command("sh", "-c", `git -C "$1" archive --format=tar "$2" | tar -x -C "$3"`, "sh", root, rev, src)
-	if out, err := archive.CombinedOutput(); err != nil {
-		t.Fatalf("git archive %s (a shallow clone lacks it): %v\n%s", rev, err, out)
-	}
-	bin := filepath.Join(dir, "cairn")
-	build := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", bin, "./helpers/cairn")
-	build.Dir = src
-	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOWORK=off")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build cairn at %s: %v\n%s", rev, err, out)
-	}
-	atBuilt[rev] = bin
-	return bin
-}
-
 // RepoRoot is the root of cairn's repository (where go.mod, install.sh
 // and the plugin are).
 func RepoRoot(t testing.TB) string {
