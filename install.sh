@@ -76,7 +76,7 @@ esac
 
 SECONDS=0
 echo "building cairn from $repo into $bindir/cairn"
-echo "  (the first build downloads about 50 Go modules and compiles about 430 packages: a few minutes on a small machine; later builds take seconds)"
+echo "  (the first build downloads about 50 Go modules and compiles about 460 packages: a few minutes on a small machine; later builds take seconds)"
 cd "$repo"
 export CGO_ENABLED=0
 if ! go mod download -json 2>/dev/null | sed -n 's/^[[:space:]]"Path": "\(.*\)",$/\1/p' | progress "Go modules ready"; then
