@@ -193,18 +193,11 @@ type Counts struct {
 // once, as the team's (see [Block.Dedupe]).
 func RenderCounted(b Block) (string, []string, Counts) {
 	b = b.Dedupe()
-	var shown []string
-	var counts Counts
-	budget := b.Budget
-	if budget <= 0 {
-		budget = DefaultBudget
-	}
-	budget = max(b.minBudget(), min(budget, MaxBudget))
 	if len(b.MustCheck) == 0 && len(b.Relevant) == 0 && len(b.Handoff) == 0 && len(b.Personal) == 0 && len(b.Wiki) == 0 {
 		if b.HowTo {
-			return HowTo(b.Command), nil, counts
+			return HowTo(b.Command), nil, Counts{}
 		}
-		return "", nil, counts
+		return "", nil, Counts{}
 	}
 	var tail string
 	if b.HowTo {
@@ -217,106 +210,149 @@ func RenderCounted(b Block) (string, []string, Counts) {
 	case b.Small:
 		head = OpenTag + "\n" + ShortPreamble + "\n"
 	}
-	used := units(head) + units(CloseTag) + units(tail) + 1
-	// Reserve room for the "more" line.
-	moreReserve := 160
-	if b.Small {
-		moreReserve = 60
-	}
-	var lines []string
-	more := b.More
-	if len(b.MustCheck) > 0 {
-		h := untrusted.ForAgent(b.MustHeading, 200)
-		if h == "" {
-			h = "Must check (always shown):"
-		}
-		lines = append(lines, h)
-		used += units(lines[0]) + 1
-		// Each must-check gets an equal share of what is left, at worst.
-		share := (budget - used - moreReserve) / len(b.MustCheck)
-		for _, e := range b.MustCheck {
-			content := untrusted.ForAgent(e.Content, 600)
-			line := entryLine(e, content)
-			if over := units(line) + 1 - share; over > 0 {
-				// Shorten the content so every must-check gets its share.
-				line = entryLine(e, untrusted.ForAgent(content, max(units(content)-over, 12)))
-			}
-			if used+units(line)+1 > budget-moreReserve {
-				more++
-				continue
-			}
-			lines = append(lines, line)
-			used += units(line) + 1
-			shown = append(shown, e.Key)
-			counts.Team++
-		}
-	}
-	// section adds a heading and then, best first, the lines that fit,
-	// keys[i] (when given) recording line i as shown; it returns how many
-	// lines it added.
-	section := func(heading string, items, keys []string) int {
-		n := 0
-		for i, line := range items {
-			extra := units(line) + 1
-			if n == 0 {
-				extra += units(heading) + 1
-			}
-			if used+extra > budget-moreReserve {
-				break
-			}
-			if n == 0 {
-				lines = append(lines, heading)
-			}
-			lines = append(lines, line)
-			used += extra
-			n++
-			if keys != nil {
-				shown = append(shown, keys[i])
-			}
-		}
-		return n
-	}
-	entries := func(list []knowledge.Entry, max int) (items, keys []string) {
-		for _, e := range list {
-			items = append(items, entryLine(e, untrusted.ForAgent(e.Content, max)))
-			keys = append(keys, e.Key)
-		}
-		return items, keys
-	}
-	bullets := func(list []string) []string {
-		var items []string
-		for _, it := range list {
-			items = append(items, "- "+untrusted.ForAgent(it, 400))
-		}
-		return items
-	}
+	l := newLayout(b, units(head)+units(CloseTag)+units(tail)+1)
+	l.mustChecks(b)
 	handoffHeading := untrusted.ForAgent(b.HandoffHeading, 200)
 	if handoffHeading == "" {
 		handoffHeading = "Left open by your last session on this branch:"
 	}
-	counts.Handoff = section(handoffHeading, bullets(b.Handoff), nil)
-	more += len(b.Handoff) - counts.Handoff
-	items, keys := entries(b.Personal, 400)
-	counts.Personal = section(PersonalHeading, items, keys)
-	more += len(items) - counts.Personal
+	l.counts.Handoff = l.section(handoffHeading, bullets(b.Handoff), nil)
+	l.more += len(b.Handoff) - l.counts.Handoff
+	items, keys := entryLines(b.Personal, 400)
+	l.counts.Personal = l.section(PersonalHeading, items, keys)
+	l.more += len(items) - l.counts.Personal
 	heading := untrusted.ForAgent(b.Heading, 200)
 	if heading == "" {
 		heading = "Relevant to this work, best first:"
 	}
-	items, keys = entries(b.Relevant, 600)
-	relevant := section(heading, items, keys)
-	counts.Team += relevant
-	more += len(items) - relevant
-	section(WikiHeading, bullets(b.Wiki), nil)
-	if more > 0 {
-		q := untrusted.ForAgent(b.Query, 80)
-		if q == "" {
-			lines = append(lines, fmt.Sprintf("(%d more matched: cairn recall --recent 20)", more))
-		} else {
-			lines = append(lines, fmt.Sprintf("(%d more matched: cairn recall %s)", more, q))
+	items, keys = entryLines(b.Relevant, 600)
+	relevant := l.section(heading, items, keys)
+	l.counts.Team += relevant
+	l.more += len(items) - relevant
+	l.section(WikiHeading, bullets(b.Wiki), nil)
+	l.moreLine(b.Query)
+	return head + strings.Join(l.lines, "\n") + "\n" + CloseTag + tail, l.shown, l.counts
+}
+
+// layout is a block being laid out within its budget: the lines so far,
+// the units they use, what they showed and counted, and how many matches
+// did not fit.
+type layout struct {
+	budget      int // the block's budget, in UTF-16 units
+	moreReserve int // room kept for the "more" line
+	used        int
+	lines       []string
+	shown       []string
+	counts      Counts
+	more        int
+}
+
+// newLayout starts b's layout, with fixed units already used by the
+// wrapper and the how-to lines.
+func newLayout(b Block, fixed int) *layout {
+	budget := b.Budget
+	if budget <= 0 {
+		budget = DefaultBudget
+	}
+	l := &layout{budget: max(b.minBudget(), min(budget, MaxBudget)), moreReserve: 160, used: fixed, more: b.More}
+	if b.Small {
+		l.moreReserve = 60
+	}
+	return l
+}
+
+// fits reports whether extra more units fit, the "more" line's room kept.
+func (l *layout) fits(extra int) bool { return l.used+extra <= l.budget-l.moreReserve }
+
+// add appends a line.
+func (l *layout) add(line string) {
+	l.lines = append(l.lines, line)
+	l.used += units(line) + 1
+}
+
+// mustChecks lays out b's must-checks under their heading, each with an
+// equal share of what is left at worst, its content shortened to fit.
+func (l *layout) mustChecks(b Block) {
+	if len(b.MustCheck) == 0 {
+		return
+	}
+	h := untrusted.ForAgent(b.MustHeading, 200)
+	if h == "" {
+		h = "Must check (always shown):"
+	}
+	l.add(h)
+	share := (l.budget - l.used - l.moreReserve) / len(b.MustCheck)
+	for _, e := range b.MustCheck {
+		content := untrusted.ForAgent(e.Content, 600)
+		line := entryLine(e, content)
+		if over := units(line) + 1 - share; over > 0 {
+			line = entryLine(e, untrusted.ForAgent(content, max(units(content)-over, 12)))
+		}
+		if !l.fits(units(line) + 1) {
+			l.more++
+			continue
+		}
+		l.add(line)
+		l.shown = append(l.shown, e.Key)
+		l.counts.Team++
+	}
+}
+
+// section adds a heading and then, best first, the lines of items that
+// fit, keys[i] (when given) recording line i as shown; it returns how many
+// lines it added.
+func (l *layout) section(heading string, items, keys []string) int {
+	n := 0
+	for i, line := range items {
+		extra := units(line) + 1
+		if n == 0 {
+			extra += units(heading) + 1
+		}
+		if !l.fits(extra) {
+			break
+		}
+		if n == 0 {
+			l.add(heading)
+		}
+		l.add(line)
+		n++
+		if keys != nil {
+			l.shown = append(l.shown, keys[i])
 		}
 	}
-	return head + strings.Join(lines, "\n") + "\n" + CloseTag + tail, shown, counts
+	return n
+}
+
+// moreLine says how many more matched and how to see them, if any did
+// not fit.
+func (l *layout) moreLine(query string) {
+	if l.more <= 0 {
+		return
+	}
+	if q := untrusted.ForAgent(query, 80); q == "" {
+		l.lines = append(l.lines, fmt.Sprintf("(%d more matched: cairn recall --recent 20)", l.more))
+	} else {
+		l.lines = append(l.lines, fmt.Sprintf("(%d more matched: cairn recall %s)", l.more, q))
+	}
+}
+
+// entryLines are the lines of entries, each content cut at max units,
+// and their keys.
+func entryLines(list []knowledge.Entry, max int) (items, keys []string) {
+	for _, e := range list {
+		items = append(items, entryLine(e, untrusted.ForAgent(e.Content, max)))
+		keys = append(keys, e.Key)
+	}
+	return items, keys
+}
+
+// bullets are list's items as "- " lines, each cut at 400 units.
+func bullets(list []string) []string {
+	var items []string
+	for _, it := range list {
+		items = append(items, "- "+untrusted.ForAgent(it, 400))
+	}
+	return items
 }
 
 // Dedupe returns b with each piece of knowledge once: a relevant entry
