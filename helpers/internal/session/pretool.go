@@ -74,34 +74,13 @@ func (s *Session) beforeTool(e event.Event) (event.Answer, error) {
 		return none, err
 	}
 	hits := anchor.Lookup(data, paths, command)
-	var keys []string
-	why := map[string]string{}
-	for _, h := range hits {
-		for _, k := range h.Keys {
-			if why[k] == "" {
-				keys = append(keys, k)
-				why[k] = recall.ReasonAnchor
-				if h.Command {
-					why[k] = recall.ReasonCommand
-				}
-			}
-		}
-	}
+	keys, why := anchoredKeys(hits)
 	entries, err := ix.Entries(keys)
 	if err != nil {
 		return none, err
 	}
 	shown := recall.LoadShown(p.Store, e.Session)
-	checked := recall.LoadChecked(p.Store, e.Session)
-	var musts, notes []knowledge.Entry
-	for _, en := range entries {
-		switch {
-		case en.Type == typed.MustCheck && !checked[en.Key]:
-			musts = append(musts, en)
-		case en.Type != typed.MustCheck && !shown[en.Key]:
-			notes = append(notes, en)
-		}
-	}
+	musts, notes := unseen(entries, shown, recall.LoadChecked(p.Store, e.Session))
 	own := s.ownAnchored(paths, shown)
 	if len(musts) == 0 && len(notes) == 0 && len(own) == 0 {
 		return none, nil
@@ -124,26 +103,7 @@ func (s *Session) beforeTool(e event.Event) (event.Answer, error) {
 	if len(keysShown) == 0 {
 		return none, nil
 	}
-	mustKeys := map[string]knowledge.Entry{}
-	for _, en := range musts {
-		mustKeys[en.Key] = en
-	}
-	var checks, others []string
-	var reasons []string
-	for _, k := range keysShown {
-		if en, ok := mustKeys[k]; ok {
-			checks = append(checks, k)
-			reasons = append(reasons, untrusted.ForAgent(en.Content, 300))
-		} else {
-			others = append(others, k)
-		}
-	}
-	if err := recall.AddShown(p.Store, e.Session, others); err != nil {
-		s.Logf("record shown entries: %v", err)
-	}
-	if err := recall.AddChecked(p.Store, e.Session, checks); err != nil {
-		s.Logf("record shown must-checks: %v", err)
-	}
+	checks, reasons := s.recordToolShown(e.Session, musts, keysShown)
 	s.logInjection(e, recall.MomentTool, "", block, text, keysShown, 0, nil, func(en knowledge.Entry) string {
 		return why[en.Key]
 	})
@@ -155,6 +115,64 @@ func (s *Session) beforeTool(e event.Event) (event.Answer, error) {
 		a.Ask = "cairn must-check: " + strings.Join(reasons, " | ")
 	}
 	return a, nil
+}
+
+// anchoredKeys are the keys the anchor map's hits name, in order, each
+// once, with why each came: anchored to a file, or to a command.
+func anchoredKeys(hits []anchor.Hit) (keys []string, why map[string]string) {
+	why = map[string]string{}
+	for _, h := range hits {
+		for _, k := range h.Keys {
+			if why[k] == "" {
+				keys = append(keys, k)
+				why[k] = recall.ReasonAnchor
+				if h.Command {
+					why[k] = recall.ReasonCommand
+				}
+			}
+		}
+	}
+	return keys, why
+}
+
+// unseen splits entries into the must-checks not yet shown as a check
+// before a tool (checked) and the other notes the session was not shown.
+func unseen(entries []knowledge.Entry, shown, checked map[string]bool) (musts, notes []knowledge.Entry) {
+	for _, en := range entries {
+		switch {
+		case en.Type == typed.MustCheck && !checked[en.Key]:
+			musts = append(musts, en)
+		case en.Type != typed.MustCheck && !shown[en.Key]:
+			notes = append(notes, en)
+		}
+	}
+	return musts, notes
+}
+
+// recordToolShown records what a block before a tool showed: the
+// must-checks among keysShown as checked (returned, with their texts for
+// a guard's reason), the rest as shown to the session.
+func (s *Session) recordToolShown(session string, musts []knowledge.Entry, keysShown []string) (checks, reasons []string) {
+	mustKeys := map[string]knowledge.Entry{}
+	for _, en := range musts {
+		mustKeys[en.Key] = en
+	}
+	var others []string
+	for _, k := range keysShown {
+		if en, ok := mustKeys[k]; ok {
+			checks = append(checks, k)
+			reasons = append(reasons, untrusted.ForAgent(en.Content, 300))
+		} else {
+			others = append(others, k)
+		}
+	}
+	if err := recall.AddShown(s.Proj.Store, session, others); err != nil {
+		s.Logf("record shown entries: %v", err)
+	}
+	if err := recall.AddChecked(s.Proj.Store, session, checks); err != nil {
+		s.Logf("record shown must-checks: %v", err)
+	}
+	return checks, reasons
 }
 
 // toolStatus is the person's line when notes arrive before a tool call
