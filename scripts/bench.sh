@@ -389,7 +389,8 @@ for n in $sizes; do
 		"$tmp/gen" "$n" anchored >"$dir/.cairn/knowledge.jsonl"
 		"$cairn" --dir "$dir" sync >/dev/null
 	fi
-	hit=$(grep -o '"files":\["[^"]*"' "$dir/.cairn/knowledge.jsonl" | head -1 | sed 's/.*\["//; s/"$//')
+	hit=$(grep -m1 -o '"files":\["[^"]*"' "$dir/.cairn/knowledge.jsonl" | sed 's/.*\["//; s/"$//')
+	hit=${hit%%$'\n'*} # the first, if the line anchors several
 	printf '{"session_id":"b","cwd":"%s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"go test ./..."},"tool_response":{"stdout":"ok"}}\n' "$dir" >"$tmp/reject-a$n.json"
 	printf '{"session_id":"b","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"%s/src/none/nothing.go"}}\n' "$dir" "$dir" >"$tmp/miss-$n.json"
 	printf '{"session_id":"b","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"%s/%s"}}\n' "$dir" "$dir" "$hit" >"$tmp/hit-$n.json"

@@ -10,6 +10,7 @@ package relevance
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
@@ -20,8 +21,9 @@ import (
 const MaxTerms = 16
 
 // stopWords are dropped from queries: they match nearly every entry and
-// add cost, not meaning.
-var stopWords = func() map[string]bool {
+// add cost, not meaning. Built on first use, not at init: every hook
+// process initialises this package, most never read a query.
+var stopWords = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`a about above after again against all am an and any are as at be because been
 before being below between both but by can could did do does doing down during each few for from further had has
@@ -33,7 +35,7 @@ get got use used using via per vs etc ie eg`) {
 		m[w] = true
 	}
 	return m
-}()
+})
 
 // Terms splits text into the lower-case search terms a query uses: runs of
 // letters and digits, stop words and one-letter words dropped, duplicates
@@ -52,7 +54,7 @@ func walkTerms(text string, term func(t, from string), dropped func(w string)) {
 	n := 0
 	seen := map[string]bool{}
 	add := func(f, from string) bool {
-		if len([]rune(f)) < 2 || stopWords[f] || seen[f] {
+		if len([]rune(f)) < 2 || stopWords()[f] || seen[f] {
 			if dropped != nil && !seen[f] {
 				dropped(f)
 			}
@@ -197,7 +199,8 @@ var synonymGroups = [][]string{
 	{"migration", "migrations", "migrate"},
 }
 
-var synonyms = func() map[string][]string {
+// synonyms maps each word of a group to the others, built on first use.
+var synonyms = sync.OnceValue(func() map[string][]string {
 	m := map[string][]string{}
 	for _, g := range synonymGroups {
 		for _, w := range g {
@@ -209,7 +212,7 @@ var synonyms = func() map[string][]string {
 		}
 	}
 	return m
-}()
+})
 
 // maxExpanded caps a query's terms after synonyms are added.
 const maxExpanded = MaxTerms + 8
@@ -230,7 +233,7 @@ func walkSynonyms(terms []string, syn func(s, of string)) {
 		seen[t] = true
 	}
 	for _, t := range terms {
-		for _, s := range synonyms[t] {
+		for _, s := range synonyms()[t] {
 			if n == maxExpanded {
 				return
 			}
