@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench.sh — whole-process medians of cairn's hot paths (design §6).
+# bench.sh — whole-process medians of cairn's hot paths.
 #
 # Builds cairn, generates synthetic logs of 1k, 10k and 100k entries (in the
 # log's hash-of-key order, as cairn writes it), and measures with hyperfine:
@@ -422,7 +422,7 @@ mem+=("| SessionStart hook | $big | $(/usr/bin/time -f '%M' "$cairn" hook Sessio
 
 echo "## cairn benchmarks: whole-process medians ($(nproc) cores, $(uname -sm), $(go env GOVERSION), load average $load_start at start, $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown) at end)"
 echo
-echo "| command | entries | median (wall) | user+sys (mean) | rate | design §6 budget (nearest path) |"
+echo "| command | entries | median (wall) | user+sys (mean) | rate | budget (nearest path) |"
 echo "| --- | ---: | ---: | ---: | ---: | --- |"
 printf '%s\n' "${rows[@]}"
 echo
