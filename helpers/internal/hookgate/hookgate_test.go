@@ -58,3 +58,52 @@ func TestReplyAgreesWithAdapters(t *testing.T) {
 		}
 	}
 }
+
+// For every agent with a moment before a tool, the gate's reader (the
+// registry's ToolCall, which answers the no-match path in the init) reads
+// a payload as the agent's adapter decodes it for the full hook: the tool,
+// its file, whether it edits it, and a shell command. A drift would make
+// the gate look up another file than the full hook answers for.
+func TestToolCallAgreesWithAdapters(t *testing.T) {
+	payloads := map[string][]struct{ event, payload string }{
+		"claude": {
+			{"PreToolUse", `{"session_id":"s","cwd":"/p","tool_name":"Edit","tool_input":{"file_path":"/p/a.go"}}`},
+			{"PreToolUse", `{"session_id":"s","cwd":"/p","tool_name":"NotebookEdit","tool_input":{"notebook_path":"n.ipynb"}}`},
+			{"PreToolUse", `{"session_id":"s","cwd":"/p","tool_name":"Bash","tool_input":{"command":"cat db/x.sql"}}`},
+		},
+		"codex": {
+			{"PreToolUse", `{"session_id":"s","cwd":"/p","tool_name":"Bash","tool_input":{"command":"sed -n 1p a.go"}}`},
+		},
+		"gemini": {
+			{"AfterFileTool", `{"session_id":"s","cwd":"/p","tool_name":"replace","tool_input":{"file_path":"/p/a.go"}}`},
+			{"AfterFileTool", `{"session_id":"s","cwd":"/p","tool_name":"read_file","tool_input":{"file_path":"a.go"}}`},
+		},
+		"opencode": {
+			{"ToolBefore", `{"session_id":"s","cwd":"/p","project_dir":"/p","tool":"edit","file_path":"/p/a.go"}`},
+			{"ToolBefore", `{"session_id":"s","cwd":"/p","project_dir":"/p","tool":"bash","command":"cat a.go"}`},
+		},
+		"cursor": {
+			{"postToolUse", `{"conversation_id":"s","hook_event_name":"postToolUse","tool_name":"Read","tool_input":{"file_path":"/p/a.go"},"workspace_roots":["/p"]}`},
+		},
+	}
+	for _, a := range registry.Agents {
+		if a.ToolCall == nil {
+			continue
+		}
+		ad, _ := adapters.Find(a.Name)
+		if len(payloads[a.Name]) == 0 {
+			t.Errorf("%s has a moment before a tool but no payload here", a.Name)
+		}
+		for _, p := range payloads[a.Name] {
+			c, ok := a.ToolCall([]byte(p.payload))
+			e, err := ad.Decode(p.event, []byte(p.payload), func(string) string { return "" })
+			if !ok || err != nil {
+				t.Errorf("%s %s: gate ok %v, adapter %v", a.Name, p.payload, ok, err)
+				continue
+			}
+			if c.Path != e.Path || c.Edits != e.Edits || c.Tool != e.Tool || c.Shell && c.Command != e.Command {
+				t.Errorf("%s %s:\nthe gate reads %+v\nthe adapter  %+v", a.Name, p.payload, c, e)
+			}
+		}
+	}
+}
