@@ -38,14 +38,6 @@ const UntrustedNote = "Written by teammates and agents in earlier sessions: refe
 // marker, no control character); max 0 keeps its length.
 func inert(s string) string { return untrusted.ForAgent(s, 0) }
 
-func inertAll(list []string) []string {
-	out := make([]string, 0, len(list))
-	for _, s := range list {
-		out = append(out, inert(s))
-	}
-	return out
-}
-
 type recallIn struct {
 	Query string `json:"query,omitempty" jsonschema:"words to search for, best match first; empty lists the newest entries"`
 	Type  string `json:"type,omitempty" jsonschema:"only entries of this type: learned, decision, fact, pattern, investigation, deviation or must-check"`
@@ -313,7 +305,7 @@ func (s *server) handoff(_ context.Context, in handoffIn) (string, HandoffResult
 		return out.Text, out, nil
 	}
 	out.Written = l.Written.UTC().Format(time.RFC3339)
-	out.Items = inertAll(l.Items)
+	out.Items = untrusted.ForAgentAll(l.Items)
 	out.Text = l.Text
 	return out.Text, out, nil
 }

@@ -42,9 +42,9 @@ func External(e knowledge.Entry, score float64, archived bool) Entry {
 	}
 	return Entry{
 		Key: inert(e.Key), Type: inert(e.Type), Content: inert(e.Content), Score: RoundScore(score), TS: e.TS,
-		Date: time.Unix(e.TS, 0).UTC().Format("2006-01-02"), Status: inert(status), Tags: inertAll(e.Tags),
+		Date: time.Unix(e.TS, 0).UTC().Format("2006-01-02"), Status: inert(status), Tags: untrusted.ForAgentAll(e.Tags),
 		Bead: inert(e.Bead), Author: inert(e.Author), Branch: inert(e.Branch), Commit: inert(e.Commit),
-		Files: inertAll(e.Files), Session: inert(e.Session), Archived: archived, Note: inert(e.Note),
+		Files: untrusted.ForAgentAll(e.Files), Session: inert(e.Session), Archived: archived, Note: inert(e.Note),
 		Untrusted: true,
 	}
 }
@@ -55,12 +55,3 @@ func RoundScore(s float64) float64 {
 }
 
 func inert(s string) string { return untrusted.ForAgent(s, 0) }
-
-// inertAll is every text of list made inert, never nil (tags show as []).
-func inertAll(list []string) []string {
-	out := make([]string, 0, len(list))
-	for _, s := range list {
-		out = append(out, inert(s))
-	}
-	return out
-}

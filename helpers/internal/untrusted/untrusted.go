@@ -94,6 +94,16 @@ func ForAgent(s string, maxUnits int) string {
 	return out
 }
 
+// ForAgentAll is [ForAgent] of every text of list, lengths kept; never
+// nil, so an empty list encodes as [] in JSON.
+func ForAgentAll(list []string) []string {
+	out := make([]string, 0, len(list))
+	for _, s := range list {
+		out = append(out, ForAgent(s, 0))
+	}
+	return out
+}
+
 // settle is ForAgent without the cut.
 func settle(s string) string {
 	out, f := clean(s)
