@@ -11,7 +11,6 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
-	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
 	"github.com/cairn-dev/cairn/helpers/internal/typed"
 	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
@@ -220,34 +219,16 @@ func (s *Session) ownAnchored(paths []string, shown map[string]bool) []knowledge
 	if len(paths) == 0 {
 		return nil
 	}
-	u, err := s.User()
-	p, ok := pipeline.PersonalFor(u, err, s.Proj.Root)
-	if !ok {
-		return nil
-	}
-	entries, err := p.Entries()
-	if err != nil {
-		s.Logf("personal knowledge: %v", err)
-	}
-	var out []knowledge.Entry
-	for _, en := range entries {
-		if len(out) == maxPerPrompt {
-			break
-		}
-		if shown[en.Key] {
-			continue
-		}
-	files:
+	return s.ownEntries(shown, maxPerPrompt, func(en knowledge.Entry) bool {
 		for _, f := range en.Files {
 			for _, path := range paths {
 				if anchor.Covers(f, path) {
-					out = append(out, en)
-					break files
+					return true
 				}
 			}
 		}
-	}
-	return out
+		return false
+	})
 }
 
 // holdForTool splits the team entries a session start or a prompt found

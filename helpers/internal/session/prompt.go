@@ -14,8 +14,22 @@ import (
 )
 
 // ownForPrompt is up to n of the developer's own entries strongly
-// relevant to the prompt's terms and not shown yet in the session.
+// relevant to the prompt's terms and not shown yet in the session, a
+// failure turned into its prevention.
 func (s *Session) ownForPrompt(terms []string, shown map[string]bool, n int) []knowledge.Entry {
+	out := s.ownEntries(shown, n, func(e knowledge.Entry) bool { return recall.StronglyRelevant(e, terms) })
+	for i, e := range out {
+		if pipeline.IsFailure(e) {
+			out[i] = prevention(e)
+		}
+	}
+	return out
+}
+
+// ownEntries is up to n of the developer's own entries of this project
+// that keep accepts and the session was not shown yet, in their order;
+// none when the session pipeline is off.
+func (s *Session) ownEntries(shown map[string]bool, n int, keep func(knowledge.Entry) bool) []knowledge.Entry {
 	u, err := s.User()
 	p, ok := pipeline.PersonalFor(u, err, s.Proj.Root)
 	if !ok {
@@ -30,10 +44,7 @@ func (s *Session) ownForPrompt(terms []string, shown map[string]bool, n int) []k
 		if len(out) == n {
 			break
 		}
-		if !shown[e.Key] && recall.StronglyRelevant(e, terms) {
-			if pipeline.IsFailure(e) {
-				e = prevention(e)
-			}
+		if !shown[e.Key] && keep(e) {
 			out = append(out, e)
 		}
 	}
