@@ -258,12 +258,6 @@ func printCheckMarkdown(w io.Writer, r checkReport) {
 	if len(r.Entries) == 0 && len(r.Added) == 0 {
 		return
 	}
-	cut := func(s string, n int) string {
-		if rs := []rune(s); len(rs) > n {
-			return string(rs[:n-3]) + "..."
-		}
-		return s
-	}
 	group := func(title string, stale bool) {
 		first := true
 		for _, e := range r.Entries {
@@ -274,13 +268,13 @@ func printCheckMarkdown(w io.Writer, r checkReport) {
 				fmt.Fprintf(w, "\n#### %s\n\n", title)
 				first = false
 			}
-			line := "- " + md(e.Entry.Type) + " " + md(cut(e.Entry.Content, 500))
+			line := "- " + md(e.Entry.Type) + " " + md(cutRunes(e.Entry.Content, 500))
 			for _, why := range e.Reasons {
-				line += " — " + md(cut(why, 300))
+				line += " — " + md(cutRunes(why, 300))
 			}
 			var files []string
 			for _, f := range e.Changed[:min(len(e.Changed), 5)] {
-				files = append(files, md(cut(f, 200)))
+				files = append(files, md(cutRunes(f, 200)))
 			}
 			if len(e.Changed) > 5 {
 				files = append(files, fmt.Sprintf("and %d more", len(e.Changed)-5))
@@ -294,9 +288,9 @@ func printCheckMarkdown(w io.Writer, r checkReport) {
 	if len(r.Added) > 0 {
 		fmt.Fprintf(w, "\n#### Knowledge this change adds\n\nThese entries steer every teammate's agent: review them like CI config.\n\n")
 		for _, e := range r.Added {
-			line := "- " + md(e.Type) + " " + md(cut(e.Content, 500))
+			line := "- " + md(e.Type) + " " + md(cutRunes(e.Content, 500))
 			if e.Author != "" {
-				line += " — by " + md(cut(e.Author, 80))
+				line += " — by " + md(cutRunes(e.Author, 80))
 			}
 			fmt.Fprintln(w, line+" <sub>"+md(e.Key)+"</sub>")
 		}

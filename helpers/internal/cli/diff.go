@@ -243,12 +243,16 @@ func statusName(s string) string {
 }
 
 // oneLine is untrusted text on one terminal line, cut to n characters.
-func oneLine(s string, n int) string {
-	s = untrusted.ForTerminal(s)
-	if r := []rune(s); len(r) > n {
-		s = string(r[:n-3]) + "..."
+// cutRunes is s cut to n runes, the last three "..." when it was longer.
+func cutRunes(s string, n int) string {
+	if rs := []rune(s); len(rs) > n {
+		return string(rs[:n-3]) + "..."
 	}
 	return s
+}
+
+func oneLine(s string, n int) string {
+	return cutRunes(untrusted.ForTerminal(s), n)
 }
 
 func printDiff(w io.Writer, r diffReport) {
@@ -298,29 +302,23 @@ func printDiffMarkdown(w io.Writer, r diffReport) {
 		return
 	}
 	fmt.Fprintf(w, ": %s.\n\nThese entries steer every teammate's agent: review them like CI config.\n", r.summary())
-	cut := func(s string, n int) string {
-		if rs := []rune(s); len(rs) > n {
-			return string(rs[:n-3]) + "..."
-		}
-		return s
-	}
 	r.sections(func(title string, changes []knowledge.Change) {
 		fmt.Fprintf(w, "\n#### %s\n\n", title)
 		for _, c := range changes {
 			e := c.Entry
-			line := "- " + md(e.Type) + " " + md(cut(e.Content, 500))
+			line := "- " + md(e.Type) + " " + md(cutRunes(e.Content, 500))
 			switch c.Kind {
 			case knowledge.ChangeRetracted:
-				line += " — reason: " + md(cut(c.Reason, 300))
+				line += " — reason: " + md(cutRunes(c.Reason, 300))
 			case knowledge.ChangeSuperseded:
 				if c.New != nil {
-					line += " → " + md(c.New.Type) + " " + md(cut(c.New.Content, 500))
+					line += " → " + md(c.New.Type) + " " + md(cutRunes(c.New.Content, 500))
 				}
 			case knowledge.ChangeStatus:
 				line += " — " + md(statusName(c.FromStatus)) + " → " + md(statusName(c.ToStatus))
 			}
 			if e.Author != "" {
-				line += " — by " + md(cut(e.Author, 80))
+				line += " — by " + md(cutRunes(e.Author, 80))
 			}
 			line += " <sub>" + md(e.Key) + "</sub>"
 			fmt.Fprintln(w, line)
