@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/cairn-dev/cairn/helpers/internal/eval"
+	"github.com/cairn-dev/cairn/helpers/internal/eval/tooleval"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -129,7 +130,7 @@ func evalTools(c *ucli.Context, env Env) error {
 	if err != nil {
 		return hinted(fmt.Errorf("cannot read %s: %w", name, unwrapPath(err)), "check --tools")
 	}
-	calls, err := eval.ReadToolCalls(data)
+	calls, err := tooleval.ReadToolCalls(data)
 	if err != nil {
 		return hinted(fmt.Errorf("%s: %w", name, err), "each line needs {\"session\": ..., \"tool\": ..., \"path\" or \"command\", \"expected_keys\": [...]}")
 	}
@@ -147,12 +148,12 @@ func evalTools(c *ucli.Context, env Env) error {
 			return err
 		}
 	}
-	m, err := eval.EvaluateTools(corpus, calls)
+	m, err := tooleval.EvaluateTools(corpus, calls)
 	if err != nil {
 		return err
 	}
 	if c.Bool("json") {
-		return writeJSON(env.Stdout, map[string]eval.ToolMetrics{"tools": m})
+		return writeJSON(env.Stdout, map[string]tooleval.ToolMetrics{"tools": m})
 	}
 	fmt.Fprintln(env.Stdout, m)
 	return nil

@@ -1,4 +1,4 @@
-package eval
+package tooleval
 
 import (
 	"os"
@@ -14,7 +14,7 @@ import (
 // the expected ones. Figures reached: precision 1.0, recall 1.0, no call
 // that expects nothing brings a note. The suite fails below them.
 func TestToolNotesOnTestdata(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "testdata", "pretool")
+	dir := filepath.Join("..", "..", "..", "..", "testdata", "pretool")
 	corpus, err := os.ReadFile(filepath.Join(dir, "knowledge.jsonl"))
 	if err != nil {
 		t.Fatal(err)

@@ -1,10 +1,16 @@
-package eval
+// Package tooleval measures the notes cairn brings before tool calls: it
+// drives the real session hook (PreToolUse, through the Claude Code
+// adapter) over scripted tool calls against a corpus and scores the notes
+// injected against the expected keys (`cairn eval --tools`). It sits above
+// the session layer, which is why it is not part of package eval.
+package tooleval
 
 import (
 	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -182,3 +188,6 @@ func (m ToolMetrics) String() string {
 	}
 	return s
 }
+
+// round keeps four decimals, as package eval's figures do.
+func round(x float64) float64 { return math.Round(x*10000) / 10000 }

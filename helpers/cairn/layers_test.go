@@ -1,0 +1,103 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
+)
+
+// layerTable reads the layer table of docs/ARCHITECTURE.md: each
+// package named in a row's second column (in backticks) and the row's
+// layer number. A name ending in "/*/hooks" stands for every agent's
+// event table; "the root package `cairn`" is the module's root.
+func layerTable(t *testing.T) (exact map[string]int, patterns map[*regexp.Regexp]int) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(cairntest.RepoRoot(t), graphDoc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(data), "\n## Layers\n")
+	if !ok {
+		t.Fatalf("%s has no \"## Layers\" section", graphDoc)
+	}
+	row := regexp.MustCompile(`^\| (\d+)\. [^|]*\| ([^|]*) \|`)
+	name := regexp.MustCompile("`([^`]+)`")
+	exact = map[string]int{}
+	patterns = map[*regexp.Regexp]int{}
+	for _, line := range strings.Split(rest, "\n") {
+		if strings.HasPrefix(line, "## ") {
+			break
+		}
+		m := row.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		layer, _ := strconv.Atoi(m[1])
+		for _, n := range name.FindAllStringSubmatch(m[2], -1) {
+			pkg := n[1]
+			switch {
+			case pkg == "cairn":
+				exact[module] = layer
+			case pkg == "helpers/cairn":
+				exact[module+"/helpers/cairn"] = layer
+			case strings.Contains(pkg, "*"):
+				re := "^" + regexp.QuoteMeta(module+"/helpers/internal/"+pkg) + "$"
+				patterns[regexp.MustCompile(strings.ReplaceAll(re, `\*`, `[^/]+`))] = layer
+			default:
+				exact[module+"/helpers/internal/"+pkg] = layer
+			}
+		}
+	}
+	if len(exact) < 20 {
+		t.Fatalf("read only %d packages from the layer table of %s", len(exact), graphDoc)
+	}
+	return exact, patterns
+}
+
+// TestLayers holds every package to the layer table in
+// docs/ARCHITECTURE.md: a package imports only packages of its own layer
+// or below, and every package of the binary has a row. The table is read
+// from the document, so the document cannot drift from the code.
+func TestLayers(t *testing.T) {
+	exact, patterns := layerTable(t)
+	layerOf := func(pkg string) (int, bool) {
+		if l, ok := exact[pkg]; ok {
+			return l, true
+		}
+		for re, l := range patterns {
+			if re.MatchString(pkg) {
+				return l, true
+			}
+		}
+		return 0, false
+	}
+	own, _ := packages(t)
+	checked := 0
+	for _, p := range own {
+		if strings.Contains(p.ImportPath, "/testharness/") || p.ImportPath == module+"/helpers/e2e" || p.ImportPath == module+"/helpers/scenarios" {
+			continue
+		}
+		layer, ok := layerOf(p.ImportPath)
+		if !ok {
+			t.Errorf("%s has no row in the layer table of %s", short(p.ImportPath), graphDoc)
+			continue
+		}
+		checked++
+		for _, imp := range p.Imports {
+			if !strings.HasPrefix(imp, module) {
+				continue
+			}
+			if l, ok := layerOf(imp); ok && l > layer {
+				t.Errorf("%s (layer %d) imports %s (layer %d)", short(p.ImportPath), layer, short(imp), l)
+			}
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("checked only %d packages", checked)
+	}
+}
