@@ -79,18 +79,6 @@ func rawWriter(w io.Writer) io.Writer {
 // agents and terminals alike.
 func clean(s string) string { return untrusted.ForTerminal(s) }
 
-// cleanAll cleans every value of a list (nil stays nil).
-func cleanAll(list []string) []string {
-	if list == nil {
-		return nil
-	}
-	out := make([]string, len(list))
-	for i, s := range list {
-		out[i] = clean(s)
-	}
-	return out
-}
-
 // cleanKeys cleans the keys of a count map (authors, months) for output.
 func cleanKeys(m map[string]int) map[string]int {
 	out := make(map[string]int, len(m))
@@ -100,13 +88,11 @@ func cleanKeys(m map[string]int) map[string]int {
 	return out
 }
 
-// cleanEntry is e with every text cleaned, for JSON output.
+// cleanEntry is e with every text cleaned, for JSON output: every string
+// field, found by knowledge.EachText, so a new field is cleaned too.
 func cleanEntry(e knowledge.Entry) knowledge.Entry {
-	for _, f := range []*string{&e.Key, &e.Type, &e.Content, &e.Source, &e.Agent, &e.Bead, &e.Author, &e.Branch,
-		&e.Commit, &e.Session, &e.Status, &e.Supersedes, &e.SupersededBy, &e.ReviewReason} {
-		*f = clean(*f)
-	}
-	e.Tags, e.Files, e.MergedFrom, e.Redacted = cleanAll(e.Tags), cleanAll(e.Files), cleanAll(e.MergedFrom), cleanAll(e.Redacted)
+	e = e.Clone()
+	knowledge.EachText(&e, func(s *string) { *s = clean(*s) })
 	return e
 }
 

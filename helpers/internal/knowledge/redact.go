@@ -39,23 +39,11 @@ func redactEntry(e *Entry) {
 	// folding first could glue a token to its neighbour ("token<BEL>hf_...")
 	// or leave an escape's tail on it ("[31mAKIA..."), and hide it.
 	content := CleanContent(redactText(e.Content, kinds))
-	fields := []*string{&e.Source, &e.Agent, &e.Bead, &e.Author, &e.Branch, &e.Commit, &e.Session,
-		&e.Status, &e.Supersedes, &e.SupersededBy, &e.ReviewReason}
-	for _, f := range fields {
-		*f = redactText(*f, kinds)
-	}
-	lists := [][]string{e.Tags, e.Files, e.MergedFrom}
-	if d := e.Detail; d != nil {
-		for _, f := range []*string{&d.Context, &d.Rationale, &d.RootCause, &d.Resolution, &d.Prevention} {
+	EachText(e, func(f *string) {
+		if f != &e.Content && f != &e.Key {
 			*f = redactText(*f, kinds)
 		}
-		lists = append(lists, d.Alternatives)
-	}
-	for _, list := range lists {
-		for i := range list {
-			list[i] = redactText(list[i], kinds)
-		}
-	}
+	})
 	if content != e.Content {
 		e.Content = content
 		if ownKey {

@@ -17,6 +17,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"time"
 
@@ -203,7 +204,7 @@ func SaveConfig(d Dirs, c Config) error {
 	if err := json.Unmarshal(own, &ownFields); err != nil {
 		return err
 	}
-	for _, k := range []string{"pipeline", "headless", "knowledge_dir", "knowledge_dir_in_repo", "model_command", "model", "timeout_seconds", "wiki_daily"} {
+	for _, k := range configKeys() {
 		delete(fields, k)
 	}
 	for k, v := range ownFields {
@@ -217,6 +218,21 @@ func SaveConfig(d Dirs, c Config) error {
 		return err
 	}
 	return fsx.NewRoot(d.Config).WriteAtomic(configName, append(out, '\n'), 0o600)
+}
+
+// configKeys are the JSON keys of every field of [Config], read from the
+// struct, so that a key of this version is never kept from an older file
+// when the person cleared it.
+func configKeys() []string {
+	t := reflect.TypeFor[Config]()
+	keys := make([]string, 0, t.NumField())
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			keys = append(keys, name)
+		}
+	}
+	return keys
 }
 
 // Knowledge is the knowledge directory c names (a leading ~ or $HOME

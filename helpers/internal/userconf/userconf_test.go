@@ -172,3 +172,49 @@ func BenchmarkLoadConfig(b *testing.B) {
 		})
 	}
 }
+
+// Saving a config replaces every key the struct knows, guards included:
+// a key set in the file and cleared in the struct is gone, whatever field
+// it is, while a key of a newer cairn stays.
+func TestSaveConfigReplacesEveryKnownKey(t *testing.T) {
+	dir := t.TempDir()
+	d := userconf.Dirs{Home: dir, Config: filepath.Join(dir, "config"), Data: filepath.Join(dir, "data"), State: filepath.Join(dir, "state")}
+	full := userconf.Config{Pipeline: true, Headless: true, KnowledgeDir: "/k", KnowledgeDirInRepo: true,
+		ModelCommand: []string{"m"}, Model: "x", TimeoutSeconds: 3, WikiDaily: true, Guards: "off"}
+	data, err := json.Marshal(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var set map[string]any
+	if err := json.Unmarshal(data, &set); err != nil {
+		t.Fatal(err)
+	}
+	set["from_a_newer_cairn"] = 1
+	data, _ = json.Marshal(set)
+	if err := os.MkdirAll(d.Config, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(d.Config, "config.json"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := userconf.SaveConfig(d, userconf.Config{}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.ReadFile(filepath.Join(d.Config, "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range got {
+		if k == "from_a_newer_cairn" || k == "pipeline" && v == false {
+			continue
+		}
+		t.Errorf("SaveConfig kept %q = %v from the old file", k, v)
+	}
+	if _, ok := got["from_a_newer_cairn"]; !ok {
+		t.Error("SaveConfig dropped a key it does not know")
+	}
+}
