@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -22,23 +21,17 @@ const (
 	benchFiles   = 2000
 )
 
-var (
-	benchOnce sync.Once
-	benchDir  string
-	benchErr  error
-)
-
-// benchRepo builds, once per process, a repository of benchCommits
+// benchRepo builds, for one benchmark, a repository of benchCommits
 // commits, each changing three of benchFiles files, through git
 // fast-import (a few seconds), plus a branch 50 commits behind main's tip
 // with one commit of its own.
 func benchRepo(b *testing.B) string {
 	b.Helper()
-	benchOnce.Do(func() {
-		benchDir = b.TempDir()
-		if benchErr = runGitBench(benchDir, nil, "init", "-q", "-b", "main"); benchErr != nil {
-			return
-		}
+	dir := b.TempDir()
+	if err := runGitBench(dir, nil, "init", "-q", "-b", "main"); err != nil {
+		b.Fatal(err)
+	}
+	{
 		var s bytes.Buffer
 		for i := 1; i <= benchCommits; i++ {
 			msg := fmt.Sprintf("change %d", i)
@@ -57,15 +50,14 @@ func benchRepo(b *testing.B) string {
 		}
 		msg := "side change"
 		fmt.Fprintf(&s, "commit refs/heads/side\ncommitter Ada <ada@example.com> %d +0000\ndata %d\n%s\nM 100644 inline side.txt\ndata 5\nside\n\n", 1700000000+benchCommits+1, len(msg), msg)
-		if benchErr = runGitBench(benchDir, &s, "fast-import", "--quiet"); benchErr != nil {
-			return
+		if err := runGitBench(dir, &s, "fast-import", "--quiet"); err != nil {
+			b.Fatal(err)
 		}
-		benchErr = runGitBench(benchDir, nil, "reset", "-q", "--hard", "main")
-	})
-	if benchErr != nil {
-		b.Fatal(benchErr)
 	}
-	return benchDir
+	if err := runGitBench(dir, nil, "reset", "-q", "--hard", "main"); err != nil {
+		b.Fatal(err)
+	}
+	return dir
 }
 
 func runGitBench(dir string, stdin *bytes.Buffer, args ...string) error {
@@ -88,8 +80,7 @@ func gitOut(b *testing.B, dir string, args ...string) []byte {
 }
 
 // pair runs the go-git read and the binary's read as two sub-benchmarks.
-func pair(b *testing.B, goGit func(*Repo), binary func(dir string)) {
-	dir := benchRepo(b)
+func pair(b *testing.B, dir string, goGit func(*Repo), binary func(dir string)) {
 	b.Run("go-git", func(b *testing.B) {
 		for b.Loop() {
 			repo, err := Open(dir)
@@ -108,7 +99,8 @@ func pair(b *testing.B, goGit func(*Repo), binary func(dir string)) {
 
 // The session start's read: the last five commits and their files.
 func BenchmarkReadRecentCommits(b *testing.B) {
-	pair(b, func(r *Repo) {
+	dir := benchRepo(b)
+	pair(b, dir, func(r *Repo) {
 		if c, err := r.RecentCommits(5, 20); err != nil || len(c) != 5 {
 			b.Fatalf("RecentCommits = %d, %v", len(c), err)
 		}
@@ -119,7 +111,8 @@ func BenchmarkReadRecentCommits(b *testing.B) {
 
 // sanitize's read: every tracked file with its staged hash.
 func BenchmarkReadTracked(b *testing.B) {
-	pair(b, func(r *Repo) {
+	dir := benchRepo(b)
+	pair(b, dir, func(r *Repo) {
 		if t, err := r.Tracked(); err != nil || len(t) != benchFiles {
 			b.Fatalf("Tracked = %d, %v", len(t), err)
 		}
@@ -132,7 +125,7 @@ func BenchmarkReadTracked(b *testing.B) {
 func BenchmarkReadHashesAt(b *testing.B) {
 	dir := benchRepo(b)
 	old := strings.TrimSpace(string(gitOut(b, dir, "rev-parse", "--short", "main~5000")))
-	pair(b, func(r *Repo) {
+	pair(b, dir, func(r *Repo) {
 		if h, err := r.HashesAt(old, []string{"src/d0/f0.go"}); err != nil || len(h) != 1 {
 			b.Fatalf("HashesAt = %v, %v", h, err)
 		}
@@ -143,7 +136,8 @@ func BenchmarkReadHashesAt(b *testing.B) {
 
 // The launcher's and doctor's read: a file at HEAD.
 func BenchmarkReadHeadFile(b *testing.B) {
-	pair(b, func(r *Repo) {
+	dir := benchRepo(b)
+	pair(b, dir, func(r *Repo) {
 		if _, ok, err := r.HeadFile("src/d1/f1.go", 1<<20); err != nil || !ok {
 			b.Fatalf("HeadFile = %v, %v", ok, err)
 		}
@@ -154,7 +148,8 @@ func BenchmarkReadHeadFile(b *testing.B) {
 
 // check and diff: resolve a revision, then the merge base.
 func BenchmarkReadResolveMergeBase(b *testing.B) {
-	pair(b, func(r *Repo) {
+	dir := benchRepo(b)
+	pair(b, dir, func(r *Repo) {
 		a, err := r.Resolve("main")
 		if err != nil {
 			b.Fatal(err)
@@ -175,7 +170,7 @@ func BenchmarkReadResolveMergeBase(b *testing.B) {
 func BenchmarkReadFileAt(b *testing.B) {
 	dir := benchRepo(b)
 	id := strings.TrimSpace(string(gitOut(b, dir, "rev-parse", "main~100")))
-	pair(b, func(r *Repo) {
+	pair(b, dir, func(r *Repo) {
 		if _, ok, err := r.FileAt(id, "src/d2/f2.go", 1<<20); err != nil || !ok {
 			b.Fatalf("FileAt = %v, %v", ok, err)
 		}
