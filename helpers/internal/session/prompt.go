@@ -55,10 +55,12 @@ func (s *Session) ownEntries(shown map[string]bool, n int, keep func(knowledge.E
 const maxPerPrompt = 3
 
 // prompt injects, for one prompt, the few entries that are strongly
-// relevant to it and not yet shown in this session, but for the notes
-// held for a tool on their files (see [Session.holdForTool]); it is
-// silent otherwise, and when .cairn/config.json sets recall.per_prompt to
-// false.
+// relevant to it and not yet shown in this session; it is silent
+// otherwise, and when .cairn/config.json sets recall.per_prompt to
+// false. A note the session start held for a tool on its files (see
+// [Session.holdForTool]) comes here too when it ranks on the prompt's
+// own words: a question the team already answered gets the answer,
+// whether or not a tool ever touches the file.
 func (s *Session) prompt(e event.Event) (event.Answer, error) {
 	var none event.Answer
 	p := s.Proj
@@ -92,7 +94,6 @@ func (s *Session) prompt(e event.Event) (event.Answer, error) {
 			candidates = append(candidates, hit.Entry)
 		}
 	}
-	candidates, held := s.holdForTool(e.Agent, cfg, candidates)
 	fresh := candidates[:min(len(candidates), maxPerPrompt)]
 	var own []knowledge.Entry
 	if len(fresh) < maxPerPrompt {
@@ -119,7 +120,7 @@ func (s *Session) prompt(e event.Event) (event.Answer, error) {
 	if p.IsGit {
 		branch = gitmeta.Read(p.Root).Branch
 	}
-	s.logInjection(e, recall.MomentPrompt, branch, block, text, keys, 0, held, func(knowledge.Entry) string {
+	s.logInjection(e, recall.MomentPrompt, branch, block, text, keys, 0, nil, func(knowledge.Entry) string {
 		return recall.ReasonPrompt
 	})
 	return event.Answer{Context: text}, nil
