@@ -82,7 +82,7 @@ func TestDecodeFixtures(t *testing.T) {
 		}},
 		{"SubagentStop", subagentStopPayload, claude.Payload{
 			SessionID: session2, TranscriptPath: transcript + session2 + ".jsonl", Cwd: cwd,
-			HookEventName:        "SubagentStop", PermissionMode: "default",
+			HookEventName: "SubagentStop", PermissionMode: "default",
 			LastAssistantMessage: "Root cause found.\nINVESTIGATION: TestRedirect is flaky because it depends on map iteration order in buildQuery.",
 			AgentID:              "a3494658a29e70900", AgentType: "general-purpose",
 		}},
