@@ -166,3 +166,37 @@ func TestCaptureAnchorsTurnFiles(t *testing.T) {
 		t.Errorf("the next turn's capture is anchored to %+v", second)
 	}
 }
+
+// A prompt that names an anchored file brings its notes, before any tool
+// touches it (a note delivered at the edit would come after the edit
+// ran); the read that follows does not repeat them.
+func TestPromptNamingFileBringsItsNotes(t *testing.T) {
+	dir, e, es := anchoredRepo(t)
+	p, _ := claudeCall(t, e, "UserPromptSubmit", map[string]any{"session_id": "n1", "cwd": dir, "prompt": "tidy up `payments/client.go`, please."})
+	if ctx := p.HookSpecificOutput.AdditionalContext; strings.Count(ctx, es["retry"].Content) != 1 || strings.Contains(ctx, es["plain"].Content) {
+		t.Fatalf("the prompt naming the file brought:\n%s", ctx)
+	}
+	if _, out := claudeCall(t, e, "PreToolUse", tool(dir, "n1", "Read", map[string]any{"file_path": filepath.Join(dir, "payments/client.go")})); strings.Contains(out, es["retry"].Content) {
+		t.Errorf("the read repeated the note: %s", out)
+	}
+	if p, _ := claudeCall(t, e, "UserPromptSubmit", map[string]any{"session_id": "n2", "cwd": dir, "prompt": "tidy up README.md"}); p.HookSpecificOutput.AdditionalContext != "" {
+		t.Errorf("a prompt naming an unanchored file brought: %s", p.HookSpecificOutput.AdditionalContext)
+	}
+}
+
+func TestPromptPaths(t *testing.T) {
+	root := "/p"
+	for _, c := range []struct {
+		prompt string
+		want   []string
+	}{
+		{"why does client/retry.go back off linearly?", []string{"client/retry.go"}},
+		{"look at `db/migrations/` and README.md.", []string{"db/migrations", "README.md"}},
+		{"see https://example.com/a.go and ../outside.go and /etc/passwd", nil},
+		{"no paths here at all", nil},
+	} {
+		if got := session.PromptPaths(root, root, c.prompt); !slices.Equal(got, c.want) {
+			t.Errorf("PromptPaths(%q) = %q, want %q", c.prompt, got, c.want)
+		}
+	}
+}
