@@ -167,7 +167,7 @@ func injectedChars(t *testing.T, cli string, hold bool) sessionInjection {
 		read("toolu_03", "payments/refund.go"), read("toolu_04", "README.md"),
 		{claudetest.Text("done")},
 	})
-	res := claudetest.Run(t, claudetest.RunOptions{CLI: cli, API: api, Dir: repo, Prompt: "fix the payments retry timeout",
+	res := claudetest.Run(t, claudetest.RunOptions{CLI: cli, API: api, Dir: repo, Prompt: "look over the payments package",
 		AllowedTools: []string{"Read"}, PluginDirs: []string{cairntest.RepoRoot(t)}, Env: []string{"CAIRN_BIN=" + bin}})
 	if res.ExitCode != 0 {
 		t.Fatalf("claude exited %d\n%s", res.ExitCode, res)
