@@ -123,7 +123,7 @@ func written(args []string) []string {
 // readers are programs that only read or list, whatever they are given.
 var readers = map[string]bool{
 	"ls": true, "cat": true, "head": true, "tail": true, "less": true, "more": true, "wc": true,
-	"grep": true, "rg": true, "ag": true, "find": true, "fd": true, "tree": true, "pwd": true,
+	"grep": true, "rg": true, "ag": true, "tree": true, "pwd": true,
 	"echo": true, "stat": true, "file": true, "du": true, "df": true, "which": true, "diff": true,
 	"cd": true, "true": true, "test": true, "[": true,
 }
