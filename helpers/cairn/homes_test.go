@@ -101,7 +101,7 @@ func TestOneUserConfigLoader(t *testing.T) {
 		"helpers/internal/session/record/record.go", // Session.User, once per event
 		"helpers/internal/hookgate/reject.go",       // the reject path: one load
 		"helpers/internal/session/ondemand.go",      // recall outside a hook
-		"helpers/internal/cli/pipeline.go", "helpers/internal/doctor/doctor.go",
+		"helpers/internal/cli/pipeline.go", "helpers/internal/cli/guards.go", "helpers/internal/doctor/doctor.go",
 		"helpers/internal/pipeline/run.go", "helpers/internal/pipeline/status.go",
 		"helpers/internal/wiki/personal.go", "helpers/internal/wiki/team.go",
 		// cairn ui's personal pages, once per page: the person may turn

@@ -81,49 +81,6 @@ func TestClaudePreToolUseBringsAnchoredNote(t *testing.T) {
 	}
 }
 
-// With the team's guards on, a must-check on db/migrations makes Claude
-// Code ask the person before the model reads a migration, in the
-// interactive UI (a read of an unanchored file first goes through
-// unasked: the prompt is cairn's); confirmed, the session goes on and the
-// model sees the must-check.
-func TestClaudePreToolUseGuardsAsk(t *testing.T) {
-	t.Parallel() // a real-client test: it mostly waits on the CLI
-	cli := claudetest.FindCLI(t)
-	repo := anchoredProject(t)
-	if err := os.WriteFile(filepath.Join(repo, ".cairn", "config.json"), []byte(`{"guards": "ask"}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	api := claudetest.StartFakeAPI(t, [][]claudetest.Block{
-		{claudetest.ToolUse("toolu_01", "Read", map[string]any{"file_path": filepath.Join(repo, "README.md")})},
-		{claudetest.Text("readme read")},
-		{claudetest.ToolUse("toolu_02", "Read", map[string]any{"file_path": filepath.Join(repo, "db/migrations/0001.sql")})},
-		{claudetest.Text("migration read")},
-	})
-	s := claudetest.StartInteractive(t, claudetest.InteractiveOptions{CLI: cli, API: api, Dir: repo,
-		PluginDirs: []string{cairntest.RepoRoot(t)}, Env: []string{"CAIRN_BIN=" + cairntest.Binary(t)}})
-	s.Type("read the readme")
-	s.WaitRequests(2)
-	s.WaitScreen("readme read")
-	s.WaitIdle()
-	if strings.Contains(s.Screen(), "Do you want to proceed?") {
-		t.Fatalf("reading an unanchored file asked the person:\n%s", s.Screen())
-	}
-	s.Type("read the first migration")
-	s.WaitRequests(3)
-	s.WaitScreen("Do you want to proceed?")
-	if screen := s.Screen(); !strings.Contains(screen, "0001.sql") {
-		t.Errorf("the prompt is not about the migration:\n%s", screen)
-	}
-	s.Keys("Enter") // the first choice: yes
-	s.WaitScreen("migration read")
-	s.WaitIdle()
-	s.Exit()
-	texts := api.MainRequestTexts()
-	if len(texts) < 4 || !strings.Contains(texts[3], "Dry-run every migration against a staging snapshot first") {
-		t.Errorf("the model did not see the must-check after the confirmed read")
-	}
-}
-
 // sessionInjection is what one scripted session put in front of the model.
 type sessionInjection struct {
 	chars, start, prompt, tool int // characters (UTF-16 units): all, and by moment
@@ -210,7 +167,7 @@ func injectedChars(t *testing.T, cli string, hold bool) sessionInjection {
 		read("toolu_03", "payments/refund.go"), read("toolu_04", "README.md"),
 		{claudetest.Text("done")},
 	})
-	res := claudetest.Run(t, claudetest.RunOptions{CLI: cli, API: api, Dir: repo, Prompt: "fix the payments retry timeout",
+	res := claudetest.Run(t, claudetest.RunOptions{CLI: cli, API: api, Dir: repo, Prompt: "look over the payments package",
 		AllowedTools: []string{"Read"}, PluginDirs: []string{cairntest.RepoRoot(t)}, Env: []string{"CAIRN_BIN=" + bin}})
 	if res.ExitCode != 0 {
 		t.Fatalf("claude exited %d\n%s", res.ExitCode, res)

@@ -457,7 +457,7 @@ const maxCommandPaths = 32
 
 // CommandPaths are the words of a shell command that may name files or
 // directories: the arguments that are not options, assignments, globs or
-// URLs (at most 32). Only those the anchor map holds matter, so a word
+// URLs, and the files its redirections write (at most 32). Only those the anchor map holds matter, so a word
 // that names nothing costs one lookup.
 func CommandPaths(command string) []string {
 	var out []string
@@ -466,11 +466,12 @@ func CommandPaths(command string) []string {
 		for _, c := range cmds {
 			walk(c.Nested)
 			args := c.Args()
-			for i, w := range args {
+			words := slices.Concat(args[min(1, len(args)):], c.Redirected())
+			for _, w := range words {
 				if len(out) == maxCommandPaths {
 					return
 				}
-				if i == 0 || w == "" || w[0] == '-' || strings.Contains(w, "://") || strings.ContainsAny(w, "=\n*?$`") {
+				if w == "" || w[0] == '-' || strings.Contains(w, "://") || strings.ContainsAny(w, "=\n*?$`") {
 					continue
 				}
 				if !slices.Contains(out, w) {

@@ -123,6 +123,10 @@ func TestCommandPaths(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("CommandPaths = %q, want %q", got, want)
 	}
+	// A redirect names the file it writes: the hook must see it.
+	if got := CommandPaths(`printf 'x' > client/retry.go 2>&1`); !slices.Equal(got, []string{"x", "client/retry.go"}) {
+		t.Errorf("CommandPaths of a redirect = %q", got)
+	}
 }
 
 // The turn's record of edited files: appended, read most recent first,

@@ -39,3 +39,20 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// WritePaths and ReadOnly never panic, stay within their cap, and a
+// command that writes a file is never read-only.
+func FuzzWritePaths(f *testing.F) {
+	for _, s := range []string{"sed -i s/a/b/ x.go", "echo x > a.go", "git status", "go test ./...", "bash -c 'rm -rf $(cat list)' | tee o", "cp a b c", "dd of=", ">&", "git checkout"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, command string) {
+		w := WritePaths(command)
+		if len(w) > maxCommandPaths {
+			t.Fatalf("%d paths", len(w))
+		}
+		if len(w) > 0 && ReadOnly(command) {
+			t.Fatalf("%q writes %q yet is read-only", command, w)
+		}
+	})
+}

@@ -70,8 +70,9 @@ type Command struct {
 	script []*Command // what Script returned, once scriptDone is set
 	level  int32      // how many scripts (bash -c, eval) it is inside
 
-	outFile    bool // stdout is redirected away
-	pipeOut    bool // this command's output goes to the next one
+	outFile    bool     // stdout is redirected away
+	writes     []string // the files its output redirections write
+	pipeOut    bool     // this command's output goes to the next one
 	scriptDone bool
 }
 
@@ -106,6 +107,10 @@ func (c *Command) Args() []string {
 	}
 	return words
 }
+
+// Redirected returns the files the command's redirections write or
+// open for writing (> >> >| &> &>> <> and >& to a file), as written.
+func (c *Command) Redirected() []string { return c.writes }
 
 // BaseName returns the program name of a command word: what follows its
 // last '/'.

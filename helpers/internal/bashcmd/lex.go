@@ -540,8 +540,17 @@ func (p *parser) redirect(cur *Command, fd string) {
 	if p.pos >= len(p.src) || isMeta(p.src[p.pos]) && p.peek(1) != '(' {
 		return
 	}
-	target, _ := p.word(cur)
+	target, digits := p.word(cur)
 	stdin := fd == "" || fd == "0"
+	switch op {
+	case "<", "<<<", "<&":
+	case ">&":
+		if !digits && target != "-" {
+			cur.writes = append(cur.writes, target)
+		}
+	default:
+		cur.writes = append(cur.writes, target)
+	}
 	switch op {
 	case "<<<":
 		if stdin {

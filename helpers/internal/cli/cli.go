@@ -115,6 +115,7 @@ func newApp(env Env) *ucli.App {
 			initCommand(env),
 			uninstallCommand(env),
 			pipelineCommand(env),
+			guardsCommand(env),
 			handoffNowCommand(env),
 			promoteCommand(env),
 			wikiCommand(env),

@@ -84,6 +84,8 @@ func Run(p *project.Project, adapters []agent.Adapter, getenv func(string) strin
 	checkHeartbeat(p, add)
 	checkMergeAttr(p, add)
 	checkPipeline(getenv, add)
+	u, _ := userconf.Load(getenv) // an unreadable config: checkPipeline reports it
+	checkGuards(p, u.Config.Asks(), add)
 	ign, _ := p.Store.ReadFile(".gitignore", knowledge.MaxConfigBytes)
 	if strings.Contains(string(ign), "cache/") && strings.Contains(string(ign), "local/") {
 		add("ignore", OK, ".cairn/.gitignore keeps cache/ and local/ out of git", "")

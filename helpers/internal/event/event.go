@@ -76,6 +76,11 @@ type Event struct {
 	Tool  string
 	Path  string
 	Edits bool
+	// CanAsk is true when a person can answer a question before the tool
+	// runs (BeforeTool): the agent runs interactively, in a permission
+	// mode that asks. An adapter that cannot tell leaves it false, and
+	// cairn then never asks.
+	CanAsk bool
 	// Text is the reply (Reply, SubagentReply).
 	Text string
 	// Transcript is the path of the session's transcript, when the agent

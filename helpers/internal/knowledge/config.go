@@ -34,11 +34,11 @@ type Config struct {
 	// init records it; --install-hint sets it). The launcher and the
 	// min_version notice show it, through [CleanInstallHint].
 	InstallHint string `json:"install_hint"`
-	// Guards, when "ask", makes the hook before a tool call ask the person
-	// to confirm a call a must-check is anchored to (its file, its
-	// command), with the must-check as the reason. Off by default; a
-	// person can turn it off for themselves (their own config's
-	// "guards": "off"). A note never makes cairn allow or deny a call.
+	// Guards "ask" recommends the must-check guards to the team's people;
+	// it turns nothing on. Guards can ask a person before a tool call, so
+	// only the person turns them on, in their own config (`cairn guards
+	// on`); cairn doctor tells them the team recommends it. A committed
+	// file never makes cairn ask, allow or deny a call.
 	Guards string `json:"guards,omitempty"`
 	// HoldForTool leaves the team notes anchored to files out of the
 	// session start and the prompts, for an agent that is given them

@@ -25,6 +25,9 @@ const staleState = 7 * 24 * time.Hour
 type shownState struct {
 	Shown   []string `json:"shown"`
 	Checked []string `json:"checked,omitempty"`
+	// Asked are the must-checks the person was asked about before a tool
+	// call (the guards): each once per session.
+	Asked []string `json:"asked,omitempty"`
 }
 
 // sessionsDir holds one record per session, under .cairn.
@@ -93,19 +96,31 @@ func LoadChecked(s *knowledge.Store, session string) map[string]bool {
 	return set(loadState(s, session).Checked)
 }
 
+// LoadAsked returns the must-checks the person was already asked about
+// in a session (see [AddAsked]).
+func LoadAsked(s *knowledge.Store, session string) map[string]bool {
+	return set(loadState(s, session).Asked)
+}
+
 // AddShown records keys as shown in a session.
 func AddShown(s *knowledge.Store, session string, keys []string) error {
-	return addState(s, session, keys, nil)
+	return addState(s, session, keys, nil, nil)
 }
 
 // AddChecked records keys as shown, and as shown as checks before a tool
 // call, in a session.
 func AddChecked(s *knowledge.Store, session string, keys []string) error {
-	return addState(s, session, keys, keys)
+	return addState(s, session, keys, keys, nil)
 }
 
-func addState(s *knowledge.Store, session string, shown, checked []string) error {
-	if session == "" || len(shown)+len(checked) == 0 {
+// AddAsked records that the person was asked about the must-checks keys
+// before a tool call in a session.
+func AddAsked(s *knowledge.Store, session string, keys []string) error {
+	return addState(s, session, nil, nil, keys)
+}
+
+func addState(s *knowledge.Store, session string, shown, checked, asked []string) error {
+	if session == "" || len(shown)+len(checked)+len(asked) == 0 {
 		return nil
 	}
 	st := loadState(s, session)
@@ -121,6 +136,7 @@ func addState(s *knowledge.Store, session string, shown, checked []string) error
 	}
 	st.Shown = add(st.Shown, shown)
 	st.Checked = add(st.Checked, checked)
+	st.Asked = add(st.Asked, asked)
 	data, _ := json.Marshal(st)
 	return s.Root().ReplaceFile(sessionsDir+"/"+stateName(session), data, 0o644)
 }

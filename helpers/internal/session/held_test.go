@@ -50,10 +50,12 @@ func heldRepo(t *testing.T) (string, map[string]knowledge.Entry) {
 }
 
 // For an agent with a moment before a tool (Claude Code), the session
-// start and the prompts leave out the notes anchored to files that
-// exist, and cairn log says they were held; the read of the file brings
-// them, once. Must-checks, notes on nothing and notes on gone files stay
-// at the start.
+// start leaves out the notes anchored to files that exist, cairn log says
+// they were held and the status line counts them; the read of the file
+// brings them, once. Must-checks, notes on nothing and notes on gone
+// files stay at the start. A prompt whose own words match a held note
+// brings it (a question the team answered), and the read does not repeat
+// it.
 func TestStartHoldsAnchoredNotesForTool(t *testing.T) {
 	dir, es := heldRepo(t)
 	e := env(dir)
@@ -72,9 +74,16 @@ func TestStartHoldsAnchoredNotesForTool(t *testing.T) {
 		t.Fatalf("the start's record says held %+v (%v)", list, err)
 	}
 
-	p, _ := claudeCall(t, e, "UserPromptSubmit", map[string]any{"session_id": "s1", "cwd": dir, "prompt": "does the payments retry loop watch the request context?"})
-	if strings.Contains(p.HookSpecificOutput.AdditionalContext, es["anchored"].Content) {
-		t.Errorf("a prompt brought the held note:\n%s", p.HookSpecificOutput.AdditionalContext)
+	if want := "; 1 held for their files"; !strings.HasSuffix(start.SystemMessage, want) {
+		t.Errorf("the status line %q does not end with %q", start.SystemMessage, want)
+	}
+
+	p, _ := claudeCall(t, e, "UserPromptSubmit", map[string]any{"session_id": "q1", "cwd": dir, "prompt": "does the payments retry loop watch the request context?"})
+	if strings.Count(p.HookSpecificOutput.AdditionalContext, es["anchored"].Content) != 1 {
+		t.Errorf("a question whose words match the held note did not bring it:\n%s", p.HookSpecificOutput.AdditionalContext)
+	}
+	if _, out := claudeCall(t, e, "PreToolUse", tool(dir, "q1", "Read", map[string]any{"file_path": filepath.Join(dir, "payments/client.go")})); strings.Contains(out, es["anchored"].Content) {
+		t.Errorf("the read repeated the note the prompt brought: %s", out)
 	}
 
 	o, _ := claudeCall(t, e, "PreToolUse", tool(dir, "s1", "Read", map[string]any{"file_path": filepath.Join(dir, "payments/client.go")}))

@@ -21,17 +21,27 @@ import (
 // code units.
 const ToolBudget = 1500
 
-// GuardsAsk is the value of .cairn/config.json's "guards" that turns the
-// must-check guards on.
-const GuardsAsk = "ask"
+// MaxQuestions caps how many must-checks the guards ask the person about
+// in one session; each is asked about at most once.
+const MaxQuestions = 3
 
-// beforeTool injects, before a tool call, the notes anchored to the file
-// it names (or to a directory above it) or, for a shell command, to the
+// maxReason caps the reason of a guard's question, in UTF-16 code units.
+const maxReason = 600
+
+// beforeTool injects, at a tool call, the notes anchored to the file it
+// names (or to a directory above it) or, for a shell command, to the
 // files it names and the command prefixes it runs: entries this session
 // was not shown yet, and must-checks not yet shown as a check before a
 // tool call, best first, within [ToolBudget]. Nothing anchored: nothing
-// said. With the team's guards on, a must-check asks the person to
-// confirm the call. An edit is noted for the turn's capture (see
+// said. Agents deliver this context with the tool's result, so for a call
+// that changes a file (an edit, a write, a shell command that writes the
+// file or that a must-check names) the block says that the change has
+// already run and what to check it against; for a read it comes with the
+// file, before any change. With the person's own guards on (their
+// config's "guards": "ask"; a team's config only recommends them), a
+// session a person can answer (see event.Event.CanAsk), and a call that
+// changes what a must-check protects, the person is asked to confirm
+// (see [Session.guarded]). An edit is noted for the turn's capture (see
 // record.Capture).
 func (s *Session) beforeTool(e event.Event) (event.Answer, error) {
 	var none event.Answer
@@ -40,8 +50,9 @@ func (s *Session) beforeTool(e event.Event) (event.Answer, error) {
 		return none, nil
 	}
 	paths := ToolPaths(p.Root, e)
-	if e.Edits && len(paths) > 0 {
-		if err := anchor.NoteTouched(p.Store.Root(), e.Session, paths[0]); err != nil {
+	file, fileOK := anchor.Rel(p.Root, e.Cwd, e.Path)
+	if e.Edits && fileOK {
+		if err := anchor.NoteTouched(p.Store.Root(), e.Session, file); err != nil {
 			s.Logf("note the edited file: %v", err)
 		}
 	}
@@ -81,39 +92,174 @@ func (s *Session) beforeTool(e event.Event) (event.Answer, error) {
 	shown := recall.LoadShown(p.Store, e.Session)
 	musts, notes := unseen(entries, shown, recall.LoadChecked(p.Store, e.Session))
 	own := s.ownAnchored(paths, shown)
-	if len(musts) == 0 && len(notes) == 0 && len(own) == 0 {
+	changes := changedBy(p.Root, e, file, fileOK)
+	asked := s.guarded(e, data, entries, changes, command)
+	if len(musts) == 0 && len(notes) == 0 && len(own) == 0 && len(asked) == 0 {
 		return none, nil
 	}
-	subject := "this command"
-	if len(hits) > 0 && !hits[0].Command && e.Path != "" {
-		subject = paths[0]
+	subject := toolSubject(hits, paths)
+	ran := ""
+	if e.Edits || len(changes) > 0 || hasCommandHit(hits) {
+		// The agent reads this with the call's result: the change ran.
+		ran = " — this tool call has already run: check what it changed against "
 	}
 	block := recall.Block{
 		MustCheck:   musts,
-		MustHeading: "Must check before this tool call (a teammate's check on " + subject + "):",
+		MustHeading: mustHeading(subject, ran),
 		Relevant:    notes,
 		Personal:    own,
 		Budget:      ToolBudget,
 		Small:       true,
 		Terse:       true,
-		Heading:     "Team notes on " + subject + ":",
+		Heading:     notesHeading(subject, ran),
 	}
-	text, keysShown := recall.RenderShown(block)
-	if len(keysShown) == 0 {
-		return none, nil
+	var a event.Answer
+	if len(musts)+len(notes)+len(own) > 0 {
+		text, keysShown := recall.RenderShown(block)
+		if len(keysShown) > 0 {
+			checks := s.recordToolShown(e.Session, musts, keysShown)
+			s.logInjection(e, recall.MomentTool, "", block, text, keysShown, 0, nil, func(en knowledge.Entry) string {
+				return why[en.Key]
+			})
+			a.Context = text
+			if cfg.ShowStatus() {
+				a.Status = toolStatus(len(checks), len(keysShown)-len(checks), untrusted.ForAgent(subject, 80))
+			}
+		}
 	}
-	checks, reasons := s.recordToolShown(e.Session, musts, keysShown)
-	s.logInjection(e, recall.MomentTool, "", block, text, keysShown, 0, nil, func(en knowledge.Entry) string {
-		return why[en.Key]
-	})
-	a := event.Answer{Context: text}
-	if cfg.ShowStatus() {
-		a.Status = toolStatus(len(checks), len(keysShown)-len(checks), untrusted.ForAgent(subject, 80))
-	}
-	if len(reasons) > 0 && cfg.Guards == GuardsAsk && !s.guardsOff() {
-		a.Ask = "cairn must-check: " + strings.Join(reasons, " | ")
+	if len(asked) > 0 {
+		a.Ask = guardReason(asked)
+		if err := recall.AddAsked(p.Store, e.Session, entryKeys(asked)); err != nil {
+			s.Logf("record the guard's question: %v", err)
+		}
 	}
 	return a, nil
+}
+
+// toolSubject is what the notes of a tool call are on: the project path
+// the first file hit came from (a file the tool or command names), else
+// "this command" for a must-check on the command.
+func toolSubject(hits []anchor.Hit, paths []string) string {
+	for _, h := range hits {
+		if h.Command {
+			continue
+		}
+		for _, p := range paths {
+			if anchor.Covers(h.Anchor, p) {
+				return p
+			}
+		}
+	}
+	return "this command"
+}
+
+func hasCommandHit(hits []anchor.Hit) bool {
+	for _, h := range hits {
+		if h.Command {
+			return true
+		}
+	}
+	return false
+}
+
+// mustHeading heads the must-checks of a block before a tool on subject;
+// ran, when set, says that the call already ran.
+func mustHeading(subject, ran string) string {
+	if ran != "" {
+		return "Must check (a teammate's check on " + subject + ")" + ran + "it:"
+	}
+	return "Must check before changing " + subject + " (a teammate's check):"
+}
+
+// notesHeading heads the other notes of a block before a tool on subject.
+func notesHeading(subject, ran string) string {
+	if ran != "" {
+		return "Team notes on " + subject + ran + "them:"
+	}
+	return "Team notes on " + subject + ":"
+}
+
+// changedBy are the project paths a tool call writes: the file an edit
+// tool names, the files a shell command writes (see anchor.WritePaths).
+func changedBy(root string, e event.Event, file string, fileOK bool) []string {
+	var out []string
+	if e.Edits && fileOK {
+		out = append(out, file)
+	}
+	if e.Shell {
+		for _, w := range anchor.WritePaths(e.Command) {
+			if rel, ok := anchor.Rel(root, e.Cwd, w); ok {
+				out = append(out, rel)
+			}
+		}
+	}
+	return out
+}
+
+// guarded are the must-checks the person is asked about before this
+// call: only when they turned the guards on in their own config, a
+// person can answer (e.CanAsk: never in print mode, bypassPermissions or
+// any other mode that asks no one), and the call can change what the
+// must-check protects — it writes a path the must-check is anchored to
+// (changes), or runs the command the must-check names, unless that
+// command only reads (see anchor.ReadOnly). Never a read, a search, a
+// listing or a test run. Each must-check at most once per session, and at
+// most [MaxQuestions] in all.
+func (s *Session) guarded(e event.Event, data []byte, entries []knowledge.Entry, changes []string, command string) []knowledge.Entry {
+	if !e.CanAsk || !s.guardsOn() {
+		return nil
+	}
+	risky := map[string]bool{}
+	for _, h := range anchor.Lookup(data, changes, "") {
+		for _, k := range h.Keys {
+			risky[k] = true
+		}
+	}
+	if command != "" {
+		for _, h := range anchor.Lookup(data, nil, command) {
+			if anchor.ReadOnly(h.Anchor) {
+				continue // a must-check may name `git status`: never asked
+			}
+			for _, k := range h.Keys {
+				risky[k] = true
+			}
+		}
+	}
+	if len(risky) == 0 {
+		return nil
+	}
+	asked := recall.LoadAsked(s.Proj.Store, e.Session)
+	var out []knowledge.Entry
+	for _, en := range entries {
+		if len(asked)+len(out) >= MaxQuestions {
+			break
+		}
+		if en.Type == typed.MustCheck && risky[en.Key] && !asked[en.Key] {
+			out = append(out, en)
+		}
+	}
+	return out
+}
+
+// guardReason is the reason a guard's question gives: the must-checks'
+// texts, made inert like every recalled text and bounded, named as what
+// they are — a teammate's note from the project's knowledge log, not
+// cairn's own words.
+func guardReason(musts []knowledge.Entry) string {
+	var b strings.Builder
+	b.WriteString("A teammate's must-check from this project's knowledge log (team data, not an instruction from cairn) applies to this call:")
+	for _, en := range musts {
+		b.WriteString(" «" + untrusted.ForAgent(en.Content, 240) + "»")
+	}
+	return untrusted.ForAgent(b.String(), maxReason)
+}
+
+func entryKeys(entries []knowledge.Entry) []string {
+	out := make([]string, len(entries))
+	for i, en := range entries {
+		out[i] = en.Key
+	}
+	return out
 }
 
 // anchoredKeys are the keys the anchor map's hits name, in order, each
@@ -149,18 +295,17 @@ func unseen(entries []knowledge.Entry, shown, checked map[string]bool) (musts, n
 }
 
 // recordToolShown records what a block before a tool showed: the
-// must-checks among keysShown as checked (returned, with their texts for
-// a guard's reason), the rest as shown to the session.
-func (s *Session) recordToolShown(session string, musts []knowledge.Entry, keysShown []string) (checks, reasons []string) {
-	mustKeys := map[string]knowledge.Entry{}
+// must-checks among keysShown as checked (returned), the rest as shown to
+// the session.
+func (s *Session) recordToolShown(session string, musts []knowledge.Entry, keysShown []string) (checks []string) {
+	mustKeys := map[string]bool{}
 	for _, en := range musts {
-		mustKeys[en.Key] = en
+		mustKeys[en.Key] = true
 	}
 	var others []string
 	for _, k := range keysShown {
-		if en, ok := mustKeys[k]; ok {
+		if mustKeys[k] {
 			checks = append(checks, k)
-			reasons = append(reasons, untrusted.ForAgent(en.Content, 300))
 		} else {
 			others = append(others, k)
 		}
@@ -171,7 +316,7 @@ func (s *Session) recordToolShown(session string, musts []knowledge.Entry, keysS
 	if err := recall.AddChecked(s.Proj.Store, session, checks); err != nil {
 		s.Logf("record shown must-checks: %v", err)
 	}
-	return checks, reasons
+	return checks
 }
 
 // toolStatus is the person's line when notes arrive before a tool call
@@ -248,12 +393,13 @@ func (s *Session) holdForTool(agent string, cfg knowledge.Config, entries []know
 	})
 }
 
-// guardsOff reports whether the person turned the team's guards off in
-// their own config ("guards": "off"). The one place that reads it.
-func (s *Session) guardsOff() bool {
+// guardsOn reports whether the person turned the must-check guards on in
+// their own config ("guards": "ask"). The one place that reads it; a
+// team's .cairn/config.json only recommends them (cairn doctor says so).
+func (s *Session) guardsOn() bool {
 	u, err := s.User()
 	if err != nil && !errors.Is(err, userconf.ErrPath) {
 		return false
 	}
-	return u.Config.Guards == "off"
+	return u.Config.Asks()
 }

@@ -2,7 +2,11 @@ package session
 
 import (
 	"errors"
+	"io/fs"
+	"slices"
+	"strings"
 
+	"github.com/cairn-dev/cairn/helpers/internal/anchor"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/gitmeta"
 	"github.com/cairn-dev/cairn/helpers/internal/index"
@@ -11,6 +15,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/rank"
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
 	"github.com/cairn-dev/cairn/helpers/internal/relevance"
+	"github.com/cairn-dev/cairn/helpers/internal/typed"
 )
 
 // ownForPrompt is up to n of the developer's own entries strongly
@@ -55,10 +60,14 @@ func (s *Session) ownEntries(shown map[string]bool, n int, keep func(knowledge.E
 const maxPerPrompt = 3
 
 // prompt injects, for one prompt, the few entries that are strongly
-// relevant to it and not yet shown in this session, but for the notes
-// held for a tool on their files (see [Session.holdForTool]); it is
-// silent otherwise, and when .cairn/config.json sets recall.per_prompt to
-// false.
+// relevant to it and not yet shown in this session; it is silent
+// otherwise, and when .cairn/config.json sets recall.per_prompt to
+// false. A note the session start held for a tool on its files (see
+// [Session.holdForTool]) comes here too when it ranks on the prompt's
+// own words: a question the team already answered gets the answer,
+// whether or not a tool ever touches the file. The notes anchored to a
+// file the prompt names come first (see [Session.namedNotes]): the
+// earliest moment the person shows intent on the file.
 func (s *Session) prompt(e event.Event) (event.Answer, error) {
 	var none event.Answer
 	p := s.Proj
@@ -67,7 +76,8 @@ func (s *Session) prompt(e event.Event) (event.Answer, error) {
 		return none, err
 	}
 	terms := relevance.Terms(e.Prompt)
-	if len(terms) < 2 {
+	paths := PromptPaths(p.Root, e.Cwd, e.Prompt)
+	if len(terms) < 2 && len(paths) == 0 {
 		return none, nil
 	}
 	ix, err := s.openIndex()
@@ -81,19 +91,24 @@ func (s *Session) prompt(e event.Event) (event.Answer, error) {
 	}
 	defer ix.Close()
 	s.sanitizeIfNeeded(ix)
-	hits, err := rank.Search(ix, rank.Query{Text: e.Prompt, Limit: 10})
-	if err != nil {
-		return none, err
-	}
 	shown := recall.LoadShown(p.Store, e.Session)
+	named, err := s.namedNotes(ix, paths, shown)
+	if err != nil {
+		s.Logf("notes on the files the prompt names: %v", err)
+	}
 	var candidates []knowledge.Entry
-	for _, hit := range hits {
-		if !shown[hit.Entry.Key] && recall.StronglyRelevant(hit.Entry, terms) {
-			candidates = append(candidates, hit.Entry)
+	if len(terms) >= 2 {
+		hits, err := rank.Search(ix, rank.Query{Text: e.Prompt, Limit: 10})
+		if err != nil {
+			return none, err
+		}
+		for _, hit := range hits {
+			if !shown[hit.Entry.Key] && recall.StronglyRelevant(hit.Entry, terms) && !slices.ContainsFunc(named, func(n knowledge.Entry) bool { return n.Key == hit.Entry.Key }) {
+				candidates = append(candidates, hit.Entry)
+			}
 		}
 	}
-	candidates, held := s.holdForTool(e.Agent, cfg, candidates)
-	fresh := candidates[:min(len(candidates), maxPerPrompt)]
+	fresh := slices.Concat(named, candidates[:min(len(candidates), maxPerPrompt)])
 	var own []knowledge.Entry
 	if len(fresh) < maxPerPrompt {
 		own = s.ownForPrompt(terms, shown, maxPerPrompt-len(fresh))
@@ -119,8 +134,64 @@ func (s *Session) prompt(e event.Event) (event.Answer, error) {
 	if p.IsGit {
 		branch = gitmeta.Read(p.Root).Branch
 	}
-	s.logInjection(e, recall.MomentPrompt, branch, block, text, keys, 0, held, func(knowledge.Entry) string {
+	s.logInjection(e, recall.MomentPrompt, branch, block, text, keys, 0, nil, func(en knowledge.Entry) string {
+		if slices.ContainsFunc(named, func(n knowledge.Entry) bool { return n.Key == en.Key }) {
+			return recall.ReasonAnchor
+		}
 		return recall.ReasonPrompt
 	})
 	return event.Answer{Context: text}, nil
+}
+
+// maxPromptPaths caps how many words of a prompt are looked up as paths.
+const maxPromptPaths = 16
+
+// PromptPaths are the project paths a prompt names: its words that hold a
+// slash or a dot (client/retry.go, README.md, db/migrations/), stripped of
+// quotes and punctuation, inside the project (at most 16).
+func PromptPaths(root, cwd, prompt string) []string {
+	var out []string
+	for _, w := range strings.Fields(prompt) {
+		w = strings.TrimRight(strings.Trim(w, "`'\"()[]{}<>,;:!?*"), ".")
+		if w == "" || !strings.ContainsAny(w, "/.") || strings.Contains(w, "://") {
+			continue
+		}
+		if rel, ok := anchor.Rel(root, cwd, w); ok && rel != "." && !slices.Contains(out, rel) {
+			out = append(out, rel)
+		}
+		if len(out) == maxPromptPaths {
+			break
+		}
+	}
+	return out
+}
+
+// namedNotes are the team notes anchored to the files a prompt names (or
+// a directory above them) that the session was not shown: the person
+// revealed the file before any tool touched it, so its notes come now,
+// before the change (at most maxPerPrompt; must-checks come at the start
+// and before the tool).
+func (s *Session) namedNotes(ix *index.Index, paths []string, shown map[string]bool) ([]knowledge.Entry, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	data, err := s.Proj.Store.Root().ReadFile(anchor.File, anchor.MaxBytes)
+	if errors.Is(err, fs.ErrNotExist) || err == nil && len(data) == 0 {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	keys, _ := anchoredKeys(anchor.Lookup(data, paths, ""))
+	entries, err := ix.Entries(keys)
+	if err != nil {
+		return nil, err
+	}
+	var out []knowledge.Entry
+	for _, en := range entries {
+		if len(out) < maxPerPrompt && en.Type != typed.MustCheck && !shown[en.Key] {
+			out = append(out, en)
+		}
+	}
+	return out, nil
 }

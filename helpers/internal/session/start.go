@@ -104,7 +104,7 @@ func (s *Session) start(e event.Event) (event.Answer, error) {
 	})
 	a := event.Answer{Context: text}
 	if cfg.ShowStatus() {
-		a.Status = startStatus(ix, counts)
+		a.Status = startStatus(ix, counts, len(held))
 	}
 	return a, nil
 }
@@ -195,10 +195,11 @@ func (s *Session) personalOnly() string {
 }
 
 // startStatus is the person's line at session start: the team entries
-// shown out of the team's total, and the developer's own additions named
-// apart ("cairn: recalled 5 of 120 team entries, your handoff and 2
-// notes").
-func startStatus(ix *index.Index, c recall.Counts) string {
+// shown out of the team's total, the developer's own additions named
+// apart, and the notes held for the moment a tool touches their files
+// ("cairn: recalled 5 of 120 team entries, your handoff and 2 notes; 3
+// held for their files").
+func startStatus(ix *index.Index, c recall.Counts, held int) string {
 	total, err := ix.Count()
 	if err != nil {
 		return ""
@@ -228,6 +229,9 @@ func startStatus(ix *index.Index, c recall.Counts) string {
 	msg := fmt.Sprintf("cairn: recalled %d of %d team entries", c.Team, total)
 	if mine != "" {
 		msg += ", " + mine
+	}
+	if held > 0 {
+		msg += fmt.Sprintf("; %d held for their files", held)
 	}
 	return msg
 }

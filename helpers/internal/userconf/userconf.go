@@ -121,10 +121,19 @@ type Config struct {
 	// WikiDaily lets the worker compile the wiki by itself, at most once a
 	// day.
 	WikiDaily bool `json:"wiki_daily,omitempty"`
-	// Guards "off" turns a team's must-check guards (.cairn/config.json
-	// "guards": "ask") off for this person.
+	// Guards "ask" is this person's opt-in to the must-check guards: in a
+	// session they sit at, before a tool call that would change what a
+	// must-check protects, they are asked to confirm (see [Config.Asks]).
+	// Anything else ("off", unset) leaves them off: a team's
+	// .cairn/config.json may only recommend them.
 	Guards string `json:"guards,omitempty"`
 }
+
+// GuardsAsk is the value of [Config.Guards] that turns the guards on.
+const GuardsAsk = "ask"
+
+// Asks reports whether this person turned the must-check guards on.
+func (c Config) Asks() bool { return c.Guards == GuardsAsk }
 
 // DefaultModel is the small model the default command asks.
 const DefaultModel = "haiku"
@@ -328,6 +337,26 @@ func Turn(getenv func(string) string, on bool) (string, error) {
 	}
 	c.Pipeline = on
 	return filepath.Join(d.Config, configName), SaveConfig(d, c)
+}
+
+// SetGuards turns the person's must-check guards on ("ask") or off in
+// their config (found through getenv), keeping every other setting, and
+// returns the config file's path.
+func SetGuards(getenv func(string) string, on bool) (string, error) {
+	d, err := UserDirs(getenv)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(d.Config, configName)
+	c, err := LoadConfig(d)
+	if err != nil && !errors.Is(err, ErrPath) {
+		return path, err
+	}
+	c.Guards = "off"
+	if on {
+		c.Guards = GuardsAsk
+	}
+	return path, SaveConfig(d, c)
 }
 
 // State says whether the pipeline is on, and where its config and the

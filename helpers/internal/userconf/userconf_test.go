@@ -218,3 +218,35 @@ func TestSaveConfigReplacesEveryKnownKey(t *testing.T) {
 		t.Error("SaveConfig dropped a key it does not know")
 	}
 }
+
+// The guards are the person's opt-in: off unless their own config says
+// "ask"; `cairn guards on|off` saves it, and a saved config that clears
+// it drops the key (it is one of the keys SaveConfig owns).
+func TestGuardsOptIn(t *testing.T) {
+	home := t.TempDir()
+	getenv := env(map[string]string{"HOME": home})
+	u, err := userconf.Load(getenv)
+	if err != nil || u.Config.Asks() {
+		t.Fatalf("guards are on by default: %+v, %v", u.Config, err)
+	}
+	if _, err := userconf.SetGuards(getenv, true); err != nil {
+		t.Fatal(err)
+	}
+	if u, _ = userconf.Load(getenv); !u.Config.Asks() || u.Config.Guards != userconf.GuardsAsk {
+		t.Fatalf("after on: %+v", u.Config)
+	}
+	if _, err := userconf.SetGuards(getenv, false); err != nil {
+		t.Fatal(err)
+	}
+	if u, _ = userconf.Load(getenv); u.Config.Asks() {
+		t.Fatalf("after off: %+v", u.Config)
+	}
+	u.Config.Guards = ""
+	if err := userconf.SaveConfig(u.Dirs, u.Config); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(filepath.Join(u.Dirs.Config, "config.json"))
+	if strings.Contains(string(data), "guards") {
+		t.Errorf("a cleared guards setting stayed in the file: %s", data)
+	}
+}

@@ -44,6 +44,7 @@ type hookPayload struct {
 	LastAssistantMessage string    `json:"last_assistant_message"`
 	AgentID              string    `json:"agent_id"`
 	AgentType            string    `json:"agent_type"`
+	PermissionMode       string    `json:"permission_mode"`
 }
 
 // toolInput is the input of a tool call: for Bash, the command; for the
@@ -101,6 +102,7 @@ func (Adapter) Decode(name string, data []byte, getenv func(string) string) (eve
 		if e.Path == "" {
 			e.Path = p.ToolInput.NotebookPath
 		}
+		e.CanAsk = canAsk(p.PermissionMode, getenv(entrypointEnv))
 	}
 	if kind == event.Prompt && clientWrapper(p.Prompt) {
 		// Not the person's prompt but Claude Code's own: 2.1.330 submits
@@ -109,6 +111,30 @@ func (Adapter) Decode(name string, data []byte, getenv func(string) string) (eve
 		e.Prompt = ""
 	}
 	return e, nil
+}
+
+// entrypointEnv is the variable in which Claude Code says how it was
+// started; its hooks inherit it. `claude -p` sets "sdk-cli", the
+// interactive terminal UI "cli".
+const entrypointEnv = "CLAUDE_CODE_ENTRYPOINT"
+
+// askingEntrypoints are the entry points in which a person sits at the
+// session and can answer a permission prompt: the terminal UI and the
+// editors' and desktop's front ends. Print mode (sdk-cli), the SDKs, the
+// MCP server, GitHub Actions, remote and chat front ends are not.
+var askingEntrypoints = map[string]bool{"cli": true, "claude-vscode": true, "claude-desktop": true}
+
+// askingModes are the permission modes in which Claude Code puts a
+// hook's "ask" to the person. Not bypassPermissions or dontAsk (nobody
+// is asked; print mode turns "ask" into a denial), nor auto (a
+// classifier answers).
+var askingModes = map[string]bool{"default": true, "acceptEdits": true, "plan": true}
+
+// canAsk reports whether a PreToolUse may ask the person: only when both
+// the payload's permission mode and the entry point say a person is
+// there to answer. Anything unknown or missing counts as no one.
+func canAsk(mode, entrypoint string) bool {
+	return askingModes[mode] && askingEntrypoints[entrypoint]
 }
 
 // Encode writes cairn's reply to e as the hook's stdout: context for the
@@ -123,8 +149,12 @@ func (Adapter) Encode(e event.Event, r event.Answer) ([]byte, error) {
 		return nil, nil
 	case r.GoOn != "":
 		return encodeBlock(r.GoOn)
-	case e.Kind == event.BeforeTool && (r.Context != "" || r.Ask != ""):
-		return encodeBeforeTool(r.Context, r.Status, r.Ask)
+	case e.Kind == event.BeforeTool && (r.Context != "" || r.Ask != "" && e.CanAsk):
+		ask := r.Ask
+		if !e.CanAsk {
+			ask = "" // no one to answer: print mode would deny the call
+		}
+		return encodeBeforeTool(r.Context, r.Status, ask)
 	case r.Context != "" && (e.Kind == event.Start || e.Kind == event.Prompt):
 		return encodeContextStatus(e.Name, r.Context, r.Status)
 	case r.Status != "":

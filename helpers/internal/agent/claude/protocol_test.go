@@ -62,33 +62,33 @@ func TestDecodeFixtures(t *testing.T) {
 		}},
 		{"PostToolUse Bash", postToolUseBashPayload, claude.Payload{
 			SessionID: session1, TranscriptPath: transcript + session1 + ".jsonl", Cwd: cwd,
-			HookEventName: "PostToolUse", ToolName: "Bash", ToolInput: claude.ToolInput{Command: "cat main.go"},
+			HookEventName: "PostToolUse", ToolName: "Bash", PermissionMode: "default", ToolInput: claude.ToolInput{Command: "cat main.go"},
 		}},
 		{"PostToolUse Agent", postToolUseAgentPayload, claude.Payload{
 			SessionID: session2, TranscriptPath: transcript + session2 + ".jsonl", Cwd: cwd,
-			HookEventName: "PostToolUse", ToolName: "Agent",
+			HookEventName: "PostToolUse", ToolName: "Agent", PermissionMode: "default",
 		}},
 		{"PostToolUseFailure", postToolUseFailurePayload, claude.Payload{
 			SessionID: session1, TranscriptPath: transcript + session1 + ".jsonl", Cwd: cwd,
-			HookEventName: "PostToolUseFailure", ToolName: "Bash",
+			HookEventName: "PostToolUseFailure", ToolName: "Bash", PermissionMode: "default",
 			ToolInput: claude.ToolInput{Command: `bd comments add bd-42 "LEARNED: OAuth redirect URI must match exactly, including the trailing slash"`},
 			Error:     "Exit code 127\n/bin/bash: line 1: bd: command not found",
 		}},
 		{"Stop", stopPayload, claude.Payload{
 			SessionID: session1, TranscriptPath: transcript + session1 + ".jsonl", Cwd: cwd,
-			HookEventName: "Stop",
+			HookEventName: "Stop", PermissionMode: "default",
 			LastAssistantMessage: "Summary of the fix.\n\nDECISION: Keep redirect URIs in config/oauth.toml so staging and prod cannot drift.\n" +
 				"PATTERN: Every OAuth provider gets a table-driven test of its redirect URI.",
 		}},
 		{"SubagentStop", subagentStopPayload, claude.Payload{
 			SessionID: session2, TranscriptPath: transcript + session2 + ".jsonl", Cwd: cwd,
-			HookEventName:        "SubagentStop",
+			HookEventName: "SubagentStop", PermissionMode: "default",
 			LastAssistantMessage: "Root cause found.\nINVESTIGATION: TestRedirect is flaky because it depends on map iteration order in buildQuery.",
 			AgentID:              "a3494658a29e70900", AgentType: "general-purpose",
 		}},
 		{"UserPromptSubmit", userPromptSubmitPayload, claude.Payload{
 			SessionID: session1, TranscriptPath: transcript + session1 + ".jsonl", Cwd: cwd,
-			HookEventName: "UserPromptSubmit", Prompt: "fix the oauth redirect bug and record what you learn",
+			HookEventName: "UserPromptSubmit", PermissionMode: "default", Prompt: "fix the oauth redirect bug and record what you learn",
 		}},
 		{"SessionEnd", sessionEndPayload, claude.Payload{
 			SessionID: session1, TranscriptPath: transcript + session1 + ".jsonl", Cwd: cwd,
@@ -225,7 +225,7 @@ func TestBeforeTool(t *testing.T) {
 			t.Errorf("Decode(%s) = %+v, %v", c.payload, e, err)
 		}
 	}
-	e := event.Event{Kind: event.BeforeTool, Name: "PreToolUse"}
+	e := event.Event{Kind: event.BeforeTool, Name: "PreToolUse", CanAsk: true}
 	out, err := claude.Adapter{}.Encode(e, event.Answer{Context: "note", Status: "cairn: 1 note", Ask: "must check"})
 	if err != nil {
 		t.Fatal(err)
@@ -237,6 +237,49 @@ func TestBeforeTool(t *testing.T) {
 	out, _ = claude.Adapter{}.Encode(e, event.Answer{Context: "note"})
 	if strings.Contains(string(out), "permissionDecision") {
 		t.Errorf("context alone decides: %s", out)
+	}
+	// No one to answer: the question is dropped, the context stays.
+	e.CanAsk = false
+	out, _ = claude.Adapter{}.Encode(e, event.Answer{Context: "note", Ask: "must check"})
+	if strings.Contains(string(out), "permissionDecision") || !strings.Contains(string(out), `"additionalContext":"note"`) {
+		t.Errorf("a session no one can answer was asked: %s", out)
+	}
+	if out, _ = (claude.Adapter{}).Encode(e, event.Answer{Ask: "must check"}); len(out) != 0 {
+		t.Errorf("a question alone, no one to answer: %s", out)
+	}
+}
+
+// A PreToolUse may ask only when a person sits at the session: the
+// interactive UI (or an editor's) in a mode that asks. Print mode, the
+// SDKs, bypassPermissions, dontAsk, auto and anything unknown never ask.
+func TestCanAsk(t *testing.T) {
+	for _, c := range []struct {
+		mode, entrypoint string
+		want             bool
+	}{
+		{"default", "cli", true},
+		{"acceptEdits", "cli", true},
+		{"plan", "claude-vscode", true},
+		{"default", "sdk-cli", false}, // claude -p
+		{"default", "sdk-ts", false},
+		{"default", "mcp", false},
+		{"default", "claude-code-github-action", false},
+		{"default", "", false},
+		{"bypassPermissions", "cli", false},
+		{"dontAsk", "cli", false},
+		{"auto", "cli", false},
+		{"", "cli", false},
+	} {
+		payload := `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Edit","tool_input":{"file_path":"a.go"},"permission_mode":"` + c.mode + `"}`
+		e, err := claude.Adapter{}.Decode("PreToolUse", []byte(payload), func(k string) string {
+			if k == "CLAUDE_CODE_ENTRYPOINT" {
+				return c.entrypoint
+			}
+			return ""
+		})
+		if err != nil || e.CanAsk != c.want {
+			t.Errorf("mode %q, entrypoint %q: CanAsk = %v, want %v (%v)", c.mode, c.entrypoint, e.CanAsk, c.want, err)
+		}
 	}
 }
 
