@@ -106,7 +106,7 @@ func cleanEntry(e knowledge.Entry) knowledge.Entry {
 		&e.Commit, &e.Session, &e.Status, &e.Supersedes, &e.SupersededBy, &e.ReviewReason} {
 		*f = clean(*f)
 	}
-	e.Tags, e.Files, e.MergedFrom, e.Redacted = cleanAll(e.Tags), cleanAll(e.Files), cleanAll(e.MergedFrom), cleanAll(e.Redacted)
+	e.Tags, e.Files, e.Blobs, e.MergedFrom, e.Redacted = cleanAll(e.Tags), cleanAll(e.Files), cleanAll(e.Blobs), cleanAll(e.MergedFrom), cleanAll(e.Redacted)
 	return e
 }
 

@@ -44,7 +44,7 @@ func redactEntry(e *Entry) {
 	for _, f := range fields {
 		*f = redactText(*f, kinds)
 	}
-	lists := [][]string{e.Tags, e.Files, e.MergedFrom}
+	lists := [][]string{e.Tags, e.Files, e.Blobs, e.MergedFrom}
 	if d := e.Detail; d != nil {
 		for _, f := range []*string{&d.Context, &d.Rationale, &d.RootCause, &d.Resolution, &d.Prevention} {
 			*f = redactText(*f, kinds)
