@@ -6,6 +6,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -142,6 +143,30 @@ func findAnchors(e knowledge.Entry, has int) Anchors {
 		}
 	}
 	return a
+}
+
+// pascalCase is a CamelCase name with a capital inside (GetWithRetry,
+// HTTPClient): not a symbol for the working set, where a name no file
+// holds would flag prose (GitHub, JavaScript), but one for a check, which
+// holds it against a note only when a changed file held it before.
+var pascalCase = lazy(`(?:^|[^\w.$/-])([A-Z][A-Za-z0-9]*[a-z0-9][A-Z][A-Za-z0-9]*|[A-Z]{2,}[a-z][A-Za-z0-9]*)(?:$|[^\w/-])`)
+
+// Identifiers are the names a note's content gives that a change can
+// remove: the symbols of [FindAnchors], then the CamelCase names with a
+// capital inside (GetWithRetry; a capitalised word at a sentence's start,
+// which has none, is not one), each once, in order, at most
+// maxSymbolAnchors of the latter.
+func Identifiers(e knowledge.Entry) []string {
+	out := FindAnchors(e).Symbols
+	n := 0
+	for _, m := range pascalCase().FindAllStringSubmatchIndex(e.Content, -1) {
+		s := e.Content[m[2]:m[3]]
+		if n < maxSymbolAnchors && !fileStem(e.Content, m[3]) && !slices.Contains(out, s) {
+			out = append(out, s)
+			n++
+		}
+	}
+	return out
 }
 
 // What scanContent finds in content: the characters without which an
