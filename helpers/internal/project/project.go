@@ -210,6 +210,14 @@ func (p *Project) Anchor(e *knowledge.Entry, files []string) {
 	p.stamp(e, added)
 }
 
+// Restamp records the state of all of e's anchored files as they are on
+// disk now, forgetting what it recorded before: e was rewritten against
+// them (cairn edit).
+func (p *Project) Restamp(e *knowledge.Entry) {
+	e.Blobs = nil
+	p.stamp(e, e.Files)
+}
+
 // stamp records in e the git blob id of each of files (e's anchors) that
 // is a regular file inside the project's git work tree, as it is on disk
 // now (see [knowledge.Entry.Blobs]). Directories have none.
