@@ -160,8 +160,9 @@ func Identifiers(e knowledge.Entry) []string {
 	out := FindAnchors(e).Symbols
 	n := 0
 	for _, m := range pascalCase().FindAllStringSubmatchIndex(e.Content, -1) {
-		s := e.Content[m[2]:m[3]]
-		if n < maxSymbolAnchors && !fileStem(e.Content, m[3]) && !slices.Contains(out, s) {
+		s, rest := e.Content[m[2]:m[3]], e.Content[m[3]:]
+		dotted := len(rest) > 1 && rest[0] == '.' && unicode.IsLetter(rune(rest[1])) // HTTPClient.Do is one symbol
+		if n < maxSymbolAnchors && !dotted && !fileStem(e.Content, m[3]) && !slices.Contains(out, s) {
 			out = append(out, s)
 			n++
 		}
