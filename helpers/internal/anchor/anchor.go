@@ -300,11 +300,12 @@ func foldBlanks(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // Candidates are the anchors that cover a project-relative path, most
 // specific first: the path itself, then each directory above it
-// ("a/b/c.go", "a/b", "a"). Anchors are kept without a trailing slash:
-// a file has nothing under it, so any anchor covers what is under it.
+// ("a/b/c.go", "a/b", "a"), each by [Clean]. A path Clean refuses has
+// none. Anchors are kept without a trailing slash: a file has nothing
+// under it, so any anchor covers what is under it.
 func Candidates(p string) []string {
-	p = strings.TrimSuffix(path.Clean(p), "/")
-	if p == "" || p == "." || p == "/" {
+	p, ok := Clean(p)
+	if !ok {
 		return nil
 	}
 	out := []string{p}
@@ -314,11 +315,13 @@ func Candidates(p string) []string {
 	return out
 }
 
-// Covers reports whether anchor (a path, or a directory) covers the
-// project-relative path p.
+// Covers reports whether anchor (a path, or a directory, as an entry's
+// files field holds it) covers the project-relative path p, both read by
+// [Clean]: "./src/a.go" covers "src/a.go", "db/migrations/" covers
+// "db/migrations/0001.sql".
 func Covers(anchor, p string) bool {
-	a := strings.TrimSuffix(anchor, "/")
-	return a != "" && slices.Contains(Candidates(p), a)
+	a, ok := Clean(anchor)
+	return ok && slices.Contains(Candidates(p), a)
 }
 
 // Command is the command prefix a must-check's content guards: its first
@@ -376,9 +379,10 @@ func LastTouched(data []byte) []string {
 	return out
 }
 
-// Rel turns a tool's path argument into a path relative to the project
-// root (forward slashes), given the session's working directory; ok is
-// false for a path outside the project (or naming the root itself).
+// Rel turns a tool's path argument into an anchor's path ([Clean]: relative
+// to the project root, forward slashes), given the session's working
+// directory; ok is false for a path outside the project (or naming the
+// root itself).
 func Rel(root, cwd, p string) (string, bool) {
 	if p == "" || strings.ContainsAny(p, "\x00\n\t") {
 		return "", false
@@ -394,10 +398,10 @@ func Rel(root, cwd, p string) (string, bool) {
 	}
 	p = path.Clean(p)
 	rel, ok := strings.CutPrefix(p, root+"/")
-	if !ok || rel == "" || rel == ".." || strings.HasPrefix(rel, "../") {
+	if !ok {
 		return "", false
 	}
-	return rel, true
+	return Clean(rel)
 }
 
 func slashed(p string) string { return strings.ReplaceAll(p, `\`, "/") }

@@ -46,3 +46,25 @@ func FuzzClean(f *testing.F) {
 		}
 	})
 }
+
+// An anchor is compared by Clean whatever its spelling: "./src/a.go" is
+// "src/a.go", "db/migrations/" covers the files under it.
+func TestCoversCleansTheAnchor(t *testing.T) {
+	for _, c := range []struct {
+		anchor, path string
+		want         bool
+	}{
+		{"./src/a.go", "src/a.go", true},
+		{"src//a.go", "src/a.go", true},
+		{"db/migrations/", "db/migrations/0001.sql", true},
+		{"./db/migrations", "db/migrations/sub/0002.sql", true},
+		{"db/migrations", "db/migrationsx/0001.sql", false},
+		{"../src/a.go", "src/a.go", false},
+		{"/src/a.go", "src/a.go", false},
+		{"", "src/a.go", false},
+	} {
+		if got := Covers(c.anchor, c.path); got != c.want {
+			t.Errorf("Covers(%q, %q) = %v, want %v", c.anchor, c.path, got, c.want)
+		}
+	}
+}

@@ -66,6 +66,7 @@ func printShown(w io.Writer, sh curate.Shown) {
 	field("content", e.Content)
 	field("tags", strings.Join(e.Tags, ", "))
 	field("files", strings.Join(e.Files, ", "))
+	field("blobs", strings.Join(e.Blobs, ", "))
 	field("bead", e.Bead)
 	field("author", e.Author)
 	field("branch", e.Branch)

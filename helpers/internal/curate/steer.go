@@ -373,6 +373,9 @@ func Edit(p *project.Project, key string, ch Change, by Editor, now time.Time) (
 	if !rekey && next.Content == cur.Content && slices.Equal(next.Tags, cur.Tags) && slices.Equal(next.Files, cur.Files) {
 		return ed, fmt.Errorf("%s: %w", key, ErrUnchanged)
 	}
+	if next.Content != cur.Content || !slices.Equal(next.Files, cur.Files) {
+		p.Restamp(&next) // rewritten against its files as they are now
+	}
 	if h := headLines(p); h.keys[key] {
 		if !rekey {
 			return restate(p, cur, next, by, now)

@@ -1,6 +1,6 @@
 // Package gitmeta reads what a hook needs of a git work tree straight from
 // the files under .git: its branch, short HEAD, user.name and the
-// origin's URL. It imports only the standard library, so the capture
+// origin's URL; and a file's git blob id, hashed as git does. It imports only the standard library, so the capture
 // hook's accept path (package hookgate/accept, through capture and
 // project) can use it before the program's heavier packages (go-git,
 // SQLite) are initialised.

@@ -35,7 +35,9 @@ func (ix *Index) anchorMap() (anchor.Map, error) {
 			continue
 		}
 		for _, f := range e.Files {
-			m.Files[f] = append(m.Files[f], e.Key)
+			if f, ok := anchor.Clean(f); ok {
+				m.Files[f] = append(m.Files[f], e.Key)
+			}
 		}
 		if e.Type == typed.MustCheck {
 			if c, ok := anchor.Command(e.Content); ok {

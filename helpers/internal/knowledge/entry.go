@@ -14,10 +14,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cairn-dev/cairn/helpers/internal/anchor"
 	"github.com/cairn-dev/cairn/helpers/internal/typed"
 )
 
@@ -58,6 +60,7 @@ type Entry struct {
 	Branch       string   `json:"branch,omitempty"`
 	Commit       string   `json:"commit,omitempty"`
 	Files        []string `json:"files,omitempty"`
+	Blobs        []string `json:"blobs,omitempty"` // the state of the files it was written against (see BlobDigits)
 	Session      string   `json:"session,omitempty"`
 	Status       string   `json:"status,omitempty"`
 	Supersedes   string   `json:"supersedes,omitempty"`
@@ -73,6 +76,41 @@ type Entry struct {
 	// run ("needs review: ...", "possibly outdated: ..."). It is shown by
 	// recall and never written to the log.
 	Note string `json:"-"`
+}
+
+// BlobDigits is how many hex digits of a git blob id an entry's Blobs
+// keep: enough to tell two versions of one file apart. Blobs are the
+// state of the anchored files the entry was written against: "BLOB PATH",
+// the file's git blob id as it was on disk then, and its path as in Files
+// (see [Entry.Blob]). A file without one (a line of an older cairn, a
+// directory) is judged against Commit.
+const BlobDigits = 12
+
+// Blob returns the blob an entry recorded for its anchored file p (as
+// Files holds it); see [FindBlob].
+func (e *Entry) Blob(p string) (blob string, ok bool) { return FindBlob(e.Blobs, p) }
+
+// FindBlob returns the blob id, lower case, that blobs (an entry's Blobs)
+// record for the file p; ok is false when they record none, or one too
+// short to tell versions apart (under 7 hex digits).
+func FindBlob(blobs []string, p string) (blob string, ok bool) {
+	for _, b := range blobs {
+		if id, file, cut := strings.Cut(b, " "); cut && file == p && len(id) >= 7 {
+			return strings.ToLower(id), true
+		}
+	}
+	return "", false
+}
+
+// SetBlob records blob (a git blob id, cut to [BlobDigits]) as the state
+// of the anchored file p, replacing what was recorded for it.
+func (e *Entry) SetBlob(p, blob string) {
+	blob = blob[:min(len(blob), BlobDigits)]
+	e.Blobs = slices.DeleteFunc(e.Blobs, func(b string) bool {
+		_, file, _ := strings.Cut(b, " ")
+		return file == p
+	})
+	e.Blobs = append(e.Blobs, blob+" "+p)
 }
 
 // Detail is what the session pipeline's model said of a decision (context,
@@ -232,21 +270,33 @@ func (e *Entry) Active() bool {
 	return e.Status != StatusRetracted && e.Status != StatusSuperseded
 }
 
-// MentionedPaths returns the words of content that look like file paths:
-// they contain a slash or end in a short extension, and are not URLs.
-// Surrounding quotes, backticks, brackets and trailing punctuation are
-// dropped; case is kept.
+// MentionedPaths returns the words of content that look like file paths
+// inside the project: they contain a slash or end in a short extension,
+// are not URLs, and [anchor.Clean] takes them (so "./a.go" is "a.go", and
+// "/etc/hosts" or "../x" is none). Surrounding quotes, backticks, brackets
+// and trailing punctuation are dropped; a trailing slash (a directory) is
+// kept; case is kept.
 func MentionedPaths(content string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, w := range strings.Fields(content) {
 		w = strings.Trim(w, "`'\"()[]{}<>,;:!?*")
 		w = strings.TrimRight(w, ".")
-		w = strings.TrimPrefix(w, "./")
 		if i := strings.IndexByte(w, ':'); i > 0 && !strings.Contains(w, "://") { // path:line
 			w = w[:i]
 		}
-		if len(w) < 3 || strings.Contains(w, "://") || seen[w] {
+		if strings.Contains(w, "://") {
+			continue
+		}
+		dir := strings.HasSuffix(w, "/")
+		c, ok := anchor.Clean(w)
+		if !ok {
+			continue
+		}
+		if w = c; dir {
+			w += "/"
+		}
+		if len(w) < 3 || seen[w] {
 			continue
 		}
 		if !strings.Contains(w, "/") && !hasExtension(w) {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode"
+
+	"github.com/cairn-dev/cairn/helpers/internal/anchor"
 )
 
 // Bounds of what a person or an agent gives an entry by hand (cairn add,
@@ -83,23 +85,27 @@ func CleanInput(root string, e *Entry) error {
 	return nil
 }
 
-// projectPath is f as a path inside the project at root, relative and
-// slash-separated, or the refusal that says why it is not one.
+// projectPath is f as an anchor's path inside the project at root (see
+// [anchor.Clean]; an absolute path inside root is made relative by
+// [anchor.Rel]), or the refusal that says why it is not one.
 func projectPath(root, f string) (string, error) {
 	f = strings.TrimSpace(f)
 	if f == "" || strings.IndexFunc(f, unicode.IsControl) >= 0 {
 		return "", refuse("files: %q is not a path", f)
 	}
-	p := filepath.FromSlash(f)
-	if filepath.IsAbs(p) || filepath.VolumeName(p) != "" {
-		rel, err := filepath.Rel(root, p)
-		if root == "" || err != nil || !filepath.IsLocal(rel) {
+	if p := filepath.FromSlash(f); filepath.IsAbs(p) || filepath.VolumeName(p) != "" {
+		rel, ok := anchor.Rel(root, root, f)
+		if root == "" || !ok {
 			return "", refuse("files: %s is outside the project; give paths relative to its root (%s)", f, root)
 		}
-		p = rel
+		return rel, nil
 	}
-	if !filepath.IsLocal(p) {
+	rel, ok := anchor.Clean(f)
+	if root != "" {
+		rel, ok = anchor.Rel(root, root, f)
+	}
+	if !ok {
 		return "", refuse("files: %s is outside the project; give paths relative to its root", f)
 	}
-	return filepath.ToSlash(filepath.Clean(p)), nil
+	return rel, nil
 }

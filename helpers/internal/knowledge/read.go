@@ -374,6 +374,8 @@ func DecodeEntry(obj []byte) (Entry, error) {
 			e.Commit = str(v, "commit")
 		case "files":
 			e.Files = decodeList(v)
+		case "blobs":
+			e.Blobs = decodeList(v)
 		case "session":
 			e.Session = str(v, "session")
 		case "status":

@@ -6,7 +6,8 @@
 // that held it). It judges what it is given: the changed files, the
 // entries and readers of a file before and after; git and the log are
 // read by its caller. Symbols are found by the working set's own rule
-// (sanitize's anchors).
+// (sanitize's anchors), with the CamelCase names it leaves to a check
+// (sanitize.Identifiers). An anchor's path is read by anchor.Clean.
 package prcheck
 
 import (
@@ -15,6 +16,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cairn-dev/cairn/helpers/internal/anchor"
 	"github.com/cairn-dev/cairn/helpers/internal/gitx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/sanitize"
@@ -103,12 +105,8 @@ func checkEntry(in Input, e knowledge.Entry) (f Finding, ok bool) {
 func anchorPaths(prefix string, files []string) []string {
 	var out []string
 	for _, f := range files {
-		f = strings.TrimPrefix(strings.TrimSpace(f), "./")
-		if f == "" || strings.HasPrefix(f, "/") || strings.Contains(f, `\`) {
-			continue
-		}
-		f = path.Clean(f)
-		if f == "." || f == ".." || strings.HasPrefix(f, "../") {
+		f, ok := anchor.Clean(f)
+		if !ok {
 			continue
 		}
 		p := path.Join(prefix, f)
@@ -156,7 +154,7 @@ func anchorGone(in Input, a string, changes []gitx.FileChange) []string {
 // file held before says nothing: it may live in a file the change left
 // alone.
 func symbolsGone(in Input, e knowledge.Entry, touched []gitx.FileChange) []string {
-	symbols := sanitize.FindAnchors(e).Symbols
+	symbols := sanitize.Identifiers(e)
 	if len(symbols) == 0 || in.Before == nil || in.After == nil {
 		return nil
 	}

@@ -19,14 +19,16 @@ func ren(a, b string) gitx.FileChange {
 // and why each may be stale.
 func TestCheckRules(t *testing.T) {
 	before := map[string]string{
-		"pay/client.go": "package pay\nfunc buildQuery() {}\ntype Client struct{}\nfunc (Client) Do() {}\n",
-		"pay/util.go":   "package pay\nfunc helper() {}\n",
-		"db/a.sql":      "select 1",
+		"pay/client.go":   "package pay\nfunc buildQuery() {}\ntype Client struct{}\nfunc (Client) Do() {}\n",
+		"pay/util.go":     "package pay\nfunc helper() {}\n",
+		"db/a.sql":        "select 1",
+		"client/retry.go": "package client\n// Retry is how we retry.\nfunc GetWithRetry() {}\nfunc HTTPDo() {}\n",
 	}
 	after := map[string]string{
 		"pay/client.go":      "package pay\nfunc build() {}\ntype Client struct{}\nfunc (Client) Do() {}\n",
 		"pay/util.go":        "package pay\nfunc helper() {}\nfunc buildQuery() {}\n",
 		"payments/client.go": "package pay\nfunc buildQuery() {}\n",
+		"client/retry.go":    "package client\n// Backoff is linear.\nfunc Get() {}\nfunc HTTPDo() {}\n",
 	}
 	exists := map[string]bool{"pay": true, "payments": true, "src": true}
 	read := func(m map[string]string) func(string) ([]byte, bool) {
@@ -84,6 +86,15 @@ func TestCheckRules(t *testing.T) {
 			files: []string{"svc/db/a.sql"}, reasons: []string{"svc/db/a.sql was deleted"}},
 		{name: "a path leaving the project anchors nothing", prefix: "svc", changes: []gitx.FileChange{del("db/a.sql")},
 			entry: knowledge.Entry{Files: []string{"../db/a.sql", "/db/a.sql"}}},
+		{name: "a renamed CamelCase function", changes: []gitx.FileChange{mod("client/retry.go")},
+			entry: knowledge.Entry{Files: []string{"client/retry.go"}, Content: "GetWithRetry backs off linearly; HTTPDo is fine"},
+			files: []string{"client/retry.go"}, reasons: []string{"symbol GetWithRetry is gone from client/retry.go"}},
+		{name: "a capitalised prose word is no symbol", changes: []gitx.FileChange{mod("client/retry.go")},
+			entry: knowledge.Entry{Files: []string{"client/retry.go"}, Content: "Retry with care. Backoff matters."},
+			files: []string{"client/retry.go"}},
+		{name: "an anchor written ./ matches", changes: []gitx.FileChange{del("db/a.sql")},
+			entry: knowledge.Entry{Files: []string{"./db//a.sql"}},
+			files: []string{"db/a.sql"}, reasons: []string{"db/a.sql was deleted"}},
 		{name: "an added file under a directory anchor", changes: []gitx.FileChange{add("src/new.go")},
 			entry: knowledge.Entry{Files: []string{"src"}},
 			files: []string{"src/new.go"}},

@@ -149,7 +149,8 @@ func (p *Project) LastBeat() (hb Heartbeat, when time.Time, ok bool) {
 // branch, short HEAD, and the files the content names that exist in the
 // repository (case kept, no path outside its root, none reached through a
 // link that leads out of it), and the directories it names with a slash
-// ("db/migrations/").
+// ("db/migrations/"); then the state of each anchored file as it is on
+// disk now (see [Project.Anchor]).
 func (p *Project) Provenance(e *knowledge.Entry, now time.Time) {
 	if e.TS == 0 {
 		e.TS = now.Unix()
@@ -184,21 +185,52 @@ func (p *Project) Provenance(e *knowledge.Entry, now time.Time) {
 			seen[f] = true
 		}
 	}
+	p.stamp(e, e.Files)
 }
 
-// Anchor adds files (project-relative, as an agent's tool calls named
-// them) to e's files when they exist inside the project, up to
-// [knowledge.MaxFiles].
+// Anchor adds files (anchors' paths, as an agent's tool calls named them)
+// to e's files when they exist inside the project, up to
+// [knowledge.MaxFiles], and records the state each file is in now: the
+// note is written against the file as the turn left it, not as HEAD has
+// it, so a note committed with its code is not "possibly outdated".
 func (p *Project) Anchor(e *knowledge.Entry, files []string) {
+	var added []string
 	for _, f := range files {
 		if len(e.Files) >= knowledge.MaxFiles {
-			return
+			break
 		}
 		if slices.Contains(e.Files, f) {
 			continue
 		}
 		if _, ok := p.InProject(f); ok {
 			e.Files = append(e.Files, f)
+			added = append(added, f)
+		}
+	}
+	p.stamp(e, added)
+}
+
+// Restamp records the state of all of e's anchored files as they are on
+// disk now, forgetting what it recorded before: e was rewritten against
+// them (cairn edit).
+func (p *Project) Restamp(e *knowledge.Entry) {
+	e.Blobs = nil
+	p.stamp(e, e.Files)
+}
+
+// stamp records in e the git blob id of each of files (e's anchors) that
+// is a regular file inside the project's git work tree, as it is on disk
+// now (see [knowledge.Entry.Blobs]). Directories have none.
+func (p *Project) stamp(e *knowledge.Entry, files []string) {
+	if !p.IsGit {
+		return
+	}
+	for _, f := range files {
+		if fi, ok := p.InProject(f); !ok || !fi.Mode().IsRegular() {
+			continue
+		}
+		if id, ok := gitmeta.BlobFile(filepath.Join(p.Root, filepath.FromSlash(f))); ok {
+			e.SetBlob(f, id)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package recall
 import (
 	"slices"
 
+	"github.com/cairn-dev/cairn/helpers/internal/anchor"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/typed"
 )
@@ -25,7 +26,10 @@ func HeldForTool(e knowledge.Entry, toolMoment bool, exists func(path string) bo
 	if !toolMoment || e.Type == typed.MustCheck {
 		return false
 	}
-	return slices.ContainsFunc(e.Files, exists)
+	return slices.ContainsFunc(e.Files, func(f string) bool {
+		p, ok := anchor.Clean(f)
+		return ok && exists(p)
+	})
 }
 
 // HoldForTool splits entries, in order, into those shown now and those

@@ -6,11 +6,13 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 	"unicode"
 
+	"github.com/cairn-dev/cairn/helpers/internal/anchor"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 )
 
@@ -143,6 +145,31 @@ func findAnchors(e knowledge.Entry, has int) Anchors {
 	return a
 }
 
+// pascalCase is a CamelCase name with a capital inside (GetWithRetry,
+// HTTPClient): not a symbol for the working set, where a name no file
+// holds would flag prose (GitHub, JavaScript), but one for a check, which
+// holds it against a note only when a changed file held it before.
+var pascalCase = lazy(`(?:^|[^\w.$/-])([A-Z][A-Za-z0-9]*[a-z0-9][A-Z][A-Za-z0-9]*|[A-Z]{2,}[a-z][A-Za-z0-9]*)(?:$|[^\w/-])`)
+
+// Identifiers are the names a note's content gives that a change can
+// remove: the symbols of [FindAnchors], then the CamelCase names with a
+// capital inside (GetWithRetry; a capitalised word at a sentence's start,
+// which has none, is not one), each once, in order, at most
+// maxSymbolAnchors of the latter.
+func Identifiers(e knowledge.Entry) []string {
+	out := FindAnchors(e).Symbols
+	n := 0
+	for _, m := range pascalCase().FindAllStringSubmatchIndex(e.Content, -1) {
+		s, rest := e.Content[m[2]:m[3]], e.Content[m[3]:]
+		dotted := len(rest) > 1 && rest[0] == '.' && unicode.IsLetter(rune(rest[1])) // HTTPClient.Do is one symbol
+		if n < maxSymbolAnchors && !dotted && !fileStem(e.Content, m[3]) && !slices.Contains(out, s) {
+			out = append(out, s)
+			n++
+		}
+	}
+	return out
+}
+
 // What scanContent finds in content: the characters without which an
 // expression of FindAnchors cannot match.
 const (
@@ -202,15 +229,12 @@ func fileStem(content string, end int) bool {
 // repository needs to contain.
 var commonWords = map[string]bool{"e.g": true, "i.e": true, "etc": true, "todo": true, "fixme": true, "print": true, "len": true}
 
-// repoPath cleans a mention into a path inside the repository, or reports
-// that it cannot be one (absolute, home, URL, outside the tree).
+// repoPath is a mention or an entry's file as an anchor's path
+// ([anchor.Clean]), or reports that it cannot be one: outside the tree,
+// absolute, home, a URL, a glob.
 func repoPath(p string) (string, bool) {
-	p = strings.TrimPrefix(strings.TrimSpace(p), "./")
-	if p == "" || strings.ContainsAny(p, "~$*?<>|\\ ") || strings.Contains(p, "://") || strings.HasPrefix(p, "/") {
-		return "", false
-	}
-	p = path.Clean(p)
-	if p == "." || strings.HasPrefix(p, "../") || p == ".." {
+	p, ok := anchor.Clean(p)
+	if !ok || strings.ContainsAny(p, "~$*?<>| ") || strings.Contains(p, ":/") {
 		return "", false
 	}
 	// "install.sh/uninstall.sh" names two files, not a directory.
@@ -224,25 +248,31 @@ func repoPath(p string) (string, bool) {
 type repoView struct {
 	root    string
 	tracked map[string]string   // path -> staged content hash
-	byBase  map[string][]string // base name -> tracked paths
+	dirs    map[string]bool     // every directory that holds a tracked file
+	byBase  map[string][]string // base name -> tracked paths and directories
 	git     bool
 }
 
 func newRepoView(root string, tracked map[string]string, git bool) *repoView {
-	v := &repoView{root: root, tracked: tracked, byBase: map[string][]string{}, git: git}
+	v := &repoView{root: root, tracked: tracked, dirs: map[string]bool{}, byBase: map[string][]string{}, git: git}
 	for p := range tracked {
-		b := path.Base(p)
-		v.byBase[b] = append(v.byBase[b], p)
+		v.byBase[path.Base(p)] = append(v.byBase[path.Base(p)], p)
+		for d := path.Dir(p); d != "." && !v.dirs[d]; d = path.Dir(d) {
+			v.dirs[d] = true
+			v.byBase[path.Base(d)] = append(v.byBase[path.Base(d)], d)
+		}
 	}
 	return v
 }
 
 // resolve finds a mentioned path in the repository, case-sensitively: the
-// tracked file itself, a tracked file it is the tail of (auth/redirect.go
-// for internal/auth/redirect.go), or, outside git, a file on disk whose
-// name has exactly that case.
+// tracked file itself or a directory that holds tracked files (an anchor
+// on db/migrations stands while anything tracked is under it), a tracked
+// file or directory it is the tail of (auth/redirect.go for
+// internal/auth/redirect.go), or, outside git, a file or directory on
+// disk whose name has exactly that case.
 func (v *repoView) resolve(p string) (string, bool) {
-	if _, ok := v.tracked[p]; ok {
+	if _, ok := v.tracked[p]; ok || v.dirs[p] {
 		return p, true
 	}
 	for _, cand := range v.byBase[path.Base(p)] {

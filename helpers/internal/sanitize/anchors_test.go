@@ -314,3 +314,23 @@ func TestRepoViewResolve(t *testing.T) {
 		}
 	}
 }
+
+// Identifiers adds to the working set's symbols the CamelCase names with
+// a capital inside; a capitalised word of prose is none.
+func TestIdentifiers(t *testing.T) {
+	for _, c := range []struct {
+		content string
+		want    []string
+	}{
+		{"GetWithRetry backs off linearly", []string{"GetWithRetry"}},
+		{"Retry with care. Backoff matters; Go is fine.", nil},
+		{"call `buildQuery` before HTTPClient.Do and NewPool", []string{"buildQuery", "HTTPClient.Do", "NewPool"}},
+		{"see RetryPolicy.go for it", nil},
+		{"stop_hook_active and GetWithRetry and GetWithRetry", []string{"stop_hook_active", "GetWithRetry"}},
+	} {
+		got := Identifiers(knowledge.Entry{Content: c.content})
+		if !slices.Equal(got, c.want) {
+			t.Errorf("Identifiers(%q) = %q, want %q", c.content, got, c.want)
+		}
+	}
+}

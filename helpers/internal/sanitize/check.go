@@ -7,13 +7,15 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/audit"
 	"github.com/cairn-dev/cairn/helpers/internal/gitx"
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 )
 
 // checkAnchors checks the anchored entries of the live ones against the
-// repository at opts.Root: an entry whose every named file is gone is
-// stale and leaves the working set; one naming a missing file or symbol
-// needs review; one whose files changed since its commit is possibly
-// outdated (see [judgeAnchors]).
+// repository at opts.Root: an entry whose every named file or directory is
+// gone is stale and leaves the working set; one naming a missing file or
+// symbol needs review; one whose files changed since it was written (its
+// Blobs; without them, since its commit) is possibly outdated (see
+// [judgeAnchors]).
 func (r *run) checkAnchors(start time.Time) {
 	opts := r.opts
 	if opts.Root == "" {
@@ -126,8 +128,12 @@ func commitHashes(repo *gitx.Repo, anchored []*keyState, resolved []resolvedFile
 	}
 	byCommit := map[string][]string{}
 	for j, st := range anchored {
-		if c := st.more.commit; gitx.IsObjectID(c) && len(resolved[j].present) > 0 {
-			byCommit[c] = append(byCommit[c], resolved[j].present...)
+		if c := st.more.commit; gitx.IsObjectID(c) {
+			for _, p := range resolved[j].present {
+				if _, ok := knowledge.FindBlob(st.more.blobs, p); !ok {
+					byCommit[c] = append(byCommit[c], p)
+				}
+			}
 		}
 	}
 	order := make([]string, 0, len(byCommit))
@@ -157,12 +163,22 @@ func (r *run) judge(st *keyState, view *repoView, rv resolvedFiles, then map[str
 			}
 		}
 	}
+	since := m.commit
 	for _, p := range rv.present {
-		if h, ok := then[p]; ok && h != view.tracked[p] {
+		now, file := view.tracked[p]
+		if !file {
+			continue // a directory: its files come and go
+		}
+		if b, ok := knowledge.FindBlob(m.blobs, p); ok {
+			if !strings.HasPrefix(now, b) {
+				act.ChangedFiles = append(act.ChangedFiles, p)
+				since = ""
+			}
+		} else if h, ok := then[p]; ok && h != now {
 			act.ChangedFiles = append(act.ChangedFiles, p)
 		}
 	}
-	act.Result, act.Effect, act.Reason = judgeAnchors(len(a.Files), act.MissingFiles, act.MissingSymbols, act.ChangedFiles, m.commit)
+	act.Result, act.Effect, act.Reason = judgeAnchors(len(a.Files), act.MissingFiles, act.MissingSymbols, act.ChangedFiles, since)
 	switch act.Result {
 	case audit.AnchorStale:
 		st.flags |= fOut
@@ -180,13 +196,16 @@ func (r *run) judge(st *keyState, view *repoView, rv resolvedFiles, then map[str
 }
 
 // judgeAnchors is the rule of the anchor check for an entry with files
-// file anchors: stale (it leaves the working set) when every one of them
-// is missing; needs review when a file anchor or a symbol is missing;
-// possibly outdated when a file changed since commit; else ok.
+// file or directory anchors: stale (it leaves the working set) when every
+// one of them is missing; needs review when an anchor or a symbol is
+// missing; possibly outdated when a file changed since commit, or, with
+// commit empty, since the entry was written; else ok.
 func judgeAnchors(files int, missingFiles, missingSymbols, changed []string, commit string) (result, effect, reason string) {
 	switch {
 	case files > 0 && len(missingFiles) == files:
 		return audit.AnchorStale, audit.EffectRemoved, "stale: every file it names is gone (" + strings.Join(missingFiles, ", ") + ")"
+	case len(missingFiles) == 0 && len(missingSymbols) == 0 && len(changed) > 0 && commit == "":
+		return audit.AnchorOutdated, audit.EffectFlagged, "possibly outdated: " + strings.Join(changed, ", ") + " changed since the note was written"
 	case len(missingFiles) > 0 || len(missingSymbols) > 0:
 		gone := append([]string{}, missingFiles...)
 		for _, s := range missingSymbols {

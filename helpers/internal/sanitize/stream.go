@@ -111,6 +111,7 @@ const (
 type keyMore struct {
 	status, reason, supersededBy string
 	commit                       string
+	blobs                        []string // the entry's Blobs: its files' state when written
 	anchors                      Anchors
 	local                        string   // the local status the anchor check gave
 	reasons                      []string // and why
@@ -197,7 +198,7 @@ func (r *run) build(ctx context.Context, arch, log *source, activeW, auditW *buf
 		r.stats.heldBytes += int64(len(st.key))
 		if m := st.more; m != nil {
 			r.stats.heldBytes += int64(len(m.status) + len(m.reason) + len(m.supersededBy) + len(m.commit))
-			for _, l := range [][]string{m.anchors.Files, m.anchors.Names, m.anchors.Symbols} {
+			for _, l := range [][]string{m.blobs, m.anchors.Files, m.anchors.Names, m.anchors.Symbols} {
 				for _, s := range l {
 					r.stats.heldBytes += int64(len(s))
 				}
@@ -390,6 +391,7 @@ func (r *run) set(st *keyState, rec *knowledge.Record, src int, off int64, n, ob
 		}
 		st.more.anchors = Anchors{Files: cloneAll(a.Files), Names: cloneAll(a.Names), Symbols: cloneAll(a.Symbols)}
 		st.more.commit = strings.Clone(e.Commit)
+		st.more.blobs = cloneAll(e.Blobs)
 	}
 }
 
