@@ -51,11 +51,43 @@ type GateWord struct {
 // gate weighs terms (the query's words without its joined identifiers,
 // see [relevance.GateTerms]) by their rarity in the cache and checks the
 // best gateHits of hits against them. A term is held where an entry's
-// word has its stem or a synonym's (see [relevance.Positions]).
-func gate(ix *index.Index, hits []Hit, terms []string) (Gate, error) {
+// word has its stem or a synonym's (see [relevance.Positions]). Unless
+// weigh is set (for explain), the words are counted in the cache only
+// when the verdict needs their weights: a best hit that holds every word
+// in one window passes, and one that holds fewer than two words (of a
+// longer query) fails, whatever they weigh.
+func gate(ix *index.Index, hits []Hit, terms []string, weigh bool) (Gate, error) {
 	g := Gate{Need: gateShare, Words: []GateWord{}}
 	if len(hits) == 0 {
 		g.Why = "nothing matches"
+		return g, nil
+	}
+	type heldWords struct {
+		pos  []int
+		held [][]int
+	}
+	best := hits[:min(gateHits, len(hits))]
+	found := make([]heldWords, len(best))
+	ones := make([]float64, len(terms))
+	for i := range ones {
+		ones[i] = 1
+	}
+	all, some := "", false
+	for i, h := range best {
+		found[i].pos, found[i].held = relevance.Positions(h.Entry, terms, true)
+		if int(relevance.BestWindow(found[i].pos, found[i].held, ones, math.MaxInt)) >= min(2, len(terms)) {
+			some = true
+			if all == "" && int(relevance.BestWindow(found[i].pos, found[i].held, ones, gateWindow)) == len(terms) {
+				all = h.Entry.Key
+			}
+		}
+	}
+	if !weigh && (all != "" || !some) {
+		g.By, g.Passed = all, all != ""
+		if g.Passed {
+			g.Share = 1
+		}
+		g.Why = verdict(g.Passed, len(terms))
 		return g, nil
 	}
 	n, err := ix.Count()
@@ -81,27 +113,29 @@ func gate(ix *index.Index, hits []Hit, terms []string) (Gate, error) {
 		g.Words = append(g.Words, GateWord{Word: t, DF: df, Weight: weights[i]})
 		total += weights[i]
 	}
-	ones := make([]float64, len(terms))
-	for i := range ones {
-		ones[i] = 1
-	}
-	for _, h := range hits[:min(gateHits, len(hits))] {
-		pos, held := relevance.Positions(h.Entry, terms, true)
-		share := relevance.BestWindow(pos, held, weights, gateWindow) / total
-		words := relevance.BestWindow(pos, held, ones, math.MaxInt)
+	for i, h := range best {
+		if total == 0 {
+			break
+		}
+		share := relevance.BestWindow(found[i].pos, found[i].held, weights, gateWindow) / total
+		words := relevance.BestWindow(found[i].pos, found[i].held, ones, math.MaxInt)
 		g.Share = max(g.Share, share)
 		if g.By == "" && share >= gateShare && int(words) >= min(2, len(terms)) {
 			g.By = h.Entry.Key
 		}
 	}
 	g.Passed = g.By != ""
-	switch {
-	case g.Passed:
-		g.Why = "a best hit holds enough of the query's rare words together"
-	case total == 0:
-		g.Why = "the query has no word to weigh"
-	default:
-		g.Why = "no best hit holds enough of the query's rare words together"
-	}
+	g.Why = verdict(g.Passed, len(terms))
 	return g, nil
+}
+
+// verdict is the gate's reason, in words.
+func verdict(passed bool, terms int) string {
+	switch {
+	case passed:
+		return "a best hit holds enough of the query's rare words together"
+	case terms == 0:
+		return "the query has no word to weigh"
+	}
+	return "no best hit holds enough of the query's rare words together"
 }

@@ -29,32 +29,34 @@ func gateLog(t *testing.T) *knowledge.Store {
 
 func TestGateWeighsRareWordsTogether(t *testing.T) {
 	ix := openSynced(t, gateLog(t))
-	for _, tc := range []struct {
-		query  string
-		passed bool
-	}{
-		{"geofence radius", true},                  // the rare words, together
-		{"driver app geofence", true},              // a rare word carries common ones
-		{"iOS driver app TestFlight build", false}, // only the common words are held
-		{"kafka consumer rebalance", false},        // nothing held
-		{"office password zebra yak gnu", false},   // held, but forty words apart
-		{"carrier password zebra yak gnu", true},   // held together
-		{"geofence", true},                         // one word, held
-	} {
-		hits, g, err := searchGate(ix, Query{Text: tc.query, Limit: 10, Floor: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if g == nil || g.Passed != tc.passed || (len(hits) > 0) != tc.passed {
-			t.Errorf("%q: gate %+v, %d hits; want passed %v", tc.query, g, len(hits), tc.passed)
-			continue
-		}
-		if tc.passed && g.By == "" || !tc.passed && g.By != "" || g.Need != gateShare {
-			t.Errorf("%q: by %q need %v", tc.query, g.By, g.Need)
+	for _, weigh := range []bool{false, true} {
+		for _, tc := range []struct {
+			query  string
+			passed bool
+		}{
+			{"geofence radius", true},                  // the rare words, together
+			{"driver app geofence", true},              // a rare word carries common ones
+			{"iOS driver app TestFlight build", false}, // only the common words are held
+			{"kafka consumer rebalance", false},        // nothing held
+			{"office password zebra yak gnu", false},   // held, but forty words apart
+			{"carrier password zebra yak gnu", true},   // held together
+			{"geofence", true},                         // one word, held
+		} {
+			hits, g, err := searchGate(ix, Query{Text: tc.query, Limit: 10, Floor: true}, weigh)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g == nil || g.Passed != tc.passed || (len(hits) > 0) != tc.passed {
+				t.Errorf("%q: gate %+v, %d hits; want passed %v", tc.query, g, len(hits), tc.passed)
+				continue
+			}
+			if tc.passed && g.By == "" || !tc.passed && g.By != "" || g.Need != gateShare {
+				t.Errorf("%q: by %q need %v", tc.query, g.By, g.Need)
+			}
 		}
 	}
 	// The weights: a word in every entry weighs least, one in none most.
-	_, g, err := searchGate(ix, Query{Text: "driver geofence zebra", Limit: 10, Floor: true})
+	_, g, err := searchGate(ix, Query{Text: "driver geofence zebra", Limit: 10, Floor: true}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +64,7 @@ func TestGateWeighsRareWordsTogether(t *testing.T) {
 		t.Errorf("weights: %+v", g.Words)
 	}
 	// Without Floor there is no gate.
-	if hits, g, _ := searchGate(ix, Query{Text: "iOS driver app TestFlight build", Limit: 10}); g != nil || len(hits) == 0 {
+	if hits, g, _ := searchGate(ix, Query{Text: "iOS driver app TestFlight build", Limit: 10}, false); g != nil || len(hits) == 0 {
 		t.Errorf("no floor: gate %v, %d hits", g, len(hits))
 	}
 }

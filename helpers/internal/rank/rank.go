@@ -107,7 +107,7 @@ func ExplainStore(s *knowledge.Store, q Query, terms []string) ([]Hit, []map[str
 	var g *Gate
 	err = ix.Read(func() error {
 		var err error
-		hits, g, err = searchGate(ix, q)
+		hits, g, err = searchGate(ix, q, true)
 		return err
 	})
 	if err != nil {
@@ -124,15 +124,16 @@ func ExplainStore(s *knowledge.Store, q Query, terms []string) ([]Hit, []map[str
 // search answers q, whose Limit is set, from the cache as it is (see
 // [searchGate]).
 func search(ix *index.Index, q Query) ([]Hit, error) {
-	hits, _, err := searchGate(ix, q)
+	hits, _, err := searchGate(ix, q, false)
 	return hits, err
 }
 
 // searchGate answers q, whose Limit is set, from the cache as it is: a
 // listing without text; with text, the matches of its terms reordered by
 // the proximity bonus, filled up from their synonyms when too few, and,
-// with Floor, gated by the confidence gate, whose verdict it returns.
-func searchGate(ix *index.Index, q Query) ([]Hit, *Gate, error) {
+// with Floor, gated by the confidence gate, whose verdict it returns
+// (with every word's weight when explain is set).
+func searchGate(ix *index.Index, q Query, explain bool) ([]Hit, *Gate, error) {
 	if strings.TrimSpace(q.Text) == "" {
 		hits, err := newest(ix, nil, q)
 		return hits, nil, err
@@ -167,7 +168,7 @@ func searchGate(ix *index.Index, q Query) ([]Hit, *Gate, error) {
 	if !q.Floor {
 		return hits, nil, nil
 	}
-	g, err := gate(ix, hits, words)
+	g, err := gate(ix, hits, words, explain)
 	if err != nil || !g.Passed {
 		return nil, &g, err
 	}
