@@ -16,28 +16,34 @@ func evalCommand(env Env) *ucli.Command {
 	return &ucli.Command{
 		Name:      "eval",
 		Usage:     "measure recall quality on labelled queries (P@k, R@k, MRR, nDCG@10)",
-		ArgsUsage: "QUERIES.jsonl | --tools CALLS.jsonl",
+		ArgsUsage: "QUERIES.jsonl... | --tools CALLS.jsonl",
 		Description: "Each line of QUERIES.jsonl has at least \"query\" and \"relevant_keys\" (and\n" +
 			"optionally \"kind\"). With --corpus, that knowledge JSONL is indexed in a temporary\n" +
 			"cache; without it, the project's own log is searched. Queries without relevant\n" +
 			"keys are negatives: eval reports how many of them returned anything.\n\n" +
+			"Several QUERIES files are several sets, each with its own --corpus, in the same\n" +
+			"order (or none, for the project's log), reported one after the other.\n\n" +
 			"With --tools, each line of CALLS.jsonl is a tool call of a session ({\"session\",\n" +
 			"\"tool\", \"path\" or \"command\", \"expected_keys\"}), replayed in order through the\n" +
 			"hook that runs before a tool call; eval reports the precision and recall of the\n" +
 			"notes it injected.",
 		Flags: []ucli.Flag{
-			&ucli.StringFlag{Name: "corpus", Usage: "a knowledge JSONL to index (keys kept)"},
+			&ucli.StringSliceFlag{Name: "corpus", Usage: "a knowledge JSONL to index (keys kept); once per QUERIES file"},
 			&ucli.IntFlag{Name: "k", Value: 5, Usage: "the cut-off for precision and recall"},
 			&ucli.StringFlag{Name: "baseline", Usage: "also run a baseline: grep"},
-			&ucli.BoolFlag{Name: "json", Usage: "print {\"cairn\": M, \"grep\": M} as JSON"},
+			&ucli.BoolFlag{Name: "json", Usage: "print {\"cairn\": M, \"grep\": M} as JSON (with several sets, an array of {\"queries\", \"corpus\", \"results\"})"},
 			&ucli.StringFlag{Name: "tools", Usage: "score the notes injected before the scripted tool calls of this JSONL instead"},
 		},
 		Action: func(c *ucli.Context) error {
 			if c.IsSet("tools") {
 				return evalTools(c, env)
 			}
-			if c.NArg() != 1 {
+			if c.NArg() == 0 {
 				return usagef("eval needs the QUERIES.jsonl file")
+			}
+			corpora := c.StringSlice("corpus")
+			if len(corpora) > 0 && len(corpora) != c.NArg() {
+				return usagef("eval got %d QUERIES files and %d --corpus: give one --corpus per QUERIES file, in the same order, or none", c.NArg(), len(corpora))
 			}
 			if b := c.String("baseline"); b != "" && b != "grep" {
 				return usagef("unknown --baseline %q: the baseline is grep", b)
@@ -45,41 +51,74 @@ func evalCommand(env Env) *ucli.Command {
 			if c.Int("k") < 1 {
 				return usagef("--k must be at least 1")
 			}
-			qdata, err := os.ReadFile(abs(env, c.Args().First()))
-			if err != nil {
-				return hinted(fmt.Errorf("cannot read %s: %w", c.Args().First(), unwrapPath(err)), "check the path")
-			}
-			queries, err := eval.ReadQueries(qdata)
-			if err != nil {
-				return hinted(fmt.Errorf("%s: %w", c.Args().First(), err), "each line needs {\"query\": ..., \"relevant_keys\": [...]}")
-			}
 			opts := eval.Options{K: c.Int("k"), Grep: c.String("baseline") == "grep"}
-			var results map[string]eval.Result
-			if corpus := c.String("corpus"); corpus != "" {
-				data, err := os.ReadFile(abs(env, corpus))
-				if err != nil {
-					return hinted(fmt.Errorf("cannot read %s: %w", corpus, unwrapPath(err)), "check --corpus")
+			var sets []evalSet
+			for i, name := range c.Args().Slice() {
+				set := evalSet{Queries: name}
+				if len(corpora) > 0 {
+					set.Corpus = corpora[i]
 				}
-				results, err = eval.EvaluateCorpus(data, queries, opts)
-				if err != nil {
+				var err error
+				if set.Results, err = evalOne(c, env, set, opts); err != nil {
 					return err
 				}
-			} else {
-				p, err := findProject(c, env)
-				if err != nil {
-					return err
-				}
-				if results, err = eval.Evaluate(p.Store, queries, opts); err != nil {
-					return err
-				}
+				sets = append(sets, set)
 			}
 			if c.Bool("json") {
-				return writeJSON(env.Stdout, results)
+				if len(sets) == 1 {
+					return writeJSON(env.Stdout, sets[0].Results)
+				}
+				return writeJSON(env.Stdout, sets)
 			}
-			printEval(env.Stdout, results, c.Int("k"))
+			for i, set := range sets {
+				if len(sets) > 1 {
+					if i > 0 {
+						fmt.Fprintln(env.Stdout)
+					}
+					fmt.Fprintf(env.Stdout, "%s", set.Queries)
+					if set.Corpus != "" {
+						fmt.Fprintf(env.Stdout, " on %s", set.Corpus)
+					}
+					fmt.Fprintln(env.Stdout, ":")
+				}
+				printEval(env.Stdout, set.Results, c.Int("k"))
+			}
 			return nil
 		},
 	}
+}
+
+// evalSet is one set of labelled queries, the corpus they run on ("" for
+// the project's log) and what eval measured.
+type evalSet struct {
+	Queries string                 `json:"queries"`
+	Corpus  string                 `json:"corpus,omitempty"`
+	Results map[string]eval.Result `json:"results"`
+}
+
+// evalOne reads set's queries and evaluates them on its corpus or, with
+// none, on the project's log.
+func evalOne(c *ucli.Context, env Env, set evalSet, opts eval.Options) (map[string]eval.Result, error) {
+	qdata, err := os.ReadFile(abs(env, set.Queries))
+	if err != nil {
+		return nil, hinted(fmt.Errorf("cannot read %s: %w", set.Queries, unwrapPath(err)), "check the path")
+	}
+	queries, err := eval.ReadQueries(qdata)
+	if err != nil {
+		return nil, hinted(fmt.Errorf("%s: %w", set.Queries, err), "each line needs {\"query\": ..., \"relevant_keys\": [...]}")
+	}
+	if set.Corpus != "" {
+		data, err := os.ReadFile(abs(env, set.Corpus))
+		if err != nil {
+			return nil, hinted(fmt.Errorf("cannot read %s: %w", set.Corpus, unwrapPath(err)), "check --corpus")
+		}
+		return eval.EvaluateCorpus(data, queries, opts)
+	}
+	p, err := findProject(c, env)
+	if err != nil {
+		return nil, err
+	}
+	return eval.Evaluate(p.Store, queries, opts)
 }
 
 func abs(env Env, p string) string {
@@ -135,7 +174,12 @@ func evalTools(c *ucli.Context, env Env) error {
 		return hinted(fmt.Errorf("%s: %w", name, err), "each line needs {\"session\": ..., \"tool\": ..., \"path\" or \"command\", \"expected_keys\": [...]}")
 	}
 	var corpus []byte
-	if name := c.String("corpus"); name != "" {
+	corpora := c.StringSlice("corpus")
+	if len(corpora) > 1 {
+		return usagef("eval --tools takes one --corpus")
+	}
+	if len(corpora) == 1 {
+		name := corpora[0]
 		if corpus, err = os.ReadFile(abs(env, name)); err != nil {
 			return hinted(fmt.Errorf("cannot read %s: %w", name, unwrapPath(err)), "check --corpus")
 		}

@@ -20,18 +20,24 @@ type explanation struct {
 	// or "newest" (--recent: by time, the priors unused).
 	Order string         `json:"order"`
 	Hits  []explainedHit `json:"hits"`
+	// Gate is the confidence gate's verdict: which hit let the query
+	// through, or why nothing did (absent for --recent).
+	Gate *rank.Gate `json:"gate,omitempty"`
 }
 
 // explainedHit is one hit and why.
 type explainedHit struct {
-	Rank     int     `json:"rank"`
-	Key      string  `json:"key"`
-	Type     string  `json:"type"`
-	Content  string  `json:"content"`
-	Score    float64 `json:"score"`
-	BM25     float64 `json:"bm25"`  // the full-text score before the priors
-	Prior    float64 `json:"prior"` // the product of the priors' factors
-	Archived bool    `json:"archived"`
+	Rank    int     `json:"rank"`
+	Key     string  `json:"key"`
+	Type    string  `json:"type"`
+	Content string  `json:"content"`
+	Score   float64 `json:"score"`
+	BM25    float64 `json:"bm25"`  // the full-text score before the priors
+	Prior   float64 `json:"prior"` // the product of the priors' factors
+	// Proximity is the bonus for the query's words standing together in
+	// the entry (1 when they do not).
+	Proximity float64 `json:"proximity"`
+	Archived  bool    `json:"archived"`
 	// Via says which search found it: "terms" (the query's words and
 	// their identifier parts) or "synonyms" (ranked after every match of
 	// the terms, filling up a short answer).
@@ -52,8 +58,8 @@ type termMatch struct {
 // explain says why each of hits, the answer to q (read as a), is there,
 // in their order; fields[i] are the fields of hits[i] each term matched
 // (see [index.Index.Fields]).
-func explain(q rank.Query, a relevance.Analysis, hits []rank.Hit, fields []map[string][]string) explanation {
-	x := explanation{Query: q.Text, Analysis: a, Order: "score", Hits: []explainedHit{}}
+func explain(q rank.Query, a relevance.Analysis, hits []rank.Hit, fields []map[string][]string, g *rank.Gate) explanation {
+	x := explanation{Query: q.Text, Analysis: a, Order: "score", Hits: []explainedHit{}, Gate: g}
 	if q.NewestFirst {
 		x.Order = "newest"
 	}
@@ -61,9 +67,12 @@ func explain(q rank.Query, a relevance.Analysis, hits []rank.Hit, fields []map[s
 	for i, h := range hits {
 		e := h.Entry
 		prior := rank.Prior(e, h.Effect)
-		bm := h.Score
+		bm, prox := h.Score, h.Proximity
+		if x.Order != "score" || prox == 0 {
+			prox = 1
+		}
 		if x.Order == "score" && prior != 0 {
-			bm = h.Score / prior
+			bm = h.Score / prior / prox
 		}
 		via := "terms"
 		if h.Synonym {
@@ -71,7 +80,7 @@ func explain(q rank.Query, a relevance.Analysis, hits []rank.Hit, fields []map[s
 		}
 		xh := explainedHit{
 			Rank: i + 1, Key: e.Key, Type: e.Type, Content: e.Content,
-			Score: recall.RoundScore(h.Score), BM25: recall.RoundScore(bm), Prior: recall.RoundScore(prior), Archived: h.Archived,
+			Score: recall.RoundScore(h.Score), BM25: recall.RoundScore(bm), Prior: recall.RoundScore(prior), Proximity: recall.RoundScore(prox), Archived: h.Archived,
 			Via: via, Matched: []termMatch{}, Priors: rank.Factors(e, h.Effect), Note: e.Note, Untrusted: true,
 		}
 		for _, t := range terms {
@@ -95,7 +104,19 @@ func printExplanation(w io.Writer, x explanation) {
 	if x.Order == "newest" {
 		fmt.Fprintln(w, "  order: newest first (--recent); the priors do not apply")
 	} else {
-		fmt.Fprintln(w, "  order: score = bm25 (content x10, tags x5, identifiers x4, type x2) x priors")
+		fmt.Fprintln(w, "  order: score = bm25 (content x10, tags x5, identifiers x4, type x2) x priors x proximity")
+	}
+	if g := x.Gate; g != nil {
+		verdict := "stopped the query"
+		if g.Passed {
+			verdict = "let it through by " + inert(g.By)
+		}
+		fmt.Fprintf(w, "  gate: %s: %s (best share %.2f, needs %.2f)\n", verdict, g.Why, g.Share, g.Need)
+		var ws []string
+		for _, gw := range g.Words {
+			ws = append(ws, fmt.Sprintf("%s %.2f (in %d)", inert(gw.Word), gw.Weight, gw.DF))
+		}
+		fmt.Fprintf(w, "  gate weights: %s\n", orNone(strings.Join(ws, ", ")))
 	}
 	if len(x.Hits) == 0 {
 		fmt.Fprintln(w, "nothing matches")
@@ -103,7 +124,7 @@ func printExplanation(w io.Writer, x explanation) {
 	}
 	fmt.Fprintln(w, recall.OpenTag)
 	for _, h := range x.Hits {
-		fmt.Fprintf(w, "%d. %s  score %.4g = bm25 %.4g x prior %.4g", h.Rank, inert(h.Key), h.Score, h.BM25, h.Prior)
+		fmt.Fprintf(w, "%d. %s  score %.4g = bm25 %.4g x prior %.4g x proximity %.4g", h.Rank, inert(h.Key), h.Score, h.BM25, h.Prior, h.Proximity)
 		if h.Via == "synonyms" {
 			fmt.Fprint(w, "  (found by synonyms, after every direct match)")
 		}
@@ -151,6 +172,8 @@ func termLabel(t relevance.Term) string {
 	switch t.Origin {
 	case relevance.FromSplit:
 		s += " (split from " + untrusted.ForAgent(t.Of, 0) + ")"
+	case relevance.FromJoin:
+		s += " (joined from " + untrusted.ForAgent(t.Of, 0) + ")"
 	case relevance.FromSynonym:
 		s += " (synonym of " + untrusted.ForAgent(t.Of, 0) + ")"
 	}

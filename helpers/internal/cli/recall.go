@@ -88,11 +88,11 @@ func recallCommand(env Env) *ucli.Command {
 			}
 			if c.Bool("explain") {
 				a := relevance.Analyse(q.Text)
-				hits, fields, err := rank.ExplainStore(p.Store, q, a.All())
+				hits, fields, g, err := rank.ExplainStore(p.Store, q, a.All())
 				if err != nil {
 					return err
 				}
-				x := explain(q, a, hits, fields)
+				x := explain(q, a, hits, fields, g)
 				if c.Bool("json") {
 					return writeJSON(env.Stdout, x)
 				}

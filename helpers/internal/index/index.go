@@ -37,7 +37,7 @@ import (
 
 // schemaVersion changes whenever the schema or what is derived from the log
 // changes; a cache of another version is rebuilt.
-const schemaVersion = "8"
+const schemaVersion = "9"
 
 // FileName is the cache database's name inside .cairn/cache.
 const FileName = "index.db"

@@ -405,6 +405,12 @@ func (ix *Index) plan(terms []string) (string, error) {
 	return quoteTerms(keep, "OR"), nil
 }
 
+// DocFreq counts the entries of the cache a search for term matches (as
+// [Index.Matches] reads it: a long term as a prefix), stopping at max.
+func (ix *Index) DocFreq(term string, max int) (int, error) {
+	return ix.countUpTo(quoteTerms([]string{term}, "OR"), max)
+}
+
 // countUpTo counts the entries matching expr, stopping at max.
 func (ix *Index) countUpTo(expr string, max int) (int, error) {
 	var n int

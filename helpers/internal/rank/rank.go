@@ -27,7 +27,7 @@ type Query struct {
 	All         bool   // include the archive
 	Inactive    bool   // include retracted and superseded entries, and those sanitize removed
 	Limit       int    // at most this many (DefaultLimit when 0)
-	Floor       bool   // answer only if a match is confident (see [relevance.Confident])
+	Floor       bool   // answer only if the confidence gate passes (see [Gate])
 	NewestFirst bool   // order by ts instead of relevance
 	// Narrow keeps only the entries that match each of its fields set
 	// (see [index.Narrow]); the ranking is the same.
@@ -50,6 +50,9 @@ type Hit struct {
 	// (see [audit.EffectFlagged]; "" when none), which the score's
 	// priors took into account.
 	Effect string
+	// Proximity is the factor the query's words standing together in the
+	// entry gave its score (see [proximity]); 1 when they do not.
+	Proximity float64
 	// Synonym is set when the entry came in with the query's synonyms,
 	// after every match of its words as written.
 	Synonym bool
@@ -87,43 +90,70 @@ func SearchStore(s *knowledge.Store, q Query) ([]Hit, error) {
 }
 
 // ExplainStore is [SearchStore] that also says, for each hit, which of
-// terms matched in which field (see [index.Index.Fields]).
-func ExplainStore(s *knowledge.Store, q Query, terms []string) ([]Hit, []map[string][]string, error) {
+// terms matched in which field (see [index.Index.Fields]), and what the
+// confidence gate made of the query (nil when q has no gate: no Floor, or
+// no text to weigh). A query the gate stopped has no hits and a gate that
+// says why.
+func ExplainStore(s *knowledge.Store, q Query, terms []string) ([]Hit, []map[string][]string, *Gate, error) {
 	ix, _, err := index.OpenSynced(s)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer ix.Close()
-	hits, err := Search(ix, q)
+	if q.Limit <= 0 {
+		q.Limit = DefaultLimit
+	}
+	var hits []Hit
+	var g *Gate
+	err = ix.Read(func() error {
+		var err error
+		hits, g, err = searchGate(ix, q, true)
+		return err
+	})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	keys := make([]string, len(hits))
 	for i, h := range hits {
 		keys[i] = h.Entry.Key
 	}
 	fields, err := ix.Fields(keys, terms)
-	return hits, fields, err
+	return hits, fields, g, err
 }
 
-// search answers q, whose Limit is set, from the cache as it is: a listing
-// without text; with text, the matches of its terms, filled up from their
-// synonyms when too few, and gated by the confidence floor.
+// search answers q, whose Limit is set, from the cache as it is (see
+// [searchGate]).
 func search(ix *index.Index, q Query) ([]Hit, error) {
+	hits, _, err := searchGate(ix, q, false)
+	return hits, err
+}
+
+// searchGate answers q, whose Limit is set, from the cache as it is: a
+// listing without text; with text, the matches of its terms reordered by
+// the proximity bonus, filled up from their synonyms when too few, and,
+// with Floor, gated by the confidence gate, whose verdict it returns
+// (with every word's weight when explain is set).
+func searchGate(ix *index.Index, q Query, explain bool) ([]Hit, *Gate, error) {
 	if strings.TrimSpace(q.Text) == "" {
-		return newest(ix, nil, q)
+		hits, err := newest(ix, nil, q)
+		return hits, nil, err
 	}
 	terms := relevance.Terms(q.Text)
 	if len(terms) == 0 {
-		return nil, nil // no usable term: nothing, rather than everything
+		return nil, nil, nil // no usable term: nothing, rather than everything
 	}
 	if q.NewestFirst {
-		return newest(ix, terms, q)
+		hits, err := newest(ix, terms, q)
+		return hits, nil, err
 	}
-	hits, err := best(ix, terms, q)
+	wide := q
+	wide.Limit = max(q.Limit, proximityPool)
+	hits, err := best(ix, terms, wide)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	words := relevance.GateTerms(q.Text)
+	hits = proximity(hits, words, q.Limit)
 	expanded := relevance.Expand(terms)
 	if len(hits) < q.Limit && len(expanded) > len(terms) {
 		// Too few matches for the words as written: fill up with what
@@ -131,14 +161,18 @@ func search(ix *index.Index, q Query) ([]Hit, error) {
 		// db -> database), ranked after every direct match.
 		more, err := best(ix, relevance.Terms(strings.Join(expanded[len(terms):], " ")), q)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		hits = fill(hits, more, q.Limit)
 	}
-	if q.Floor && !confident(hits, terms, expanded) {
-		return nil, nil
+	if !q.Floor {
+		return hits, nil, nil
 	}
-	return hits, nil
+	g, err := gate(ix, hits, words, explain)
+	if err != nil || !g.Passed {
+		return nil, &g, err
+	}
+	return hits, &g, nil
 }
 
 // newest lists the entries q selects (with terms, those matching one),
@@ -214,17 +248,27 @@ func fill(hits, more []Hit, limit int) []Hit {
 	return hits
 }
 
-// confident is the confidence floor: a query answers only if at least one
-// of its best matches is confident (see [relevance.Confident]) for its
-// terms or, when it has synonyms, for them too. Gating the whole answer,
-// rather than filtering each match, keeps the entries that share one rare
-// word with a real question while a question about something the log does
-// not cover gets no answer.
-func confident(hits []Hit, terms, expanded []string) bool {
-	for _, h := range hits {
-		if relevance.Confident(h.Entry, terms) || (len(expanded) > len(terms) && relevance.Confident(h.Entry, expanded)) {
-			return true
+// proximityPool is how many of the best matches the proximity bonus
+// reorders: the first page of any answer.
+const proximityPool = 10
+
+// proximityBonus is the most the proximity bonus multiplies a score by.
+const proximityBonus = 0.5
+
+// proximity lifts each of hits by how often two of terms stand together in
+// its content (see [relevance.Together]): up to 1+proximityBonus when
+// there are as many such places as terms less one. A long note that
+// holds the query's words in different topics falls behind the one that
+// says them in one place. It returns the best limit.
+func proximity(hits []Hit, terms []string, limit int) []Hit {
+	if len(terms) > 1 {
+		for i := range hits {
+			pos, held := relevance.Positions(hits[i].Entry, terms, false)
+			f := 1 + proximityBonus*min(1, float64(relevance.Together(pos, held))/float64(len(terms)-1))
+			hits[i].Score *= f
+			hits[i].Proximity = f
 		}
+		sortHits(hits)
 	}
-	return false
+	return hits[:min(len(hits), limit)]
 }

@@ -5,13 +5,14 @@ const (
 	FromQuery   = "query"   // a word as written
 	FromSplit   = "split"   // a part of an identifier of the query (parseConfig -> parse)
 	FromSynonym = "synonym" // a synonym of another term (db -> database)
+	FromJoin    = "join"    // an identifier of the query written with - or _, joined (max_ack_pending -> maxackpending)
 )
 
 // Term is one search term of an analysed query.
 type Term struct {
 	Term   string `json:"term"`
-	Origin string `json:"origin"`       // FromQuery, FromSplit or FromSynonym
-	Of     string `json:"of,omitempty"` // the identifier split, or the term a synonym stands for
+	Origin string `json:"origin"`       // FromQuery, FromSplit, FromJoin or FromSynonym
+	Of     string `json:"of,omitempty"` // the identifier split or joined, or the term a synonym stands for
 	// Prefix is set when the search also finds words the term starts
 	// (see [Prefixed]).
 	Prefix bool `json:"prefix,omitempty"`
@@ -32,11 +33,7 @@ func Analyse(text string) Analysis {
 	a := Analysis{Terms: []Term{}, Synonyms: []Term{}, Dropped: []string{}}
 	var plain []string
 	dropped := map[string]bool{}
-	walkTerms(text, func(t, from string) {
-		origin := FromQuery
-		if from != "" {
-			origin = FromSplit
-		}
+	walkTerms(text, func(t, from, origin string) {
 		a.Terms = append(a.Terms, Term{Term: t, Origin: origin, Of: from, Prefix: Prefixed(t)})
 		plain = append(plain, t)
 	}, func(w string) {

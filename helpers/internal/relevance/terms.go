@@ -9,6 +9,7 @@
 package relevance
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -39,45 +40,119 @@ get got use used using via per vs etc ie eg`) {
 
 // Terms splits text into the lower-case search terms a query uses: runs of
 // letters and digits, stop words and one-letter words dropped, duplicates
-// removed, at most MaxTerms.
+// removed, at most MaxTerms. A branch-name prefix (fix/, feat:) is left out
+// (see [StripBranchPrefix]); an identifier is also searched split
+// (parseConfig -> parse, config) and, when written with - or _, joined
+// (max_ack_pending -> maxackpending).
 func Terms(text string) []string {
 	var terms []string
-	walkTerms(text, func(t, _ string) { terms = append(terms, t) }, nil)
+	walkTerms(text, func(t, _, _ string) { terms = append(terms, t) }, nil)
 	return terms
 }
 
+// GateTerms are the terms of text a confidence test weighs: [Terms]
+// without the joined identifiers, whose parts are among them.
+func GateTerms(text string) []string {
+	var terms []string
+	walkTerms(text, func(t, _, origin string) {
+		if origin != FromJoin {
+			terms = append(terms, t)
+		}
+	}, nil)
+	return terms
+}
+
+// branchPrefixes are the kinds of change a branch name or a commit title
+// starts with (fix/eta-flapping, feat(api): ..., chore: ...): they say what
+// the work is, not what it is about, and match notes about any fix.
+var branchPrefixes = map[string]bool{
+	"fix": true, "feat": true, "feature": true, "chore": true, "bugfix": true, "hotfix": true,
+	"refactor": true, "wip": true, "perf": true, "docs": true, "test": true, "ci": true, "build": true, "style": true,
+}
+
+// StripBranchPrefix removes a leading branch-name or commit-title prefix:
+// "fix/", "feat/", "chore: ", "feat(api): ". A word before "/" is a prefix
+// only for the kinds that name branches (not docs/, test/ or build/, which
+// are also folders).
+func StripBranchPrefix(text string) string {
+	t := strings.TrimLeft(text, " \t")
+	i := strings.IndexAny(t, "/:(!")
+	if i <= 0 || !branchPrefixes[strings.ToLower(t[:i])] {
+		return text
+	}
+	word, rest := strings.ToLower(t[:i]), t[i:]
+	if rest[0] == '(' { // a conventional commit's scope: feat(api): ...
+		j := strings.Index(rest, ")")
+		if j < 0 {
+			return text
+		}
+		rest = rest[j+1:]
+	}
+	rest = strings.TrimPrefix(rest, "!")
+	switch {
+	case strings.HasPrefix(rest, ":"):
+		return rest[1:]
+	case strings.HasPrefix(rest, "/") && word != "docs" && word != "test" && word != "build" && word != "ci" && word != "style":
+		return rest[1:]
+	}
+	return text
+}
+
 // walkTerms calls term for each of text's terms in the order [Terms]
-// lists them, with the identifier it was split from ("" for a word as
-// written), and dropped (when not nil) for each stop word or one-letter
-// word left out.
-func walkTerms(text string, term func(t, from string), dropped func(w string)) {
+// lists them, with the identifier it was split from or joined from ("" for
+// a word as written) and its origin ([FromQuery], [FromSplit], [FromJoin]),
+// and dropped (when not nil) for each stop word or one-letter word left
+// out.
+func walkTerms(text string, term func(t, from, origin string), dropped func(w string)) {
 	n := 0
 	seen := map[string]bool{}
-	add := func(f, from string) bool {
+	add := func(f, from, origin string) bool {
 		if len([]rune(f)) < 2 || stopWords()[f] || seen[f] {
-			if dropped != nil && !seen[f] {
+			if dropped != nil && !seen[f] && origin != FromJoin {
 				dropped(f)
 			}
 			return n < MaxTerms
 		}
 		seen[f] = true
 		n++
-		term(f, from)
+		term(f, from, origin)
 		return n < MaxTerms
 	}
-	for _, f := range strings.FieldsFunc(text, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}) {
-		if !add(strings.ToLower(f), "") {
-			break
-		}
-		// parseConfig also searches for parse and config.
-		for _, p := range SplitIdent(f) {
-			if !add(p, f) {
+	for _, chunk := range strings.FieldsFunc(StripBranchPrefix(text), notIdentRune) {
+		words := strings.FieldsFunc(chunk, notWordRune)
+		for _, f := range words {
+			if !add(strings.ToLower(f), "", FromQuery) {
 				return
 			}
+			// parseConfig also searches for parse and config.
+			for _, p := range SplitIdent(f) {
+				if !add(p, f, FromSplit) {
+					return
+				}
+			}
+		}
+		// max_ack_pending also searches for maxackpending.
+		if j := joined(words); j != "" && !add(j, chunk, FromJoin) {
+			return
 		}
 	}
+}
+
+// notWordRune separates the words of a text: anything but a letter or a
+// digit.
+func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
+
+// notIdentRune separates the identifiers of a text: words joined by - or
+// _ (idempotency-key, max_ack_pending) are one.
+func notIdentRune(r rune) bool { return notWordRune(r) && r != '-' && r != '_' }
+
+// joined is the lower-case join of an identifier's words (Idempotency-Key
+// -> idempotencykey), or "" for a single word.
+func joined(words []string) string {
+	if len(words) < 2 {
+		return ""
+	}
+	return strings.ToLower(strings.Join(words, ""))
 }
 
 // SplitIdent splits an identifier at case changes and between letters and
@@ -128,12 +203,20 @@ func SplitIdent(word string) []string {
 	return out
 }
 
-// Idents is the text of an entry's split identifiers, indexed in a column
-// of its own so "parse config" finds parseConfig.
+// Idents is the text of an entry's identifiers, split (parseConfig ->
+// parse config) and joined (max_ack_pending -> maxackpending), indexed in
+// a column of its own so "parse config" finds parseConfig and
+// "idempotencykey" finds Idempotency-Key.
 func Idents(text string) string {
 	var parts []string
-	for _, f := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		parts = append(parts, SplitIdent(f)...)
+	for _, chunk := range strings.FieldsFunc(text, notIdentRune) {
+		words := strings.FieldsFunc(chunk, notWordRune)
+		for _, f := range words {
+			parts = append(parts, SplitIdent(f)...)
+		}
+		if j := joined(words); j != "" {
+			parts = append(parts, j)
+		}
 	}
 	return strings.Join(parts, " ")
 }
@@ -253,40 +336,47 @@ func Coverage(e knowledge.Entry, terms []string) (matched int, share float64) {
 	if len(terms) == 0 {
 		return 0, 0
 	}
-	stems := map[string]bool{}
-	for _, w := range strings.FieldsFunc(e.Content+" "+strings.Join(e.Tags, " "), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}) {
-		stems[stem(strings.ToLower(w))] = true
-		for _, p := range SplitIdent(w) {
-			stems[stem(p)] = true
-		}
-	}
-	for _, t := range terms {
-		ts := stem(t)
-		if stems[ts] {
+	for _, c := range Covered(e, terms) {
+		if c {
 			matched++
-			continue
-		}
-		for w := range stems {
-			if sameStem(ts, w) {
-				matched++
-				break
-			}
 		}
 	}
 	return matched, float64(matched) / float64(len(terms))
 }
 
-// Confident reports whether an entry matches enough of a query to be shown
-// when nothing better exists: a one-term query needs its term, a longer
-// one at least two of its terms. Matching a single common word of a
-// longer query is what a query about something the log does not cover
-// looks like.
-func Confident(e knowledge.Entry, terms []string) bool {
-	matched, _ := Coverage(e, terms)
-	return matched >= min(2, len(terms))
+// Covered says, for each of terms, whether the entry contains it as
+// [Coverage] counts.
+func Covered(e knowledge.Entry, terms []string) []bool {
+	out := make([]bool, len(terms))
+	if len(terms) == 0 {
+		return out
+	}
+	stems := map[string]bool{}
+	for _, w := range strings.FieldsFunc(e.Content+" "+strings.Join(e.Tags, " "), notWordRune) {
+		stems[stem(strings.ToLower(w))] = true
+		for _, p := range SplitIdent(w) {
+			stems[stem(p)] = true
+		}
+	}
+	for i, t := range terms {
+		ts := stem(t)
+		if stems[ts] {
+			out[i] = true
+			continue
+		}
+		for w := range stems {
+			if sameStem(ts, w) {
+				out[i] = true
+				break
+			}
+		}
+	}
+	return out
 }
+
+// Synonyms is the other words of t's synonym group (db -> database), nil
+// when it has none.
+func Synonyms(t string) []string { return synonyms()[t] }
 
 // minPrefixStem is the shortest stem a query term searches as a prefix.
 const minPrefixStem = 6
@@ -325,4 +415,101 @@ func stem(w string) string {
 		}
 	}
 	return w
+}
+
+// Positions lists, for each word of an entry's content in order, the
+// indexes of terms it holds (as [Covered] counts a term held; a term's
+// group of synonyms counts as the term when synonyms is set), and after
+// them, as one more position, those its tags hold. Words that hold no
+// term are left out; pos is each listed word's place in the content.
+func Positions(e knowledge.Entry, terms []string, synonyms bool) (pos []int, held [][]int) {
+	groups := make([][]string, len(terms))
+	for i, t := range terms {
+		groups[i] = []string{stem(t)}
+		if synonyms {
+			for _, s := range Synonyms(t) {
+				groups[i] = append(groups[i], stem(s))
+			}
+		}
+	}
+	match := func(w string) []int {
+		var out []int
+		ws := stem(strings.ToLower(w))
+		parts := SplitIdent(w)
+		for i, g := range groups {
+		group:
+			for _, ts := range g {
+				if sameStem(ts, ws) {
+					out = append(out, i)
+					break
+				}
+				for _, p := range parts {
+					if sameStem(ts, stem(p)) {
+						out = append(out, i)
+						break group
+					}
+				}
+			}
+		}
+		return out
+	}
+	n := 0
+	for _, w := range strings.FieldsFunc(e.Content, notWordRune) {
+		if m := match(w); m != nil {
+			pos = append(pos, n)
+			held = append(held, m)
+		}
+		n++
+	}
+	var tags []int
+	for _, w := range strings.FieldsFunc(strings.Join(e.Tags, " "), notWordRune) {
+		tags = append(tags, match(w)...)
+	}
+	if tags != nil {
+		pos = append(pos, n+1<<20) // apart from every word of the content
+		held = append(held, tags)
+	}
+	return pos, held
+}
+
+// BestWindow is the most weight of distinct terms that stand within
+// window words of each other in an entry, from [Positions]' pos and
+// held, with weights[i] the weight of term i.
+func BestWindow(pos []int, held [][]int, weights []float64, window int) float64 {
+	count := make([]int, len(weights))
+	var cur, best float64
+	lo := 0
+	for hi := range pos {
+		for _, t := range held[hi] {
+			if count[t] == 0 {
+				cur += weights[t]
+			}
+			count[t]++
+		}
+		for pos[hi]-pos[lo] >= window {
+			for _, t := range held[lo] {
+				count[t]--
+				if count[t] == 0 {
+					cur -= weights[t]
+				}
+			}
+			lo++
+		}
+		best = max(best, cur)
+	}
+	return best
+}
+
+// Together counts the places where two different terms stand at most two
+// words apart in an entry's content, from [Positions]' pos and held: the
+// query's words read together (load board, signed URL), not scattered
+// over a long note's topics.
+func Together(pos []int, held [][]int) int {
+	n := 0
+	for i := 1; i < len(pos); i++ {
+		if pos[i]-pos[i-1] <= 2 && !slices.Equal(held[i], held[i-1]) {
+			n++
+		}
+	}
+	return n
 }

@@ -19,7 +19,7 @@ func TestTerms(t *testing.T) {
 		{"", nil},
 		{"café naïve 日本語", []string{"café", "naïve", "日本語"}},
 		{"dup DUP Dup", []string{"dup"}},
-		{"foo-bar_baz.qux", []string{"foo", "bar", "baz", "qux"}},
+		{"foo-bar_baz.qux", []string{"foo", "bar", "baz", "foobarbaz", "qux"}}, // joined at - and _, not at .
 		{`"quoted" OR NEAR(x y)`, []string{"quoted", "near"}},
 		{"parseConfig failed", []string{"parseconfig", "parse", "config", "failed"}},
 	} {
@@ -73,26 +73,22 @@ func TestExpand(t *testing.T) {
 	}
 }
 
-func TestCoverageAndConfident(t *testing.T) {
+func TestCoverage(t *testing.T) {
 	e := knowledge.Entry{Key: "k", Type: "fact", Content: "Authentication retries use parseConfig backoff", Tags: []string{"deploys"}, TS: 1}
 	for _, tc := range []struct {
-		terms     []string
-		matched   int
-		confident bool
+		terms   []string
+		matched int
 	}{
-		{[]string{"authenticate"}, 1, true},     // one stem: authenticat / authentic
-		{[]string{"retry", "config"}, 2, true},  // retries -> retr(y); parseConfig split
-		{[]string{"deploy", "zebra"}, 1, false}, // one word of a longer query
-		{[]string{"zebra"}, 0, false},           // nothing
-		{[]string{"backoff", "parse", "zebra"}, 2, true},
-		{nil, 0, true}, // nothing asked, nothing missing
+		{[]string{"authenticate"}, 1},    // one stem: authenticat / authentic
+		{[]string{"retry", "config"}, 2}, // retries -> retr(y); parseConfig split
+		{[]string{"deploy", "zebra"}, 1}, // one word of a longer query
+		{[]string{"zebra"}, 0},           // nothing
+		{[]string{"backoff", "parse", "zebra"}, 2},
+		{nil, 0}, // nothing asked, nothing missing
 	} {
 		matched, share := Coverage(e, tc.terms)
 		if matched != tc.matched || (len(tc.terms) > 0 && share != float64(tc.matched)/float64(len(tc.terms))) {
 			t.Errorf("Coverage(%q) = %d, %v; want %d", tc.terms, matched, share, tc.matched)
-		}
-		if got := Confident(e, tc.terms); got != tc.confident {
-			t.Errorf("Confident(%q) = %v, want %v", tc.terms, got, tc.confident)
 		}
 	}
 }
@@ -118,5 +114,84 @@ func TestPrefixed(t *testing.T) {
 		if got := Prefixed(tc.term); got != tc.want {
 			t.Errorf("Prefixed(%q) = %v, want %v", tc.term, got, tc.want)
 		}
+	}
+}
+
+func TestStripBranchPrefix(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"fix/eta-flapping", "eta-flapping"},
+		{"feat/per-facility-geofence", "per-facility-geofence"},
+		{"chore: tenant offboarding script", " tenant offboarding script"},
+		{"feat(api)!: idempotent create", " idempotent create"},
+		{"  Fix: load board slow", " load board slow"},
+		{"docs: recall table", " recall table"},
+		{"docs/recall.md", "docs/recall.md"},     // a folder, not a branch
+		{"test/fixtures", "test/fixtures"},       // a folder
+		{"fixture loading", "fixture loading"},   // a word, not a prefix
+		{"fix the ETA", "fix the ETA"},           // no separator
+		{"feat(api: broken", "feat(api: broken"}, // an unclosed scope
+		{"release/v1.2", "release/v1.2"},         // not a kind of change
+		{"config/app.yaml", "config/app.yaml"},   // a path
+		{"", ""},
+	} {
+		if got := StripBranchPrefix(tc.in); got != tc.want {
+			t.Errorf("StripBranchPrefix(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestTermsJoinIdentifiers(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"max_ack_pending", []string{"max", "ack", "pending", "maxackpending"}},
+		{"Idempotency-Key header", []string{"idempotency", "key", "idempotencykey", "header"}},
+		{"fix/eta-flapping", []string{"eta", "flapping", "etaflapping"}},
+		{"after_commit", []string{"commit", "aftercommit"}}, // a stop word still joins
+		{"parseConfig", []string{"parseconfig", "parse", "config"}},
+	} {
+		if got := Terms(tc.in); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("Terms(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	// The gate weighs the words, not their joins.
+	if got := GateTerms("fix/max_ack_pending"); !reflect.DeepEqual(got, []string{"max", "ack", "pending"}) {
+		t.Errorf("GateTerms = %q", got)
+	}
+	a := Analyse("max_ack_pending")
+	if last := a.Terms[len(a.Terms)-1]; last.Origin != FromJoin || last.Of != "max_ack_pending" {
+		t.Errorf("Analyse: the joined term is %+v", last)
+	}
+}
+
+func TestIdentsJoinAndSplit(t *testing.T) {
+	got := Idents("Send the Idempotency-Key; eta_recalc_interval and parseConfig.")
+	want := "idempotencykey etarecalcinterval parse config" // the words apart are in the content
+	if got != want {
+		t.Errorf("Idents = %q, want %q", got, want)
+	}
+}
+
+func TestWindowsAndTogether(t *testing.T) {
+	e := knowledge.Entry{Content: "The load board was slow. " + strings.Repeat("filler ", 50) + "A signed URL expires; the database is fine.", Tags: []string{"db"}}
+	terms := []string{"load", "board", "signed", "url", "db"}
+	pos, held := Positions(e, terms, true)
+	// load, board, signed, url, database (db's synonym), the db tag.
+	if len(pos) != 6 {
+		t.Fatalf("Positions = %v %v", pos, held)
+	}
+	if n := Together(pos, held); n != 2 { // load board, signed url
+		t.Errorf("Together = %d, want 2", n)
+	}
+	w := []float64{1, 2, 4, 8, 16}
+	if got := BestWindow(pos, held, w, 10); got != 4+8+16 { // signed url database (+ the tag, apart)
+		t.Errorf("BestWindow(10) = %v", got)
+	}
+	if got := BestWindow(pos, held, w, 1<<30); got != 31 {
+		t.Errorf("BestWindow(all) = %v", got)
+	}
+	if pos, held := Positions(e, terms, false); BestWindow(pos, held, w, 1<<30) != 15+16 { // the tag holds db itself
+		t.Errorf("without synonyms: %v %v", pos, held)
 	}
 }

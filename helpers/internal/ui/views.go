@@ -164,7 +164,7 @@ func (s *Server) knowledgePage(w http.ResponseWriter, r *http.Request) {
 	if v.Explain {
 		a := relevance.Analyse(q.Text)
 		v.Analysis = &a
-		hits, fields, err = rank.ExplainStore(s.opt.Project.Store, q, a.All())
+		hits, fields, _, err = rank.ExplainStore(s.opt.Project.Store, q, a.All())
 	} else {
 		hits, err = rank.SearchStore(s.opt.Project.Store, q)
 	}
@@ -176,8 +176,8 @@ func (s *Server) knowledgePage(w http.ResponseWriter, r *http.Request) {
 		if v.Analysis != nil {
 			hv.Prior = rank.Prior(h.Entry, h.Effect)
 			hv.BM25 = h.Score
-			if hv.Prior != 0 {
-				hv.BM25 = h.Score / hv.Prior
+			if hv.Prior != 0 && h.Proximity != 0 {
+				hv.BM25 = h.Score / hv.Prior / h.Proximity
 			}
 			for _, t := range append(append([]relevance.Term{}, v.Analysis.Terms...), v.Analysis.Synonyms...) {
 				if fl := fields[i][t.Term]; len(fl) > 0 {
