@@ -27,6 +27,7 @@ type Query struct {
 	All         bool   // include the archive
 	Inactive    bool   // include retracted and superseded entries, and those sanitize removed
 	Limit       int    // at most this many (DefaultLimit when 0)
+	Skip        int    // after the first Skip hits: a later page of the same answer
 	Floor       bool   // answer only if a match is confident (see [relevance.Confident])
 	NewestFirst bool   // order by ts instead of relevance
 	// Narrow keeps only the entries that match each of its fields set
@@ -86,6 +87,27 @@ func SearchStore(s *knowledge.Store, q Query) ([]Hit, error) {
 	return Search(ix, q)
 }
 
+// Total counts the entries q selects, of which Search answers a page:
+// with no text, every entry its filter selects; with text, those matching
+// a term as written (ordered newest first, exactly what Search pages
+// through; ranked, the synonyms may add a few, and the confidence floor
+// may answer none).
+func Total(ix *index.Index, q Query) (int, error) {
+	var terms []string
+	if strings.TrimSpace(q.Text) != "" {
+		if terms = relevance.Terms(q.Text); len(terms) == 0 {
+			return 0, nil
+		}
+	}
+	var n int
+	err := ix.Read(func() error {
+		var err error
+		n, err = ix.Selected(terms, q.filter())
+		return err
+	})
+	return n, err
+}
+
 // ExplainStore is [SearchStore] that also says, for each hit, which of
 // terms matched in which field (see [index.Index.Fields]).
 func ExplainStore(s *knowledge.Store, q Query, terms []string) ([]Hit, []map[string][]string, error) {
@@ -110,6 +132,14 @@ func ExplainStore(s *knowledge.Store, q Query, terms []string) ([]Hit, []map[str
 // without text; with text, the matches of its terms, filled up from their
 // synonyms when too few, and gated by the confidence floor.
 func search(ix *index.Index, q Query) ([]Hit, error) {
+	if q.Skip > 0 && strings.TrimSpace(q.Text) != "" && !q.NewestFirst {
+		// A later page of a ranked answer: the best Skip+Limit, less the
+		// first Skip (ranking needs them all).
+		skip := q.Skip
+		q.Limit, q.Skip = skip+q.Limit, 0
+		hits, err := search(ix, q)
+		return hits[min(skip, len(hits)):], err
+	}
 	if strings.TrimSpace(q.Text) == "" {
 		return newest(ix, nil, q)
 	}
@@ -144,7 +174,7 @@ func search(ix *index.Index, q Query) ([]Hit, error) {
 // newest lists the entries q selects (with terms, those matching one),
 // newest first, unranked.
 func newest(ix *index.Index, terms []string, q Query) ([]Hit, error) {
-	cands, err := ix.Newest(terms, q.filter(), q.Limit)
+	cands, err := ix.Newest(terms, q.filter(), q.Skip, q.Limit)
 	if err != nil {
 		return nil, err
 	}
