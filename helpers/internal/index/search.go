@@ -108,8 +108,15 @@ func (ix *Index) Newest(terms []string, f Filter, skip, limit int) ([]Candidate,
 		if len(where) > 0 {
 			cond = strings.Join(where, " AND ")
 		}
+		if skip > 0 {
+			// A later page: the ids first, so that the rows skipped are
+			// only read, never decoded or sorted whole.
+			return ix.readCandidates(`SELECT e.json, e.archived, 0, coalesce(v.effect,''), coalesce(v.note,''), e.id FROM entries e `+verdictJoin+
+				` WHERE e.id IN (SELECT e.id FROM entries e `+verdictJoin+` WHERE `+cond+` ORDER BY e.ts DESC, e.key LIMIT ? OFFSET ?)`+
+				` ORDER BY e.ts DESC, e.key`, append(args, limit, skip)...)
+		}
 		return ix.readCandidates(`SELECT e.json, e.archived, 0, coalesce(v.effect,''), coalesce(v.note,''), e.id FROM entries e `+verdictJoin+
-			` WHERE `+cond+` ORDER BY e.ts DESC, e.key LIMIT ? OFFSET ?`, append(args, limit, max(skip, 0))...)
+			` WHERE `+cond+` ORDER BY e.ts DESC, e.key LIMIT ?`, append(args, limit)...)
 	}
 	expr, err := ix.plan(terms)
 	if err != nil || expr == "" {
