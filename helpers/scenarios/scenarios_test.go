@@ -59,6 +59,9 @@ func TestScript(t *testing.T) {
 			e.Setenv("REPO_ROOT", root)
 			e.Setenv("CAIRN_DIR", "")
 			e.Setenv("CAIRN_NO_BACKGROUND", "1")
+			// Times for people are local (package when): the scenarios'
+			// expectations are written in UTC.
+			e.Setenv("TZ", "UTC")
 			// Under -race, cairn here is the race-built test binary: a race
 			// it finds exits 66, which `! exec` would take for the failure
 			// expected. Its reports go to files instead, and any fails the

@@ -110,7 +110,7 @@ func (ix *Index) Newest(terms []string, f Filter, skip, limit int) ([]Candidate,
 		}
 		if skip > 0 {
 			// A later page: the ids first, so that the rows skipped are
-			// only read, never decoded or sorted whole.
+			// never decoded.
 			return ix.readCandidates(`SELECT e.json, e.archived, 0, coalesce(v.effect,''), coalesce(v.note,''), e.id FROM entries e `+verdictJoin+
 				` WHERE e.id IN (SELECT e.id FROM entries e `+verdictJoin+` WHERE `+cond+` ORDER BY e.ts DESC, e.key LIMIT ? OFFSET ?)`+
 				` ORDER BY e.ts DESC, e.key`, append(args, limit, skip)...)

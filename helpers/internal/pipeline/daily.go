@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+	"github.com/cairn-dev/cairn/helpers/internal/when"
 )
 
 // maxDaily caps a daily log read.
@@ -28,7 +29,7 @@ func DailyPath(know string, c event.Conversation) string {
 // entry and the learnings it gave are all filed under that day, so a
 // session at 22:30 in New York is the 24th's everywhere, though it is
 // already the 25th in UTC. A session with no time belongs to 1970-01-01.
-func SessionDay(c event.Conversation) string { return sessionStart(c).Format("2006-01-02") }
+func SessionDay(c event.Conversation) string { return when.Day(sessionStart(c)) }
 
 // sessionStart is when the conversation began, local time.
 func sessionStart(c event.Conversation) time.Time {

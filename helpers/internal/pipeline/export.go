@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/redact"
+	"github.com/cairn-dev/cairn/helpers/internal/when"
 )
 
 // MinMessages is the fewest messages a session needs to be exported.
@@ -125,7 +126,7 @@ func Markdown(c event.Conversation) []byte {
 	var b bytes.Buffer
 	date := ""
 	if len(c.Messages) > 0 && !c.Messages[0].Time.IsZero() {
-		date = c.Messages[0].Time.UTC().Format("2006-01-02T15:04:05Z")
+		date = when.Machine(c.Messages[0].Time)
 	}
 	project := ""
 	if c.Cwd != "" {

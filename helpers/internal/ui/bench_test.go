@@ -112,4 +112,4 @@ func BenchmarkFiltered100k(b *testing.B)  { benchmarkPage(b, 100_000, "/?author=
 func BenchmarkTimeline100k(b *testing.B)  { benchmarkPage(b, 100_000, "/timeline") }
 func BenchmarkLastPage100k(b *testing.B)  { benchmarkPage(b, 100_000, "/?page=2000") }
 func BenchmarkDiff100k(b *testing.B)      { benchmarkPage(b, 100_000, "/diff?page=1000") }
-func BenchmarkLog100k(b *testing.B)       { benchmarkPage(b, 100_000, "/log?page=1000") }
+func BenchmarkLog100k(b *testing.B)       { benchmarkPage(b, 100_000, "/log?page=4") }

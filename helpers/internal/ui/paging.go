@@ -45,7 +45,9 @@ func (p *pager) SetTotal(total int, capped bool) {
 		reach = min(total, maxRanked)
 	}
 	p.Prev, p.Next = "", ""
-	if p.Page > 1 {
+	if last := p.Pages(); p.Page > last {
+		p.Prev = p.link(last) // past the end: back to the last page
+	} else if p.Page > 1 {
 		p.Prev = p.link(p.Page - 1)
 	}
 	if p.Page*p.Per < reach {

@@ -26,7 +26,8 @@ func bigServer(t testing.TB, p *project.Project, n int) *Server {
 		changes[i] = knowledge.Change{Kind: kinds[i%len(kinds)], Entry: knowledge.Entry{Key: fmt.Sprintf("fact-change-%06d", i), Type: "fact", Content: fmt.Sprintf("change number %d", i)}}
 	}
 	var ins bytes.Buffer
-	for i := range n {
+	for i := range min(n, recall.MaxInjections) { // what the record keeps
+		i += max(n-recall.MaxInjections, 0)
 		line, err := json.Marshal(recall.Injection{Time: time.Date(2026, 5, 4, 10, 0, 0, 0, time.UTC).UnixNano() + int64(i), Agent: "claude",
 			Session: fmt.Sprintf("s%d", i%2), Moment: "session-start", Budget: 4000, Used: 100, Entries: []recall.Shown{{Key: "fact-k", Reason: "branch"}}})
 		if err != nil {
@@ -107,6 +108,9 @@ func TestCountsAndPagesAt10k(t *testing.T) {
 	page("/log", `<li class="injection">`, 50, "1–50 of 200", true, false)
 	page("/log?page=4", `<li class="injection">`, 50, "151–200 of 200", false, true)
 	page("/log?session=s1&page=2", `<li class="injection">`, 50, "51–100 of 100", false, true)
+	if body := get(t, s, "/log?page=9").Body.String(); !strings.Contains(body, "none of 200 here") || !strings.Contains(body, `href="/log?page=4"`) {
+		t.Errorf("a page past the end does not say so with a way back:\n%.2000s", body)
+	}
 }
 
 // countAuthor counts the log's entries by author, from the log itself.

@@ -27,6 +27,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/ui/markdown"
 	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
 	"github.com/cairn-dev/cairn/helpers/internal/userconf"
+	"github.com/cairn-dev/cairn/helpers/internal/when"
 	"github.com/cairn-dev/cairn/helpers/internal/wiki"
 )
 
@@ -72,14 +73,15 @@ var funcs = template.FuncMap{
 		}
 		return s
 	},
-	"day":   func(ts int64) string { return time.Unix(ts, 0).UTC().Format("2006-01-02") },
-	"stamp": func(ts int64) string { return time.Unix(ts, 0).UTC().Format("2006-01-02 15:04 UTC") },
-	"nanos": func(ns int64) string { return time.Unix(0, ns).UTC().Format("2006-01-02 15:04:05 UTC") },
+	// Times as people read them everywhere (package when).
+	"day":   func(ts int64) string { return when.Day(time.Unix(ts, 0)) },
+	"stamp": func(ts int64) string { return when.Person(time.Unix(ts, 0)) },
+	"nanos": func(ns int64) string { return when.Person(time.Unix(0, ns)) },
 	"time": func(t time.Time) string {
 		if t.IsZero() {
 			return ""
 		}
-		return t.UTC().Format("2006-01-02 15:04 UTC")
+		return when.Person(t)
 	},
 	"status": func(s string) string {
 		if s == "" {
@@ -364,27 +366,26 @@ func (s *Server) diffPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v.Diff, v.Ran = d, true
-	// The changes in the order of their sections, then one page of them
-	// drawn under their sections' titles.
-	var ordered []knowledge.Change
-	title := map[string]string{}
-	for _, t := range diffTitles {
-		title[t.kind] = t.title
-		for _, c := range d.Changes {
-			if c.Kind == t.kind {
-				ordered = append(ordered, c)
-			}
-		}
-	}
+	// The changes in the order of their sections; one page of them is
+	// drawn under their sections' titles (only the page's are copied).
 	v.Pager = newPager(r, perPage)
-	v.Pager.SetTotal(len(ordered), false)
-	for _, c := range slice(v.Pager, ordered) {
-		if n := len(v.Sections); n == 0 || v.Sections[n-1].Title != title[c.Kind] {
-			v.Sections = append(v.Sections, diffSection{Title: title[c.Kind]})
+	total := 0
+	for _, t := range diffTitles {
+		for i := range d.Changes {
+			if d.Changes[i].Kind != t.kind {
+				continue
+			}
+			if total >= v.Pager.Skip() && total < v.Pager.Skip()+v.Pager.Per {
+				if n := len(v.Sections); n == 0 || v.Sections[n-1].Title != t.title {
+					v.Sections = append(v.Sections, diffSection{Title: t.title})
+				}
+				last := &v.Sections[len(v.Sections)-1]
+				last.Changes = append(last.Changes, d.Changes[i])
+			}
+			total++
 		}
-		last := &v.Sections[len(v.Sections)-1]
-		last.Changes = append(last.Changes, c)
 	}
+	v.Pager.SetTotal(total, false)
 	s.render(w, "diff", p)
 }
 
