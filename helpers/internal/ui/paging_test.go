@@ -94,6 +94,15 @@ func TestCountsAndPagesAt10k(t *testing.T) {
 	page("/?page=200", `<li class="entry">`, 50, "9951–10000 of 10000", false, true)
 	page("/?author=dev03", `<li class="entry">`, 50, "1–50 of "+fmt.Sprint(countAuthor(t, p, "dev03")), true, false)
 
+	// A ranked search pages through its best 500 and says how many match.
+	found := get(t, s, "/?q=cache").Body.String()
+	m := regexp.MustCompile(`id="count">(\d+) entries matching, best match first \(the best 10 pages`).FindStringSubmatch(found)
+	if m == nil || m[1] == "500" {
+		t.Errorf("a search matching thousands does not say how many, nor that it pages the best 500:\n%.2000s", found)
+	} else {
+		page("/?q=cache&page=11", `<li class="entry">`, 50, "451–500 of "+m[1], false, true)
+	}
+
 	tl := get(t, s, "/timeline").Body.String()
 	if !strings.Contains(tl, `<p id="total">10000 entries in the log`) {
 		t.Errorf("the timeline does not count the whole log:\n%.2000s", tl)
