@@ -21,16 +21,21 @@ type pager struct {
 	Prev, Next string // "" when there is none
 	query      url.Values
 	path       string
+	param      string // the query's parameter that names the page
 }
 
 // newPager reads the page asked for (page=N, 1 when absent or bad) of r.
-func newPager(r *http.Request, per int) pager {
+func newPager(r *http.Request, per int) pager { return pagerOn(r, "page", per) }
+
+// pagerOn is newPager for a list paged by the parameter param, for a page
+// that pages two lists.
+func pagerOn(r *http.Request, param string, per int) pager {
 	q := r.URL.Query()
-	n, err := strconv.Atoi(q.Get("page"))
+	n, err := strconv.Atoi(q.Get(param))
 	if err != nil || n < 1 {
 		n = 1
 	}
-	return pager{Page: min(n, 1<<20), Per: per, query: q, path: r.URL.Path}
+	return pager{Page: min(n, 1<<20), Per: per, query: q, path: r.URL.Path, param: param}
 }
 
 // Skip is how many rows come before the page.
@@ -90,9 +95,9 @@ func (p pager) link(n int) string {
 		}
 	}
 	if n == 1 {
-		q.Del("page")
+		q.Del(p.param)
 	} else {
-		q.Set("page", strconv.Itoa(n))
+		q.Set(p.param, strconv.Itoa(n))
 	}
 	if e := q.Encode(); e != "" {
 		return p.path + "?" + e

@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
+	"github.com/cairn-dev/cairn/helpers/internal/userconf"
 )
 
 // bigServer serves p, whose log holds n entries, with a diff of n changes
@@ -136,4 +137,29 @@ func countAuthor(t *testing.T, p *project.Project, author string) int {
 		}
 	}
 	return n
+}
+
+// The personal page pages its session exports (exports=N) and its
+// decisions and failures (page=N) apart, each with its total.
+func TestPersonalPagesExports(t *testing.T) {
+	p := seed(t)
+	u, err := userconf.Load(os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 120 {
+		writeFile(t, filepath.Join(u.Knowledge(), "sessions", "2026-04", fmt.Sprintf("2026-04-%02d-s%03d.md", 1+i%28, i)), "# export\n")
+	}
+	s := newServer(t, p)
+	body := get(t, s, "/personal").Body.String()
+	if got := strings.Count(body, `<li><a href="/personal/export?name=`); got != 50 {
+		t.Errorf("the first page lists %d exports, want 50", got)
+	}
+	if !strings.Contains(body, "1–50 of 121") || !strings.Contains(body, `href="/personal?exports=2"`) {
+		t.Errorf("the exports' pager is missing:\n%.3000s", body)
+	}
+	last := get(t, s, "/personal?exports=3").Body.String()
+	if got := strings.Count(last, `<li><a href="/personal/export?name=`); got != 21 || !strings.Contains(last, "101–121 of 121") {
+		t.Errorf("the last page of exports lists %d:\n%.3000s", got, last)
+	}
 }

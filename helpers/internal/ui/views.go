@@ -527,12 +527,12 @@ type personalView struct {
 	On        bool
 	Knowledge string
 	Handoffs  []pipeline.Handoff
-	Entries   []knowledge.Entry
-	Exports   []string
+	Entries   []knowledge.Entry // the page's
+	Exports   []string          // the page's, newest first
+	// EntriesPager pages the entries (page=N), ExportsPager the exports
+	// (exports=N).
+	EntriesPager, ExportsPager pager
 }
-
-// maxExports caps the session exports listed.
-const maxExports = 100
 
 func (s *Server) personalPage(w http.ResponseWriter, r *http.Request) {
 	p := page{Title: "Personal", Nav: "personal"}
@@ -551,22 +551,30 @@ func (s *Server) personalPage(w http.ResponseWriter, r *http.Request) {
 	}
 	own := pipeline.OpenPersonal(know, s.opt.Project.Root)
 	v.Handoffs = own.Handoffs()
-	if v.Entries, err = own.Entries(); err != nil {
+	entries, err := own.Entries()
+	if err != nil {
 		p.Error = err.Error()
 	}
+	v.EntriesPager = newPager(r, perPage)
+	v.EntriesPager.SetTotal(len(entries), false)
+	v.Entries = slice(v.EntriesPager, entries)
+	var exports []string
 	months, _ := os.ReadDir(filepath.Join(know, "sessions"))
-	for i := len(months) - 1; i >= 0 && len(v.Exports) < maxExports; i-- {
+	for i := len(months) - 1; i >= 0; i-- {
 		if !monthRE.MatchString(months[i].Name()) || !months[i].IsDir() {
 			continue
 		}
 		files, _ := os.ReadDir(filepath.Join(know, "sessions", months[i].Name()))
 		sort.Slice(files, func(a, b int) bool { return files[a].Name() > files[b].Name() })
 		for _, f := range files {
-			if exportRE.MatchString(f.Name()) && len(v.Exports) < maxExports {
-				v.Exports = append(v.Exports, months[i].Name()+"/"+f.Name())
+			if exportRE.MatchString(f.Name()) {
+				exports = append(exports, months[i].Name()+"/"+f.Name())
 			}
 		}
 	}
+	v.ExportsPager = pagerOn(r, "exports", perPage)
+	v.ExportsPager.SetTotal(len(exports), false)
+	v.Exports = slice(v.ExportsPager, exports)
 	s.render(w, "personal", p)
 }
 
