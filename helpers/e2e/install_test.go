@@ -399,12 +399,36 @@ func TestTeammateInstallRoute(t *testing.T) {
 			t.Errorf("install.sh does not say %q:\n%s", want, transcript)
 		}
 	}
-	// The next command, as printed, works.
-	try := exec.Command(bin, "--dir", project, "doctor")
+	// Every next command, as printed, works: the doctor it suggests, the
+	// line that puts cairn on PATH, and the commit of the wiring.
+	try := exec.Command("sh", "-c", printedAfter(t, transcript, "Try: "))
 	try.Env = env
 	if out, err := try.CombinedOutput(); err != nil && !strings.Contains(string(out), "ok   wiring") {
 		t.Errorf("the printed doctor command: %v\n%s", err, out)
 	}
+	runPrinted(t, env, homeA, printedAfter(t, transcript, "is not on your PATH. So that you and your agents can run cairn by name, run:\n  "))
+	onPath := exec.Command("sh", "-c", ". ~/.bashrc && command -v cairn")
+	onPath.Env = env
+	if out, err := onPath.CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != bin {
+		t.Errorf("after the printed PATH line, cairn is not found by name: %v\n%s", err, out)
+	}
+	gitIdentity := append(env, "GIT_AUTHOR_NAME=Ana", "GIT_AUTHOR_EMAIL=ana@example.com", "GIT_COMMITTER_NAME=Ana", "GIT_COMMITTER_EMAIL=ana@example.com")
+	runPrinted(t, gitIdentity, project, printedAfter(t, transcript, "commit it so teammates get it with a pull:\n  "))
+	if st := cairntest.Git(t, project, "status", "--porcelain", ".cairn", ".claude"); st != "" {
+		t.Errorf("the printed commit left changes behind:\n%s", st)
+	}
+	// A second install with nothing changed prints no commit: it would
+	// fail with "nothing to commit". What it does print still works.
+	again := exec.Command(filepath.Join(src, "install.sh"), project)
+	again.Env = env
+	out, err = again.CombinedOutput()
+	if err != nil {
+		t.Fatalf("second install.sh: %v\n%s", err, out)
+	}
+	if strings.Contains(string(out), "git add") || strings.Contains(string(out), "git commit") {
+		t.Errorf("a second install with nothing changed prints a commit:\n%s", out)
+	}
+	runPrinted(t, env, homeA, printedAfter(t, string(out), "Try: "))
 	var cfg struct {
 		InstallHint string `json:"install_hint"`
 	}
@@ -437,5 +461,28 @@ func TestTeammateInstallRoute(t *testing.T) {
 	bad.Env = env
 	if out, err := bad.CombinedOutput(); err == nil || !strings.Contains(string(out), "install.sh: "+filepath.Join(homeA, "no such project")+" is not a directory") {
 		t.Errorf("install.sh with a missing project: %v\n%s", err, out)
+	}
+}
+
+// printedAfter returns the command printed on the rest of the line after
+// marker in out, failing t when out does not print it.
+func printedAfter(t *testing.T, out, marker string) string {
+	t.Helper()
+	_, rest, ok := strings.Cut(out, marker)
+	if !ok {
+		t.Fatalf("no %q in:\n%s", marker, out)
+	}
+	line, _, _ := strings.Cut(rest, "\n")
+	return line
+}
+
+// runPrinted runs a printed command as the person pastes it into a shell,
+// in dir, and fails t unless it succeeds.
+func runPrinted(t *testing.T, env []string, dir, command string) {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", command)
+	cmd.Dir, cmd.Env = dir, env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("the printed command %q: %v\n%s", command, err, out)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -46,7 +47,7 @@ func TestScript(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
-		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"exitcode": exitCode},
+		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"exitcode": exitCode, "printed": printed},
 		Setup: func(e *testscript.Env) error {
 			for _, kv := range testenv.Home(e.WorkDir) {
 				k, v, _ := strings.Cut(kv, "=")
@@ -58,6 +59,9 @@ func TestScript(t *testing.T) {
 			e.Setenv("REPO_ROOT", root)
 			e.Setenv("CAIRN_DIR", "")
 			e.Setenv("CAIRN_NO_BACKGROUND", "1")
+			// Times for people are local (package when): the scenarios'
+			// expectations are written in UTC.
+			e.Setenv("TZ", "UTC")
 			// Under -race, cairn here is the race-built test binary: a race
 			// it finds exits 66, which `! exec` would take for the failure
 			// expected. Its reports go to files instead, and any fails the
@@ -107,5 +111,35 @@ func exitCode(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("%s exited with status %d; want %d", args[1], got, want)
+	}
+}
+
+// printed is the script command
+//
+//	printed REGEXP
+//
+// which runs, as the person would paste it into a shell (sh -c, in the
+// script's directory, with its environment), the command cairn printed:
+// the first submatch of the first line of the last command's stdout that
+// REGEXP matches. It fails when no line matches or the command fails, so
+// that a scenario proves a printed command works as printed.
+func printed(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! printed")
+	}
+	if len(args) != 1 {
+		ts.Fatalf("usage: printed REGEXP")
+	}
+	re, err := regexp.Compile("(?m)" + args[0])
+	if err != nil || re.NumSubexp() < 1 {
+		ts.Fatalf("printed: %q is not a regexp with a submatch (%v)", args[0], err)
+	}
+	m := re.FindStringSubmatch(ts.ReadFile("stdout"))
+	if m == nil {
+		ts.Fatalf("printed: no line of stdout matches %q", args[0])
+	}
+	ts.Logf("running the printed command: %s", m[1])
+	if err := ts.Exec("sh", "-c", m[1]); err != nil {
+		ts.Fatalf("the printed command %q failed: %v\n%s", m[1], err, ts.ReadFile("stderr"))
 	}
 }

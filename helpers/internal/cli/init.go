@@ -9,6 +9,7 @@ import (
 	registered "github.com/cairn-dev/cairn/helpers/internal/agent/adapters"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+	"github.com/cairn-dev/cairn/helpers/internal/gitx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	ucli "github.com/urfave/cli/v2"
 )
@@ -91,14 +92,32 @@ func initCommand(env Env) *ucli.Command {
 				}
 			}
 			if recorded && !paths[knowledge.DirName] {
-				commit = append([]string{knowledge.DirName + "/" + knowledge.ConfigName}, commit...)
+				// The launcher names the hint, so recording it rewrote one
+				// that was there.
+				commit = append([]string{knowledge.DirName + "/" + knowledge.ConfigName, launcher.Path}, commit...)
 			}
-			if len(commit) > 0 {
+			if commit = toCommit(p.Root, p.IsGit, commit); len(commit) > 0 {
 				fmt.Fprintf(env.Stdout, "commit it so teammates get it with a pull:\n  git add %s && git commit -m \"Add cairn team memory\"\n", strings.Join(commit, " "))
 			}
 			return nil
 		},
 	}
+}
+
+// toCommit is those of paths (relative to the project's root) that git sees
+// something to commit under: init prints the commit for them, and nothing
+// when all are committed already (a second run, a teammate's pull), since
+// that commit would fail with "nothing to commit". Outside a git work tree,
+// or when git cannot say, there is no commit to print.
+func toCommit(root string, isGit bool, paths []string) []string {
+	if !isGit || len(paths) == 0 {
+		return nil
+	}
+	changed, err := gitx.Uncommitted(root, paths...)
+	if err != nil {
+		return nil
+	}
+	return changed
 }
 
 // recordInstallHint records in .cairn/config.json how a teammate installs

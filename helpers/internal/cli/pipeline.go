@@ -8,6 +8,7 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
 	"github.com/cairn-dev/cairn/helpers/internal/userconf"
+	"github.com/cairn-dev/cairn/helpers/internal/when"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -227,10 +228,10 @@ func outcomeLine(o pipeline.Outcome) string {
 	return line
 }
 
-// stamp writes Unix nanoseconds as a UTC time to the second.
+// stamp writes Unix nanoseconds for a person (see package when).
 func stamp(ns int64) string {
 	if ns == 0 {
 		return "-"
 	}
-	return time.Unix(0, ns).UTC().Format("2006-01-02 15:04:05Z")
+	return when.Person(time.Unix(0, ns))
 }

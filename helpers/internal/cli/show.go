@@ -9,6 +9,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/audit"
 	"github.com/cairn-dev/cairn/helpers/internal/curate"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/when"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -133,16 +134,14 @@ func printShown(w io.Writer, sh curate.Shown) {
 	if sh.LastShown == nil {
 		fmt.Fprintln(w, "  last shown to an agent: not in the last week")
 	} else {
-		fmt.Fprintf(w, "  last shown to an agent: %s (%d session(s) in the last week)\n", sh.LastShown.UTC().Format(time.RFC3339), sh.Sessions)
+		fmt.Fprintf(w, "  last shown to an agent: %s (%d session(s) in the last week)\n", when.Person(*sh.LastShown), sh.Sessions)
 	}
 }
 
-// secondsStamp is an entry's ts (Unix seconds) as people read it, to the
-// second in RFC 3339 (stamp, in pipeline.go, writes the queue's and the
+// secondsStamp is an entry's ts (Unix seconds) as people read it (see
+// package when; stamp, in pipeline.go, writes the queue's and the
 // injection record's nanosecond times).
-func secondsStamp(ts int64) string {
-	return time.Unix(ts, 0).UTC().Format(time.RFC3339)
-}
+func secondsStamp(ts int64) string { return when.Person(time.Unix(ts, 0)) }
 
 // status says whether an entry is in recall, and if not why.
 func status(e knowledge.Entry) string {

@@ -65,3 +65,20 @@ func CheckAttr(root, attr, path string) (string, error) {
 	}
 	return parts[2], nil
 }
+
+// Uncommitted returns those of paths (relative to root, files or
+// directories) under which git sees something to commit: a change, staged
+// or not, or an untracked file that is not ignored (`git status`).
+func Uncommitted(root string, paths ...string) ([]string, error) {
+	var changed []string
+	for _, p := range paths {
+		out, err := runGit(root, "status", "--porcelain", "-z", "--untracked-files=all", "--", p)
+		if err != nil {
+			return nil, err
+		}
+		if len(out) > 0 {
+			changed = append(changed, p)
+		}
+	}
+	return changed, nil
+}

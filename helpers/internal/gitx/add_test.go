@@ -57,3 +57,40 @@ func TestInIndexAndAdd(t *testing.T) {
 		t.Error("Add of a missing file succeeded")
 	}
 }
+
+// Uncommitted names the paths with something to commit: untracked or
+// changed files under them, and none once they are committed; an ignored
+// file is nothing to commit.
+func TestUncommitted(t *testing.T) {
+	clitest.IsolateGit(t)
+	dir := t.TempDir()
+	clitest.Git(t, dir, "init", "-q", "-b", "main")
+	for _, f := range []string{"a/x", "b/y", "a/.gitignore"} {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("cache/\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := Uncommitted(dir, "a", "b", "c"); err != nil || len(got) != 2 || got[0] != "a" || got[1] != "b" {
+		t.Fatalf("untracked: Uncommitted = %v, %v", got, err)
+	}
+	clitest.Git(t, dir, "add", "a", "b")
+	clitest.Git(t, dir, "commit", "-q", "-m", "base")
+	if err := os.MkdirAll(filepath.Join(dir, "a", "cache"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a", "cache", "z"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Uncommitted(dir, "a", "b"); err != nil || len(got) != 0 {
+		t.Fatalf("committed (and an ignored file): Uncommitted = %v, %v", got, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "b", "y"), []byte("changed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Uncommitted(dir, "a", "b"); err != nil || len(got) != 1 || got[0] != "b" {
+		t.Fatalf("changed: Uncommitted = %v, %v", got, err)
+	}
+}

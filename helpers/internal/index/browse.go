@@ -3,8 +3,6 @@ package index
 import (
 	"database/sql"
 	"time"
-
-	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 )
 
 // Narrow selects entries by their provenance, for a person browsing the
@@ -100,14 +98,4 @@ func (ix *Index) Weekly(all bool, weeks int) ([]WeekCount, error) {
 		out = append(out, c)
 	}
 	return out, rows.Err()
-}
-
-// WeeklyOf is [Index.Weekly] on the store's cache, synced with the log.
-func WeeklyOf(s *knowledge.Store, all bool, weeks int) ([]WeekCount, error) {
-	ix, _, err := OpenSynced(s)
-	if err != nil {
-		return nil, err
-	}
-	defer ix.Close()
-	return ix.Weekly(all, weeks)
 }

@@ -109,7 +109,7 @@ func searchErr(ix *Index, q testQuery) ([]Candidate, error) {
 		var err error
 		out = nil
 		if q.Text == "" || q.NewestFirst {
-			out, err = ix.Newest(terms, f, q.Limit)
+			out, err = ix.Newest(terms, f, 0, q.Limit)
 			return err
 		}
 		return ix.Matches(terms, f, q.Limit, q.Limit, func(float64) bool { return len(out) < q.Limit },

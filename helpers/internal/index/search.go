@@ -91,9 +91,10 @@ func (f Filter) passes(archived bool, status, effect string) bool {
 	return f.Inactive || status != knowledge.StatusRetracted && status != knowledge.StatusSuperseded && effect != audit.EffectRemoved
 }
 
-// Newest returns up to limit entries f selects, newest first: all of
-// them, or with terms those that match at least one.
-func (ix *Index) Newest(terms []string, f Filter, limit int) ([]Candidate, error) {
+// Newest returns up to limit entries f selects, newest first, after the
+// first skip of them: all of them, or with terms those that match at
+// least one.
+func (ix *Index) Newest(terms []string, f Filter, skip, limit int) ([]Candidate, error) {
 	where, args := filters(f)
 	if len(terms) == 0 {
 		for i, w := range where {
@@ -107,6 +108,13 @@ func (ix *Index) Newest(terms []string, f Filter, limit int) ([]Candidate, error
 		if len(where) > 0 {
 			cond = strings.Join(where, " AND ")
 		}
+		if skip > 0 {
+			// A later page: the ids first, so that the rows skipped are
+			// never decoded.
+			return ix.readCandidates(`SELECT e.json, e.archived, 0, coalesce(v.effect,''), coalesce(v.note,''), e.id FROM entries e `+verdictJoin+
+				` WHERE e.id IN (SELECT e.id FROM entries e `+verdictJoin+` WHERE `+cond+` ORDER BY e.ts DESC, e.key LIMIT ? OFFSET ?)`+
+				` ORDER BY e.ts DESC, e.key`, append(args, limit, skip)...)
+		}
 		return ix.readCandidates(`SELECT e.json, e.archived, 0, coalesce(v.effect,''), coalesce(v.note,''), e.id FROM entries e `+verdictJoin+
 			` WHERE `+cond+` ORDER BY e.ts DESC, e.key LIMIT ?`, append(args, limit)...)
 	}
@@ -114,7 +122,29 @@ func (ix *Index) Newest(terms []string, f Filter, limit int) ([]Candidate, error
 	if err != nil || expr == "" {
 		return nil, err
 	}
-	return ix.readCandidates(joinedMatches(where, "e.ts DESC, e.key"), append(append([]any{expr}, args...), limit)...)
+	return ix.readCandidates(joinedMatches(where, "e.ts DESC, e.key")+" OFFSET ?", append(append([]any{expr}, args...), limit, max(skip, 0))...)
+}
+
+// Selected counts the entries f selects: all of them, or with terms those
+// that match at least one (what [Index.Newest] pages through).
+func (ix *Index) Selected(terms []string, f Filter) (int, error) {
+	where, args := filters(f)
+	var n int
+	if len(terms) == 0 {
+		cond := "1"
+		if len(where) > 0 {
+			cond = strings.Join(where, " AND ")
+		}
+		err := ix.db.QueryRow(`SELECT count(*) FROM entries e `+verdictJoin+` WHERE `+cond, args...).Scan(&n)
+		return n, dbErr("count entries", err)
+	}
+	expr, err := ix.plan(terms)
+	if err != nil || expr == "" {
+		return 0, err
+	}
+	err = ix.db.QueryRow(`SELECT count(*) FROM fts JOIN entries e ON e.id = fts.rowid `+verdictJoin+` WHERE `+
+		strings.Join(append([]string{"fts MATCH ?"}, where...), " AND "), append([]any{expr}, args...)...).Scan(&n)
+	return n, dbErr("count entries", err)
 }
 
 // Matches reads the entries f selects that match at least one of terms,

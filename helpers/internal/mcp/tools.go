@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/helpers/internal/doctor"
@@ -16,6 +15,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
 	"github.com/cairn-dev/cairn/helpers/internal/session"
 	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
+	"github.com/cairn-dev/cairn/helpers/internal/when"
 )
 
 // Limits of the recall tool.
@@ -304,7 +304,7 @@ func (s *server) handoff(_ context.Context, in handoffIn) (string, HandoffResult
 			"when a session ends with work open: cairn pipeline on)."
 		return out.Text, out, nil
 	}
-	out.Written = l.Written.UTC().Format(time.RFC3339)
+	out.Written = when.Machine(l.Written)
 	out.Items = untrusted.ForAgentAll(l.Items)
 	out.Text = l.Text
 	return out.Text, out, nil

@@ -11,17 +11,25 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+	"github.com/cairn-dev/cairn/helpers/internal/when"
 )
 
 // maxDaily caps a daily log read.
 const maxDaily = 8 << 20
 
-// DailyPath is the daily log a conversation's entry goes to: the day (in
-// the machine's time zone) of its first message,
-// daily/YYYY-MM-DD.md under the knowledge directory.
+// DailyPath is the daily log a conversation's entry goes to: its day
+// (see [SessionDay]), daily/YYYY-MM-DD.md under the knowledge directory.
 func DailyPath(know string, c event.Conversation) string {
-	return filepath.Join(know, "daily", sessionStart(c).Format("2006-01-02")+".md")
+	return filepath.Join(know, "daily", SessionDay(c)+".md")
 }
+
+// SessionDay is the one rule for which day a session belongs to: the day
+// it started (its first message), in the person's time zone (the
+// process's local one, from TZ), "2006-01-02". Its export, its daily log
+// entry and the learnings it gave are all filed under that day, so a
+// session at 22:30 in New York is the 24th's everywhere, though it is
+// already the 25th in UTC. A session with no time belongs to 1970-01-01.
+func SessionDay(c event.Conversation) string { return when.Day(sessionStart(c)) }
 
 // sessionStart is when the conversation began, local time.
 func sessionStart(c event.Conversation) time.Time {
@@ -108,7 +116,7 @@ func WriteDaily(know string, c event.Conversation, d Distillation) (string, erro
 	path := DailyPath(know, c)
 	data, err := fsx.ReadRegular(path, maxDaily)
 	if errors.Is(err, fs.ErrNotExist) {
-		data = []byte("# Daily Log: " + sessionStart(c).Format("2006-01-02") + "\n")
+		data = []byte("# Daily Log: " + SessionDay(c) + "\n")
 	} else if err != nil {
 		return path, err
 	}

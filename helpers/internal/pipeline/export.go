@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/redact"
+	"github.com/cairn-dev/cairn/helpers/internal/when"
 )
 
 // MinMessages is the fewest messages a session needs to be exported.
@@ -28,7 +29,7 @@ func Worth(c event.Conversation, headless bool) bool {
 
 // ExportPath is where conversation c is exported under the knowledge
 // directory: sessions/YYYY-MM/YYYY-MM-DD-<session>.md (see fileID), dated
-// by its first message (UTC).
+// by its day (see [SessionDay]).
 func ExportPath(knowledge string, c event.Conversation) string {
 	return exportPath(knowledge, c, fileID(c.Session))
 }
@@ -40,10 +41,28 @@ func legacyExportPath(knowledge string, c event.Conversation) string {
 }
 
 func exportPath(knowledge string, c event.Conversation, name string) string {
+	return datedExportPath(knowledge, exportDay(c, SessionDay(c)), name)
+}
+
+// utcExportPath is where cairn before the one day rule exported c: dated
+// by its first message's day in UTC.
+func utcExportPath(knowledge string, c event.Conversation) string {
 	day := "0000-00-00"
 	if len(c.Messages) > 0 && !c.Messages[0].Time.IsZero() {
 		day = c.Messages[0].Time.UTC().Format("2006-01-02")
 	}
+	return datedExportPath(knowledge, exportDay(c, day), fileID(c.Session))
+}
+
+// exportDay is day, or 0000-00-00 for a conversation with no time.
+func exportDay(c event.Conversation, day string) string {
+	if len(c.Messages) == 0 || c.Messages[0].Time.IsZero() {
+		return "0000-00-00"
+	}
+	return day
+}
+
+func datedExportPath(knowledge, day, name string) string {
 	return filepath.Join(knowledge, "sessions", day[:7], day+"-"+name+".md")
 }
 
@@ -107,7 +126,7 @@ func Markdown(c event.Conversation) []byte {
 	var b bytes.Buffer
 	date := ""
 	if len(c.Messages) > 0 && !c.Messages[0].Time.IsZero() {
-		date = c.Messages[0].Time.UTC().Format("2006-01-02T15:04:05Z")
+		date = when.Machine(c.Messages[0].Time)
 	}
 	project := ""
 	if c.Cwd != "" {
@@ -155,6 +174,7 @@ func yamlString(s string) string { return strconv.Quote(s) }
 func Export(knowledge string, c event.Conversation) (string, bool, error) {
 	path := ExportPath(knowledge, c)
 	adoptLegacy(path, legacyExportPath(knowledge, c), c.Session)
+	adoptLegacy(path, utcExportPath(knowledge, c), c.Session)
 	if n, ok := exportedMessages(path); ok && n >= len(c.Messages) {
 		return path, false, nil
 	}

@@ -29,10 +29,11 @@ func learnedOn(c event.Conversation, now time.Time) time.Time {
 	return now
 }
 
-// LearningPath is where a learning titled title, written at now, lives
-// under the knowledge directory: learnings/YYYY-MM/YYYY-MM-DD-<slug>.md.
+// LearningPath is where a learning titled title, filed under now's day in
+// the person's time zone (see [SessionDay]), lives under the knowledge
+// directory: learnings/YYYY-MM/YYYY-MM-DD-<slug>.md.
 func LearningPath(know, title string, now time.Time) string {
-	day := now.UTC().Format("2006-01-02")
+	day := now.Local().Format("2006-01-02")
 	slug := knowledge.Slug(title, 50)
 	if slug == "" {
 		slug = "learning"

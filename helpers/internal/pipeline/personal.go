@@ -19,6 +19,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/gitmeta"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/userconf"
+	"github.com/cairn-dev/cairn/helpers/internal/when"
 )
 
 // ProjectID names a project the same way on every machine and in every
@@ -142,7 +143,7 @@ func (p Personal) WriteHandoff(h Handoff) error {
 	var b bytes.Buffer
 	b.WriteString("---\n")
 	fmt.Fprintf(&b, "branch: %s\nsession_id: %s\nwritten_at: %s\n", strconv.Quote(clean(h.Branch)),
-		strconv.Quote(clean(h.Session)), h.Written.UTC().Format(time.RFC3339))
+		strconv.Quote(clean(h.Session)), when.Machine(h.Written))
 	b.WriteString("---\n\nOpen for the next session:\n\n")
 	for _, it := range h.Items {
 		fmt.Fprintf(&b, "- %s\n", oneLine(clean(it)))

@@ -23,6 +23,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/projroot"
 	"github.com/cairn-dev/cairn/helpers/internal/redact"
 	"github.com/cairn-dev/cairn/helpers/internal/userconf"
+	"github.com/cairn-dev/cairn/helpers/internal/when"
 	"github.com/cairn-dev/cairn/helpers/internal/wiki"
 )
 
@@ -540,7 +541,7 @@ func (w *Worker) now() time.Time {
 
 func (w *Worker) logf(format string, args ...any) {
 	if w.Log != nil {
-		fmt.Fprintf(w.Log, "%s %s\n", w.now().UTC().Format(time.RFC3339), fmt.Sprintf(format, args...))
+		fmt.Fprintf(w.Log, "%s %s\n", when.Machine(w.now()), fmt.Sprintf(format, args...))
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/gitmeta"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/projroot"
+	"github.com/cairn-dev/cairn/helpers/internal/when"
 )
 
 // Project is the repository cairn works on.
@@ -115,7 +116,7 @@ func (p *Project) Log(msg string) bool {
 // LogLine is msg as one line of cairn.log: a UTC time stamp, the message
 // with its line breaks folded.
 func LogLine(msg string) string {
-	return time.Now().UTC().Format(time.RFC3339) + " " + strings.ReplaceAll(msg, "\n", " ") + "\n"
+	return when.Machine(time.Now()) + " " + strings.ReplaceAll(msg, "\n", " ") + "\n"
 }
 
 // heartbeatFile records, on this machine, the last hook that ran in the
@@ -130,7 +131,7 @@ type Heartbeat struct {
 
 // Beat records that a hook for event ran now.
 func (p *Project) Beat(event string) error {
-	b, _ := json.Marshal(Heartbeat{Event: event, Time: time.Now().UTC().Format(time.RFC3339)})
+	b, _ := json.Marshal(Heartbeat{Event: event, Time: when.Machine(time.Now())})
 	return p.Store.Root().ReplaceFile(heartbeatFile, b, 0o644)
 }
 

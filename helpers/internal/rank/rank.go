@@ -27,6 +27,7 @@ type Query struct {
 	All         bool   // include the archive
 	Inactive    bool   // include retracted and superseded entries, and those sanitize removed
 	Limit       int    // at most this many (DefaultLimit when 0)
+	Skip        int    // after the first Skip hits: a later page of the same answer
 	Floor       bool   // answer only if the confidence gate passes (see [Gate])
 	NewestFirst bool   // order by ts instead of relevance
 	// Narrow keeps only the entries that match each of its fields set
@@ -89,6 +90,27 @@ func SearchStore(s *knowledge.Store, q Query) ([]Hit, error) {
 	return Search(ix, q)
 }
 
+// Total counts the entries q selects, of which Search answers a page:
+// with no text, every entry its filter selects; with text, those matching
+// a term as written (ordered newest first, exactly what Search pages
+// through; ranked, the synonyms may add a few, and the confidence floor
+// may answer none).
+func Total(ix *index.Index, q Query) (int, error) {
+	var terms []string
+	if strings.TrimSpace(q.Text) != "" {
+		if terms = relevance.Terms(q.Text); len(terms) == 0 {
+			return 0, nil
+		}
+	}
+	var n int
+	err := ix.Read(func() error {
+		var err error
+		n, err = ix.Selected(terms, q.filter())
+		return err
+	})
+	return n, err
+}
+
 // ExplainStore is [SearchStore] that also says, for each hit, which of
 // terms matched in which field (see [index.Index.Fields]), and what the
 // confidence gate made of the query (nil when q has no gate: no Floor, or
@@ -132,8 +154,16 @@ func search(ix *index.Index, q Query) ([]Hit, error) {
 // listing without text; with text, the matches of its terms reordered by
 // the proximity bonus, filled up from their synonyms when too few, and,
 // with Floor, gated by the confidence gate, whose verdict it returns
-// (with every word's weight when explain is set).
+// (with every word's weight when explain is set). A later page of a
+// ranked answer (Skip) is the best Skip+Limit less the first Skip:
+// ranking needs them all.
 func searchGate(ix *index.Index, q Query, explain bool) ([]Hit, *Gate, error) {
+	if q.Skip > 0 && strings.TrimSpace(q.Text) != "" && !q.NewestFirst {
+		skip := q.Skip
+		q.Limit, q.Skip = skip+q.Limit, 0
+		hits, g, err := searchGate(ix, q, explain)
+		return hits[min(skip, len(hits)):], g, err
+	}
 	if strings.TrimSpace(q.Text) == "" {
 		hits, err := newest(ix, nil, q)
 		return hits, nil, err
@@ -178,7 +208,7 @@ func searchGate(ix *index.Index, q Query, explain bool) ([]Hit, *Gate, error) {
 // newest lists the entries q selects (with terms, those matching one),
 // newest first, unranked.
 func newest(ix *index.Index, terms []string, q Query) ([]Hit, error) {
-	cands, err := ix.Newest(terms, q.filter(), q.Limit)
+	cands, err := ix.Newest(terms, q.filter(), q.Skip, q.Limit)
 	if err != nil {
 		return nil, err
 	}

@@ -19,9 +19,13 @@ var benchWords = strings.Fields(`cache index sqlite query token branch commit ho
 channel gopher config deploy migration schema handler route template timeline wiki lint page link anchor file
 review verdict stale duplicate noise search rank prior term synonym archive rotate export handoff decision failure`)
 
-// bigProject is a project whose log holds n entries, written as one
-// sorted file (as a long history leaves it), with the cache not built.
-func bigProject(b *testing.B, n int) *project.Project {
+// bigProject is a project whose log holds n entries, ten minutes apart,
+// written as one sorted file (as a long history leaves it), with the cache
+// not built.
+func bigProject(b testing.TB, n int) *project.Project { return spreadProject(b, n, 600) }
+
+// spreadProject is bigProject with its entries gap seconds apart.
+func spreadProject(b testing.TB, n int, gap int64) *project.Project {
 	b.Helper()
 	p := project.New(b.TempDir(), false)
 	if err := p.Store.Provision(); err != nil {
@@ -37,7 +41,7 @@ func bigProject(b *testing.B, n int) *project.Project {
 		words = append(words, "w"+strconv.Itoa(i))
 		e := knowledge.Entry{
 			Type: knowledge.Types[rng.IntN(len(knowledge.Types))], Content: strings.Join(words, " "),
-			TS: 1_700_000_000 + int64(i)*600, Author: fmt.Sprintf("dev%02d", rng.IntN(20)), Branch: fmt.Sprintf("feature/%d", rng.IntN(50)),
+			TS: 1_700_000_000 + int64(i)*gap, Author: fmt.Sprintf("dev%02d", rng.IntN(20)), Branch: fmt.Sprintf("feature/%d", rng.IntN(50)),
 			Files: []string{fmt.Sprintf("helpers/internal/pkg%d/file%d.go", rng.IntN(30), rng.IntN(10))},
 		}
 		e.Key = knowledge.MakeKey(e.Type, e.Content)
@@ -61,22 +65,26 @@ func bigProject(b *testing.B, n int) *project.Project {
 // leftovers) and its resident size, at the end.
 func benchmarkPage(b *testing.B, n int, path string) {
 	p := bigProject(b, n)
-	s := newServer(b, p)
+	s := bigServer(b, p, n)
 	if w := get(b, s, path); w.Code != 200 || strings.Contains(w.Body.String(), `class="error"`) {
 		b.Fatalf("status %d:\n%s", w.Code, w.Body)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
+	size := 0
 	for b.Loop() {
-		if w := get(b, s, path); w.Code != 200 {
+		w := get(b, s, path)
+		if w.Code != 200 {
 			b.Fatalf("status %d", w.Code)
 		}
+		size = w.Body.Len()
 	}
 	b.StopTimer()
 	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	b.ReportMetric(float64(m.HeapInuse)/(1<<20), "heap-MB")
+	b.ReportMetric(float64(size)/1024, "page-KB")
 	if rss := residentMB(); rss > 0 {
 		b.ReportMetric(rss, "rss-MB")
 	}
@@ -102,3 +110,6 @@ func BenchmarkFirstPage100k(b *testing.B) { benchmarkPage(b, 100_000, "/") }
 func BenchmarkSearch100k(b *testing.B)    { benchmarkPage(b, 100_000, "/?q=cache+retry+budget") }
 func BenchmarkFiltered100k(b *testing.B)  { benchmarkPage(b, 100_000, "/?author=dev03&month=2023-12") }
 func BenchmarkTimeline100k(b *testing.B)  { benchmarkPage(b, 100_000, "/timeline") }
+func BenchmarkLastPage100k(b *testing.B)  { benchmarkPage(b, 100_000, "/?page=2000") }
+func BenchmarkDiff100k(b *testing.B)      { benchmarkPage(b, 100_000, "/diff?page=1000") }
+func BenchmarkLog100k(b *testing.B)       { benchmarkPage(b, 100_000, "/log?page=4") }

@@ -20,8 +20,11 @@ const maxAuthors = 6
 // entries added each week, by type and by author.
 type timelineView struct {
 	ByType, ByAuthor chart
-	Total            int
-	Weeks            []weekRow // newest first
+	// Total is how many entries the log holds (with the archive when All);
+	// Shown, how many of them the weeks drawn added.
+	Total, Shown int
+	All          bool
+	Weeks        []weekRow // newest first
 }
 
 type weekRow struct {
@@ -68,8 +71,9 @@ func timeline(counts []index.WeekCount) timelineView {
 	for _, c := range counts {
 		perWeek[c.Week] += c.Count
 		authorTotal[c.Author] += c.Count
-		v.Total += c.Count
+		v.Shown += c.Count
 	}
+	v.Total = v.Shown
 	var weeks []time.Time
 	for w := range perWeek {
 		weeks = append(weeks, w)

@@ -27,6 +27,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/ui/markdown"
 	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
 	"github.com/cairn-dev/cairn/helpers/internal/userconf"
+	"github.com/cairn-dev/cairn/helpers/internal/when"
 	"github.com/cairn-dev/cairn/helpers/internal/wiki"
 )
 
@@ -72,14 +73,15 @@ var funcs = template.FuncMap{
 		}
 		return s
 	},
-	"day":   func(ts int64) string { return time.Unix(ts, 0).UTC().Format("2006-01-02") },
-	"stamp": func(ts int64) string { return time.Unix(ts, 0).UTC().Format("2006-01-02 15:04 UTC") },
-	"nanos": func(ns int64) string { return time.Unix(0, ns).UTC().Format("2006-01-02 15:04:05 UTC") },
+	// Times as people read them everywhere (package when).
+	"day":   func(ts int64) string { return when.Day(time.Unix(ts, 0)) },
+	"stamp": func(ts int64) string { return when.Person(time.Unix(ts, 0)) },
+	"nanos": func(ns int64) string { return when.Person(time.Unix(0, ns)) },
 	"time": func(t time.Time) string {
 		if t.IsZero() {
 			return ""
 		}
-		return t.UTC().Format("2006-01-02 15:04 UTC")
+		return when.Person(t)
 	},
 	"status": func(s string) string {
 		if s == "" {
@@ -99,11 +101,14 @@ var funcs = template.FuncMap{
 type knowledgeView struct {
 	Q, Type, Author, Branch, Status, File, Month string
 	All, Explain                                 bool
-	Limit                                        int
 	Types, Statuses                              []string
 	Hits                                         []hitView
 	Analysis                                     *relevance.Analysis
 	Order                                        string
+	Pager                                        pager
+	// Capped is set when a ranked answer has more hits than the best
+	// maxRanked, which are all it pages through.
+	Capped bool
 }
 
 // hitView is one entry found, with recall's reasons when asked.
@@ -117,21 +122,19 @@ type hitView struct {
 	ViaSynonym bool
 }
 
-// maxLimit caps how many entries one list page shows.
-const maxLimit = 500
+// maxRanked is how many of a search's best hits its pages reach: ranking
+// reads every hit before the page, so deeper pages would cost more each.
+const maxRanked = 500
 
 func (s *Server) knowledgePage(w http.ResponseWriter, r *http.Request) {
 	f := r.URL.Query()
 	v := knowledgeView{
 		Q: strings.TrimSpace(f.Get("q")), Author: f.Get("author"), Branch: f.Get("branch"), Status: f.Get("status"),
 		File: strings.Trim(f.Get("file"), "/ "), Month: f.Get("month"), All: f.Get("all") != "", Explain: f.Get("explain") != "",
-		Limit: 50, Types: knowledge.Types,
+		Types:    knowledge.Types,
 		Statuses: []string{"active", knowledge.StatusCanonical, knowledge.StatusNeedsReview, knowledge.StatusSuperseded, knowledge.StatusRetracted},
 	}
 	p := page{Title: "Knowledge", Nav: "knowledge", Data: &v}
-	if n, err := strconv.Atoi(f.Get("n")); err == nil && n > 0 {
-		v.Limit = min(n, maxLimit)
-	}
 	if t := f.Get("type"); t != "" {
 		typ, err := knowledge.NormalizeType(t)
 		if err != nil {
@@ -142,7 +145,7 @@ func (s *Server) knowledgePage(w http.ResponseWriter, r *http.Request) {
 		v.Type = typ
 	}
 	q := rank.Query{
-		Text: v.Q, Type: v.Type, All: v.All, Limit: v.Limit, Floor: true,
+		Text: v.Q, Type: v.Type, All: v.All, Floor: true,
 		Narrow: index.Narrow{Author: v.Author, Branch: v.Branch, Status: v.Status, File: v.File, Month: v.Month},
 	}
 	if v.Status != "" && v.Status != "active" && v.Status != knowledge.StatusCanonical && v.Status != knowledge.StatusNeedsReview {
@@ -156,23 +159,28 @@ func (s *Server) knowledgePage(w http.ResponseWriter, r *http.Request) {
 	if q.NewestFirst {
 		v.Order = "newest"
 	}
-	var (
-		hits   []rank.Hit
-		fields []map[string][]string
-		err    error
-	)
-	if v.Explain {
-		a := relevance.Analyse(q.Text)
-		v.Analysis = &a
-		hits, fields, _, err = rank.ExplainStore(s.opt.Project.Store, q, a.All())
-	} else {
-		hits, err = rank.SearchStore(s.opt.Project.Store, q)
+	v.Pager = newPager(r, perPage)
+	q.Skip, q.Limit = v.Pager.Skip(), perPage
+	if !q.NewestFirst && q.Skip+q.Limit > maxRanked {
+		q.Skip = max(0, maxRanked-perPage)
+		v.Pager.Page = q.Skip/perPage + 1
 	}
+	hits, fields, total, err := s.search(q, &v)
 	if err != nil {
 		p.Error = err.Error()
 	}
+	if !q.NewestFirst {
+		// The synonyms can add to the matches of the words as written;
+		// the confidence floor can answer none.
+		if len(hits) == 0 && q.Skip == 0 {
+			total = 0
+		}
+		total = max(total, q.Skip+len(hits))
+		v.Capped = total > maxRanked
+	}
+	v.Pager.SetTotal(total, v.Capped)
 	for i, h := range hits {
-		hv := hitView{Hit: h, Rank: i + 1, ViaSynonym: h.Synonym}
+		hv := hitView{Hit: h, Rank: q.Skip + i + 1, ViaSynonym: h.Synonym}
 		if v.Analysis != nil {
 			hv.Prior = rank.Prior(h.Entry, h.Effect)
 			hv.BM25 = h.Score
@@ -193,6 +201,33 @@ func (s *Server) knowledgePage(w http.ResponseWriter, r *http.Request) {
 		v.Hits = append(v.Hits, hv)
 	}
 	s.render(w, "knowledge", p)
+}
+
+// search answers one page of q from the project's cache, synced with the
+// log: its hits, for --explain which terms each matched where, and how
+// many entries q selects in all (see [rank.Total]).
+func (s *Server) search(q rank.Query, v *knowledgeView) (hits []rank.Hit, fields []map[string][]string, total int, err error) {
+	ix, _, err := index.OpenSynced(s.opt.Project.Store)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	defer ix.Close()
+	if hits, err = rank.Search(ix, q); err != nil {
+		return nil, nil, 0, err
+	}
+	if total, err = rank.Total(ix, q); err != nil {
+		return hits, nil, 0, err
+	}
+	if v.Explain {
+		a := relevance.Analyse(q.Text)
+		v.Analysis = &a
+		keys := make([]string, len(hits))
+		for i, h := range hits {
+			keys[i] = h.Entry.Key
+		}
+		fields, err = ix.Fields(keys, a.All())
+	}
+	return hits, fields, total, err
 }
 
 // termLabel is a term as recall --explain names it.
@@ -235,25 +270,33 @@ func (s *Server) entryPage(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) timelinePage(w http.ResponseWriter, r *http.Request) {
 	p := page{Title: "Timeline", Nav: "timeline"}
-	counts, err := index.WeeklyOf(s.opt.Project.Store, r.URL.Query().Get("all") != "", maxWeeks)
+	all := r.URL.Query().Get("all") != ""
+	var v timelineView
+	ix, _, err := index.OpenSynced(s.opt.Project.Store)
+	if err == nil {
+		defer ix.Close()
+		var counts []index.WeekCount
+		if counts, err = ix.Weekly(all, maxWeeks); err == nil {
+			v = timeline(counts)
+			// The chart draws the newest weeks; the log holds them all.
+			v.Total, err = ix.Selected(nil, index.Filter{All: all, Inactive: true})
+		}
+	}
 	if err != nil {
 		p.Error = err.Error()
 	}
-	p.Data = timeline(counts)
+	v.All = all
+	p.Data = v
 	s.render(w, "timeline", p)
 }
 
 // ---- what agents were shown ----
 
 type logView struct {
-	Session     string
-	Injections  []recall.Injection
-	Total       int
-	MoreOmitted bool
+	Session    string
+	Injections []recall.Injection // the page's
+	Pager      pager
 }
-
-// maxInjections caps the injections one page lists.
-const maxInjections = 200
 
 func (s *Server) logPage(w http.ResponseWriter, r *http.Request) {
 	p := page{Title: "What agents were shown", Nav: "log"}
@@ -262,17 +305,15 @@ func (s *Server) logPage(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		p.Error = err.Error()
 	}
+	var kept []recall.Injection
 	for _, in := range all {
-		if v.Session != "" && in.Session != v.Session {
-			continue
-		}
-		v.Total++
-		if len(v.Injections) < maxInjections {
-			v.Injections = append(v.Injections, in)
-		} else {
-			v.MoreOmitted = true
+		if v.Session == "" || in.Session == v.Session {
+			kept = append(kept, in)
 		}
 	}
+	v.Pager = newPager(r, perPage)
+	v.Pager.SetTotal(len(kept), false)
+	v.Injections = slice(v.Pager, kept)
 	p.Data = v
 	s.render(w, "log", p)
 }
@@ -282,8 +323,9 @@ func (s *Server) logPage(w http.ResponseWriter, r *http.Request) {
 type diffView struct {
 	Rev      string
 	Diff     Diff
-	Sections []diffSection
+	Sections []diffSection // the page's changes
 	Ran      bool
+	Pager    pager
 }
 
 type diffSection struct {
@@ -324,17 +366,26 @@ func (s *Server) diffPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v.Diff, v.Ran = d, true
+	// The changes in the order of their sections; one page of them is
+	// drawn under their sections' titles (only the page's are copied).
+	v.Pager = newPager(r, perPage)
+	total := 0
 	for _, t := range diffTitles {
-		sec := diffSection{Title: t.title}
-		for _, c := range d.Changes {
-			if c.Kind == t.kind {
-				sec.Changes = append(sec.Changes, c)
+		for i := range d.Changes {
+			if d.Changes[i].Kind != t.kind {
+				continue
 			}
-		}
-		if len(sec.Changes) > 0 {
-			v.Sections = append(v.Sections, sec)
+			if total >= v.Pager.Skip() && total < v.Pager.Skip()+v.Pager.Per {
+				if n := len(v.Sections); n == 0 || v.Sections[n-1].Title != t.title {
+					v.Sections = append(v.Sections, diffSection{Title: t.title})
+				}
+				last := &v.Sections[len(v.Sections)-1]
+				last.Changes = append(last.Changes, d.Changes[i])
+			}
+			total++
 		}
 	}
+	v.Pager.SetTotal(total, false)
 	s.render(w, "diff", p)
 }
 
@@ -476,12 +527,12 @@ type personalView struct {
 	On        bool
 	Knowledge string
 	Handoffs  []pipeline.Handoff
-	Entries   []knowledge.Entry
-	Exports   []string
+	Entries   []knowledge.Entry // the page's
+	Exports   []string          // the page's, newest first
+	// EntriesPager pages the entries (page=N), ExportsPager the exports
+	// (exports=N).
+	EntriesPager, ExportsPager pager
 }
-
-// maxExports caps the session exports listed.
-const maxExports = 100
 
 func (s *Server) personalPage(w http.ResponseWriter, r *http.Request) {
 	p := page{Title: "Personal", Nav: "personal"}
@@ -500,22 +551,30 @@ func (s *Server) personalPage(w http.ResponseWriter, r *http.Request) {
 	}
 	own := pipeline.OpenPersonal(know, s.opt.Project.Root)
 	v.Handoffs = own.Handoffs()
-	if v.Entries, err = own.Entries(); err != nil {
+	entries, err := own.Entries()
+	if err != nil {
 		p.Error = err.Error()
 	}
+	v.EntriesPager = newPager(r, perPage)
+	v.EntriesPager.SetTotal(len(entries), false)
+	v.Entries = slice(v.EntriesPager, entries)
+	var exports []string
 	months, _ := os.ReadDir(filepath.Join(know, "sessions"))
-	for i := len(months) - 1; i >= 0 && len(v.Exports) < maxExports; i-- {
+	for i := len(months) - 1; i >= 0; i-- {
 		if !monthRE.MatchString(months[i].Name()) || !months[i].IsDir() {
 			continue
 		}
 		files, _ := os.ReadDir(filepath.Join(know, "sessions", months[i].Name()))
 		sort.Slice(files, func(a, b int) bool { return files[a].Name() > files[b].Name() })
 		for _, f := range files {
-			if exportRE.MatchString(f.Name()) && len(v.Exports) < maxExports {
-				v.Exports = append(v.Exports, months[i].Name()+"/"+f.Name())
+			if exportRE.MatchString(f.Name()) {
+				exports = append(exports, months[i].Name()+"/"+f.Name())
 			}
 		}
 	}
+	v.ExportsPager = pagerOn(r, "exports", perPage)
+	v.ExportsPager.SetTotal(len(exports), false)
+	v.Exports = slice(v.ExportsPager, exports)
 	s.render(w, "personal", p)
 }
 

@@ -5,13 +5,19 @@ package cairntest
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/testenv"
 )
 
@@ -34,29 +40,52 @@ var (
 	buildErr  error
 )
 
-// Binary builds cairn once per test process, as install.sh builds it
-// (static, without the docs), and returns its path.
+// Binary builds cairn, as install.sh builds it (static, without the docs),
+// and returns its path. The binary is shared: every test process of every
+// package of this checkout uses one, kept in the tests' tools cache (see
+// [testenv.Tools]), not the temporary directory, and rebuilt there only
+// when its sources changed (go build's own up-to-date check), under a lock
+// so that packages tested at once build it one at a time. Each test
+// process runs the build once.
 func Binary(t testing.TB) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "cairn-bin-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		builtBin = filepath.Join(dir, "cairn")
-		build := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", builtBin, Module)
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
-		out, err := build.CombinedOutput()
-		if err != nil {
-			buildErr = err
-			builtBin = string(out)
-		}
-	})
+	buildOnce.Do(func() { builtBin, buildErr = build(RepoRoot(t)) })
 	if buildErr != nil {
-		t.Fatalf("build cairn: %v\n%s", buildErr, builtBin)
+		t.Fatalf("build cairn: %v", buildErr)
 	}
 	return builtBin
+}
+
+// build builds the binary of the checkout at root into its place in the
+// tools cache and returns its path.
+func build(root string) (string, error) {
+	tools, err := testenv.Tools()
+	if err != nil {
+		return "", err
+	}
+	// One binary per checkout and platform: two checkouts (worktrees) tested
+	// at once must not run each other's cairn.
+	sum := sha256.Sum256([]byte(root + "\x00" + runtime.GOOS + "/" + runtime.GOARCH))
+	dir := filepath.Join(tools, "bin", hex.EncodeToString(sum[:8]))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	lock, err := fsx.Acquire(filepath.Join(dir, ".build.lock"), 10*time.Minute)
+	if err != nil {
+		return "", err
+	}
+	defer lock.Release()
+	bin := filepath.Join(dir, "cairn")
+	if runtime.GOOS == "windows" {
+		bin += ".exe"
+	}
+	cmd := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", bin, Module)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("%w\n%s", err, out)
+	}
+	return bin, nil
 }
 
 // RepoRoot is the root of cairn's repository (where go.mod, install.sh

@@ -127,7 +127,8 @@ var agentEnv = []string{
 }
 
 // pin sets, from the environment as it is now, the variables that keep
-// Go's, npm's and the tools' caches where they are once HOME moves.
+// Go's caches and telemetry, npm's cache and the tools' cache where they
+// are once HOME moves.
 func pin() error {
 	if _, err := exec.LookPath("go"); err == nil {
 		out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH", "GOENV").Output()
@@ -140,6 +141,13 @@ func pin() error {
 				os.Setenv(k, vals[i])
 			}
 		}
+	}
+	// The go command keeps its telemetry under the user's config directory,
+	// and a detached child of it writes there after the command exits:
+	// under a test's HOME, after the home is removed. The variable is the
+	// go command's own for its tests' telemetry directory.
+	if cfg, err := os.UserConfigDir(); err == nil && os.Getenv("TEST_TELEMETRY_DIR") == "" {
+		os.Setenv("TEST_TELEMETRY_DIR", filepath.Join(cfg, "go", "telemetry"))
 	}
 	if home, err := os.UserHomeDir(); err == nil {
 		if os.Getenv("npm_config_cache") == "" && os.Getenv("NPM_CONFIG_CACHE") == "" {

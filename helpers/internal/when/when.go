@@ -1,0 +1,18 @@
+// Package when is the one place that says how cairn writes a time: for a
+// person, in local time with the zone stated ([Person], [Day]); for a
+// program (JSON, logs, front matter), in RFC 3339 in UTC ([Machine]). Every
+// command and page writes its times through it.
+package when
+
+import "time"
+
+// Person writes t for a person: local time to the second, with the zone
+// stated, "2026-12-06 17:30:05 EST".
+func Person(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05 MST") }
+
+// Day writes the day of t for a person, in local time: "2026-12-06".
+func Day(t time.Time) string { return t.Local().Format("2006-01-02") }
+
+// Machine writes t for a program: RFC 3339 in UTC, to the second,
+// "2026-12-06T22:30:05Z".
+func Machine(t time.Time) string { return t.UTC().Format(time.RFC3339) }
