@@ -201,7 +201,10 @@ func (s *Server) exchange(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "cairn ui needs the token of the URL it printed", http.StatusForbidden)
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: s.cookie, Value: s.session, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	// Lax, not Strict: the redirect of a page opened from elsewhere (the
+	// file --open hands the browser) must carry the cookie; every page is
+	// a read, so a link from another site changes nothing.
+	http.SetCookie(w, &http.Cookie{Name: s.cookie, Value: s.session, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode})
 	q := r.URL.Query()
 	q.Del("token")
 	to := url.URL{Path: r.URL.Path, RawPath: r.URL.RawPath, RawQuery: q.Encode()}
