@@ -31,6 +31,11 @@ var Source string
 // installed here: the route that works wherever a cairn checkout is.
 const NoRouteHint = "clone the cairn repository (ask the teammate who set up cairn here for its URL) and run ./install.sh in it"
 
+// ModelInstallNotice is all a model is told of installing or updating
+// cairn: the route itself (a repository's install hint above all) goes to
+// the person only.
+const ModelInstallNotice = "cairn is missing or too old; the person has been told how to install it"
+
 // InstallHint is the command that installs this cairn on another machine,
 // as far as the binary knows how it was installed: from a checkout by
 // install.sh, `git clone SOURCE cairn && cd cairn && ./install.sh`; by

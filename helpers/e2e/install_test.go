@@ -442,8 +442,11 @@ func TestTeammateInstallRoute(t *testing.T) {
 	notice := exec.Command("sh", filepath.Join(project, ".cairn", "hook"), "SessionStart")
 	notice.Env, notice.Stdin = envB, strings.NewReader(`{"session_id":"s","hook_event_name":"SessionStart"}`)
 	nout, err := notice.Output()
-	if err != nil || !strings.Contains(string(nout), "cairn is not installed on this machine") || !strings.Contains(string(nout), "To install it: "+hint+".") {
+	if err != nil || !strings.Contains(string(nout), "cairn is not installed on this machine") || !strings.Contains(string(nout), "To install it, this repository suggests (read it before you run it): "+hint+".") {
 		t.Fatalf("the notice (%v):\n%s", err, nout)
+	}
+	if _, model, _ := strings.Cut(string(nout), `"additionalContext"`); strings.Contains(model, hint) {
+		t.Fatalf("the model is told the install hint:\n%s", nout)
 	}
 	// B runs it as printed.
 	run := exec.Command("sh", "-c", hint)

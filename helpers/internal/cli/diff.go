@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/gitx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
@@ -58,7 +59,11 @@ func diffCommand(env Env) *ucli.Command {
 				}
 				return writeJSON(env.Stdout, r)
 			case c.Bool("markdown"):
-				printDiffMarkdown(env.Stdout, r)
+				all := "cairn diff"
+				if rev := c.Args().First(); rev != "" {
+					all += " " + fsx.ShellQuote(rev)
+				}
+				printDiffMarkdown(env.Stdout, r, all)
 			default:
 				printDiff(env.Stdout, r)
 			}
@@ -292,36 +297,40 @@ func printDiff(w io.Writer, r diffReport) {
 }
 
 // printDiffMarkdown writes r as a pull-request comment. Every text from
-// the log is an inline code span (see untrusted.ForMarkdown): no
-// markdown, HTML, link or mention in an entry can render.
-func printDiffMarkdown(w io.Writer, r diffReport) {
-	md := untrusted.ForMarkdown
-	fmt.Fprintf(w, "### cairn: team knowledge changes\n\nFrom %s to %s", md(r.From), md(r.To))
+// the log is redacted and an inline code span (see mdField): no markdown,
+// HTML, link or mention in an entry can render, and no committed secret
+// is printed. It stays under maxComment characters; all is the command
+// that lists every change.
+func printDiffMarkdown(w io.Writer, r diffReport, all string) {
+	var out comment
+	defer out.close(w, "changes", all)
+	md := func(s string) string { return mdField(s, 500) }
+	out.head("### cairn: team knowledge changes\n\nFrom %s to %s", md(r.From), md(r.To))
 	if len(r.Changes) == 0 {
-		fmt.Fprint(w, ": no change.\n")
+		out.head(": no change.\n")
 		return
 	}
-	fmt.Fprintf(w, ": %s.\n\nThese entries steer every teammate's agent: review them like CI config.\n", r.summary())
+	out.head(": %s.\n\nThese entries steer every teammate's agent: review them like CI config.\n", r.summary())
 	r.sections(func(title string, changes []knowledge.Change) {
-		fmt.Fprintf(w, "\n#### %s\n\n", title)
+		out.head("\n#### %s\n\n", title)
 		for _, c := range changes {
 			e := c.Entry
-			line := "- " + md(e.Type) + " " + md(cutRunes(e.Content, 500))
+			line := "- " + md(e.Type) + " " + md(e.Content)
 			switch c.Kind {
 			case knowledge.ChangeRetracted:
-				line += " — reason: " + md(cutRunes(c.Reason, 300))
+				line += " — reason: " + mdField(c.Reason, 300)
 			case knowledge.ChangeSuperseded:
 				if c.New != nil {
-					line += " → " + md(c.New.Type) + " " + md(cutRunes(c.New.Content, 500))
+					line += " → " + md(c.New.Type) + " " + md(c.New.Content)
 				}
 			case knowledge.ChangeStatus:
 				line += " — " + md(statusName(c.FromStatus)) + " → " + md(statusName(c.ToStatus))
 			}
 			if e.Author != "" {
-				line += " — by " + md(cutRunes(e.Author, 80))
+				line += " — by " + mdField(e.Author, 80)
 			}
 			line += " <sub>" + md(e.Key) + "</sub>"
-			fmt.Fprintln(w, line)
+			out.item(line)
 		}
 	})
 }

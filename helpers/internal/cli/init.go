@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -54,6 +55,11 @@ func initCommand(env Env) *ucli.Command {
 			&ucli.StringFlag{Name: "install-hint", Usage: "the command that installs cairn on a teammate's machine, recorded in .cairn/config.json\n" +
 				"and shown to a teammate without cairn (default: how this cairn was installed, when it knows)"}),
 		Action: func(c *ucli.Context) error {
+			if c.IsSet("install-hint") {
+				if err := knowledge.CheckInstallHint(c.String("install-hint")); err != nil {
+					return installHintUsage(err) // before anything is written
+				}
+			}
 			p, err := findProject(c, env)
 			if err != nil {
 				return err
@@ -131,13 +137,13 @@ func recordInstallHint(env Env, store *knowledge.Store, given string, set bool) 
 	}
 	hint := knowledge.CleanInstallHint(given)
 	switch {
-	case set && hint == "":
-		return false, usagef("--install-hint needs the command a teammate runs, e.g. --install-hint \"git clone URL cairn && cd cairn && ./install.sh\"")
-	case !set && cfg.InstallHint != "":
+	case set:
+		// CheckInstallHint passed it (the command's first step).
+	case cfg.InstallHint != "":
 		return false, nil
-	case !set:
+	default:
 		if hint = cairn.InstallHint(); hint == "" {
-			fmt.Fprintf(env.Stdout, "teammates without cairn will be told to clone cairn and run ./install.sh; name the exact command with: cairn init --install-hint \"...\"\n")
+			fmt.Fprintf(env.Stdout, "teammates without cairn will be told to clone cairn and run ./install.sh; name the exact command with, e.g.:\n  cairn init --install-hint %s\n", fsx.ShellQuote(knowledge.HintExample))
 			return false, nil
 		}
 	}
@@ -145,13 +151,23 @@ func recordInstallHint(env Env, store *knowledge.Store, given string, set bool) 
 	if err != nil || !changed {
 		return false, err
 	}
-	fmt.Fprintf(env.Stdout, "recorded how teammates install cairn: %s\n  (in %s; change it with cairn init --install-hint \"...\")\n", hint, knowledge.DirName+"/"+knowledge.ConfigName)
+	fmt.Fprintf(env.Stdout, "recorded how teammates install cairn: %s\n  (in %s; change it with cairn init --install-hint %s)\n", hint, knowledge.DirName+"/"+knowledge.ConfigName, fsx.ShellQuote(knowledge.HintExample))
 	if st, _ := launcher.Check(store.Root()); st != launcher.Missing {
 		if _, err := launcher.Write(store.Root()); err != nil {
 			return true, err
 		}
 	}
 	return true, nil
+}
+
+// installHintUsage is the usage error of an --install-hint that
+// [knowledge.CheckInstallHint] refuses, with a real example.
+func installHintUsage(err error) error {
+	why := ""
+	if errors.Is(err, knowledge.ErrHintRunsRemote) {
+		why = " (a teammate would run whatever that address serves; name a command they can read first, such as a clone and ./install.sh)"
+	}
+	return usagef("--install-hint: %v%s; give the command a teammate runs, e.g. --install-hint %s", err, why, fsx.ShellQuote(knowledge.HintExample))
 }
 
 func uninstallCommand(env Env) *ucli.Command {

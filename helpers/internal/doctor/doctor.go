@@ -83,6 +83,7 @@ func Run(p *project.Project, adapters []agent.Adapter, getenv func(string) strin
 	checkWiring(p, adapters, home, add)
 	checkHeartbeat(p, add)
 	checkMergeAttr(p, add)
+	checkInstallHint(p, add)
 	checkPipeline(getenv, add)
 	u, _ := userconf.Load(getenv) // an unreadable config: checkPipeline reports it
 	checkGuards(p, u.Config.Asks(), add)
@@ -233,6 +234,24 @@ func checkLauncher(p *project.Project, adapters []agent.Adapter, add addFunc) {
 	add("launcher", Fail, launcher.Path+" differs from what this cairn writes, and every "+strings.Join(agents, ", ")+
 		" hook runs it (a pull may have changed it; git log -p "+launcher.Path+" says who)",
 		"cairn init "+strings.Join(inits, " ")+" (rewrites it), then commit "+launcher.Path)
+}
+
+// checkInstallHint fails on a committed install hint that
+// [knowledge.CheckInstallHint] refuses (one that downloads and runs code,
+// or a placeholder): cairn shows a teammate the route that always works
+// instead, and the fix is the init that records a real one.
+func checkInstallHint(p *project.Project, add addFunc) {
+	cfg, err := p.Store.LoadConfig()
+	if err != nil || cfg.InstallHint == "" {
+		return // an unreadable config is the log checks' and the hooks' to report
+	}
+	if err := knowledge.CheckInstallHint(cfg.InstallHint); err != nil {
+		add("install hint", Fail, fmt.Sprintf("%s/%s: %v (install_hint %q); cairn shows teammates the route that always works instead",
+			knowledge.DirName, knowledge.ConfigName, err, knowledge.CleanInstallHint(cfg.InstallHint)),
+			"cairn init --install-hint "+fsx.ShellQuote(knowledge.HintExample)+" (with your team's clone URL), then commit "+knowledge.DirName+"/"+knowledge.ConfigName)
+		return
+	}
+	add("install hint", OK, "teammates without cairn are told: "+knowledge.CleanInstallHint(cfg.InstallHint), "")
 }
 
 // checkHeartbeat reports the last hook that ran in the project on this

@@ -39,10 +39,81 @@ import (
 // (NUL, COM1, ...) are refused by os.Root.
 type Root struct {
 	dir string
+	// private names the part of the root that is the person's own ("" for
+	// none, "." for all of it): see [Root.PrivateUnder].
+	private string
 }
 
 // NewRoot returns the confined view of dir. dir need not exist yet.
 func NewRoot(dir string) Root { return Root{dir: dir} }
+
+// NewPrivateRoot is [NewRoot] of a directory that is the person's own
+// (their data and state directories, the pipeline's outputs): see
+// [Root.PrivateUnder].
+func NewPrivateRoot(dir string) Root { return Root{dir: dir, private: "."} }
+
+// PrivateUnder is r with everything under name (a directory below the
+// root, or "." for the root itself) kept to the person who runs cairn:
+// every file written or created there is 0600 and every directory
+// created 0700 (umask or no umask), and an existing file or directory
+// with looser bits, of the person's own, is tightened by the next write.
+// This is the one rule for private files (.cairn/local, the personal
+// pipeline); [WritePrivate] and [MkdirPrivate] apply it outside a root.
+func (r Root) PrivateUnder(name string) Root {
+	r.private = name
+	return r
+}
+
+// isPrivate reports whether name (below the root; "" is the root) is in
+// the root's private part.
+func (r Root) isPrivate(name string) bool {
+	switch r.private {
+	case "":
+		return false
+	case ".":
+		return true
+	}
+	return name == r.private || strings.HasPrefix(name, r.private+"/")
+}
+
+// filePerm is the permission a file name is written with: perm, without
+// any group or other bit when name is private.
+func (r Root) filePerm(name string, perm os.FileMode) os.FileMode {
+	if r.isPrivate(name) {
+		return perm.Perm() &^ 0o077
+	}
+	return perm.Perm()
+}
+
+// dirPerm is the permission a directory name is created with.
+func (r Root) dirPerm(name string) uint32 {
+	if r.isPrivate(name) {
+		return 0o700
+	}
+	return 0o755
+}
+
+// WritePrivate writes data to path atomically, 0600 in a directory that
+// is made 0700 when cairn creates it (see [Root.PrivateUnder]).
+func WritePrivate(path string, data []byte) error {
+	return NewPrivateRoot(filepath.Dir(path)).WriteAtomic(filepath.Base(path), data, 0o600)
+}
+
+// MkdirPrivate creates dir and its missing parents 0700, and tightens dir
+// itself to 0700 when it is the person's own with looser bits.
+func MkdirPrivate(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() && fi.Mode().Perm()&0o077 != 0 && Owned(dir, fi) {
+		return os.Chmod(dir, fi.Mode().Perm()&^0o077)
+	}
+	return nil
+}
 
 // Dir is the root's path.
 func (r Root) Dir() string { return r.dir }

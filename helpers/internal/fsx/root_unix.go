@@ -73,7 +73,7 @@ func (r Root) openRoot(create bool) (int, error) {
 			return fd, nil
 		}
 		if errors.Is(err, unix.ENOENT) && create && attempt == 0 {
-			if merr := unix.Mkdir(r.dir, 0o755); merr != nil && !errors.Is(merr, unix.EEXIST) {
+			if merr := unix.Mkdir(r.dir, r.dirPerm("")); merr != nil && !errors.Is(merr, unix.EEXIST) {
 				return -1, &fs.PathError{Op: "mkdir", Path: r.dir, Err: merr}
 			}
 			continue
@@ -100,11 +100,14 @@ func (r Root) openDir(name string, create bool) (int, error) {
 	if err != nil {
 		return -1, err
 	}
+	if create {
+		r.tighten(fd, "", 0o700)
+	}
 	for i, p := range parts {
 		sofar := strings.Join(parts[:i+1], "/")
 		nfd, err := unix.Openat(fd, p, dirFlags, 0)
 		if errors.Is(err, unix.ENOENT) && create {
-			if merr := unix.Mkdirat(fd, p, 0o755); merr != nil && !errors.Is(merr, unix.EEXIST) {
+			if merr := unix.Mkdirat(fd, p, r.dirPerm(sofar)); merr != nil && !errors.Is(merr, unix.EEXIST) {
 				unix.Close(fd)
 				return -1, &fs.PathError{Op: "mkdir", Path: r.display(sofar), Err: merr}
 			}
@@ -117,8 +120,28 @@ func (r Root) openDir(name string, create bool) (int, error) {
 		}
 		unix.Close(fd)
 		fd = nfd
+		if create {
+			r.tighten(fd, sofar, 0o700)
+		}
 	}
 	return fd, nil
+}
+
+// tighten takes the group and other bits off fd, the file or directory
+// name below the root, when name is private and fd is the person's own
+// (see [Root.PrivateUnder]); want is the most it may keep. A failure
+// leaves it as it was: the write goes on.
+func (r Root) tighten(fd int, name string, want uint32) {
+	if !r.isPrivate(name) {
+		return
+	}
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || int(st.Uid) != os.Geteuid() {
+		return
+	}
+	if mode := uint32(st.Mode) & 0o777; mode&^want != 0 {
+		_ = unix.Fchmod(fd, mode&want)
+	}
 }
 
 // parent opens the directory that holds name and returns it with name's
@@ -148,7 +171,7 @@ func (r Root) OpenFile(name string, flag int, perm os.FileMode) (*os.File, error
 }
 
 func (r Root) openAt(dfd int, base, name string, flag int, perm os.FileMode) (*os.File, error) {
-	fd, err := unix.Openat(dfd, base, flag|fileFlags, uint32(perm.Perm()))
+	fd, err := unix.Openat(dfd, base, flag|fileFlags, uint32(r.filePerm(name, perm)))
 	if err != nil {
 		if errors.Is(err, unix.ENOENT) {
 			return nil, &fs.PathError{Op: "open", Path: r.display(name), Err: fs.ErrNotExist}
@@ -170,6 +193,9 @@ func (r Root) openAt(dfd int, base, name string, flag int, perm os.FileMode) (*o
 	if err := unix.SetNonblock(fd, false); err != nil {
 		unix.Close(fd)
 		return nil, &fs.PathError{Op: "open", Path: r.display(name), Err: err}
+	}
+	if flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE) != 0 {
+		r.tighten(fd, name, 0o700)
 	}
 	return os.NewFile(uintptr(fd), r.Path(name)), nil
 }
@@ -328,6 +354,7 @@ func (r Root) replace(name string, write func(*os.File) error, perm os.FileMode,
 		}
 		perm = modeOf(uint32(st.Mode)).Perm()
 	}
+	perm = r.filePerm(name, perm)
 	tmp := tempName(base)
 	tfd, err := unix.Openat(dfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm.Perm()))
 	if err != nil {

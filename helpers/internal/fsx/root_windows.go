@@ -136,7 +136,7 @@ func (r Root) OpenFile(name string, flag int, perm os.FileMode) (*os.File, error
 	if _, _, err := r.regular(root, name); err != nil {
 		return nil, err
 	}
-	f, err := root.OpenFile(name, flag, perm)
+	f, err := root.OpenFile(name, flag, r.filePerm(name, perm))
 	if err != nil {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
@@ -334,7 +334,7 @@ func (r Root) replace(name string, write func(*os.File) error, perm os.FileMode,
 		dir, base = name[:i+1], name[i+1:]
 	}
 	tmp := dir + tempName(base)
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm.Perm())
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, r.filePerm(name, perm))
 	if err != nil {
 		return &fs.PathError{Op: "create temp for", Path: r.display(name), Err: cause(err)}
 	}

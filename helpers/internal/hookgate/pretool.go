@@ -48,7 +48,7 @@ func quiet(a registry.Agent, data []byte) (ok bool) {
 	if !fi.IsDir() {
 		return false // a link or a file: the full hook reports it
 	}
-	store := fsx.NewRoot(filepath.Join(root, ".cairn"))
+	store := fsx.NewRoot(filepath.Join(root, ".cairn")).PrivateUnder("local") // knowledge.LocalDir: what a session touched is the person's
 	id, err := anchor.Identity(store)
 	if err != nil {
 		return false

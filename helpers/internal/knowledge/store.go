@@ -57,12 +57,13 @@ type Store struct {
 // directory need not exist yet).
 func Open(root string) *Store {
 	dir := filepath.Join(root, DirName)
-	return &Store{Dir: dir, root: fsx.NewRoot(dir)}
+	return &Store{Dir: dir, root: fsx.NewRoot(dir).PrivateUnder(LocalDir)}
 }
 
 // OpenDir returns the store whose files are directly in dir: a log kept
 // outside any project (the session pipeline's personal entries).
-func OpenDir(dir string) *Store { return &Store{Dir: dir, root: fsx.NewRoot(dir)} }
+// All of it is the person's own (0600 files in 0700 directories).
+func OpenDir(dir string) *Store { return &Store{Dir: dir, root: fsx.NewPrivateRoot(dir)} }
 
 // Root is the confined view of the .cairn directory, for the packages
 // that keep their own files in it (the cache, local state).

@@ -77,7 +77,7 @@ func Command(argv []string, dir string, timeout time.Duration) Func {
 		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 		cmd.Stdin = strings.NewReader(prompt)
 		cmd.Env = append(os.Environ(), detach.ChildEnv+"=1", CallEnv+"="+call)
-		if err := os.MkdirAll(dir, 0o755); err == nil {
+		if err := os.MkdirAll(dir, 0o700); err == nil {
 			cmd.Dir = dir
 		}
 		out, errOut := NewCapped(maxAnswer), NewCapped(4<<10)

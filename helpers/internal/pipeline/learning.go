@@ -69,10 +69,10 @@ func WriteLearning(know string, l Learning, origin, session string, now time.Tim
 	b.WriteString("deprecated_by: null\ndeprecated_on: null\ndeprecated_reason: null\n---\n\n")
 	fmt.Fprintf(&b, "## Learning\n\n%s\n\n## Context\n\n%s\n", strings.TrimSpace(clean(content)), strings.TrimSpace(clean(l.Context)))
 	path := LearningPath(know, title, now)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := fsx.MkdirPrivate(filepath.Dir(path)); err != nil {
 		return false, err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, fs.ErrExist) {
 		return false, nil
 	}

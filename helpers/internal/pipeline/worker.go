@@ -64,13 +64,13 @@ func (w *Worker) Run() error {
 		return err
 	}
 	q := queue.Open(w.Dirs)
-	if err := os.MkdirAll(filepath.Join(q.Dir, queue.WorkDir), 0o755); err != nil {
+	if err := fsx.MkdirPrivate(filepath.Join(q.Dir, queue.WorkDir)); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Join(q.Dir, queue.DoneDir), 0o755); err != nil {
+	if err := fsx.MkdirPrivate(filepath.Join(q.Dir, queue.DoneDir)); err != nil {
 		return err
 	}
-	root := fsx.NewRoot(q.Dir)
+	root := fsx.NewPrivateRoot(q.Dir)
 	for {
 		lock, ok, err := root.TryAcquire(lockName)
 		if err != nil || !ok {
@@ -446,14 +446,14 @@ func (w *Worker) write(dist Distillation, c event.Conversation, root string, p P
 	now := w.now()
 	entries := Entries(dist, c, gitmeta.Read(root).UserName, now)
 	if len(entries) > 0 {
-		if err := os.MkdirAll(p.Dir, 0o755); err != nil {
+		if err := fsx.MkdirPrivate(p.Dir); err != nil {
 			return "", err
 		}
 		if _, err := p.Store().Insert(entries); err != nil {
 			return "", fmt.Errorf("personal log: %w", err)
 		}
 	}
-	if err := os.MkdirAll(p.Dir, 0o755); err != nil {
+	if err := fsx.MkdirPrivate(p.Dir); err != nil {
 		return "", err
 	}
 	if dist.HasHandoff {

@@ -6,15 +6,18 @@
 // wikis and the personal pipeline's files.
 //
 // It is read-only: every request is a GET (or HEAD) that carries the
-// server's random token, in the URL once (a cookie keeps it after) as
-// Jupyter does. Every answer forbids script, remote loads and framing
+// server's session cookie. The printed URL holds the server's random
+// token; a request with it is answered with the cookie and a redirect to
+// the same address without the token, so the token stays out of the
+// address bar, the history and every cookie. The cookie's name and value
+// are random per server, never the token (a browser sends a host's
+// cookies to every port of it). Every answer forbids script, remote loads and framing
 // (see [CSP]); every text from the log, the wikis and the transcripts is
 // escaped by the templates, and Markdown goes through package markdown.
 package ui
 
 import (
 	"crypto/rand"
-	"crypto/sha256"
 	"crypto/subtle"
 	"embed"
 	"encoding/hex"
@@ -59,11 +62,21 @@ type Options struct {
 
 // Server serves cairn ui.
 type Server struct {
-	opt    Options
-	token  string
-	cookie string // the cookie's name: one per token, so two servers on one host keep theirs
-	pages  map[string]*template.Template
-	mux    *http.ServeMux
+	opt     Options
+	token   string // in the printed URL only, exchanged for the cookie
+	cookie  string // the cookie's name: random per server, so two servers on one host keep theirs
+	session string // the cookie's value: random per server, never the token
+	pages   map[string]*template.Template
+	mux     *http.ServeMux
+}
+
+// random is n random bytes in hex.
+func random(n int) (string, error) {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b), nil
 }
 
 //go:embed templates/*.html
@@ -82,14 +95,20 @@ func New(opt Options) (*Server, error) {
 	}
 	tok := opt.Token
 	if tok == "" {
-		b := make([]byte, 24)
-		if _, err := rand.Read(b); err != nil {
+		var err error
+		if tok, err = random(24); err != nil {
 			return nil, err
 		}
-		tok = hex.EncodeToString(b)
 	}
-	sum := sha256.Sum256([]byte(tok))
-	s := &Server{opt: opt, token: tok, cookie: "cairn_ui_" + hex.EncodeToString(sum[:4]), mux: http.NewServeMux()}
+	name, err := random(8)
+	if err != nil {
+		return nil, err
+	}
+	session, err := random(32)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{opt: opt, token: tok, cookie: "cairn_ui_" + name, session: session, mux: http.NewServeMux()}
 	if err := s.parseTemplates(); err != nil {
 		return nil, err
 	}
@@ -143,7 +162,8 @@ func (s *Server) routes() {
 }
 
 // ServeHTTP sets the security headers, then serves r if it is a read
-// that carries the token and names a host the server answers for.
+// that names a host the server answers for and carries the session
+// cookie; one that carries the printed URL's token gets the cookie.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Security-Policy", CSP)
@@ -162,29 +182,42 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "cairn ui answers on a loopback address only", http.StatusForbidden)
 		return
 	}
-	if !s.authorized(w, r) {
-		http.Error(w, "cairn ui needs the token of the URL it printed", http.StatusForbidden)
+	if r.URL.Query().Has("token") {
+		s.exchange(w, r)
+		return
+	}
+	if !s.authorized(r) {
+		http.Error(w, "cairn ui needs the URL it printed (with its token), opened once in this browser", http.StatusForbidden)
 		return
 	}
 	s.mux.ServeHTTP(w, r)
 }
 
-// authorized reports whether r carries the token: in its URL (the cookie
-// is then set, for the links of the pages) or in the cookie.
-func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
-	if t := r.URL.Query().Get("token"); t != "" {
-		if !s.same(t) {
-			return false
-		}
-		http.SetCookie(w, &http.Cookie{Name: s.cookie, Value: s.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-		return true
+// exchange answers a request that carries the printed URL's token: with
+// the right one, the session cookie and a redirect to the same address
+// without the token; with any other, a refusal.
+func (s *Server) exchange(w http.ResponseWriter, r *http.Request) {
+	if subtle.ConstantTimeCompare([]byte(r.URL.Query().Get("token")), []byte(s.token)) != 1 {
+		http.Error(w, "cairn ui needs the token of the URL it printed", http.StatusForbidden)
+		return
 	}
-	c, err := r.Cookie(s.cookie)
-	return err == nil && s.same(c.Value)
+	// Lax, not Strict: the redirect of a page opened from elsewhere (the
+	// file --open hands the browser) must carry the cookie; every page is
+	// a read, so a link from another site changes nothing.
+	http.SetCookie(w, &http.Cookie{Name: s.cookie, Value: s.session, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode})
+	q := r.URL.Query()
+	q.Del("token")
+	to := url.URL{Path: r.URL.Path, RawPath: r.URL.RawPath, RawQuery: q.Encode()}
+	if to.Path == "" || !strings.HasPrefix(to.Path, "/") || strings.HasPrefix(to.Path, "//") {
+		to.Path = "/"
+	}
+	http.Redirect(w, r, to.RequestURI(), http.StatusSeeOther)
 }
 
-func (s *Server) same(t string) bool {
-	return subtle.ConstantTimeCompare([]byte(t), []byte(s.token)) == 1
+// authorized reports whether r carries the session cookie.
+func (s *Server) authorized(r *http.Request) bool {
+	c, err := r.Cookie(s.cookie)
+	return err == nil && subtle.ConstantTimeCompare([]byte(c.Value), []byte(s.session)) == 1
 }
 
 // LoopbackHost reports whether a Host header (host or host:port) names

@@ -119,14 +119,11 @@ func newServer(t testing.TB, p *project.Project) *Server {
 	return s
 }
 
-// get asks s for path with the token, from a loopback host.
+// get asks s for path with the session cookie, from a loopback host.
 func get(t testing.TB, s *Server, path string) *httptest.ResponseRecorder {
 	t.Helper()
-	sep := "?"
-	if strings.Contains(path, "?") {
-		sep = "&"
-	}
-	r := httptest.NewRequest("GET", "http://127.0.0.1:8080"+path+sep+"token=tok", nil)
+	r := httptest.NewRequest("GET", "http://127.0.0.1:8080"+path, nil)
+	r.AddCookie(&http.Cookie{Name: s.cookie, Value: s.session})
 	w := httptest.NewRecorder()
 	s.ServeHTTP(w, r)
 	return w
@@ -227,49 +224,63 @@ func TestAccess(t *testing.T) {
 		s.ServeHTTP(w, r)
 		return w
 	}
+	// The printed URL: the cookie, and the same address without the token.
 	first := do("GET", "/?token=tok", "127.0.0.1:1234", nil)
-	if first.Code != 200 {
-		t.Fatalf("the printed URL: %d", first.Code)
+	if first.Code != http.StatusSeeOther || first.Header().Get("Location") != "/" {
+		t.Fatalf("the printed URL: %d to %q", first.Code, first.Header().Get("Location"))
 	}
 	var cookie *http.Cookie
 	for _, c := range first.Result().Cookies() {
 		cookie = c
 	}
-	if cookie == nil || !cookie.HttpOnly || cookie.SameSite != http.SameSiteStrictMode || cookie.Value != "tok" {
+	if cookie == nil || !cookie.HttpOnly || cookie.SameSite != http.SameSiteLaxMode || cookie.Value == "tok" || strings.Contains(cookie.Value, "tok") ||
+		len(cookie.Value) < 32 || !strings.HasPrefix(cookie.Name, "cairn_ui_") {
 		t.Fatalf("cookie = %+v", cookie)
 	}
 	for _, tc := range []struct {
 		name, method, target, host string
 		cookie                     *http.Cookie
 		want                       int
+		to                         string // the redirect's Location, for a 303
 	}{
-		{"no token", "GET", "/", "127.0.0.1:1234", nil, 403},
-		{"wrong token", "GET", "/?token=tok2", "127.0.0.1:1234", nil, 403},
-		{"empty token", "GET", "/?token=", "127.0.0.1:1234", nil, 403},
-		{"wrong cookie", "GET", "/", "127.0.0.1:1234", &http.Cookie{Name: cookie.Name, Value: "nope"}, 403},
-		{"other cookie name", "GET", "/", "127.0.0.1:1234", &http.Cookie{Name: "cairn_ui_x", Value: "tok"}, 403},
-		{"cookie", "GET", "/timeline", "127.0.0.1:1234", cookie, 200},
-		{"stylesheet", "GET", "/static/style.css", "127.0.0.1:1234", cookie, 200},
-		{"stylesheet without token", "GET", "/static/style.css", "127.0.0.1:1234", nil, 403},
-		{"localhost", "GET", "/?token=tok", "localhost:1234", nil, 200},
-		{"ipv6 loopback", "GET", "/?token=tok", "[::1]:1234", nil, 200},
-		{"rebinding host", "GET", "/?token=tok", "evil.example:1234", nil, 403},
-		{"lan host", "GET", "/?token=tok", "192.168.1.2:1234", nil, 403},
-		{"post", "POST", "/?token=tok", "127.0.0.1:1234", nil, 405},
-		{"put", "PUT", "/entry?token=tok", "127.0.0.1:1234", cookie, 405},
-		{"delete", "DELETE", "/?token=tok", "127.0.0.1:1234", nil, 405},
-		{"head", "HEAD", "/?token=tok", "127.0.0.1:1234", nil, 200},
-		{"unknown path", "GET", "/nope?token=tok", "127.0.0.1:1234", nil, 404},
-		{"export traversal", "GET", "/personal/export?name=../../etc/passwd&token=tok", "127.0.0.1:1234", nil, 404},
-		{"export other file", "GET", "/personal/export?name=2026-05/../../config.json&token=tok", "127.0.0.1:1234", nil, 404},
-		{"wiki traversal", "GET", "/wiki/team/page/../../knowledge.jsonl?token=tok", "127.0.0.1:1234", nil, 307}, // to /knowledge.jsonl, a 404
-		{"wiki escaped traversal", "GET", "/wiki/team/page/..%2F..%2Fknowledge.jsonl?token=tok", "127.0.0.1:1234", nil, 404},
-		{"unknown wiki", "GET", "/wiki/other/?token=tok", "127.0.0.1:1234", nil, 200}, // says there is no such wiki
+		{"no token", "GET", "/", "127.0.0.1:1234", nil, 403, ""},
+		{"wrong token", "GET", "/?token=tok2", "127.0.0.1:1234", nil, 403, ""},
+		{"empty token", "GET", "/?token=", "127.0.0.1:1234", nil, 403, ""},
+		{"wrong token with the cookie", "GET", "/?token=tok2", "127.0.0.1:1234", cookie, 403, ""},
+		{"wrong cookie", "GET", "/", "127.0.0.1:1234", &http.Cookie{Name: cookie.Name, Value: "nope"}, 403, ""},
+		{"the token as the cookie", "GET", "/", "127.0.0.1:1234", &http.Cookie{Name: cookie.Name, Value: "tok"}, 403, ""},
+		{"other cookie name", "GET", "/", "127.0.0.1:1234", &http.Cookie{Name: "cairn_ui_x", Value: cookie.Value}, 403, ""},
+		{"cookie", "GET", "/timeline", "127.0.0.1:1234", cookie, 200, ""},
+		{"stylesheet", "GET", "/static/style.css", "127.0.0.1:1234", cookie, 200, ""},
+		{"stylesheet without token", "GET", "/static/style.css", "127.0.0.1:1234", nil, 403, ""},
+		{"token with a query", "GET", "/entry?key=k1&token=tok", "127.0.0.1:1234", nil, 303, "/entry?key=k1"},
+		{"token first", "GET", "/?token=tok&q=cache+x", "127.0.0.1:1234", nil, 303, "/?q=cache+x"},
+		{"token on an odd path", "GET", "//evil.example/?token=tok", "127.0.0.1:1234", nil, 303, "/?"},
+		{"localhost", "GET", "/?token=tok", "localhost:1234", nil, 303, "/"},
+		{"ipv6 loopback", "GET", "/?token=tok", "[::1]:1234", nil, 303, "/"},
+		{"rebinding host", "GET", "/?token=tok", "evil.example:1234", nil, 403, ""},
+		{"lan host", "GET", "/?token=tok", "192.168.1.2:1234", nil, 403, ""},
+		{"post", "POST", "/?token=tok", "127.0.0.1:1234", nil, 405, ""},
+		{"put", "PUT", "/entry", "127.0.0.1:1234", cookie, 405, ""},
+		{"delete", "DELETE", "/", "127.0.0.1:1234", cookie, 405, ""},
+		{"head", "HEAD", "/", "127.0.0.1:1234", cookie, 200, ""},
+		{"unknown path", "GET", "/nope", "127.0.0.1:1234", cookie, 404, ""},
+		{"export traversal", "GET", "/personal/export?name=../../etc/passwd", "127.0.0.1:1234", cookie, 404, ""},
+		{"export other file", "GET", "/personal/export?name=2026-05/../../config.json", "127.0.0.1:1234", cookie, 404, ""},
+		{"wiki traversal", "GET", "/wiki/team/page/../../knowledge.jsonl", "127.0.0.1:1234", cookie, 307, ""}, // to /knowledge.jsonl, a 404
+		{"wiki escaped traversal", "GET", "/wiki/team/page/..%2F..%2Fknowledge.jsonl", "127.0.0.1:1234", cookie, 404, ""},
+		{"unknown wiki", "GET", "/wiki/other/", "127.0.0.1:1234", cookie, 200, ""}, // says there is no such wiki
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := do(tc.method, tc.target, tc.host, tc.cookie)
 			if w.Code != tc.want {
 				t.Errorf("%s %s (Host %s) = %d, want %d", tc.method, tc.target, tc.host, w.Code, tc.want)
+			}
+			if tc.to != "" && w.Header().Get("Location") != tc.to && !(tc.to == "/?" && w.Header().Get("Location") == "/") {
+				t.Errorf("%s redirects to %q, want %q", tc.target, w.Header().Get("Location"), tc.to)
+			}
+			if strings.Contains(w.Header().Get("Location"), "tok") {
+				t.Errorf("%s redirects to %q, with the token", tc.target, w.Header().Get("Location"))
 			}
 			if w.Header().Get("Content-Security-Policy") != CSP {
 				t.Errorf("no CSP on a %d", w.Code)
@@ -279,15 +290,28 @@ func TestAccess(t *testing.T) {
 			}
 		})
 	}
+	// Two servers on one host: neither's cookie opens the other.
+	other := newServer(t, seed(t))
+	if other.cookie == s.cookie || other.session == s.session {
+		t.Errorf("two servers share a cookie name %q or value", s.cookie)
+	}
+	r := httptest.NewRequest("GET", "/", nil)
+	r.Host = "127.0.0.1:1"
+	r.AddCookie(cookie)
+	w := httptest.NewRecorder()
+	other.ServeHTTP(w, r)
+	if w.Code != 403 {
+		t.Errorf("another server's cookie opened a page: %d", w.Code)
+	}
 	remote, err := New(Options{Project: seed(t), Token: "tok", Remote: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := httptest.NewRequest("GET", "/?token=tok", nil)
+	r = httptest.NewRequest("GET", "/?token=tok", nil)
 	r.Host = "192.168.1.2:1234"
-	w := httptest.NewRecorder()
+	w = httptest.NewRecorder()
 	remote.ServeHTTP(w, r)
-	if w.Code != 200 {
+	if w.Code != http.StatusSeeOther {
 		t.Errorf("a remote server refused a LAN host: %d", w.Code)
 	}
 }

@@ -762,11 +762,17 @@ func writeFile(w, rel string, data []byte) error { return writePerm(w, rel, data
 // its own).
 func writePerm(w, rel string, data []byte, perm fs.FileMode) error {
 	// The wiki's parent is trusted: the user's data directory, or a
-	// .cairn that OpenTeam checked.
-	if err := os.MkdirAll(filepath.Dir(w), 0o755); err != nil {
+	// .cairn that OpenTeam checked. The team wiki (.cairn/wiki) is
+	// committed; any other is the person's own, 0600 in 0700 directories.
+	root := fsx.NewPrivateRoot(w)
+	mkdir := fsx.MkdirPrivate
+	if filepath.Base(filepath.Dir(w)) == ".cairn" {
+		root, mkdir = fsx.NewRoot(w), func(dir string) error { return os.MkdirAll(dir, 0o755) }
+	}
+	if err := mkdir(filepath.Dir(w)); err != nil {
 		return err
 	}
-	err := fsx.NewRoot(w).WriteAtomic(rel, data, perm)
+	err := root.WriteAtomic(rel, data, perm)
 	if errors.Is(err, fsx.ErrUnsafe) {
 		return fmt.Errorf("%w: %v", ErrLink, err)
 	}

@@ -246,11 +246,11 @@ func TestReadTranscript(t *testing.T) {
 // The launcher's answer without cairn is Cursor's sessionStart output.
 func TestNotInstalledFormat(t *testing.T) {
 	f := strings.TrimSuffix(hooks.NotInstalledFormat, `\n`)
-	if strings.Count(f, "%s") != 1 {
+	if strings.Count(f, "{model}") != 1 || strings.Contains(f, "{person}") {
 		t.Fatalf("format %q", f)
 	}
 	var v map[string]string
-	if err := json.Unmarshal([]byte(strings.Replace(f, "%s", "cairn is not installed", 1)), &v); err != nil || v["additional_context"] != "cairn is not installed" {
+	if err := json.Unmarshal([]byte(strings.Replace(f, "{model}", "cairn is not installed", 1)), &v); err != nil || v["additional_context"] != "cairn is not installed" {
 		t.Errorf("format %q: %v %v", f, v, err)
 	}
 	if hooks.Kind(hooks.StartEvent) != event.Start {

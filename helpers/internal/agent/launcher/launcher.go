@@ -2,8 +2,10 @@
 // project wiring runs, so that the wiring names nothing of one machine. It
 // finds this machine's cairn and runs `cairn hook EVENT` (Claude Code) or
 // `cairn hook AGENT EVENT` (called as `.cairn/hook --agent AGENT EVENT`).
-// Without cairn, the agent's session-start event tells the session how to
-// install it and every other event is silent; it always exits 0. The
+// Without cairn, the agent's session-start event tells the person how to
+// install it (the repository's install hint, labelled as its suggestion)
+// and the model only that cairn is missing, in cairn's fixed wording;
+// every other event is silent; it always exits 0. The
 // agents it accepts, and their answers without cairn, are the agent
 // registry's (agent/registry); the events it passes without --agent are
 // Claude Code's (agent/claude/hooks).
@@ -34,19 +36,25 @@ const Path = ".cairn/" + File
 // maxScript caps how much of a launcher file is read.
 const maxScript = 1 << 20
 
-// notInstalled is what a session is told when the project shares memory
+// notInstalled is what the person is told when the project shares memory
 // through cairn and this machine has no cairn to read it: how to install
-// it, by the project's install hint (see [knowledge.CleanInstallHint]; ""
-// for none).
+// it, by the project's install hint when [knowledge.CheckInstallHint]
+// passes it (labelled as the repository's suggestion), else the route
+// that always works.
 func notInstalled(hint string) string {
 	how := knowledge.CleanInstallHint(hint)
-	if how == "" {
-		how = cairn.NoRouteHint
+	if knowledge.CheckInstallHint(hint) != nil {
+		return "cairn is not installed on this machine, so the team memory of this repository (.cairn/knowledge.jsonl) was not loaded. " +
+			"To install it: " + cairn.NoRouteHint + ". Then start a new session."
 	}
-	return "This repository shares team memory through cairn (.cairn/knowledge.jsonl), " +
-		"but cairn is not installed on this machine, so none of it was loaded into this session. " +
-		"To install it: " + how + ". Then start a new session."
+	return "cairn is not installed on this machine, so the team memory of this repository (.cairn/knowledge.jsonl) was not loaded. " +
+		"To install it, this repository suggests (read it before you run it): " + how + ". Then start a new session."
 }
+
+// modelNotice is what the model is told instead: cairn's fixed wording,
+// nothing of the repository's.
+const modelNotice = "This repository shares team memory through cairn, but cairn is not installed on this machine, " +
+	"so none of it was loaded into this session: " + cairn.ModelInstallNotice + "."
 
 // installHint is the install hint of the project whose .cairn is cairnDir: its
 // config's install_hint ("" without one, or when the config can't be
@@ -71,7 +79,7 @@ func Script(hint string) string {
 	for i, h := range hooks.Events {
 		names[i] = h.Event
 	}
-	msg := strings.NewReplacer("'", "", "%", "").Replace(notInstalled(hint))
+	person := strings.NewReplacer("'", "", "%", "").Replace(notInstalled(hint))
 	var b strings.Builder
 	b.WriteString(`#!/bin/sh
 # cairn's launcher, committed with the project. The project's agent hooks
@@ -79,7 +87,8 @@ func Script(hint string) string {
 # event; it names nothing of one machine. It finds this machine's cairn and
 # runs: cairn hook EVENT (Claude Code), or cairn hook AGENT EVENT when
 # called as: .cairn/hook --agent AGENT EVENT. Without cairn, the session's
-# start says how to install it; other events are silent. It always exits 0
+# start tells the person how to install it (the model only that cairn is
+# missing); other events are silent. It always exits 0
 # (a hook that fails must not break a session). Given anything else, it
 # runs cairn with those arguments: the project's slash commands call it so,
 # as .cairn/hook recall WORDS.
@@ -126,7 +135,7 @@ else
     if bin=$(find_cairn); then
       exec "$bin" "$@"
     fi
-    echo 'cairn: ` + msg + `' >&2
+    echo 'cairn: ` + modelNotice + `' >&2
     exit 1
     ;;
   esac
@@ -142,19 +151,54 @@ if bin=$(find_cairn); then
   exec "$bin" hook "$agent" "$event"
 fi
 cat >/dev/null
-msg='` + msg + `'
+person='` + person + `'
+model='` + modelNotice + `'
 case "${agent:-` + registry.Default + `}:$event" in
 `)
 	for _, a := range registry.Agents {
 		if a.NotInstalled == "" {
 			continue
 		}
-		b.WriteString(a.Name + ":" + a.StartEvent + ")\n  printf '" + a.NotInstalled + "' " + strings.Repeat(`"$msg" `, strings.Count(a.NotInstalled, "%s")) + "\n  ;;\n")
+		format, args := printfOf(a.NotInstalled)
+		b.WriteString(a.Name + ":" + a.StartEvent + ")\n  printf '" + format + "' " + strings.Join(args, " ") + "\n")
+		if !strings.Contains(a.NotInstalled, "{person}") {
+			b.WriteString("  printf 'cairn: %s\\n' \"$person\" >&2\n")
+		}
+		b.WriteString("  ;;\n")
 	}
 	b.WriteString(`esac
 exit 0
 `)
 	return b.String()
+}
+
+// printfOf turns an agent's NotInstalled format into a printf format and
+// its arguments, in order: {person} and {model} become %s and "$person",
+// "$model".
+func printfOf(notice string) (string, []string) {
+	var args []string
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(notice, '{')
+		if i < 0 {
+			b.WriteString(notice)
+			return b.String(), args
+		}
+		b.WriteString(notice[:i])
+		notice = notice[i:]
+		switch {
+		case strings.HasPrefix(notice, "{person}"):
+			args = append(args, `"$person"`)
+		case strings.HasPrefix(notice, "{model}"):
+			args = append(args, `"$model"`)
+		default:
+			b.WriteByte('{')
+			notice = notice[1:]
+			continue
+		}
+		b.WriteString("%s")
+		notice = notice[strings.IndexByte(notice, '}')+1:]
+	}
 }
 
 // Write writes the launcher into cairnDir (with the project's install

@@ -204,7 +204,8 @@ func TestLauncherNoticeWithoutCairn(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &o); err != nil || !strings.HasSuffix(out, "}\n") || strings.Count(out, "\n") != 1 {
 		t.Fatalf("not one line of JSON: %q (%v)", out, err)
 	}
-	if !strings.Contains(o.Context, "cairn is not installed on this machine") || o.Status != "cairn: "+o.Context {
+	if !strings.Contains(o.Context, "cairn is not installed on this machine") || !strings.HasPrefix(o.Status, "cairn: cairn is not installed") ||
+		!strings.Contains(o.Status, "To install it: ") || strings.Contains(o.Context, "To install it") {
 		t.Errorf("notice: %+v", o)
 	}
 	for _, h := range hooks.Events {

@@ -37,8 +37,8 @@ type Agent struct {
 	// pipeline.
 	Transcript bool
 	// StartEvent is the session-start event the launcher answers, without
-	// cairn, with NotInstalled: the agent's own output format with %s
-	// (printf) for the notice.
+	// cairn, with NotInstalled: the agent's own output format with
+	// {person} for the person's notice and {model} for the model's.
 	StartEvent, NotInstalled string
 	// ProjectVar is the variable in which the agent names the project to
 	// its hooks ("" for none; see package projroot).

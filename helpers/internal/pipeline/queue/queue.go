@@ -250,13 +250,13 @@ func LogPath(d userconf.Dirs) string { return filepath.Join(d.State, "pipeline.l
 func Spawn(self string, d userconf.Dirs) error {
 	cmd := exec.Command(self, WorkerArgs...)
 	cmd.Env = append(os.Environ(), detach.ChildEnv+"=1")
-	if err := os.MkdirAll(d.State, 0o755); err != nil {
+	if err := fsx.MkdirPrivate(d.State); err != nil {
 		return err
 	}
 	if fi, err := os.Stat(LogPath(d)); err == nil && fi.Size() > maxLog {
 		os.Rename(LogPath(d), LogPath(d)+".1") // one old log kept
 	}
-	log, err := fsx.OpenRegularFile(LogPath(d), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	log, err := fsx.OpenRegularFile(LogPath(d), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return err
 	}

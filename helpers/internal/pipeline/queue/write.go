@@ -28,10 +28,10 @@ func WriteAtomic(path string, data []byte) error { return writeFile(path, data, 
 // (0600).
 func writeFile(path string, data []byte, durable bool) error {
 	dir, base := filepath.Split(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := fsx.MkdirPrivate(dir); err != nil {
 		return err
 	}
-	r := fsx.NewRoot(filepath.Clean(dir))
+	r := fsx.NewPrivateRoot(filepath.Clean(dir))
 	write := r.ReplaceFile
 	if durable {
 		write = r.WriteAtomic

@@ -280,7 +280,8 @@ func (s *Session) beat() {
 
 // TooOld reports whether the project's config asks for a newer cairn than
 // this one; then cairn stays out of the session, and at its start tells
-// the agent and the person how to update.
+// the person how to update and the model only, in cairn's fixed wording,
+// that cairn is too old (nothing of the config reaches the model).
 func (s *Session) TooOld(e event.Event) (event.Answer, bool) {
 	if !s.Proj.Store.Exists() {
 		return event.Answer{}, false
@@ -292,22 +293,25 @@ func (s *Session) TooOld(e event.Event) (event.Answer, bool) {
 	if e.Kind != event.Start {
 		return event.Answer{}, true
 	}
-	msg := fmt.Sprintf("This repository's team memory (cairn) asks for cairn %s or newer; this machine has %s, so none of it was loaded. To update: %s",
+	model := "This repository's team memory (cairn) asks for a newer cairn than this machine's " + cairn.Version +
+		", so none of it was loaded: " + cairn.ModelInstallNotice + "."
+	person := fmt.Sprintf("cairn: this repository's team memory asks for cairn %s or newer; this machine has %s, so none of it was loaded. %s",
 		untrusted.ForAgent(cfg.MinVersion, 20), cairn.Version, updateRoute(cfg))
-	return event.Answer{Context: msg, Status: "cairn: " + msg}, true
+	return event.Answer{Context: model, Status: person}, true
 }
 
-// updateRoute is how to update cairn here: the way this binary was
-// installed when it knows, else the project's install hint, else the
-// route that always works.
+// updateRoute tells the person how to update cairn here: the way this
+// binary was installed when it knows, else the project's install hint
+// when [knowledge.CheckInstallHint] passes it, labelled as the
+// repository's suggestion, else the route that always works.
 func updateRoute(cfg knowledge.Config) string {
 	if own := cairn.InstallHint(); own != "" {
-		return own
+		return "To update: " + own
 	}
-	if hint := knowledge.CleanInstallHint(cfg.InstallHint); hint != "" {
-		return hint
+	if knowledge.CheckInstallHint(cfg.InstallHint) == nil {
+		return "To update, this repository suggests (read it before you run it): " + knowledge.CleanInstallHint(cfg.InstallHint)
 	}
-	return cairn.NoRouteHint
+	return "To update: " + cairn.NoRouteHint
 }
 
 // Task is the pipeline's task for the session of e.

@@ -4,7 +4,9 @@
 // What it renders cannot run or load anything: raw HTML is dropped
 // (goldmark's default), a link or an image survives only when its
 // destination is an http(s) URL, an in-app path ("/...", not "//...") or a
-// fragment (an image only when it is an in-app path), and every character that would reorder or hide text is shown
+// fragment (an image only when it is an in-app path), checked as written
+// and as the browser reads it once entities and percent escapes are
+// decoded (so "/&#47;host" is refused), and every character that would reorder or hide text is shown
 // escaped (see [untrusted.ForTerminal]). Obsidian wikilinks ([[target]],
 // [[target#heading|alias]]) become links through a resolver the caller
 // gives.
@@ -12,7 +14,9 @@ package markdown
 
 import (
 	"bytes"
+	"html"
 	"html/template"
+	"net/url"
 	"strings"
 
 	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
@@ -51,9 +55,34 @@ func Clean(src string) string {
 	return strings.Join(lines, "\n")
 }
 
+// Decoded is dest as a browser reads it from the page: HTML entities and
+// percent escapes decoded, again and again until nothing changes (the
+// renderer decodes entities itself, so a check of the raw destination is
+// not a check of what the browser sees).
+func Decoded(dest string) string {
+	d := dest
+	for range 8 {
+		next := html.UnescapeString(d)
+		if u, err := url.PathUnescape(next); err == nil {
+			next = u
+		}
+		if next == d {
+			break
+		}
+		d = next
+	}
+	return d
+}
+
 // Allowed reports whether a link's destination may stay a link: an
-// http(s) URL, an in-app path or a fragment.
-func Allowed(dest string) bool {
+// http(s) URL, an in-app path or a fragment, as written and as the
+// browser reads it ([Decoded]).
+func Allowed(dest string) bool { return allowed(dest) && allowed(Decoded(dest)) }
+
+func allowed(dest string) bool {
+	if strings.ContainsFunc(dest, func(r rune) bool { return r < 0x20 || r == 0x7f || r == '\\' }) {
+		return false
+	}
 	d := strings.ToLower(strings.TrimSpace(dest))
 	switch {
 	case strings.HasPrefix(d, "http://"), strings.HasPrefix(d, "https://"):
@@ -69,9 +98,11 @@ func Allowed(dest string) bool {
 // InApp reports whether an image's source is served by the app itself:
 // a path ("/..."), never another host. A remote image would tell its host
 // who reads the page, and when.
-func InApp(src string) bool {
+func InApp(src string) bool { return inApp(src) && inApp(Decoded(src)) }
+
+func inApp(src string) bool {
 	d := strings.TrimSpace(src)
-	return strings.HasPrefix(d, "/") && !strings.HasPrefix(d, "//") && !strings.HasPrefix(d, `/\`)
+	return strings.HasPrefix(d, "/") && !strings.HasPrefix(d, "//") && !strings.ContainsFunc(d, func(r rune) bool { return r < 0x20 || r == 0x7f || r == '\\' })
 }
 
 // safeLinks replaces every link, image and autolink whose destination is

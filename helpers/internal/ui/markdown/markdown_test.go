@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // tagRE is one tag as the renderer writes them; attrRE one attribute.
@@ -107,11 +108,63 @@ func TestAllowed(t *testing.T) {
 		"https://a.b": true, "HTTP://a.b": true, "/x": true, "#y": true,
 		"//a.b": false, `/\a.b`: false, "javascript:x": false, " javascript:x": false, "mailto:a@b": false,
 		"x.md": false, "": false, "data:image/png;base64,AA": false,
+		// What the browser reads after the renderer decodes entities, and
+		// after percent decoding.
+		"/&#47;host/x": false, "/&#x2F;host": false, "/&sol;host": false, "&#47;/host": false,
+		"/&bsol;host": false, "/%2Fhost": false, "/%5Chost": false, "/&amp;#47;host": false,
+		"&#32;//host": false, "jav&#x61;script:x": false, "/x?a=1&amp;b=2": true,
 	} {
 		if got := Allowed(dest); got != want {
 			t.Errorf("Allowed(%q) = %v, want %v", dest, got, want)
 		}
 	}
+}
+
+// A link or image whose target reaches another host once decoded is
+// text, not a link (an entity bypass once rendered src="//host/x.png").
+func TestEncodedTargetsAreRefused(t *testing.T) {
+	for _, src := range []string{"![a](/&#47;host/x.png)", "[a](/&#47;host/x)", "[a](/&#x2F;host)", "[a](/&sol;host)", "![a](/&#x2f;host)", "[a](/%2F/host)"} {
+		if out := string(Render(src, nil)); strings.Contains(out, "href") || strings.Contains(out, "src") {
+			t.Errorf("Render(%q) = %s", src, out)
+		}
+	}
+}
+
+// targetRE finds the rendered href and src values.
+var targetRE = regexp.MustCompile(`<(a|img)\s[^>]*?\b(href|src)="([^"]*)"`)
+
+// FuzzLinkDecision: for any target, the link and the image rendered from
+// it carry an href/src only when the rule allows it, and what the browser
+// reads from the attribute (entities, then percent escapes, decoded)
+// passes the same rule: never another host.
+func FuzzLinkDecision(f *testing.F) {
+	for _, s := range []string{"/x", "/&#47;host/x.png", "https://a.b/c", "//a", "/&sol;h", "/%2Fh", "#f", "/&amp;#47;h", "javascript:x", "/a b", "</x>"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, dest string) {
+		if strings.ContainsAny(dest, "()<>[]`") || strings.ContainsFunc(dest, func(r rune) bool { return r <= ' ' || unicode.IsSpace(r) }) {
+			return // not one destination in the Markdown below
+		}
+		for _, src := range []string{"[t](" + dest + ")", "![t](" + dest + ")"} {
+			out := string(Render(src, nil))
+			for _, m := range targetRE.FindAllStringSubmatch(out, -1) {
+				seen := Decoded(m[3])
+				rule := Allowed
+				if m[1] == "img" {
+					rule = InApp
+				}
+				if !rule(m[3]) || !rule(seen) {
+					t.Fatalf("%q rendered %s=%q (the browser reads %q), which the rule refuses", src, m[2], m[3], seen)
+				}
+				if m[1] == "a" && !Allowed(dest) || m[1] == "img" && !InApp(dest) {
+					t.Fatalf("%q: the rule refuses %q, yet it rendered %s", src, dest, out)
+				}
+				if d := strings.TrimSpace(seen); strings.HasPrefix(d, "//") || strings.HasPrefix(d, "/\\") {
+					t.Fatalf("%q rendered a protocol-relative %s %q", src, m[2], seen)
+				}
+			}
+		}
+	})
 }
 
 func FuzzRender(f *testing.F) {

@@ -50,9 +50,10 @@ var EditTools = map[string]bool{"Edit": true, "Write": true, "MultiEdit": true, 
 const StartEvent = "SessionStart"
 
 // NotInstalledFormat is the launcher's answer to [StartEvent] on a machine
-// without cairn: a line for the person (systemMessage) and the same text
-// for the model, with %s (printf) for the notice.
-const NotInstalledFormat = `{"systemMessage":"cairn: %s","hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"%s"}}\n`
+// without cairn: {person} is the person's notice (systemMessage, with the
+// repository's install hint) and {model} the model's (cairn's fixed
+// wording, never the hint).
+const NotInstalledFormat = `{"systemMessage":"cairn: {person}","hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"{model}"}}\n`
 
 // Registered are the events cairn registers, as hooks/hooks.json does.
 func Registered() []Hook {

@@ -47,9 +47,10 @@ const StartEvent = "SessionStart"
 
 // NotInstalledFormat is the launcher's answer to [StartEvent] on a machine
 // without cairn: Codex's SessionStart output (the same fields as Claude
-// Code's), with %s (printf) for the notice, once for the person
-// (systemMessage, shown as "Hook · cairn: ...") and once for the model.
-const NotInstalledFormat = `{"systemMessage":"cairn: %s","hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"%s"}}\n`
+// Code's), with {person} for the person's notice (systemMessage, shown as
+// "Hook · cairn: ...", with the repository's install hint) and {model}
+// for the model's (cairn's fixed wording, never the hint).
+const NotInstalledFormat = `{"systemMessage":"cairn: {person}","hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"{model}"}}\n`
 
 // Kind is the moment Codex's event name stands for; Unknown for a name
 // cairn does not handle.

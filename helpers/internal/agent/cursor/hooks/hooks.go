@@ -72,10 +72,11 @@ const editTool = "Write"
 const StartEvent = "sessionStart"
 
 // NotInstalledFormat is the launcher's answer to [StartEvent] on a machine
-// without cairn: Cursor's sessionStart output, with %s (printf) for the
-// notice. Cursor shows a sessionStart hook's output to no one but the
-// model, so the notice is there alone.
-const NotInstalledFormat = `{"additional_context":"%s"}\n`
+// without cairn: Cursor's sessionStart output, with {model} for the
+// model's notice (cairn's fixed wording). Cursor shows a sessionStart
+// hook's output to no one but the model, so the person's notice, with
+// the repository's install hint, goes to the hook's stderr.
+const NotInstalledFormat = `{"additional_context":"{model}"}\n`
 
 // Kind is the moment Cursor's event name stands for; Unknown for a name
 // cairn does not handle.

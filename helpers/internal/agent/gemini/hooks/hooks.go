@@ -69,10 +69,11 @@ const StartEvent = "SessionStart"
 
 // NotInstalledFormat is the launcher's answer to [StartEvent] on a machine
 // without cairn: Gemini CLI's SessionStart output (the same fields as
-// Claude Code's), with %s (printf) for the notice, once for the person
-// (systemMessage) and once for the model (additionalContext, which Gemini
-// CLI adds to the history, or to a headless run's prompt).
-const NotInstalledFormat = `{"systemMessage":"cairn: %s","hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"%s"}}\n`
+// Claude Code's), with {person} for the person's notice (systemMessage,
+// with the repository's install hint) and {model} for the model's
+// (additionalContext, which Gemini CLI adds to the history, or to a
+// headless run's prompt: cairn's fixed wording, never the hint).
+const NotInstalledFormat = `{"systemMessage":"cairn: {person}","hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"{model}"}}\n`
 
 // Kind is the moment Gemini CLI's event name stands for; Unknown for a
 // name cairn does not handle.

@@ -52,10 +52,10 @@ const (
 const StartEvent = SessionStart
 
 // NotInstalledFormat is the launcher's answer to [StartEvent] on a machine
-// without cairn: the plugin's answer (one JSON object), with %s (printf)
-// for the notice, once as context for the model and once as the person's
-// status line.
-const NotInstalledFormat = `{"context":"%s","status":"cairn: %s"}\n`
+// without cairn: the plugin's answer (one JSON object), with {model} for
+// the model's context (cairn's fixed wording) and {person} for the
+// person's status line (with the repository's install hint).
+const NotInstalledFormat = `{"context":"{model}","status":"cairn: {person}"}\n`
 
 // Events is the one table of the plugin's events.
 var Events = []Hook{
