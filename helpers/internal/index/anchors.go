@@ -193,6 +193,7 @@ func (ix *Index) writeAnchors(id string) error {
 		return err
 	}
 	m.Sources = id
+	ix.fullMaps++
 	return ix.replaceMap(anchor.Encode(m))
 }
 

@@ -111,6 +111,8 @@ type Index struct {
 	total int
 	// quick counts the catch-ups done by merge-join (for tests).
 	quick int
+	// fullMaps counts the anchor maps built in full (for tests).
+	fullMaps int
 	// hook is an Index a hook opened (OpenForHook): it never rebuilds and
 	// applies at most hookMaxLines changed lines; past that, ErrNotReady.
 	hook bool
