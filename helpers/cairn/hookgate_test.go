@@ -20,6 +20,14 @@ var heavyInits = []string{
 	"init github.com/modelcontextprotocol/go-sdk/mcp ",
 }
 
+// maxGateInits caps the package initialisers (lines of Go's init trace)
+// that run before the capture hook's reject path answers. Go initialises
+// packages in import-path order among those whose imports are done, so a
+// gate that imports a package sorting late (golang.org/x/sys/unix, and
+// through it sort, came with package fsx) waits for every ready package
+// sorting before it: 107 at c12d4c6, 133 since fsx.
+const maxGateInits = 133
+
 // tracedHook runs `cairn ARGS...` in dir with the payload on stdin and
 // Go's init trace on, and returns its stdout and the packages it
 // initialised (stderr).
@@ -66,6 +74,15 @@ func TestGateRunsBeforeHeavyPackages(t *testing.T) {
 		t.Errorf("reject path printed %q", out)
 	}
 	check("reject path", inits, false)
+	n := 0
+	for _, l := range strings.Split(inits, "\n") {
+		if strings.HasPrefix(l, "init ") {
+			n++
+		}
+	}
+	if n > maxGateInits {
+		t.Errorf("the reject path ran %d package initialisers, more than %d: a new import of the gate's waits for every package that sorts before it (see maxGateInits)", n, maxGateInits)
+	}
 
 	out, inits = tracedHook(t, dir, payloadWith("PostToolUseFailure", dir), "hook", "PostToolUseFailure")
 	if !strings.Contains(out, "cairn: recorded 1 learned") {
