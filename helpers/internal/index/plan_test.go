@@ -51,7 +51,7 @@ func TestHotQueriesUseTheirIndex(t *testing.T) {
 	const byKey = "sqlite_autoindex_entries_1 (key=?)"
 	for _, tc := range []struct {
 		name, query, want string
-		args               []any
+		args              []any
 	}{
 		{"Entries", entriesByKey("?,?,?"), byKey, []any{"a", "b", "c"}},
 		{"the anchors of changed keys", `SELECT e.json FROM entries e ` + verdictJoin + ` WHERE e.key IN (?,?) AND (e.anchored=1 OR e.type='` + typed.MustCheck + `') AND ` + live, byKey, []any{"a", "b"}},
