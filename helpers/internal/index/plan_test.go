@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
-	"github.com/cairn-dev/cairn/helpers/internal/typed"
 )
 
 // plan is SQLite's plan for query, one step a line.
@@ -54,7 +53,7 @@ func TestHotQueriesUseTheirIndex(t *testing.T) {
 		args              []any
 	}{
 		{"Entries", entriesByKey("?,?,?"), byKey, []any{"a", "b", "c"}},
-		{"the anchors of changed keys", `SELECT e.json FROM entries e ` + verdictJoin + ` WHERE e.key IN (?,?) AND (e.anchored=1 OR e.type='` + typed.MustCheck + `') AND ` + live, byKey, []any{"a", "b"}},
+		{"the anchors of changed keys", anchoredByKey("?,?"), byKey, []any{"a", "b"}},
 		{"refold's entry", `SELECT id,content,tags,type,idents,archived,anchored,json FROM entries WHERE key=?`, byKey, []any{"a"}},
 		{"refold's lines", `SELECT archived,ts,json FROM lines WHERE key=? AND problem IN ('','double-encoded','glued-lines')`, "lines_key (key=?)", []any{"a"}},
 		{"a verdict", entriesByKey("?"), "SEARCH v USING PRIMARY KEY (key=? AND ts=?)", []any{"a"}},
@@ -63,6 +62,14 @@ func TestHotQueriesUseTheirIndex(t *testing.T) {
 		if !strings.Contains(got, tc.want) {
 			t.Errorf("%s: the plan does not use %q:\n%s", tc.name, tc.want, got)
 		}
+		if strings.Contains(got, "SCAN") {
+			t.Errorf("%s: the plan scans a table or an index:\n%s", tc.name, got)
+		}
+	}
+	// The full build reads the anchored entries and the must-checks by
+	// their indexes, not every entry.
+	if got := plan(t, ix, anchoredAll); !strings.Contains(got, "MULTI-INDEX OR") || strings.Contains(got, "SCAN e") {
+		t.Errorf("the full build's plan:\n%s", got)
 	}
 	// The test can fail: the condition as it was written picks the index
 	// on archived.
