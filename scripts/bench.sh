@@ -31,6 +31,7 @@
 #                                          each case interleaved with a Go
 #                                          hello world (and the baseline)
 #        BENCH_ROUNDS=21                   rounds of the floor table
+#        BENCH_FLOOR_SIZES="10000 100000"  log sizes of the floor table
 #        BENCH_QUERY="oauth redirect"      the recall query
 #        BENCH_WORD=oauth                  the grep word
 set -euo pipefail
@@ -394,7 +395,7 @@ floor_restore() {
 	done
 }
 pull='cp @dir@.before.jsonl @dir@/.cairn/knowledge.jsonl && @cairn@ --dir @dir@ sync >/dev/null && cp @dir@.pulled.jsonl @dir@/.cairn/knowledge.jsonl'
-for n in 10000 100000; do
+for n in ${BENCH_FLOOR_SIZES:-10000 100000}; do
 	floor_setup "$n"
 	floor_case "capture hook, nothing to capture" "$n" "<= 3 ms and <= 2x hello" "" "@cairn@ hook PostToolUse < @dir@.reject.json"
 	floor_case "PreToolUse, file with no note" "$n" "the capture hook's, +-10%" "" "@cairn@ hook PreToolUse < @dir@.miss.json"
