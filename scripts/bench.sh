@@ -21,7 +21,17 @@
 #        BENCH_BASELINE=REV                also build git revision REV and
 #                                          measure its hooks in the same
 #                                          hyperfine runs, first; a second
-#                                          table compares the medians
+#                                          table compares the medians; the
+#                                          floor table (below) runs REV and
+#                                          this build interleaved, round by
+#                                          round
+#        BENCH_ONLY=floor                  only the floor table: the hooks'
+#                                          budgets at 10k and 100k, first
+#                                          calls after a write included,
+#                                          each case interleaved with a Go
+#                                          hello world (and the baseline)
+#        BENCH_ROUNDS=21                   rounds of the floor table
+#        BENCH_FLOOR_SIZES="10000 100000"  log sizes of the floor table
 #        BENCH_QUERY="oauth redirect"      the recall query
 #        BENCH_WORD=oauth                  the grep word
 set -euo pipefail
@@ -62,6 +72,92 @@ if [ -n "${BENCH_BASELINE:-}" ]; then
 	(cd "$tmp/base-src" && CGO_ENABLED=0 go build -tags urfave_cli_no_docs -o "$tmp/cairn-base" ./helpers/cairn)
 	base=$tmp/cairn-base
 fi
+
+# The interleaved runner of the floor table: each round runs every
+# command once, in an order that rotates by round (so no build always
+# runs first or after the same one), each after its own untimed prepare;
+# it prints each command's median wall time in seconds. A command is
+# words split at blanks (no quoting): leading NAME=VALUE words are its
+# environment, "< FILE" its stdin. @n@ in a prepare is the round number.
+cat >"$tmp/pairrun.go" <<'EOF'
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// usage: pairrun ROUNDS LABEL PREPARE COMMAND [LABEL PREPARE COMMAND]...
+func main() {
+	rounds, _ := strconv.Atoi(os.Args[1])
+	type cmd struct{ label, prepare, run string }
+	var cmds []cmd
+	for a := os.Args[2:]; len(a) >= 3; a = a[3:] {
+		cmds = append(cmds, cmd{a[0], a[1], a[2]})
+	}
+	times := make([][]float64, len(cmds))
+	for r := 0; r < rounds+1; r++ { // round 0 warms up
+		for i := range cmds {
+			j := (i + r) % len(cmds)
+			c := cmds[j]
+			if c.prepare != "" {
+				p := exec.Command("sh", "-c", strings.ReplaceAll(c.prepare, "@n@", strconv.Itoa(r)))
+				p.Stdout, p.Stderr = os.Stderr, os.Stderr
+				if err := p.Run(); err != nil {
+					fmt.Fprintf(os.Stderr, "pairrun: prepare %s: %v\n", c.label, err)
+					os.Exit(1)
+				}
+			}
+			d, err := run(c.run)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "pairrun: %s: %v\n", c.label, err)
+				os.Exit(1)
+			}
+			if r > 0 {
+				times[j] = append(times[j], d.Seconds())
+			}
+		}
+	}
+	for i, c := range cmds {
+		slices.Sort(times[i])
+		fmt.Printf("%s %.6f\n", c.label, times[i][len(times[i])/2])
+	}
+}
+
+func run(line string) (time.Duration, error) {
+	words := strings.Fields(line)
+	env := os.Environ()
+	for len(words) > 0 && strings.Contains(words[0], "=") && !strings.HasPrefix(words[0], "/") {
+		env = append(env, words[0])
+		words = words[1:]
+	}
+	var stdin *os.File
+	if i := slices.Index(words, "<"); i >= 0 && i+1 < len(words) {
+		f, err := os.Open(words[i+1])
+		if err != nil {
+			return 0, err
+		}
+		defer f.Close()
+		stdin = f
+		words = append(words[:i], words[i+2:]...)
+	}
+	c := exec.Command(words[0], words[1:]...)
+	c.Env = env
+	c.Stdin = stdin
+	c.Stdout = nil
+	start := time.Now()
+	err := c.Run()
+	return time.Since(start), err
+}
+EOF
+(cd "$tmp" && go build -o "$tmp/pairrun" pairrun.go)
+printf 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("hello") }\n' >"$tmp/hello.go"
+(cd "$tmp" && go build -o "$tmp/hello" hello.go)
 
 # The generator: deterministic entries in cairn's shape, sorted by the
 # SHA-256 of the key (then ts), one JSON line each.
@@ -226,6 +322,109 @@ bench() { # name csv hyperfine-args...
 	# /dev/null (hyperfine's default), which would flatter the baseline.
 	hyperfine -N --style basic --output=pipe --export-csv "$csv" "$@" >&2
 }
+
+# The floor table: the hooks' budgets, each case run interleaved, round
+# by round, with a Go hello world built in the same run and, with
+# BENCH_BASELINE, the baseline's build. Each build works on its own copy
+# of the project (an anchored log: every tenth entry names a file), so a
+# first call after a write finds what its own build wrote.
+floor=()
+export CAIRN_NO_BACKGROUND=1 # no detached sanitize or sync between rounds
+unset CLAUDE_PROJECT_DIR CAIRN_DIR
+rounds=${BENCH_ROUNDS:-21}
+builds=(this)
+[ -n "$base" ] && builds+=(base)
+bin_of() { if [ "$1" = base ]; then echo "$base"; else echo "$cairn"; fi; }
+# floor_setup N: each build's project copy of N entries, synced and
+# sanitized, with its payloads beside it (DIR.reject.json, ...), and the
+# logs of a pull of 50 entries (DIR.before.jsonl, DIR.pulled.jsonl).
+floor_setup() {
+	local n=$1 b d bin hit
+	for b in "${builds[@]}"; do
+		d=$tmp/floor-$n-$b
+		bin=$(bin_of "$b")
+		[ -d "$d" ] && continue
+		mkdir -p "$d/.cairn"
+		git init -q "$d"
+		printf '*.jsonl merge=union\n' >"$d/.cairn/.gitattributes"
+		printf 'cache/\nlocal/\n*.lock\n.*.cairn-tmp-*\n' >"$d/.cairn/.gitignore"
+		"$tmp/gen" "$n" anchored >"$d.before.jsonl"
+		"$tmp/gen" $((n + 50)) anchored >"$d.pulled.jsonl"
+		cp "$d.before.jsonl" "$d/.cairn/knowledge.jsonl"
+		"$bin" --dir "$d" sync >/dev/null
+		"$bin" --dir "$d" sanitize >/dev/null
+		hit=$(grep -m1 -o '"files":\["[^"]*"' "$d.before.jsonl" | sed 's/.*\["//; s/"$//')
+		printf '{"session_id":"b","cwd":"%s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"go test ./..."},"tool_response":{"stdout":"ok","stderr":""}}\n' "$d" >"$d.reject.json"
+		printf '{"session_id":"b","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"%s/src/none/nothing.go"}}\n' "$d" "$d" >"$d.miss.json"
+		printf '{"session_id":"b","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"%s/%s"}}\n' "$d" "$d" "$hit" >"$d.hit.json"
+		printf '{"session_id":"b","cwd":"%s","hook_event_name":"SessionStart","source":"startup"}\n' "$d" >"$d.start.json"
+	done
+}
+# floor_case NAME N BUDGET PREPARE COMMAND: @cairn@ and @dir@ in PREPARE
+# and COMMAND stand for each build's binary and project copy.
+floor_case() {
+	local name=$1 n=$2 budget=$3 prep=$4 cmd=$5 b bin d p c out h t bm="" base_cell="—" vs_base="—"
+	local args=(hello "" "$tmp/hello")
+	for b in "${builds[@]}"; do
+		bin=$(bin_of "$b")
+		d=$tmp/floor-$n-$b
+		p=${prep//@cairn@/$bin}
+		p=${p//@dir@/$d}
+		c=${cmd//@cairn@/$bin}
+		c=${c//@dir@/$d}
+		args+=("$b" "$p" "$c")
+	done
+	echo "bench.sh: floor: $name at $n" >&2
+	out=$("$tmp/pairrun" "$rounds" "${args[@]}")
+	h=$(awk '$1 == "hello" { print $2 }' <<<"$out")
+	t=$(awk '$1 == "this" { print $2 }' <<<"$out")
+	bm=$(awk '$1 == "base" { print $2 }' <<<"$out")
+	if [ -n "$bm" ]; then
+		base_cell=$(ms "$bm")
+		vs_base=$(awk -v b="$bm" -v t="$t" 'BEGIN { printf "%.2f", t / b }')
+	fi
+	floor+=("| $name | $n | $(ms "$h") | $base_cell | $(ms "$t") | $(awk -v h="$h" -v t="$t" 'BEGIN { printf "%.1f", t / h }') | $vs_base | $budget |")
+}
+# floor_restore N: each copy back to the log before the pull, synced.
+floor_restore() {
+	local b d
+	for b in "${builds[@]}"; do
+		d=$tmp/floor-$1-$b
+		cp "$d.before.jsonl" "$d/.cairn/knowledge.jsonl"
+		"$(bin_of "$b")" --dir "$d" sync >/dev/null
+	done
+}
+pull='cp @dir@.before.jsonl @dir@/.cairn/knowledge.jsonl && @cairn@ --dir @dir@ sync >/dev/null && cp @dir@.pulled.jsonl @dir@/.cairn/knowledge.jsonl'
+for n in ${BENCH_FLOOR_SIZES:-10000 100000}; do
+	floor_setup "$n"
+	floor_case "capture hook, nothing to capture" "$n" "<= 3 ms and <= 2x hello" "" "@cairn@ hook PostToolUse < @dir@.reject.json"
+	floor_case "PreToolUse, file with no note" "$n" "the capture hook's, +-10%" "" "@cairn@ hook PreToolUse < @dir@.miss.json"
+	floor_case "PreToolUse, file with a note" "$n" "<= 10 ms at 100k" "rm -rf @dir@/.cairn/local/sessions" "@cairn@ hook PreToolUse < @dir@.hit.json"
+	floor_case "SessionStart" "$n" "<= 15 ms at 10k" "" "@cairn@ hook SessionStart < @dir@.start.json"
+	floor_case "first PreToolUse (no note) after an add" "$n" "<= 2x the same hook warm" \
+		"@cairn@ --dir @dir@ add learned 'bench note @n@: retries back off with jitter' >/dev/null" "@cairn@ hook PreToolUse < @dir@.miss.json"
+	floor_case "first PreToolUse (note) after an add" "$n" "<= 2x the same hook warm" \
+		"@cairn@ --dir @dir@ add learned 'bench note @n@: the timeout wraps the retry' >/dev/null; rm -rf @dir@/.cairn/local/sessions" "@cairn@ hook PreToolUse < @dir@.hit.json"
+	floor_restore "$n"
+	floor_case "first PreToolUse (no note) after a pull of +50" "$n" "<= 2x the same hook warm" "$pull" "@cairn@ hook PreToolUse < @dir@.miss.json"
+	floor_case "resync after a pull of +50 (cairn sync)" "$n" "<= 30 ms at 100k" "$pull" "@cairn@ --dir @dir@ sync"
+	floor_case "SessionStart right after a pull of +50" "$n" "<= 60 ms at 100k" "$pull" "@cairn@ hook SessionStart < @dir@.start.json"
+	floor_restore "$n"
+	floor_case "insert one entry (cairn add)" "$n" "<= 8 ms at 10k, <= 30 ms at 100k" \
+		"cp @dir@.before.jsonl @dir@/.cairn/knowledge.jsonl" "@cairn@ --dir @dir@ add learned the-bench-entry-retries-back-off-with-jitter"
+	floor_restore "$n"
+done
+print_floor() {
+	echo "## cairn's floor: whole-process medians of $rounds interleaved rounds ($(nproc) cores, load average $load_start at start, $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown) at end)"
+	echo
+	echo "| case | entries | Go hello world | baseline ${BENCH_BASELINE:-} | this build | this / hello | this / baseline | budget |"
+	echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
+	printf '%s\n' "${floor[@]}"
+}
+if [ "${BENCH_ONLY:-}" = floor ]; then
+	print_floor
+	exit 0
+fi
 
 # cairn add into a 10k log, from a fresh copy each run.
 p=$(project "$add_size")
@@ -429,6 +628,8 @@ echo
 echo "| peak memory (max RSS) | entries | KiB |"
 echo "| --- | ---: | ---: |"
 printf '%s\n' "${mem[@]}"
+echo
+print_floor
 if [ -n "$base" ]; then
 	echo
 	echo "| hook, same hyperfine run | entries | baseline $BENCH_BASELINE | this build | this / baseline |"

@@ -49,6 +49,7 @@ var notAnchorData = map[string]string{
 	"helpers/internal/cli/check.go:runCheck":           "the project's directory inside the repository (the prefix of the change's paths)",
 	"helpers/internal/curate/steer.go:headLines":       "the log's path inside HEAD",
 	"helpers/internal/agent/gemini/wiring.go:realPath": "a directory Gemini CLI's settings name, compared with the project's",
+	"helpers/internal/cli/ui.go:openPage":              "the viewer's private launch page, as a file:// URL",
 }
 
 // TestOneAnchorPathRule: an anchor's path is read by anchor.Clean (and a

@@ -20,6 +20,14 @@ var heavyInits = []string{
 	"init github.com/modelcontextprotocol/go-sdk/mcp ",
 }
 
+// maxGateInits caps the package initialisers (lines of Go's init trace)
+// that run before the capture hook's reject path answers. Go initialises
+// packages in import-path order among those whose imports are done, so a
+// gate that imports a package sorting late (golang.org/x/sys/unix, and
+// through it sort, came with package fsx) waits for every ready package
+// sorting before it: 107 at c12d4c6, 133 since fsx.
+const maxGateInits = 133
+
 // tracedHook runs `cairn ARGS...` in dir with the payload on stdin and
 // Go's init trace on, and returns its stdout and the packages it
 // initialised (stderr).
@@ -66,6 +74,15 @@ func TestGateRunsBeforeHeavyPackages(t *testing.T) {
 		t.Errorf("reject path printed %q", out)
 	}
 	check("reject path", inits, false)
+	n := 0
+	for _, l := range strings.Split(inits, "\n") {
+		if strings.HasPrefix(l, "init ") {
+			n++
+		}
+	}
+	if n > maxGateInits {
+		t.Errorf("the reject path ran %d package initialisers, more than %d: a new import of the gate's waits for every package that sorts before it (see maxGateInits)", n, maxGateInits)
+	}
 
 	out, inits = tracedHook(t, dir, payloadWith("PostToolUseFailure", dir), "hook", "PostToolUseFailure")
 	if !strings.Contains(out, "cairn: recorded 1 learned") {
@@ -94,8 +111,9 @@ func TestGateRunsBeforeHeavyPackages(t *testing.T) {
 // anchored before SQLite, go-git, the CLI framework and the MCP SDK are
 // initialised, from one read of the anchor map, and notes an edit for the
 // turn's capture; a call on an anchored file goes to the full hook, which
-// brings the note. A map older than the log is not trusted: the full hook
-// answers and rewrites it.
+// brings the note. An add brings the map along with the log; a map older
+// than the log (a pull) is not trusted: the full hook answers and updates
+// it.
 func TestToolGateRunsBeforeHeavyPackages(t *testing.T) {
 	dir := t.TempDir()
 	cairntest.Git(t, dir, "init", "-q", "-b", "main")
@@ -169,9 +187,25 @@ func TestToolGateRunsBeforeHeavyPackages(t *testing.T) {
 	}
 	check("Codex's match path (the full hook)", inits, true)
 
-	// The log changes (a pull, a capture): the map is out of date until
-	// the full hook has synced and rewritten it.
+	// cairn's own write of the log (an add, a capture) brings the map
+	// along: the next tool call still answers before the heavy packages.
 	cairntest.In(t, dir, "add", "fact", "an unanchored fact")
+	_, inits = tracedHook(t, dir, pre("Read", "b.go"), "hook", "PreToolUse")
+	check("no-match path right after an add", inits, false)
+	// A change cairn did not make (a pull): the map is out of date until
+	// the full hook has synced and updated it.
+	logPath := filepath.Join(dir, ".cairn", "knowledge.jsonl")
+	data, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pulled := `{"key":"fact-pulled-aaaaaa","type":"fact","content":"a pulled fact","ts":1700000000}` + "\n"
+	if err := os.WriteFile(logPath+".new", append(data, pulled...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(logPath+".new", logPath); err != nil {
+		t.Fatal(err)
+	}
 	_, inits = tracedHook(t, dir, pre("Read", "b.go"), "hook", "PreToolUse")
 	check("a map older than the log (the full hook)", inits, true)
 	_, inits = tracedHook(t, dir, pre("Read", "b.go"), "hook", "PreToolUse")

@@ -86,8 +86,10 @@ func FormatIDs(ids ...fsx.FileID) string {
 
 // Encode writes m: the magic line, the sources line, then one line per
 // command prefix ("c PREFIX\tKEY KEY") and per path ("f PATH\tKEY KEY"),
-// sorted by prefix and path in byte order ([Lookup] searches them so). Paths and prefixes that hold a tab or a newline, and keys that
-// hold a blank, are left out.
+// sorted by prefix and path in byte order ([Lookup] searches them so), each
+// line's keys in the order given, each once. Paths and prefixes that hold
+// a tab or a newline, and keys that hold a blank, are left out. It is
+// linear in the keys; [Update] changes a map by the lines that change.
 func Encode(m Map) []byte {
 	var b bytes.Buffer
 	b.WriteString(magic + "\n")
@@ -95,10 +97,7 @@ func Encode(m Map) []byte {
 	write := func(tag string, set map[string][]string) {
 		merged := map[string][]string{}
 		for n, keys := range set {
-			if tag == "f" {
-				n = strings.TrimSuffix(n, "/")
-			}
-			if n != "" && !strings.ContainsAny(n, "\t\n\r") {
+			if n, ok := lineName(tag[0], n); ok {
 				merged[n] = append(merged[n], keys...)
 			}
 		}
@@ -108,16 +107,9 @@ func Encode(m Map) []byte {
 		}
 		slices.Sort(names)
 		for _, n := range names {
-			var keys []string
-			for _, k := range merged[n] {
-				if k != "" && !strings.ContainsAny(k, " \t\n\r") && !slices.Contains(keys, k) {
-					keys = append(keys, k)
-				}
-			}
-			if len(keys) == 0 {
-				continue
-			}
-			b.WriteString(tag + " " + n + "\t" + strings.Join(keys, " ") + "\n")
+			// Linear in the keys: a path may hold a hostile log's
+			// hundred thousand.
+			writeLine(&b, tag[0], n, mergeKeys(merged[n], nil, nil))
 		}
 	}
 	write("c", m.Commands)

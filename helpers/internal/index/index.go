@@ -111,6 +111,8 @@ type Index struct {
 	total int
 	// quick counts the catch-ups done by merge-join (for tests).
 	quick int
+	// fullMaps counts the anchor maps built in full (for tests).
+	fullMaps int
 	// hook is an Index a hook opened (OpenForHook): it never rebuilds and
 	// applies at most hookMaxLines changed lines; past that, ErrNotReady.
 	hook bool
@@ -758,7 +760,13 @@ func (ix *Index) Rebuild() (SyncResult, error) {
 	if err := ix.refreshVerdicts(); err != nil {
 		return res, err
 	}
-	ix.keepAnchors()
+	// A rebuilt cache gets a map built in full (linear in the anchored
+	// entries), whatever the map on disk records.
+	if id, err := ix.savedIdentity(); err != nil {
+		ix.AnchorsErr = err
+	} else if err := ix.writeAnchors(id); err != nil {
+		ix.AnchorsErr = err
+	}
 	return res, nil
 }
 
@@ -840,7 +848,7 @@ func (ix *Index) catchUp(datas map[string][]byte, now state) (SyncResult, error)
 			scanLines(datas[src.path], src.archived, rows, &order, &rs)
 			recs[src.path] = rs
 		}
-		if err := ix.immediate(func(tx connExec) error { return ix.setFiles(tx, now, &counts{}) }); err != nil {
+		if err := ix.touched(saved, now); err != nil {
 			return SyncResult{}, err
 		}
 		ix.saveOrDropLines(now, recs)
@@ -910,7 +918,7 @@ func (ix *Index) quickCatchUp(datas map[string][]byte, now, saved state, files s
 	}
 	if len(q.delta) == 0 {
 		// Touched, not changed.
-		if err := ix.immediate(func(tx connExec) error { return ix.setFiles(tx, now, &counts{}) }); err != nil {
+		if err := ix.touched(saved, now); err != nil {
 			return SyncResult{}, true, err
 		}
 		ix.saveOrDropLines(now, q.recs)
@@ -921,6 +929,19 @@ func (ix *Index) quickCatchUp(datas map[string][]byte, now, saved state, files s
 	return res, true, err
 }
 
+// touched records the files' state now, when they were touched but not
+// changed (a checkout, a rewrite with the same bytes): the anchor map
+// gets the new identity and keeps its lines.
+func (ix *Index) touched(saved, now state) error {
+	return ix.immediate(func(tx connExec) error {
+		if err := ix.setFiles(tx, now, &counts{}); err != nil {
+			return err
+		}
+		ix.updateAnchors(tx, newAnchorChange(), saved.identity(ix.store), now.identity(ix.store))
+		return nil
+	})
+}
+
 // sumInlineBytes is the size up to which a sync that found a file
 // changed records its sum (a few hundred µs of hashing).
 const sumInlineBytes = 1 << 20
@@ -928,7 +949,18 @@ const sumInlineBytes = 1 << 20
 // applyDiff writes d into the cache in one transaction, then the list of
 // the files' lines, recs.
 func (ix *Index) applyDiff(d lineDiff, now state, recs map[string][]lineRec) (SyncResult, error) {
-	if err := ix.immediate(func(tx connExec) error { return ix.apply(tx, d, now) }); err != nil {
+	before, _ := ix.savedIdentity()
+	ch := newAnchorChange()
+	err := ix.immediate(func(tx connExec) error {
+		if err := ix.apply(tx, d, now, ch); err != nil {
+			return err
+		}
+		// In the transaction: the new anchors are read before COMMIT
+		// and the map written under the same lock.
+		ix.updateAnchors(tx, ch, before, now.identity(ix.store))
+		return nil
+	})
+	if err != nil {
 		return SyncResult{}, err
 	}
 	ix.saveOrDropLines(now, recs)
@@ -1000,12 +1032,14 @@ func (ix *Index) diff(rows map[string]*lineRow, order []string) (lineDiff, error
 
 // apply writes d into the cache within transaction tx: drops the lines
 // that went, adds those that appeared, updates counts, refolds the keys
-// touched, and records the files' state now.
-func (ix *Index) apply(tx connExec, d lineDiff, now state) error {
+// touched (noting in ch the anchors they had), and records the files'
+// state now.
+func (ix *Index) apply(tx connExec, d lineDiff, now state, ch *anchorChange) error {
 	w, err := newWriter(tx)
 	if err != nil {
 		return err
 	}
+	w.anchors = ch
 	defer w.close()
 	touched := map[string]bool{}
 	for _, h := range d.removed {
@@ -1093,8 +1127,13 @@ func (c connExec) QueryRow(q string, args ...any) *sql.Row {
 	return c.conn.QueryRowContext(c.ctx, q, args...)
 }
 
+func (c connExec) Query(q string, args ...any) (*sql.Rows, error) {
+	return c.conn.QueryContext(c.ctx, q, args...)
+}
+
 type preparer interface {
 	execer
 	Prepare(q string) (*sql.Stmt, error)
 	QueryRow(q string, args ...any) *sql.Row
+	Query(q string, args ...any) (*sql.Rows, error)
 }

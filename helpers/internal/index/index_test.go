@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"sort"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn/helpers/internal/anchor"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/relevance"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/synthlog"
@@ -1199,6 +1201,11 @@ func benchSyncIncremental(b *testing.B, n int) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		mapPath := filepath.Join(s.CachePath(), anchor.Name)
+		baseMap, err := os.ReadFile(mapPath)
+		if err != nil {
+			b.Fatal(err)
+		}
 		baseLog := synthLog(0, n, 1)
 		round := 0
 		for b.Loop() {
@@ -1208,6 +1215,10 @@ func benchSyncIncremental(b *testing.B, n int) {
 				b.Fatal(err)
 			}
 			if err := os.WriteFile(Path(s)+".lines", baseLines, 0o644); err != nil {
+				b.Fatal(err)
+			}
+			// And its anchor map, which the sync updates by its lines.
+			if err := os.WriteFile(mapPath, baseMap, 0o644); err != nil {
 				b.Fatal(err)
 			}
 			lines := append(slices.Clone(baseLog), synthLog(20_000+round*50, 20_000+round*50+50, 2)...)

@@ -67,6 +67,10 @@ func (ix *Index) loadVerdicts(id fsx.FileID, unreadable bool) error {
 		verdicts, from = nil, audit.From{}
 	}
 	err = ix.immediate(func(tx connExec) error {
+		removedBefore, err := removedKeys(tx)
+		if err != nil {
+			return err
+		}
 		if _, err := tx.Exec(`DELETE FROM verdicts`); err != nil {
 			return dbErr("load audit", err)
 		}
@@ -84,12 +88,90 @@ func (ix *Index) loadVerdicts(id fsx.FileID, unreadable bool) error {
 		if _, err := tx.Exec(`INSERT OR REPLACE INTO meta(k,v) VALUES('audit',?)`, string(b)); err != nil {
 			return dbErr("load audit", err)
 		}
-		return nil
+		return ix.verdictAnchors(tx, removedBefore, verdicts)
 	})
 	if err != nil {
 		return err
 	}
 	ix.auditLog = logState{id: from.LogID, sum: from.LogSHA256, synced: true}
+	return nil
+}
+
+// removedKeys are the keys of the verdicts that remove a line.
+func removedKeys(ex preparer) (map[string]bool, error) {
+	out := map[string]bool{}
+	rows, err := ex.Query(`SELECT DISTINCT key FROM verdicts WHERE effect=?`, audit.EffectRemoved)
+	if err != nil {
+		return nil, dbErr("load audit", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return nil, dbErr("load audit", err)
+		}
+		out[k] = true
+	}
+	return out, dbErr("load audit", rows.Err())
+}
+
+// verdictAnchors updates the anchor map for the keys whose removal by
+// sanitize came or went with the verdicts loaded (see
+// [Index.updateAnchors]); the log's files did not change.
+func (ix *Index) verdictAnchors(ex preparer, before map[string]bool, verdicts []audit.Verdict) error {
+	ch := newAnchorChange()
+	after := map[string]bool{}
+	for _, v := range verdicts {
+		if v.Effect == audit.EffectRemoved {
+			after[v.Key] = true
+		}
+	}
+	for k := range before {
+		if !after[k] {
+			ch.keys[k] = true
+		}
+	}
+	for k := range after {
+		if !before[k] {
+			ch.keys[k] = true
+		}
+	}
+	if len(ch.keys) == 0 {
+		return nil
+	}
+	var files string
+	var saved state
+	if ex.QueryRow(`SELECT v FROM meta WHERE k='files'`).Scan(&files) != nil || json.Unmarshal([]byte(files), &saved) != nil {
+		return nil // no files recorded yet: the map is built in full
+	}
+	id := saved.identity(ix.store)
+	// The keys' anchors before are their entries' own: the entries did
+	// not change, and a key leaves an anchor it was not on at no cost.
+	keys := make([]string, 0, len(ch.keys))
+	for k := range ch.keys {
+		keys = append(keys, k)
+	}
+	err := eachChunk(keys, func(marks string, args []any) error {
+		rows, err := ex.Query(`SELECT key, json, anchored, type FROM entries WHERE key IN (`+marks+`)`, args...)
+		if err != nil {
+			return dbErr("read anchors", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var k, typ string
+			var js []byte
+			var anchored int
+			if err := rows.Scan(&k, &js, &anchored, &typ); err != nil {
+				return dbErr("read anchors", err)
+			}
+			ch.noteOld(k, js, anchored == 1, typ)
+		}
+		return dbErr("read anchors", rows.Err())
+	})
+	if err != nil {
+		return err
+	}
+	ix.updateAnchors(ex, ch, id, id)
 	return nil
 }
 

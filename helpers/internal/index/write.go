@@ -19,6 +19,7 @@ type writer struct {
 	entryDel  *sql.Stmt
 	findEntry *sql.Stmt
 	bestLine  *sql.Stmt
+	anchors   *anchorChange // where refold notes the anchors it replaces; nil: nowhere
 }
 
 func newWriter(ex preparer) (*writer, error) {
@@ -32,7 +33,7 @@ func newWriter(ex preparer) (*writer, error) {
 		{&w.ftsAdd, `INSERT INTO fts(rowid,content,tags,type,idents) VALUES(?,?,?,?,?)`},
 		{&w.ftsDel, `INSERT INTO fts(fts,rowid,content,tags,type,idents) VALUES('delete',?,?,?,?,?)`},
 		{&w.entryDel, `DELETE FROM entries WHERE id=?`},
-		{&w.findEntry, `SELECT id,content,tags,type,idents,archived FROM entries WHERE key=?`},
+		{&w.findEntry, `SELECT id,content,tags,type,idents,archived,anchored,json FROM entries WHERE key=?`},
 		{&w.bestLine, `SELECT archived,ts,json FROM lines WHERE key=? AND problem IN ('','double-encoded','glued-lines')`},
 	} {
 		st, err := ex.Prepare(p.q)
@@ -51,7 +52,7 @@ func (w *writer) close() {
 			st.Close()
 		}
 	}
-	*w = writer{ex: w.ex, delta: w.delta}
+	*w = writer{ex: w.ex, delta: w.delta, anchors: w.anchors}
 }
 
 func (w *writer) putLine(r *lineRow) error {
@@ -93,17 +94,25 @@ func (w *writer) putEntry(r *lineRow) error {
 	return nil
 }
 
-// refold replaces a key's entry by the latest of its remaining lines.
+// refold replaces a key's entry by the latest of its remaining lines, and
+// notes the key and the anchors it had in w.anchors.
 func (w *writer) refold(key string) error {
 	var id int64
 	var content, tags, typ, idents string
-	var archived int
-	err := w.findEntry.QueryRow(key).Scan(&id, &content, &tags, &typ, &idents, &archived)
+	var js []byte
+	var archived, anchored int
+	err := w.findEntry.QueryRow(key).Scan(&id, &content, &tags, &typ, &idents, &archived, &anchored, &js)
 	switch {
 	case err == sql.ErrNoRows:
+		if w.anchors != nil {
+			w.anchors.keys[key] = true
+		}
 	case err != nil:
 		return dbErr("find entry "+key, err)
 	default:
+		if w.anchors != nil {
+			w.anchors.noteOld(key, js, anchored == 1, typ)
+		}
 		if _, err := w.ftsDel.Exec(id, content, tags, typ, idents); err != nil {
 			return dbErr("unindex "+key, err)
 		}

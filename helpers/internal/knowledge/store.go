@@ -11,6 +11,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/cairn-dev/cairn/helpers/internal/anchor"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/tidwall/gjson"
 )
@@ -217,7 +218,9 @@ type InsertResult struct {
 // Its cost is one pass over the log's bytes that decodes only lines of
 // other key schemes, a binary search that reads a few lines, and a copy
 // of the file that the kernel makes: the log is never parsed or held in
-// memory whole.
+// memory whole. An anchor map that was current with the log before is
+// brought to the new log with the new entries' anchors (see
+// advanceAnchors), so the next tool call's hook needs no cache.
 func (s *Store) Insert(entries []Entry) (InsertResult, error) {
 	var res InsertResult
 	if err := prepare(entries); err != nil {
@@ -246,10 +249,14 @@ func (s *Store) Insert(entries []Entry) (InsertResult, error) {
 			return res, err
 		}
 	}
+	before, idErr := anchor.Identity(s.root)
 	if err := s.spliceLog(lf, lines); err != nil {
 		return res, err
 	}
 	res.Added = fresh
+	if idErr == nil {
+		s.advanceAnchors(before, fresh)
+	}
 	return res, nil
 }
 
