@@ -17,7 +17,7 @@ type ToolCall struct {
 }
 
 // ReadToolCall reads a payload in Claude Code's shape (session_id, cwd,
-// tool_name, tool_input with file_path, notebook_path or command), which
+// tool_name, tool_input with file_path, notebook_path, path or command), which
 // Codex and Gemini CLI send too: shell is the agent's shell tool ("" for
 // none), edits reports whether a tool writes the file it names.
 func ReadToolCall(data []byte, shell string, edits func(tool string) bool) (ToolCall, bool) {
@@ -29,6 +29,7 @@ func ReadToolCall(data []byte, shell string, edits func(tool string) bool) (Tool
 			FilePath     string `json:"file_path"`
 			NotebookPath string `json:"notebook_path"`
 			Command      string `json:"command"`
+			Path         string `json:"path"`
 		} `json:"tool_input"`
 	}
 	if json.Unmarshal(data, &p) != nil {
@@ -37,6 +38,9 @@ func ReadToolCall(data []byte, shell string, edits func(tool string) bool) (Tool
 	c := ToolCall{Session: p.Session, Cwd: p.Cwd, Tool: p.Tool, Path: p.Input.FilePath, Edits: edits(p.Tool)}
 	if c.Path == "" {
 		c.Path = p.Input.NotebookPath
+	}
+	if c.Path == "" {
+		c.Path = p.Input.Path // a search or a listing: where it looks
 	}
 	if shell != "" && p.Tool == shell {
 		c.Shell, c.Command = true, p.Input.Command

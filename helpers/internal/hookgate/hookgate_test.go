@@ -70,6 +70,8 @@ func TestToolCallAgreesWithAdapters(t *testing.T) {
 			{"PreToolUse", `{"session_id":"s","cwd":"/p","tool_name":"Edit","tool_input":{"file_path":"/p/a.go"}}`},
 			{"PreToolUse", `{"session_id":"s","cwd":"/p","tool_name":"NotebookEdit","tool_input":{"notebook_path":"n.ipynb"}}`},
 			{"PreToolUse", `{"session_id":"s","cwd":"/p","tool_name":"Bash","tool_input":{"command":"cat db/x.sql"}}`},
+			{"PreToolUse", `{"session_id":"s","cwd":"/p","tool_name":"Grep","tool_input":{"pattern":"Retry","path":"client/retry.go"}}`},
+			{"PreToolUse", `{"session_id":"s","cwd":"/p","tool_name":"Glob","tool_input":{"pattern":"*.sql","path":"/p/db"}}`},
 		},
 		"codex": {
 			{"PreToolUse", `{"session_id":"s","cwd":"/p","tool_name":"Bash","tool_input":{"command":"sed -n 1p a.go"}}`},
@@ -77,6 +79,7 @@ func TestToolCallAgreesWithAdapters(t *testing.T) {
 		"gemini": {
 			{"AfterFileTool", `{"session_id":"s","cwd":"/p","tool_name":"replace","tool_input":{"file_path":"/p/a.go"}}`},
 			{"AfterFileTool", `{"session_id":"s","cwd":"/p","tool_name":"read_file","tool_input":{"file_path":"a.go"}}`},
+			{"AfterFileTool", `{"session_id":"s","cwd":"/p","tool_name":"list_directory","tool_input":{"path":"db"}}`},
 		},
 		"opencode": {
 			{"ToolBefore", `{"session_id":"s","cwd":"/p","project_dir":"/p","tool":"edit","file_path":"/p/a.go"}`},

@@ -48,11 +48,13 @@ type hookPayload struct {
 }
 
 // toolInput is the input of a tool call: for Bash, the command; for the
-// file tools, the file.
+// file tools, the file; for a search or a listing (Grep, Glob), the file
+// or directory it looks in.
 type toolInput struct {
 	Command      string `json:"command"`
 	FilePath     string `json:"file_path"`
 	NotebookPath string `json:"notebook_path"`
+	Path         string `json:"path"`
 }
 
 // decodePayload parses a payload. tool_input may be any object; only its
@@ -101,6 +103,9 @@ func (Adapter) Decode(name string, data []byte, getenv func(string) string) (eve
 		e.Path = p.ToolInput.FilePath
 		if e.Path == "" {
 			e.Path = p.ToolInput.NotebookPath
+		}
+		if e.Path == "" {
+			e.Path = p.ToolInput.Path // a search or a listing: where it looks
 		}
 		e.CanAsk = canAsk(p.PermissionMode, getenv(entrypointEnv))
 	}

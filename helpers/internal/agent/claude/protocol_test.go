@@ -219,6 +219,8 @@ func TestBeforeTool(t *testing.T) {
 		{`{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/p/a.go"}}`, "Read", "/p/a.go", false},
 		{`{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"NotebookEdit","tool_input":{"notebook_path":"n.ipynb"}}`, "NotebookEdit", "n.ipynb", true},
 		{`{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`, "Bash", "", false},
+		{`{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Grep","tool_input":{"pattern":"Retry","path":"client/retry.go"}}`, "Grep", "client/retry.go", false},
+		{`{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Glob","tool_input":{"pattern":"*.sql","path":"db"}}`, "Glob", "db", false},
 	} {
 		e, err := (claude.Adapter{}).Decode("PreToolUse", []byte(c.payload), func(string) string { return "" })
 		if err != nil || e.Kind != event.BeforeTool || e.Tool != c.tool || e.Path != c.path || e.Edits != c.edits {

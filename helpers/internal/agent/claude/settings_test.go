@@ -140,7 +140,7 @@ func checkInstalled(t *testing.T, data []byte, wrapper string) {
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 func TestHooksList(t *testing.T) {
-	want := map[string]string{"SessionStart": "", "UserPromptSubmit": "", "PostToolUse": "Bash", "PostToolUseFailure": "Bash", "Stop": "", "SubagentStop": "", "PreCompact": "", "SessionEnd": "", "PreToolUse": "Read|Edit|Write|MultiEdit|NotebookEdit|Bash"}
+	want := map[string]string{"SessionStart": "", "UserPromptSubmit": "", "PostToolUse": "Bash", "PostToolUseFailure": "Bash", "Stop": "", "SubagentStop": "", "PreCompact": "", "SessionEnd": "", "PreToolUse": "Read|Edit|Write|MultiEdit|NotebookEdit|Grep|Glob|Bash"}
 	if len(claude.Hooks) != len(want) {
 		t.Fatalf("Hooks has %d events, want %d", len(claude.Hooks), len(want))
 	}

@@ -43,10 +43,12 @@ type hookPayload struct {
 }
 
 // toolInput is the input of a tool call: for the shell tool, the
-// command; for the file tools, the file.
+// command; for the file tools, the file; for a listing or a search, the
+// directory or file it looks in.
 type toolInput struct {
 	Command  string `json:"command"`
 	FilePath string `json:"file_path"`
+	Path     string `json:"path"`
 }
 
 // toolResponse is the result of a tool call; Error is set when it failed.
@@ -114,6 +116,9 @@ func (Adapter) Decode(name string, data []byte, getenv func(string) string) (eve
 		e.Failed = p.ToolResponse.failed()
 	case event.BeforeTool:
 		e.Tool, e.Path, e.Edits = p.ToolName, p.ToolInput.FilePath, hooks.EditTools[p.ToolName]
+		if e.Path == "" {
+			e.Path = p.ToolInput.Path // a listing or a search: where it looks
+		}
 	case event.Reply:
 		e.Text = p.PromptResponse
 		if reply, ok := lastReply(p.TranscriptPath); ok {

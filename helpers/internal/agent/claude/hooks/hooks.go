@@ -37,9 +37,9 @@ var Events = []Hook{
 	{"PreToolUse", event.BeforeTool, ToolMatcher, 10, true},
 }
 
-// ToolMatcher is PreToolUse's matcher: the tools that name files, and the
-// shell.
-const ToolMatcher = "Read|Edit|Write|MultiEdit|NotebookEdit|Bash"
+// ToolMatcher is PreToolUse's matcher: the tools that name files, the
+// searches and listings that name where they look, and the shell.
+const ToolMatcher = "Read|Edit|Write|MultiEdit|NotebookEdit|Grep|Glob|Bash"
 
 // EditTools are the tools that write the files they name.
 var EditTools = map[string]bool{"Edit": true, "Write": true, "MultiEdit": true, "NotebookEdit": true}
