@@ -88,7 +88,7 @@ func TestOneAtomicWriter(t *testing.T) {
 		// A file the person named (curate --out).
 		"helpers/internal/cli/curate.go",
 		// eval's scratch corpora (--corpus, --tools), in temporary directories of their own.
-		"helpers/internal/eval/run.go", "helpers/internal/eval/tools.go")
+		"helpers/internal/eval/run.go", "helpers/internal/eval/tooleval/tooleval.go")
 }
 
 // The user's own config is package userconf's, read by these callers
