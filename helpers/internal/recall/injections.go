@@ -40,6 +40,9 @@ const (
 	MomentTool   = "before a tool"
 )
 
+// ReasonHoldout is how `cairn log` names a holdout session's start.
+const ReasonHoldout = "holdout session: no recall, for measuring"
+
 // Reasons an entry was chosen.
 const (
 	ReasonMustCheck = "must-check"
@@ -74,6 +77,11 @@ type Injection struct {
 	Held []string `json:"held,omitempty"`
 	// Text is the exact text injected.
 	Text string `json:"text,omitempty"`
+	// Holdout marks a session start that injected nothing on purpose: the
+	// session is one of the holdout's, without recall (see package
+	// holdout); Share is the share it was drawn at.
+	Holdout bool    `json:"holdout,omitempty"`
+	Share   float64 `json:"share,omitempty"`
 }
 
 // Shown is one entry of an injection and why it was chosen.

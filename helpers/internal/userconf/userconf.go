@@ -123,6 +123,10 @@ type Config struct {
 	// Guards "off" turns a team's must-check guards (.cairn/config.json
 	// "guards": "ask") off for this person.
 	Guards string `json:"guards,omitempty"`
+	// Holdout, when set, is this person's share of sessions without
+	// recall, over the team's (.cairn/config.json "holdout"); 0 turns the
+	// holdout off for them.
+	Holdout *float64 `json:"holdout,omitempty"`
 }
 
 // DefaultModel is the small model the default command asks.
@@ -323,4 +327,20 @@ func State(getenv func(string) string) (on bool, config, knowledge string, err e
 	}
 	c, err := LoadConfig(d)
 	return c.Pipeline, filepath.Join(d.Config, configName), c.Knowledge(d), err
+}
+
+// SetHoldout sets the person's share of sessions without recall (0 turns
+// a team's holdout off for them) and returns the config file's path.
+func SetHoldout(getenv func(string) string, share float64) (string, error) {
+	d, err := UserDirs(getenv)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(d.Config, configName)
+	c, err := LoadConfig(d)
+	if err != nil && !errors.Is(err, ErrPath) {
+		return path, err
+	}
+	c.Holdout = &share
+	return path, SaveConfig(d, c)
 }
