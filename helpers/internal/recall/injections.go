@@ -137,6 +137,17 @@ func AddInjection(s *knowledge.Store, in Injection) error {
 // newest first. A line that cannot be decoded (torn by a crash, say) is
 // left out.
 func Injections(s *knowledge.Store) ([]Injection, error) {
+	out, err := AllInjections(s)
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].Time > out[b].Time })
+	return out[:min(len(out), MaxInjections)], nil
+}
+
+// AllInjections reads both generations of the record, as written (at
+// most twice [MaxInjections]), for `cairn report`.
+func AllInjections(s *knowledge.Store) ([]Injection, error) {
 	var out []Injection
 	for _, name := range []string{injectionsOld, injectionsLog} {
 		data, err := s.ReadFile(name, maxInjectionsBytes)
@@ -150,8 +161,7 @@ func Injections(s *knowledge.Store) ([]Injection, error) {
 			}
 		}
 	}
-	sort.SliceStable(out, func(a, b int) bool { return out[a].Time > out[b].Time })
-	return out[:min(len(out), MaxInjections)], nil
+	return out, nil
 }
 
 // Why says which part of a session start's context an entry found by its
