@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strings"
 )
 
 // NotEnough says why a figure has no difference yet.
@@ -130,10 +129,7 @@ func WriteText(w io.Writer, r Report, markdown bool) {
 	list(fmt.Sprintf("Injected in %d or more sessions and never used: candidates for curation", UnusedAfter), r.Unused, func(e EntryUse) string {
 		return fmt.Sprintf("%s  injected in %d sessions  (review: %s)", e.Key, e.Injected, e.Review)
 	})
-	if markdown {
-		fmt.Fprintln(w)
-	}
-	fmt.Fprintln(w, strings.TrimSpace("\nHow to read this: docs/report.md (the method, its limits, the intervals)."))
+	fmt.Fprintln(w, "\nHow to read this: docs/report.md (the method, its limits, the intervals).")
 }
 
 func share(s float64) string {

@@ -11,8 +11,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	cairn "github.com/cairn-dev/cairn"
@@ -143,21 +145,40 @@ func Build(o Options) (Report, error) {
 			return r, fmt.Errorf("%s transcripts: %w", a.Title(), err)
 		}
 		part := AgentPart{Agent: a.Name(), Title: a.Title()}
-		for _, path := range paths {
-			if fi, err := os.Stat(path); err != nil || !cutoff.IsZero() && fi.ModTime().Before(cutoff) {
-				continue
-			}
-			s, ok, err := measure(m, path, o.Root, log, entries, uses)
-			if err != nil {
+		type result struct {
+			s       Session
+			ok, bad bool
+		}
+		results := make([]result, len(paths))
+		work := make(chan int)
+		var wg sync.WaitGroup
+		for range runtime.GOMAXPROCS(0) {
+			wg.Go(func() {
+				for i := range work {
+					path := paths[i]
+					if fi, err := os.Stat(path); err != nil || !cutoff.IsZero() && fi.ModTime().Before(cutoff) {
+						continue
+					}
+					s, ok, err := measure(m, path, o.Root, log, entries, uses)
+					results[i] = result{s: s, ok: ok && err == nil, bad: err != nil}
+				}
+			})
+		}
+		for i := range paths {
+			work <- i
+		}
+		close(work)
+		wg.Wait()
+		for _, res := range results {
+			if res.bad {
 				r.Skipped++
+			}
+			if !res.ok || !cutoff.IsZero() && res.s.Start.Before(cutoff) {
 				continue
 			}
-			if !ok || !cutoff.IsZero() && s.Start.Before(cutoff) {
-				continue
-			}
-			s.Agent = a.Name()
-			s.Holdout = assign(s.ID, log, o.Share)
-			part.Sessions = append(part.Sessions, s)
+			res.s.Agent = a.Name()
+			res.s.Holdout = assign(res.s.ID, log, o.Share)
+			part.Sessions = append(part.Sessions, res.s)
 		}
 		r.Agents = append(r.Agents, compareAgent(part, o.Seed))
 	}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -125,6 +126,8 @@ func (w *sessionWatch) touches(files []string, path string) bool {
 
 // done adds the session's injections and uses to u.
 func (w *sessionWatch) done(u *uses) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
 	for key := range w.since {
 		en := w.entries[key]
 		if en == nil {
@@ -151,8 +154,12 @@ func wordSet(text string) map[string]bool {
 	return out
 }
 
-// uses counts each injected entry's sessions.
-type uses struct{ byKey map[string]*EntryUse }
+// uses counts each injected entry's sessions (sessions are read in
+// parallel: mu guards byKey).
+type uses struct {
+	mu    sync.Mutex
+	byKey map[string]*EntryUse
+}
 
 func newUses() *uses { return &uses{byKey: map[string]*EntryUse{}} }
 
