@@ -119,7 +119,7 @@ func Build(o Options) (Report, error) {
 	if o.Seed == 0 {
 		o.Seed = Seed
 	}
-	r := Report{Version: cairn.Version, To: o.Now, Share: o.Share}
+	r := Report{Version: cairn.Version, To: o.Now, Share: o.Share, Agents: []AgentPart{}}
 	cutoff := time.Time{}
 	if o.Since > 0 {
 		cutoff = o.Now.Add(-o.Since)
@@ -180,7 +180,9 @@ func Build(o Options) (Report, error) {
 			res.s.Holdout = assign(res.s.ID, log, o.Share)
 			part.Sessions = append(part.Sessions, res.s)
 		}
-		r.Agents = append(r.Agents, compareAgent(part, o.Seed))
+		if len(part.Sessions) > 0 {
+			r.Agents = append(r.Agents, compareAgent(part, o.Seed))
+		}
 	}
 	r.Used, r.Unused = uses.split()
 	return r, nil
