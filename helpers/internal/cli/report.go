@@ -68,10 +68,9 @@ func reportCommand(env Env) *ucli.Command {
 					return err
 				}
 				cfg, _ := p.Store.LoadConfig()
-				u, _ := userconf.Load(env.Getenv)
 				r, err = reports.Build(reports.Options{
 					Store: p.Store, Root: p.Root, Adapters: adapters, Getenv: env.Getenv,
-					Since: since, Agent: c.String("agent"), Share: holdout.Share(cfg.Holdout, u.Config.Holdout),
+					Since: since, Agent: c.String("agent"), Share: holdout.Share(cfg.Holdout, userconf.Holdout(env.Getenv)),
 				})
 				if err != nil {
 					return err
@@ -101,14 +100,14 @@ func holdoutCommand(env Env) *ucli.Command {
 		ArgsUsage: "[SHARE|off]",
 		Action: func(c *ucli.Context) error {
 			if c.NArg() == 0 {
-				u, _ := userconf.Load(env.Getenv)
+				own := userconf.Holdout(env.Getenv)
 				team := (*float64)(nil)
 				if p, err := findProject(c, env); err == nil {
 					cfg, _ := p.Store.LoadConfig()
 					team = cfg.Holdout
 				}
 				fmt.Fprintf(env.Stdout, "holdout share %g (yours: %s; the team's: %s)\n",
-					holdout.Share(team, u.Config.Holdout), setting(u.Config.Holdout), setting(team))
+					holdout.Share(team, own), setting(own), setting(team))
 				return nil
 			}
 			if c.NArg() > 1 {

@@ -33,8 +33,7 @@ func HeldOut(p *project.Project, getenv func(string) string, session string) boo
 		return false
 	}
 	cfg, _ := p.Store.LoadConfig()
-	u, _ := userconf.Load(getenv)
-	return holdout.Out(session, holdout.Share(cfg.Holdout, u.Config.Holdout))
+	return holdout.Out(session, holdout.Share(cfg.Holdout, userconf.Holdout(getenv)))
 }
 
 // holdoutStart answers the start of a held-out session: nothing injected,

@@ -344,3 +344,13 @@ func SetHoldout(getenv func(string) string, share float64) (string, error) {
 	c.Holdout = &share
 	return path, SaveConfig(d, c)
 }
+
+// Holdout is the person's own holdout share (see [Config.Holdout]), nil
+// when they set none or their config cannot be read.
+func Holdout(getenv func(string) string) *float64 {
+	u, err := Load(getenv)
+	if err != nil && !errors.Is(err, ErrPath) {
+		return nil
+	}
+	return u.Config.Holdout
+}
