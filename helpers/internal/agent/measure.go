@@ -43,7 +43,8 @@ type Measured struct {
 
 // What a transcript's reader saw (see [Measurer.Measure]).
 const (
-	SeenPrompt = "prompt" // Text: a prompt the person typed
+	SeenSession = "session" // Text: the session's id, once, as soon as the reader knows it
+	SeenPrompt  = "prompt"  // Text: a prompt the person typed
 	SeenReply  = "reply"  // Text: the model's text
 	SeenTouch  = "touch"  // Path: a file a tool read or ran on
 	SeenEdit   = "edit"   // Path, Old, New: an edit of a file (Old "" for a whole write)

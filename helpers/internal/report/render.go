@@ -72,7 +72,7 @@ func WriteText(w io.Writer, r Report, markdown bool) {
 		fmt.Fprintf(w, "cairn report: %s, on this machine; holdout share %s (cairn %s)\n", span, share(r.Share), r.Version)
 	}
 	if len(r.Agents) == 0 {
-		fmt.Fprintln(w, "\nNo sessions found: cairn reads Claude Code's transcripts of this project on this machine.")
+		fmt.Fprintln(w, "\nNo sessions found: cairn reads Claude Code's and Codex's transcripts of this project on this machine.")
 	}
 	for _, a := range r.Agents {
 		head := fmt.Sprintf("%s: %d sessions with recall, %d without", a.Title, a.With, a.Without)

@@ -10,10 +10,8 @@ package report
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -280,8 +278,7 @@ func injectedEntries(s *knowledge.Store, log map[string]*logged) (map[string]*wa
 }
 
 // measure reads one transcript: its figures, and which of the entries
-// injected into it were used (the transcript's file name is its session's
-// id, as Claude Code names them). ok is false for a subagent's transcript or
+// injected into it were used. ok is false for a subagent's transcript or
 // one without a session.
 func measure(m agent.Measurer, path, root string, log map[string]*logged, entries map[string]*watched, uses *uses) (Session, bool, error) {
 	f, err := os.Open(path)
@@ -292,14 +289,16 @@ func measure(m agent.Measurer, path, root string, log map[string]*logged, entrie
 	var (
 		corrective int
 		edits      = reverts{}
-		session    = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		session    string
 		watch      *sessionWatch
 	)
-	if l, ok := log[session]; ok && len(l.shown) > 0 {
-		watch = newSessionWatch(l.shown, entries, root)
-	}
 	got, err := m.Measure(f, func(s agent.Seen) {
 		switch s.Kind {
+		case agent.SeenSession:
+			session = s.Text
+			if l, ok := log[session]; ok && len(l.shown) > 0 {
+				watch = newSessionWatch(l.shown, entries, root)
+			}
 		case agent.SeenPrompt:
 			if Corrective(s.Text) {
 				corrective++

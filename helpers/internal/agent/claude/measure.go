@@ -149,8 +149,9 @@ func measureLine(m *agent.Measured, line []byte, answers, calls map[string]bool,
 	if json.Unmarshal(line, &rec) != nil {
 		return
 	}
-	if m.Session == "" {
+	if m.Session == "" && rec.SessionID != "" {
 		m.Session = rec.SessionID
+		see(agent.Seen{Kind: agent.SeenSession, Text: rec.SessionID})
 	}
 	if m.Cwd == "" {
 		m.Cwd = rec.Cwd
