@@ -45,9 +45,9 @@ type Measured struct {
 const (
 	SeenSession = "session" // Text: the session's id, once, as soon as the reader knows it
 	SeenPrompt  = "prompt"  // Text: a prompt the person typed
-	SeenReply  = "reply"  // Text: the model's text
-	SeenTouch  = "touch"  // Path: a file a tool read or ran on
-	SeenEdit   = "edit"   // Path, Old, New: an edit of a file (Old "" for a whole write)
+	SeenReply   = "reply"   // Text: the model's text
+	SeenTouch   = "touch"   // Path: a file a tool read or ran on
+	SeenEdit    = "edit"    // Path, Old, New: an edit of a file (Old "" for a whole write)
 )
 
 // Seen is one thing a transcript's reader saw, at its time.
