@@ -100,9 +100,14 @@ func TestHoldoutWalksEveryRecallPath(t *testing.T) {
 	if heldRecs != 1 || others == 0 {
 		t.Errorf("cairn log: %d holdout records, %d others; want 1 and some", heldRecs, others)
 	}
-	touched, err := os.ReadDir(filepath.Join(dir, ".cairn", "cache"))
-	if err != nil || len(touched) == 0 {
-		t.Errorf("nothing under the cache (%v)", err)
+	// Capture still runs in a holdout session.
+	call(t, e, "reply", map[string]string{"text": "Done.\nLEARNED: holdout sessions still record what they learn", "cwd": dir, "session": out})
+	found := false
+	for _, en := range entries(t, dir) {
+		found = found || en.Session == out && strings.Contains(en.Content, "holdout sessions still record")
+	}
+	if !found {
+		t.Error("a holdout session's typed line was not captured")
 	}
 }
 
