@@ -44,7 +44,12 @@ func TestHoldoutWalksEveryRecallPath(t *testing.T) {
 	dir, e, es := anchoredRepo(t)
 	writeConfig(t, dir, `{"holdout": 0.5}`)
 	out, in := sessionIDs(t, 0.5)
-	prompt := "why does the retry loop spin after the request context is cancelled"
+	rounding := knowledge.Entry{Type: "learned", Content: "invoice rounding errors come from float math in the tax module", TS: 1700000000}
+	rounding.Key = knowledge.MakeKey(rounding.Type, rounding.Content)
+	if _, err := knowledge.Open(dir).Insert([]knowledge.Entry{rounding}); err != nil {
+		t.Fatal(err)
+	}
+	prompt := "why are the invoice rounding errors in the tax module"
 	file := filepath.Join(dir, "payments/client.go")
 
 	for _, c := range []struct {
@@ -77,7 +82,8 @@ func TestHoldoutWalksEveryRecallPath(t *testing.T) {
 		if mcpHeld {
 			t.Error("a kept session is held out of MCP")
 		}
-		if !strings.Contains(got["session start"], es["migration"].Content) || !strings.Contains(got["before a tool"], es["retry"].Content) {
+		if !strings.Contains(got["session start"], es["migration"].Content) || !strings.Contains(got["before a tool"], es["retry"].Content) ||
+			!strings.Contains(got["session start"]+got["prompt"], rounding.Content) {
 			t.Errorf("a kept session got no recall: %q", got)
 		}
 	}
