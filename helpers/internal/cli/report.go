@@ -49,7 +49,11 @@ func reportCommand(env Env) *ucli.Command {
 					return usagef("--merge needs the export files as arguments")
 				}
 				var err error
-				if r, err = reports.Merge(c.Args().Slice()); err != nil {
+				var paths []string
+				for _, p := range c.Args().Slice() {
+					paths = append(paths, abs(env, p))
+				}
+				if r, err = reports.Merge(paths); err != nil {
 					return err
 				}
 			} else {
@@ -77,7 +81,7 @@ func reportCommand(env Env) *ucli.Command {
 				}
 			}
 			if path := c.String("export"); path != "" {
-				if err := reports.WriteExport(path, r); err != nil {
+				if err := reports.WriteExport(abs(env, path), r); err != nil {
 					return err
 				}
 				fmt.Fprintf(env.Stderr, "cairn: wrote the aggregates to %s\n", path)

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
 	cairn "github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
 // ExportFormat is the version of the export's format.
@@ -109,13 +111,14 @@ func round2(v float64) float64 {
 	return math.Round(v/p) * p
 }
 
-// WriteExport writes r's aggregates to path (0644, replacing it).
+// WriteExport writes r's aggregates to path (0644, replacing it
+// atomically).
 func WriteExport(path string, r Report) error {
 	data, err := json.MarshalIndent(r.ToExport(), "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(data, '\n'), 0o644)
+	return fsx.NewRoot(filepath.Dir(path)).WriteAtomic(filepath.Base(path), append(data, '\n'), 0o644)
 }
 
 // Merge combines exports (the files at paths) into one report: per agent,
