@@ -109,6 +109,7 @@ func newApp(env Env) *ucli.App {
 			diffCommand(env),
 			checkCommand(env),
 			logCommand(env),
+			reportCommand(env),
 			uiCommand(env),
 			resolveCommand(env),
 			doctorCommand(env),

@@ -78,6 +78,10 @@ func printInjections(w io.Writer, list []recall.Injection) {
 		if in.Branch != "" {
 			head = append(head, "branch "+oneLine(in.Branch, 80))
 		}
+		if in.Holdout {
+			fmt.Fprintln(w, strings.Join(append(head, in.Moment, recall.ReasonHoldout), "  "))
+			continue
+		}
 		head = append(head, in.Moment, fmt.Sprintf("%d of %d used", in.Used, in.Budget))
 		fmt.Fprintln(w, strings.Join(head, "  "))
 		for _, e := range in.Entries {

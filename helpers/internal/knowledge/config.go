@@ -45,7 +45,11 @@ type Config struct {
 	// before a tool touches the file (default on; false shows them at the
 	// start as well, for a team whose teammates still run older wiring).
 	HoldForTool *bool `json:"hold_for_tool"`
-	Capture     struct {
+	// Holdout is the share of sessions (0 to 0.5) that go without recall,
+	// so that `cairn report` can compare them with the rest (default 0;
+	// a person's own "holdout" wins over it).
+	Holdout *float64 `json:"holdout,omitempty"`
+	Capture struct {
 		// SubagentNudge asks a subagent that worked and recorded nothing,
 		// once, to record what it learned (default off).
 		SubagentNudge bool `json:"subagent_nudge"`

@@ -11,6 +11,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/doctor"
 	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/project"
 	"github.com/cairn-dev/cairn/helpers/internal/rank"
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
 	"github.com/cairn-dev/cairn/helpers/internal/session"
@@ -86,6 +87,9 @@ func (s *server) find(_ context.Context, in recallIn) (string, RecallResult, err
 	p, err := s.project()
 	if err != nil {
 		return "", out, err
+	}
+	if s.heldOut(p) {
+		return heldOutText, out, nil
 	}
 	found, err := session.Recall(p, s.o.Getenv, q)
 	if err != nil {
@@ -294,6 +298,10 @@ func (s *server) handoff(_ context.Context, in handoffIn) (string, HandoffResult
 	if err != nil {
 		return "", out, err
 	}
+	if s.heldOut(p) {
+		out.Text = heldOutText
+		return out.Text, out, nil
+	}
 	l, err := session.Handoff(p, s.o.Getenv, strings.TrimSpace(in.Branch))
 	if err != nil {
 		return "", out, err
@@ -308,4 +316,14 @@ func (s *server) handoff(_ context.Context, in handoffIn) (string, HandoffResult
 	out.Items = untrusted.ForAgentAll(l.Items)
 	out.Text = l.Text
 	return out.Text, out, nil
+}
+
+// heldOutText answers a recall of a holdout session (see package holdout).
+const heldOutText = "This is a holdout session: cairn recalls nothing in it, so that cairn report can measure what recall is worth."
+
+// heldOut reports whether the calling session is a holdout session: the
+// session its client's environment (or its last session start here) names.
+func (s *server) heldOut(p *project.Project) bool {
+	_, id, _ := session.Caller(s.o.Adapters, s.o.Getenv, p.Store)
+	return session.HeldOut(p, s.o.Getenv, id)
 }

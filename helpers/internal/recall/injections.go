@@ -40,6 +40,9 @@ const (
 	MomentTool   = "before a tool"
 )
 
+// ReasonHoldout is how `cairn log` names a holdout session's start.
+const ReasonHoldout = "holdout session: no recall, for measuring"
+
 // Reasons an entry was chosen.
 const (
 	ReasonMustCheck = "must-check"
@@ -74,6 +77,11 @@ type Injection struct {
 	Held []string `json:"held,omitempty"`
 	// Text is the exact text injected.
 	Text string `json:"text,omitempty"`
+	// Holdout marks a session start that injected nothing on purpose: the
+	// session is one of the holdout's, without recall (see package
+	// holdout); Share is the share it was drawn at.
+	Holdout bool    `json:"holdout,omitempty"`
+	Share   float64 `json:"share,omitempty"`
 }
 
 // Shown is one entry of an injection and why it was chosen.
@@ -129,6 +137,17 @@ func AddInjection(s *knowledge.Store, in Injection) error {
 // newest first. A line that cannot be decoded (torn by a crash, say) is
 // left out.
 func Injections(s *knowledge.Store) ([]Injection, error) {
+	out, err := AllInjections(s)
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].Time > out[b].Time })
+	return out[:min(len(out), MaxInjections)], nil
+}
+
+// AllInjections reads both generations of the record, as written (at
+// most twice [MaxInjections]), for `cairn report`.
+func AllInjections(s *knowledge.Store) ([]Injection, error) {
 	var out []Injection
 	for _, name := range []string{injectionsOld, injectionsLog} {
 		data, err := s.ReadFile(name, maxInjectionsBytes)
@@ -142,8 +161,7 @@ func Injections(s *knowledge.Store) ([]Injection, error) {
 			}
 		}
 	}
-	sort.SliceStable(out, func(a, b int) bool { return out[a].Time > out[b].Time })
-	return out[:min(len(out), MaxInjections)], nil
+	return out, nil
 }
 
 // Why says which part of a session start's context an entry found by its

@@ -56,6 +56,9 @@ func (s *Session) beforeTool(e event.Event) (event.Answer, error) {
 			s.Logf("note the edited file: %v", err)
 		}
 	}
+	if s.heldOut(e) {
+		return none, nil
+	}
 	cfg, ok, err := s.recallable()
 	if !ok {
 		return none, err

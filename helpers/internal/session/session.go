@@ -47,9 +47,15 @@ func (s *Session) Handle(e event.Event) (event.Answer, error) {
 	case event.Start:
 		s.remember(e)
 		s.noteStarted(e)
+		if s.heldOut(e) {
+			return s.holdoutStart(e)
+		}
 		return s.start(e)
 	case event.Prompt:
 		s.newTurn(e)
+		if s.heldOut(e) {
+			return event.Answer{}, nil
+		}
 		return s.prompt(e)
 	case event.BeforeTool:
 		return s.beforeTool(e)

@@ -152,6 +152,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /entry", s.entryPage)
 	s.mux.HandleFunc("GET /timeline", s.timelinePage)
 	s.mux.HandleFunc("GET /log", s.logPage)
+	s.mux.HandleFunc("GET /report", s.reportPage)
 	s.mux.HandleFunc("GET /diff", s.diffPage)
 	s.mux.HandleFunc("GET /wiki/{which}/", s.wikiIndexPage)
 	s.mux.HandleFunc("GET /wiki/{which}/page/{path...}", s.wikiPage)

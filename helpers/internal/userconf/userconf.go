@@ -127,6 +127,10 @@ type Config struct {
 	// Anything else ("off", unset) leaves them off: a team's
 	// .cairn/config.json may only recommend them.
 	Guards string `json:"guards,omitempty"`
+	// Holdout, when set, is this person's share of sessions without
+	// recall, over the team's (.cairn/config.json "holdout"); 0 turns the
+	// holdout off for them.
+	Holdout *float64 `json:"holdout,omitempty"`
 }
 
 // GuardsAsk is the value of [Config.Guards] that turns the guards on.
@@ -368,4 +372,30 @@ func State(getenv func(string) string) (on bool, config, knowledge string, err e
 	}
 	c, err := LoadConfig(d)
 	return c.Pipeline, filepath.Join(d.Config, configName), c.Knowledge(d), err
+}
+
+// SetHoldout sets the person's share of sessions without recall (0 turns
+// a team's holdout off for them) and returns the config file's path.
+func SetHoldout(getenv func(string) string, share float64) (string, error) {
+	d, err := UserDirs(getenv)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(d.Config, configName)
+	c, err := LoadConfig(d)
+	if err != nil && !errors.Is(err, ErrPath) {
+		return path, err
+	}
+	c.Holdout = &share
+	return path, SaveConfig(d, c)
+}
+
+// Holdout is the person's own holdout share (see [Config.Holdout]), nil
+// when they set none or their config cannot be read.
+func Holdout(getenv func(string) string) *float64 {
+	u, err := Load(getenv)
+	if err != nil && !errors.Is(err, ErrPath) {
+		return nil
+	}
+	return u.Config.Holdout
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
 )
 
@@ -162,4 +163,47 @@ func TestReadTranscriptSkipsCommandWrappers(t *testing.T) {
 	if last := tr.Messages[len(tr.Messages)-1]; last.Role != "assistant" {
 		t.Errorf("a command wrapper became a message: %.60q", last.Text)
 	}
+}
+
+// Measure counts a transcript's tokens once per model answer, its tool
+// calls and failed results, its typed prompts, and sees the files its
+// tools name.
+func TestMeasure(t *testing.T) {
+	data := readFixture(t, "tool-use-and-typed-lines.jsonl")
+	var prompts, touches int
+	m, err := claude.Adapter{}.Measure(bytes.NewReader(data), func(s agent.Seen) {
+		switch s.Kind {
+		case agent.SeenPrompt:
+			prompts++
+		case agent.SeenTouch, agent.SeenEdit:
+			touches++
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.ToolCalls != 3 || m.FailedTools != 2 || m.Turns != 1 || prompts != 1 || m.Session == "" || m.Start.IsZero() || !m.End.After(m.Start) {
+		t.Errorf("measured %+v, %d prompts", m, prompts)
+	}
+	if m.Input == 0 || m.Output == 0 {
+		t.Errorf("no tokens: %+v", m)
+	}
+	if touches != 0 {
+		t.Errorf("%d touches in a transcript of Bash calls", touches)
+	}
+	compact := `{"type":"system","subtype":"compact_boundary","sessionId":"s","timestamp":"2026-11-22T01:59:47.727Z"}` + "\n"
+	if m, _ := (claude.Adapter{}).Measure(strings.NewReader(compact), nil); m.Compactions != 1 {
+		t.Errorf("compactions = %d", m.Compactions)
+	}
+}
+
+func FuzzMeasure(f *testing.F) {
+	f.Add(readFixture(f, "tool-use-and-typed-lines.jsonl"))
+	f.Add([]byte(`{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Edit","input":{"file_path":"a","old_string":"x","new_string":"y"}}]}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, _ := claude.Adapter{}.Measure(bytes.NewReader(data), func(agent.Seen) {})
+		if m.FailedTools < 0 || m.ToolCalls < 0 || m.Turns < 0 {
+			t.Fatalf("negative counts: %+v", m)
+		}
+	})
 }

@@ -1,0 +1,283 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairn-dev/cairn/helpers/internal/agent"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
+	"github.com/cairn-dev/cairn/helpers/internal/holdout"
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/recall"
+	"github.com/cairn-dev/cairn/helpers/internal/report"
+)
+
+// fixture is a project with Claude Code transcripts of its sessions on
+// this machine (under home) and a record of injections.
+type fixture struct {
+	root, home string
+	store      *knowledge.Store
+	prompts    []string // every prompt the transcripts hold
+	entries    []knowledge.Entry
+	now        time.Time
+}
+
+const share = 0.2
+
+func newFixture(t testing.TB, sessions int, toolsWith, toolsWithout int, seed uint64) *fixture {
+	t.Helper()
+	f := &fixture{root: t.TempDir(), home: t.TempDir(), now: time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)}
+	f.store = knowledge.Open(f.root)
+	if err := f.store.Provision(); err != nil {
+		t.Fatal(err)
+	}
+	f.entries = []knowledge.Entry{
+		{Type: "learned", Content: "the payment retry loop must watch the request context", Files: []string{"payments/client.go"}, TS: 1700000000},
+		{Type: "fact", Content: "zebrafish quarterly ledger reconciles overnight", TS: 1700000000},
+	}
+	for i := range f.entries {
+		f.entries[i].Key = knowledge.MakeKey(f.entries[i].Type, f.entries[i].Content)
+	}
+	if _, err := f.store.Insert(f.entries); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(f.home, ".claude", "projects", claude.ProjectDirName(f.root))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(seed, 7))
+	for i := range sessions {
+		id := fmt.Sprintf("0000%04d-aaaa-bbbb-cccc-%012d", i, i)
+		held := holdout.Out(id, share)
+		start := f.now.Add(-time.Duration(i+1) * time.Hour)
+		tools := toolsWith
+		if held {
+			tools = toolsWithout
+		}
+		tools += rng.IntN(5)
+		prompt := fmt.Sprintf("please fix invoice%d rounding quickly", i)
+		f.prompts = append(f.prompts, prompt)
+		var b bytes.Buffer
+		line := func(v map[string]any) {
+			v["sessionId"], v["cwd"] = id, f.root
+			data, _ := json.Marshal(v)
+			b.Write(append(data, '\n'))
+		}
+		at := func(s int) string { return start.Add(time.Duration(s) * time.Second).Format(time.RFC3339Nano) }
+		line(map[string]any{"type": "user", "timestamp": at(0), "message": map[string]any{"role": "user", "content": prompt}})
+		for k := range tools {
+			line(map[string]any{"type": "assistant", "timestamp": at(2*k + 1), "message": map[string]any{"id": fmt.Sprintf("msg%d", k),
+				"usage":   map[string]any{"input_tokens": 100, "output_tokens": 10, "cache_read_input_tokens": 1000},
+				"content": []any{map[string]any{"type": "tool_use", "id": fmt.Sprintf("t%d", k), "name": "Read", "input": map[string]any{"file_path": filepath.Join(f.root, "payments/client.go")}}}}})
+			line(map[string]any{"type": "user", "timestamp": at(2*k + 2), "message": map[string]any{"role": "user",
+				"content": []any{map[string]any{"type": "tool_result", "tool_use_id": fmt.Sprintf("t%d", k), "content": "x", "is_error": k == 0}}}})
+		}
+		if i%3 == 0 {
+			line(map[string]any{"type": "user", "timestamp": at(2*tools + 3), "message": map[string]any{"role": "user", "content": "no, that's wrong"}})
+		}
+		line(map[string]any{"type": "assistant", "timestamp": at(2*tools + 5), "message": map[string]any{"id": "last",
+			"usage":   map[string]any{"input_tokens": 100, "output_tokens": 20},
+			"content": []any{map[string]any{"type": "text", "text": "Done."}}}})
+		if err := os.WriteFile(filepath.Join(dir, id+".jsonl"), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if i < 40 { // the record of injections keeps the newest
+			in := recall.Injection{Time: start.UnixNano(), Agent: "claude", Session: id, Moment: recall.MomentStart, Entries: []recall.Shown{}}
+			if held {
+				in.Holdout, in.Share = true, share
+			} else {
+				for _, e := range f.entries {
+					in.Entries = append(in.Entries, recall.Shown{Key: e.Key, Reason: recall.ReasonSearch})
+				}
+				in.Text = "injected: " + f.entries[0].Content + " " + f.entries[1].Content
+			}
+			if err := recall.AddInjection(f.store, in); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return f
+}
+
+func (f *fixture) options() report.Options {
+	return report.Options{Store: f.store, Root: f.root, Adapters: []agent.Adapter{claude.Adapter{}},
+		Getenv: func(k string) string {
+			if k == "HOME" {
+				return f.home
+			}
+			return ""
+		}, Now: f.now, Share: share}
+}
+
+func figure(t *testing.T, r report.Report, name string) report.Figure {
+	t.Helper()
+	for _, f := range r.Agents[0].Figures {
+		if f.Name == name {
+			return f
+		}
+	}
+	t.Fatalf("no figure %s", name)
+	return report.Figure{}
+}
+
+// A report of sessions with a planted effect (recall: 8 to 12 tool calls;
+// holdout: 14 to 18) finds it, counts failures, turns and corrective
+// prompts from the transcripts, and says which entries were used.
+func TestBuildFromTranscripts(t *testing.T) {
+	f := newFixture(t, 120, 8, 14, 1)
+	r, err := report.Build(f.options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Agents) != 1 || r.Agents[0].Agent != "claude" {
+		t.Fatalf("agents: %+v", r.Agents)
+	}
+	a := r.Agents[0]
+	if a.With+a.Without != 120 || a.Without < report.MinSessions {
+		t.Fatalf("with %d, without %d", a.With, a.Without)
+	}
+	tools := figure(t, r, "tool_calls")
+	if !tools.Enough || tools.High >= 0 || tools.Difference > -4 || tools.Difference < -8 {
+		t.Errorf("tool calls: %+v", tools.Compared)
+	}
+	if failed := figure(t, r, "failed_tool_calls"); failed.With.Median != 1 || failed.Without.Median != 1 {
+		t.Errorf("failed tool calls: %+v", failed.Compared)
+	}
+	if turns := figure(t, r, "turns"); turns.With.Median != 1 {
+		t.Errorf("turns: %+v", turns.Compared)
+	}
+	if in := figure(t, r, "input_tokens"); in.Without.Median < 1500 {
+		t.Errorf("input tokens: %+v", in.Compared)
+	}
+	corr := figure(t, r, "corrective_prompts")
+	if corr.With.N == 0 || corr.With.Values[len(corr.With.Values)-1] != 1 {
+		t.Errorf("corrective prompts: %+v", corr.Compared)
+	}
+	// The anchored entry was used (its file read); the other never was.
+	if len(r.Used) != 1 || r.Used[0].Key != f.entries[0].Key || len(r.Unused) != 1 || r.Unused[0].Key != f.entries[1].Key {
+		t.Errorf("used %+v, unused %+v", r.Used, r.Unused)
+	}
+	var text bytes.Buffer
+	report.WriteText(&text, r, false)
+	for _, want := range []string{"Claude Code:", "tool calls", "lower with recall", "cairn show " + f.entries[1].Key} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("the text lacks %q:\n%s", want, text.String())
+		}
+	}
+}
+
+// Too few holdout sessions: the report says so instead of a number.
+func TestNotEnoughSessions(t *testing.T) {
+	f := newFixture(t, 12, 8, 14, 1)
+	r, err := report.Build(f.options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	report.WriteText(&text, r, false)
+	if !strings.Contains(text.String(), "not enough sessions yet (") || strings.Contains(text.String(), "with recall ") && strings.Contains(text.String(), "no clear difference") {
+		t.Errorf("text:\n%s", text.String())
+	}
+}
+
+// --since leaves older sessions out.
+func TestSince(t *testing.T) {
+	f := newFixture(t, 30, 8, 14, 1)
+	o := f.options()
+	o.Since = 10*time.Hour + 30*time.Minute
+	r, err := report.Build(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := r.Agents[0]; a.With+a.Without != 10 {
+		t.Errorf("since 10.5h: %d sessions, want 10", a.With+a.Without)
+	}
+}
+
+// An export holds aggregates only: no prompt, no word of an entry, no
+// key, path or session id of its fixture; merging two exports counts both.
+func TestExportHasNoStrings(t *testing.T) {
+	f := newFixture(t, 60, 8, 14, 1)
+	r, err := report.Build(f.options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "export.json")
+	if err := report.WriteExport(path, r); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	export := strings.ToLower(string(data))
+	var words []string
+	for _, p := range f.prompts {
+		words = append(words, strings.Fields(p)...)
+	}
+	for _, e := range f.entries {
+		words = append(words, strings.Fields(e.Content)...)
+		words = append(words, e.Key)
+		words = append(words, e.Files...)
+	}
+	words = append(words, f.root, f.home, "aaaa-bbbb", "that's wrong", "done.")
+	for _, w := range words {
+		w = strings.ToLower(strings.Trim(w, ".,"))
+		if len(w) < 3 || w == "the" {
+			continue
+		}
+		if strings.Contains(export, w) {
+			t.Errorf("the export holds %q", w)
+		}
+	}
+	m, err := report.Merge([]string{path, path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := m.Agents[0]; a.With != 2*r.Agents[0].With || a.Without != 2*r.Agents[0].Without {
+		t.Errorf("merged %d+%d, want twice %d+%d", a.With, a.Without, r.Agents[0].With, r.Agents[0].Without)
+	}
+	if tools := figure(t, m, "tool_calls"); !tools.Enough || tools.High >= 0 {
+		t.Errorf("merged tool calls: %+v", tools.Compared)
+	}
+}
+
+func TestCorrective(t *testing.T) {
+	for prompt, want := range map[string]bool{
+		"no, use the other file":       true,
+		"No.":                          true,
+		"That's wrong, the API is v2":  true,
+		"that’s not what I asked":      true,
+		"it still doesn't work":        true,
+		"undo":                         true,
+		"please revert that change":    true,
+		"now add a test":               false,
+		"notice the retry loop":        false,
+		"stopwatch is the module name": false,
+		"fix the wrong-file import":    false,
+	} {
+		if got := report.Corrective(prompt); got != want {
+			t.Errorf("Corrective(%q) = %v, want %v", prompt, got, want)
+		}
+	}
+}
+
+// BenchmarkReport5000 reads 5,000 sessions' transcripts and compares
+// them (the report's promise: under 2 s).
+func BenchmarkReport5000(b *testing.B) {
+	f := newFixture(b, 5000, 20, 25, 1)
+	o := f.options()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := report.Build(o); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
