@@ -7,26 +7,43 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/bashcmd"
 )
 
+// The tables below are slices and switches, not maps: a map literal is
+// built by the package's init, and the hooks' fast path waits for every
+// init that sorts before it (see TestGateRunsBeforeHeavyPackages).
+
 // writers are the programs that change (write, move, remove) every file
 // they are given as an argument.
-var writers = map[string]bool{
-	"tee": true, "rm": true, "touch": true, "truncate": true, "shred": true, "unlink": true,
-	"mv": true, "chmod": true, "chown": true, "rmdir": true,
-}
+var writers = []string{"tee", "rm", "touch", "truncate", "shred", "unlink", "mv", "chmod", "chown", "rmdir"}
 
 // copiers write the last file they are given.
-var copiers = map[string]bool{"cp": true, "install": true, "ln": true, "rsync": true, "scp": true}
+var copiers = []string{"cp", "install", "ln", "rsync", "scp"}
 
-// inPlace write the files they are given with their in-place flag, as
-// written here (sed -i, perl -pi, gofmt -w, prettier --write).
-var inPlace = map[string][]string{
-	"sed": {"-i", "--in-place"}, "perl": {"-i", "-pi", "-pie", "-spi"}, "ruby": {"-i", "-pi"},
-	"gofmt": {"-w"}, "goimports": {"-w"}, "prettier": {"--write", "-w"},
-	"clang-format": {"-i"}, "black": nil, "autopep8": {"-i", "--in-place"},
+// inPlace are the flags with which prog writes the files it is given in
+// place, as written here (sed -i, perl -pi, gofmt -w, prettier --write);
+// ok is false for a program that has none, and flags nil for one that
+// writes in place by default (black).
+func inPlace(prog string) (flags []string, ok bool) {
+	switch prog {
+	case "sed", "autopep8":
+		return []string{"-i", "--in-place"}, true
+	case "perl":
+		return []string{"-i", "-pi", "-pie", "-spi"}, true
+	case "ruby":
+		return []string{"-i", "-pi"}, true
+	case "gofmt", "goimports":
+		return []string{"-w"}, true
+	case "prettier":
+		return []string{"--write", "-w"}, true
+	case "clang-format":
+		return []string{"-i"}, true
+	case "black":
+		return nil, true
+	}
+	return nil, false
 }
 
 // gitWriters are the git subcommands that change the files they name.
-var gitWriters = map[string]bool{"checkout": true, "restore": true, "rm": true, "mv": true}
+var gitWriters = []string{"checkout", "restore", "rm", "mv"}
 
 // WritePaths are the words of a shell command that name files it may
 // write, move or remove: its redirections' targets, the arguments of the
@@ -78,9 +95,9 @@ func written(args []string) []string {
 	}
 	rest := args[1:]
 	switch {
-	case writers[prog]:
+	case slices.Contains(writers, prog):
 		return operands(rest)
-	case copiers[prog]:
+	case slices.Contains(copiers, prog):
 		if ops := operands(rest); len(ops) > 1 {
 			return ops[len(ops)-1:]
 		}
@@ -95,14 +112,14 @@ func written(args []string) []string {
 	case prog == "git":
 		for i, w := range rest {
 			if w != "" && w[0] != '-' {
-				if gitWriters[w] {
+				if slices.Contains(gitWriters, w) {
 					return operands(rest[i+1:])
 				}
 				return nil
 			}
 		}
 	default:
-		flags, ok := inPlace[prog]
+		flags, ok := inPlace(prog)
 		if !ok {
 			return nil
 		}
@@ -121,19 +138,20 @@ func written(args []string) []string {
 }
 
 // readers are programs that only read or list, whatever they are given.
-var readers = map[string]bool{
-	"ls": true, "cat": true, "head": true, "tail": true, "less": true, "more": true, "wc": true,
-	"grep": true, "rg": true, "ag": true, "tree": true, "pwd": true,
-	"echo": true, "stat": true, "file": true, "du": true, "df": true, "which": true, "diff": true,
-	"cd": true, "true": true, "test": true, "[": true,
-}
+var readers = []string{"ls", "cat", "head", "tail", "less", "more", "wc", "grep", "rg", "ag", "tree", "pwd",
+	"echo", "stat", "file", "du", "df", "which", "diff", "cd", "true", "test", "["}
 
 // subReaders are the subcommands of git and go that only read, list or
-// check (a test run writes nothing the project tracks).
-var subReaders = map[string]map[string]bool{
-	"git": {"status": true, "log": true, "diff": true, "show": true, "blame": true, "grep": true,
-		"ls-files": true, "rev-parse": true, "describe": true, "shortlog": true},
-	"go": {"test": true, "vet": true, "build": true, "list": true, "doc": true, "version": true, "env": true},
+// check (a test run writes nothing the project tracks); ok is false for
+// another program.
+func subReaders(prog string) (subs []string, ok bool) {
+	switch prog {
+	case "git":
+		return []string{"status", "log", "diff", "show", "blame", "grep", "ls-files", "rev-parse", "describe", "shortlog"}, true
+	case "go":
+		return []string{"test", "vet", "build", "list", "doc", "version", "env"}, true
+	}
+	return nil, false
 }
 
 // ReadOnly reports whether every simple command of a command line (a
@@ -154,11 +172,11 @@ func ReadOnly(command string) bool {
 			continue
 		}
 		prog := bashcmd.BaseName(args[0])
-		if readers[prog] {
+		if slices.Contains(readers, prog) {
 			continue
 		}
-		subs, ok := subReaders[prog]
-		if !ok || len(args) < 2 || !subs[args[1]] {
+		subs, ok := subReaders(prog)
+		if !ok || len(args) < 2 || !slices.Contains(subs, args[1]) {
 			return false
 		}
 	}

@@ -194,20 +194,19 @@ func (u *uses) split() (used, unused []EntryUse) {
 // the same file: an edit replacing B with A after one replaced A with B.
 type reverts struct {
 	seen     map[[3]uint64]bool
+	seed     maphash.Seed // made with seen: no work in the package's init, which the hooks' fast path waits for
 	reverted int
 }
-
-var hashSeed = maphash.MakeSeed()
 
 func (r *reverts) add(path, old, new string) {
 	if old == new || old == "" && new == "" {
 		return
 	}
 	if r.seen == nil {
-		r.seen = map[[3]uint64]bool{}
+		r.seen, r.seed = map[[3]uint64]bool{}, maphash.MakeSeed()
 	}
-	p := maphash.String(hashSeed, path)
-	o, n := maphash.String(hashSeed, old), maphash.String(hashSeed, new)
+	p := maphash.String(r.seed, path)
+	o, n := maphash.String(r.seed, old), maphash.String(r.seed, new)
 	if r.seen[[3]uint64{p, n, o}] {
 		r.reverted++
 	}
