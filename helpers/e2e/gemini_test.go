@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/claudetest"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/geminitest"
@@ -245,7 +246,10 @@ func TestGeminiWithoutCairn(t *testing.T) {
 	if len(texts) == 0 || !strings.Contains(texts[0], "cairn is not installed on this machine") {
 		t.Errorf("the first request does not carry the notice:\n%.3000s", strings.Join(texts, "\n"))
 	}
-	if !strings.Contains(res.Stderr, "cairn: This repository shares team memory") {
+	if strings.Contains(strings.Join(texts, "\n"), cairn.NoRouteHint) {
+		t.Errorf("the install route reached the model:\n%.3000s", strings.Join(texts, "\n"))
+	}
+	if !strings.Contains(res.Stderr, "cairn: cairn is not installed on this machine") || !strings.Contains(res.Stderr, cairn.NoRouteHint) {
 		t.Errorf("the person was not told\n%s", res)
 	}
 }

@@ -237,8 +237,11 @@ func TestOpenCodeTeammates(t *testing.T) {
 		api := opencodetest.StartFakeAPI(t, [][]opencodetest.Block{{opencodetest.Text("ok")}})
 		res := c.opencodeSession(t, cli, api, "work on the payment retry budget")
 		system := firstSystem(t, api, res)
-		if !strings.Contains(system, "cairn is not installed on this machine") || !strings.Contains(system, cairn.NoRouteHint) {
+		if !strings.Contains(system, "cairn is not installed on this machine") || !strings.Contains(system, cairn.ModelInstallNotice) {
 			t.Errorf("C's first request does not carry the notice:\n%.3000s", system)
+		}
+		if strings.Contains(system, cairn.NoRouteHint) {
+			t.Errorf("the install route reached the model:\n%.3000s", system)
 		}
 		if strings.Contains(system, mustCheck) {
 			t.Errorf("C without cairn got team memory:\n%.3000s", system)

@@ -55,8 +55,9 @@ type GateWord struct {
 // weigh is set (for explain), the words are counted in the cache only
 // when the verdict needs their weights: a best hit that holds every word
 // in one window passes, and one that holds fewer than two words (of a
-// longer query) fails, whatever they weigh.
-func gate(ix *index.Index, hits []Hit, terms []string, weigh bool) (Gate, error) {
+// longer query) fails, whatever they weigh. A context (see
+// [Query.Context]) passes when one of the best hits holds two words.
+func gate(ix *index.Index, hits []Hit, terms []string, weigh, context bool) (Gate, error) {
 	g := Gate{Need: gateShare, Words: []GateWord{}}
 	if len(hits) == 0 {
 		g.Why = "nothing matches"
@@ -81,6 +82,14 @@ func gate(ix *index.Index, hits []Hit, terms []string, weigh bool) (Gate, error)
 				all = h.Entry.Key
 			}
 		}
+	}
+	if context {
+		g.Passed = some
+		if some {
+			g.By, g.Share = best[0].Entry.Key, 1
+		}
+		g.Why = "a session's context: " + verdict(g.Passed, len(terms))
+		return g, nil
 	}
 	if !weigh && (all != "" || !some) {
 		g.By, g.Passed = all, all != ""

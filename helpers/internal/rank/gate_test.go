@@ -103,3 +103,23 @@ func TestBranchPrefixIsNoContentWord(t *testing.T) {
 		t.Errorf("fix/eta: %v", got)
 	}
 }
+
+// A session's context (branch, commit subjects, files) is many unrelated
+// words: the question's gate would stop it, the context's lets an entry
+// through that holds two of them, and still stops one that holds fewer.
+func TestContextGate(t *testing.T) {
+	ix := openSynced(t, gateLog(t))
+	context := "payments retry timeout init notes driver app README.md go.mod ci.yml"
+	hits, g, err := searchGate(ix, Query{Text: context, Limit: 10, Floor: true}, false)
+	if err != nil || g == nil || g.Passed || len(hits) != 0 {
+		t.Fatalf("as a question: gate %+v, %d hits, %v; want stopped", g, len(hits), err)
+	}
+	hits, g, err = searchGate(ix, Query{Text: context, Limit: 10, Floor: true, Context: true}, false)
+	if err != nil || g == nil || !g.Passed || len(hits) == 0 {
+		t.Fatalf("as a context: gate %+v, %d hits, %v; want passed", g, len(hits), err)
+	}
+	hits, g, err = searchGate(ix, Query{Text: "kafka consumer rebalance driver", Limit: 10, Floor: true, Context: true}, false)
+	if err != nil || g == nil || g.Passed || len(hits) != 0 {
+		t.Fatalf("a context with one word held: gate %+v, %d hits, %v; want stopped", g, len(hits), err)
+	}
+}

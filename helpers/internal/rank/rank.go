@@ -22,14 +22,19 @@ const DefaultLimit = 10
 
 // Query selects entries.
 type Query struct {
-	Text        string // free text; empty lists entries newest first
-	Type        string // only this type
-	All         bool   // include the archive
-	Inactive    bool   // include retracted and superseded entries, and those sanitize removed
-	Limit       int    // at most this many (DefaultLimit when 0)
-	Skip        int    // after the first Skip hits: a later page of the same answer
-	Floor       bool   // answer only if the confidence gate passes (see [Gate])
-	NewestFirst bool   // order by ts instead of relevance
+	Text     string // free text; empty lists entries newest first
+	Type     string // only this type
+	All      bool   // include the archive
+	Inactive bool   // include retracted and superseded entries, and those sanitize removed
+	Limit    int    // at most this many (DefaultLimit when 0)
+	Skip     int    // after the first Skip hits: a later page of the same answer
+	Floor    bool   // answer only if the confidence gate passes (see [Gate])
+	// Context marks Text as a session's context (its branch, commits and
+	// files), not a question: many unrelated words, of which an entry
+	// matters if it holds two. The gate then asks only that one of the
+	// best hits hold two of the words.
+	Context     bool
+	NewestFirst bool // order by ts instead of relevance
 	// Narrow keeps only the entries that match each of its fields set
 	// (see [index.Narrow]); the ranking is the same.
 	Narrow index.Narrow
@@ -198,7 +203,7 @@ func searchGate(ix *index.Index, q Query, explain bool) ([]Hit, *Gate, error) {
 	if !q.Floor {
 		return hits, nil, nil
 	}
-	g, err := gate(ix, hits, words, explain)
+	g, err := gate(ix, hits, words, explain, q.Context)
 	if err != nil || !g.Passed {
 		return nil, &g, err
 	}

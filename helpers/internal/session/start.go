@@ -65,7 +65,7 @@ func (s *Session) start(e event.Event) (event.Answer, error) {
 	var relevant, held []knowledge.Entry
 	if query != "" {
 		const limit = 40 // more than a 6,000-character block can show
-		hits, err := rank.Search(ix, rank.Query{Text: query, Limit: limit, Floor: true})
+		hits, err := rank.Search(ix, rank.Query{Text: query, Limit: limit, Floor: true, Context: true})
 		if err != nil {
 			return none, err
 		}
