@@ -2,9 +2,9 @@ package report
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -129,7 +129,10 @@ func Merge(paths []string) (Report, error) {
 	var agents []string
 	r := Report{Version: cairn.Version}
 	for _, path := range paths {
-		data, err := readCapped(path)
+		data, err := fsx.ReadRegular(path, maxExport)
+		if errors.Is(err, fsx.ErrTooLarge) {
+			return r, fmt.Errorf("%s: over %d MiB, not an export of cairn report", path, maxExport>>20)
+		}
 		if err != nil {
 			return r, err
 		}
@@ -191,25 +194,4 @@ func expand(h map[float64]float64) []float64 {
 		}
 	}
 	return out
-}
-
-func readCapped(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if fi.Size() > maxExport {
-		return nil, fmt.Errorf("%s: over %d MiB, not an export of cairn report", path, maxExport>>20)
-	}
-	data := make([]byte, fi.Size())
-	_, err = f.ReadAt(data, 0)
-	if err != nil && fi.Size() > 0 {
-		return nil, err
-	}
-	return data, nil
 }

@@ -331,36 +331,37 @@ func resolveLinks(dir string) string {
 // getenv) and returns the config file's path. A config with an unusable
 // path ([ErrPath]) can be turned off, never on.
 func Turn(getenv func(string) string, on bool) (string, error) {
-	d, err := UserDirs(getenv)
-	if err != nil {
-		return "", err
-	}
-	c, err := LoadConfig(d)
-	if err != nil && (on || !errors.Is(err, ErrPath)) {
-		return filepath.Join(d.Config, configName), err
-	}
-	c.Pipeline = on
-	return filepath.Join(d.Config, configName), SaveConfig(d, c)
+	return update(getenv, !on, func(c *Config) { c.Pipeline = on })
 }
 
-// SetGuards turns the person's must-check guards on ("ask") or off in
-// their config (found through getenv), keeping every other setting, and
-// returns the config file's path.
-func SetGuards(getenv func(string) string, on bool) (string, error) {
+// update loads the user's config (found through getenv), changes it with
+// change and saves it, keeping every other setting, and returns the config
+// file's path. A config with an unusable path ([ErrPath]) is changed only
+// when badPathOK.
+func update(getenv func(string) string, badPathOK bool, change func(*Config)) (string, error) {
 	d, err := UserDirs(getenv)
 	if err != nil {
 		return "", err
 	}
 	path := filepath.Join(d.Config, configName)
 	c, err := LoadConfig(d)
-	if err != nil && !errors.Is(err, ErrPath) {
+	if err != nil && (!badPathOK || !errors.Is(err, ErrPath)) {
 		return path, err
 	}
-	c.Guards = "off"
-	if on {
-		c.Guards = GuardsAsk
-	}
+	change(&c)
 	return path, SaveConfig(d, c)
+}
+
+// SetGuards turns the person's must-check guards on ("ask") or off in
+// their config (found through getenv), keeping every other setting, and
+// returns the config file's path.
+func SetGuards(getenv func(string) string, on bool) (string, error) {
+	return update(getenv, true, func(c *Config) {
+		c.Guards = "off"
+		if on {
+			c.Guards = GuardsAsk
+		}
+	})
 }
 
 // State says whether the pipeline is on, and where its config and the
@@ -377,17 +378,7 @@ func State(getenv func(string) string) (on bool, config, knowledge string, err e
 // SetHoldout sets the person's share of sessions without recall (0 turns
 // a team's holdout off for them) and returns the config file's path.
 func SetHoldout(getenv func(string) string, share float64) (string, error) {
-	d, err := UserDirs(getenv)
-	if err != nil {
-		return "", err
-	}
-	path := filepath.Join(d.Config, configName)
-	c, err := LoadConfig(d)
-	if err != nil && !errors.Is(err, ErrPath) {
-		return path, err
-	}
-	c.Holdout = &share
-	return path, SaveConfig(d, c)
+	return update(getenv, true, func(c *Config) { c.Holdout = &share })
 }
 
 // Holdout is the person's own holdout share (see [Config.Holdout]), nil
