@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
 	"github.com/goccy/go-yaml"
+
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
 )
 
 // workflow is what the test reads of a GitHub Actions workflow file.

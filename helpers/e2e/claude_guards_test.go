@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/claudetest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/e2etest"
 )
 
 // The must-check of the guard tests, anchored to payments/client.go.
@@ -19,7 +20,7 @@ const clientCheck = "Run the payments contract tests after any change to the ret
 // turns nothing on), and a HOME whose person turned guards on.
 func guardedProject(t *testing.T) (repo, home string) {
 	t.Helper()
-	repo = anchoredProject(t)
+	repo = e2etest.AnchoredProject(t)
 	cairntest.In(t, repo, "add", "--files", "payments/client.go", "must-check", clientCheck)
 	if err := os.WriteFile(filepath.Join(repo, ".cairn", "config.json"), []byte(`{"guards": "ask"}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)

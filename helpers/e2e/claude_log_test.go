@@ -7,6 +7,7 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/claudetest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/e2etest"
 	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
 )
 
@@ -22,8 +23,8 @@ func TestClaudeLogShowsSessionStart(t *testing.T) {
 	cairntest.In(t, repo, "add", "fact", "Kafka consumer lag alerts fire above ten thousand messages")
 	must := strings.TrimSpace(cairntest.In(t, repo, "add", "must-check", "Run the database migrations before deploying the API"))
 	api := claudetest.StartFakeAPI(t, [][]claudetest.Block{{claudetest.Text("ok")}})
-	session(t, cli, repo, api, "fix the redirect bug", true)
-	ctx := injected(t, api)
+	e2etest.ClaudeSession(t, cli, repo, api, "fix the redirect bug", true)
+	ctx := e2etest.Injected(t, api)
 
 	var list []struct {
 		Agent, Session, Branch, Moment, Text string

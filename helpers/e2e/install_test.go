@@ -12,6 +12,7 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/claudetest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/e2etest"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/testenv"
 )
 
@@ -110,7 +111,7 @@ func TestInstallWiresProject(t *testing.T) {
 	if res.ExitCode != 0 {
 		t.Fatalf("claude exited %d\n%s", res.ExitCode, res)
 	}
-	if !strings.Contains(injected(t, api), "ledger export runs nightly") {
+	if !strings.Contains(e2etest.Injected(t, api), "ledger export runs nightly") {
 		t.Errorf("the installed wiring did not inject the entry\n%s\n%s", res, api.MainRequestTexts())
 	}
 
@@ -171,7 +172,7 @@ func TestInstallIntoSettingsAndWrapperBuilds(t *testing.T) {
 	if res.ExitCode != 0 {
 		t.Fatalf("claude exited %d\n%s", res.ExitCode, res)
 	}
-	if !strings.Contains(injected(t, api), "Invoices are numbered per tenant") {
+	if !strings.Contains(e2etest.Injected(t, api), "Invoices are numbered per tenant") {
 		t.Errorf("settings.json hooks did not inject the entry; log: %s", readLog(project))
 	}
 
@@ -222,7 +223,7 @@ func TestInstallIntoSettingsAndWrapperBuilds(t *testing.T) {
 		if res.ExitCode != 0 {
 			t.Fatalf("claude exited %d\n%s", res.ExitCode, res)
 		}
-		if !strings.Contains(injected(t, api), want) {
+		if !strings.Contains(e2etest.Injected(t, api), want) {
 			t.Errorf("session %d: no %q in its first request\n%s", i+1, want, res)
 		}
 		if i == 0 {
@@ -277,7 +278,7 @@ func TestInstallPluginForUser(t *testing.T) {
 	if res.ExitCode != 0 {
 		t.Fatalf("claude exited %d\n%s", res.ExitCode, res)
 	}
-	if !strings.Contains(injected(t, api), "ledger export runs nightly") {
+	if !strings.Contains(e2etest.Injected(t, api), "ledger export runs nightly") {
 		t.Errorf("the user's plugin did not inject the entry\n%s", res)
 	}
 	if _, err := os.Stat(filepath.Join(project, ".claude")); !os.IsNotExist(err) {

@@ -10,6 +10,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/claudetest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/e2etest"
 )
 
 // The real Claude Code runs the built `cairn mcp` (registered with
@@ -119,8 +120,8 @@ func testClaudeMCP(t *testing.T, cli string) {
 		t.Errorf("the add's result: %s", added)
 	}
 
-	entries := logEntries(t, repo)
-	e := findEntry(entries, "learned", "OAuth client secret lives in the vault")
+	entries := e2etest.LogEntries(t, repo)
+	e := e2etest.FindEntry(entries, "learned", "OAuth client secret lives in the vault")
 	if e == nil || e.Source != "agent" || e.Branch != "fix/oauth-redirect" || strings.Join(e.Tags, ",") != "oauth" {
 		t.Fatalf("the added entry is not in the log as the agent's: %+v", entries)
 	}

@@ -12,15 +12,8 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/claudetest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/e2etest"
 )
-
-// distillation is what the fake model answers to the worker's request.
-const distillation = "```json\n" + `{
- "decisions": [{"summary": "Retry with exponential backoff capped at 30 s", "context": "client.go retry loop", "alternatives": ["fixed delay"], "rationale": "the server rate-limits reconnect bursts", "tags": ["retry"]}],
- "failures": [{"summary": "TestReset timed out after 30 s", "root_cause": "the fake server never closed its connections", "resolution": "close them in the test's cleanup", "prevention": "Close the fake server's connections in every test's cleanup", "tags": ["tests"]}],
- "handoff": ["Write a test for the jittered backoff"],
- "learnings": [{"title": "Fake servers must close their connections", "content": "A fake server that keeps sockets open makes reset tests hang until their timeout.", "context": "TestReset in client_test.go", "scope": "universal", "tags": ["testing"]}]
-}` + "\n```"
 
 // The whole loop with the real Claude Code, typed into its interactive UI
 // in tmux as a person would: a session of several turns (a failure, its
@@ -42,7 +35,7 @@ func TestPipelineInteractiveSession(t *testing.T) {
 	api.Respond(func(r claudetest.Request) ([]claudetest.Block, bool) {
 		if text := r.Text(); strings.Contains(text, pipeline.PromptMarker) {
 			distillPrompt = text
-			return []claudetest.Block{claudetest.Text(distillation)}, true
+			return []claudetest.Block{claudetest.Text(e2etest.Distillation)}, true
 		}
 		return nil, false
 	})
@@ -197,12 +190,12 @@ func TestPipelineCompactCaptures(t *testing.T) {
 	s.WaitRequests(2)
 	s.WaitScreen("nothing else to do")
 	s.WaitIdle()
-	if findEntry(logEntries(t, repo), "learned", "session cookie") != nil {
+	if e2etest.FindEntry(e2etest.LogEntries(t, repo), "learned", "session cookie") != nil {
 		t.Fatal("the typed line between tool calls was captured before compaction; the test shows nothing")
 	}
 	s.Type("/compact")
 	deadline := time.Now().Add(90 * time.Second)
-	for findEntry(logEntries(t, repo), "learned", "session cookie") == nil {
+	for e2etest.FindEntry(e2etest.LogEntries(t, repo), "learned", "session cookie") == nil {
 		if time.Now().After(deadline) {
 			log, _ := os.ReadFile(filepath.Join(repo, ".cairn", "cache", "cairn.log"))
 			t.Fatalf("PreCompact did not capture the typed line; screen:\n%s\ncairn.log:\n%s", s.Screen(), log)

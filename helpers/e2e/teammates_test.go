@@ -10,64 +10,8 @@ import (
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/claudetest"
-	"github.com/cairn-dev/cairn/helpers/internal/testharness/testenv"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/e2etest"
 )
-
-// teammate is one developer: a HOME, a checkout, and a PATH that has
-// cairn on it or not.
-type teammate struct {
-	home, dir string
-	env       []string
-}
-
-// newTeammate clones remote into a checkout of its own under a HOME of its
-// own. With withCairn, a directory holding the cairn binary (named cairn)
-// is on PATH, as after go install; without, there is no cairn at all.
-func newTeammate(t *testing.T, remote string, withCairn bool) teammate {
-	t.Helper()
-	tm := teammate{home: t.TempDir(), dir: filepath.Join(t.TempDir(), "work", "project")}
-	path := "/usr/local/bin:/usr/bin:/bin"
-	if withCairn {
-		bin := filepath.Join(tm.home, "go", "bin")
-		if err := os.MkdirAll(bin, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(cairntest.Binary(t), filepath.Join(bin, "cairn")); err != nil {
-			t.Fatal(err)
-		}
-		path = bin + ":" + path
-	}
-	tm.env = append(testenv.Home(tm.home), "PATH="+path, "CAIRN_BIN=", "CAIRN_NO_BACKGROUND=1", "GOPATH="+filepath.Join(tm.home, "go"))
-	if err := os.MkdirAll(filepath.Dir(tm.dir), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cairntest.Git(t, filepath.Dir(tm.dir), "clone", "-q", remote, tm.dir)
-	return tm
-}
-
-// cairn is the teammate's own cairn, the one on their PATH.
-func (tm teammate) cairn(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(tm.home, "go", "bin", "cairn")
-	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("this teammate has no cairn: %v", err)
-	}
-	return bin
-}
-
-// session runs one Claude Code session of the teammate's, with the
-// project's own wiring only (no plugin), unless plugin is set.
-func (tm teammate) session(t *testing.T, cli string, api *claudetest.FakeAPI, prompt string, plugin bool) {
-	t.Helper()
-	opts := claudetest.RunOptions{CLI: cli, API: api, Dir: tm.dir, Home: tm.home, Prompt: prompt, Env: tm.env}
-	if plugin {
-		opts.PluginDirs = []string{cairntest.RepoRoot(t)}
-	}
-	res := claudetest.Run(t, opts)
-	if res.ExitCode != 0 {
-		t.Fatalf("claude exited %d\n%s", res.ExitCode, res)
-	}
-}
 
 // TestClaudeTeammates: A wires the project with `cairn init --claude`,
 // records knowledge in a session, commits and pushes. B (another HOME and
@@ -86,26 +30,26 @@ func TestClaudeTeammates(t *testing.T) {
 	cairntest.Git(t, seed, "remote", "add", "origin", remote)
 	cairntest.Git(t, seed, "push", "-q", "origin", "main")
 
-	a := newTeammate(t, remote, true)
-	cmd := exec.Command(a.cairn(t), "init", "--claude")
-	cmd.Dir, cmd.Env = a.dir, append(os.Environ(), a.env...)
+	a := e2etest.NewTeammate(t, remote, true)
+	cmd := exec.Command(a.Cairn(t), "init", "--claude")
+	cmd.Dir, cmd.Env = a.Dir, append(os.Environ(), a.Env...)
 	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "git add .cairn .claude") {
 		t.Fatalf("cairn init --claude: %v\n%s", err, out)
 	}
 	const fact = "the payment retry budget is three attempts with jitter"
 	apiA := claudetest.StartFakeAPI(t, [][]claudetest.Block{{claudetest.Text("Done.\nLEARNED: " + fact)}})
-	a.session(t, cli, apiA, "fix the payment retries", false)
-	if !strings.Contains(string(cairntest.MustRead(t, filepath.Join(a.dir, ".cairn", "knowledge.jsonl"))), fact) {
+	a.Session(t, cli, apiA, "fix the payment retries", false)
+	if !strings.Contains(string(cairntest.MustRead(t, filepath.Join(a.Dir, ".cairn", "knowledge.jsonl"))), fact) {
 		t.Fatalf("A's session did not capture the typed line through the project wiring")
 	}
-	cairntest.Git(t, a.dir, "add", ".cairn", ".claude")
-	cairntest.Git(t, a.dir, "-c", "user.name=Ana", "-c", "user.email=ana@example.com", "commit", "-q", "-m", "Add cairn team memory")
-	cairntest.Git(t, a.dir, "push", "-q", "origin", "main")
+	cairntest.Git(t, a.Dir, "add", ".cairn", ".claude")
+	cairntest.Git(t, a.Dir, "-c", "user.name=Ana", "-c", "user.email=ana@example.com", "commit", "-q", "-m", "Add cairn team memory")
+	cairntest.Git(t, a.Dir, "push", "-q", "origin", "main")
 
 	// Nothing committed names A's machine.
-	for _, f := range strings.Fields(cairntest.Git(t, a.dir, "ls-files")) {
-		data := string(cairntest.MustRead(t, filepath.Join(a.dir, f)))
-		for _, local := range []string{a.home, a.dir, cairntest.Binary(t), cairntest.RepoRoot(t)} {
+	for _, f := range strings.Fields(cairntest.Git(t, a.Dir, "ls-files")) {
+		data := string(cairntest.MustRead(t, filepath.Join(a.Dir, f)))
+		for _, local := range []string{a.Home, a.Dir, cairntest.Binary(t), cairntest.RepoRoot(t)} {
 			if strings.Contains(data, local) {
 				t.Errorf("committed %s names %s of A's machine", f, local)
 			}
@@ -113,23 +57,23 @@ func TestClaudeTeammates(t *testing.T) {
 	}
 
 	t.Run("B pulls and gets the memory", func(t *testing.T) {
-		b := newTeammate(t, remote, true)
+		b := e2etest.NewTeammate(t, remote, true)
 		api := claudetest.StartFakeAPI(t, [][]claudetest.Block{{claudetest.Text("ok")}})
-		b.session(t, cli, api, "work on the payment retry budget", false)
-		ctx := injected(t, api)
+		b.Session(t, cli, api, "work on the payment retry budget", false)
+		ctx := e2etest.Injected(t, api)
 		if !strings.Contains(ctx, "<untrusted-knowledge") || !strings.Contains(ctx, fact) {
 			t.Errorf("B's first request does not carry A's knowledge, wrapped:\n%.3000s", ctx)
 		}
 	})
 
 	t.Run("B runs /recall by that name", func(t *testing.T) {
-		b := newTeammate(t, remote, true)
+		b := e2etest.NewTeammate(t, remote, true)
 		cmd := `"$(git rev-parse --show-toplevel)"/.cairn/hook recall --limit 15 payment retry`
 		api := claudetest.StartFakeAPI(t, [][]claudetest.Block{
 			{claudetest.ToolUse("toolu_01", "Bash", map[string]any{"command": cmd})},
 			{claudetest.Text("The budget is three attempts.")},
 		})
-		b.session(t, cli, api, "/recall payment retry", false)
+		b.Session(t, cli, api, "/recall payment retry", false)
 		texts := api.MainRequestTexts()
 		if len(texts) < 2 {
 			t.Fatalf("%d requests; want the command's and the tool result's", len(texts))
@@ -145,9 +89,9 @@ func TestClaudeTeammates(t *testing.T) {
 	})
 
 	t.Run("C without cairn is told", func(t *testing.T) {
-		c := newTeammate(t, remote, false)
+		c := e2etest.NewTeammate(t, remote, false)
 		api := claudetest.StartFakeAPI(t, [][]claudetest.Block{{claudetest.Text("ok")}})
-		c.session(t, cli, api, "work on the payment retry budget", false)
+		c.Session(t, cli, api, "work on the payment retry budget", false)
 		texts := api.MainRequestTexts()
 		// The model hears cairn's fixed wording; the install route is
 		// the person's (systemMessage), never the model's.
@@ -163,10 +107,10 @@ func TestClaudeTeammates(t *testing.T) {
 	})
 
 	t.Run("plugin and project wiring at once", func(t *testing.T) {
-		b := newTeammate(t, remote, true)
+		b := e2etest.NewTeammate(t, remote, true)
 		const again = "the refund queue drains every five minutes"
 		api := claudetest.StartFakeAPI(t, [][]claudetest.Block{{claudetest.Text("Done.\nLEARNED: " + again)}})
-		b.session(t, cli, api, "work on the payment retry budget", true)
+		b.Session(t, cli, api, "work on the payment retry budget", true)
 		first := api.MainRequestTexts()[0]
 		// SessionStart ran once: its how-to is there once. The prompt's
 		// recall ran once: one block, the entry in it once.
@@ -179,11 +123,11 @@ func TestClaudeTeammates(t *testing.T) {
 		if n := strings.Count(first, fact); n != 1 {
 			t.Errorf("the entry was injected %d times, want once", n)
 		}
-		log := string(cairntest.MustRead(t, filepath.Join(b.dir, ".cairn", "knowledge.jsonl")))
+		log := string(cairntest.MustRead(t, filepath.Join(b.Dir, ".cairn", "knowledge.jsonl")))
 		if n := strings.Count(log, again); n != 1 {
 			t.Errorf("the reply's typed line is in the log %d times, want once", n)
 		}
-		if b, _ := os.ReadFile(filepath.Join(b.dir, ".cairn", "cache", "cairn.log")); strings.Count(string(b), "Stop captured") != 1 {
+		if b, _ := os.ReadFile(filepath.Join(b.Dir, ".cairn", "cache", "cairn.log")); strings.Count(string(b), "Stop captured") != 1 {
 			t.Errorf("Stop captured other than once:\n%s", b)
 		}
 	})

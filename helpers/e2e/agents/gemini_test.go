@@ -1,4 +1,4 @@
-package e2e
+package agents
 
 import (
 	"encoding/json"
@@ -12,6 +12,7 @@ import (
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/claudetest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/e2etest"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/geminitest"
 )
 
@@ -131,16 +132,16 @@ func TestGeminiCapture(t *testing.T) {
 	})
 	geminiSession(t, cli, repo, api, "fix the payment retries and record what you learn")
 
-	entries := logEntries(t, repo)
-	learned := findEntry(entries, "learned", "payment retry budget is three attempts")
+	entries := e2etest.LogEntries(t, repo)
+	learned := e2etest.FindEntry(entries, "learned", "payment retry budget is three attempts")
 	if learned == nil {
 		t.Fatalf("the shell command's typed line is not in the log: %+v", entries)
 	}
 	if learned.Bead != "bd-42" || learned.Session == "" {
 		t.Errorf("bead %q, session %q", learned.Bead, learned.Session)
 	}
-	decision := findEntry(entries, "decision", "Keep payment retry settings in config/retry.toml so staging and prod cannot drift.")
-	pattern := findEntry(entries, "pattern", "Every payment provider gets a table-driven retry test.")
+	decision := e2etest.FindEntry(entries, "decision", "Keep payment retry settings in config/retry.toml so staging and prod cannot drift.")
+	pattern := e2etest.FindEntry(entries, "pattern", "Every payment provider gets a table-driven retry test.")
 	if decision == nil || pattern == nil {
 		t.Fatalf("the reply's typed lines are not in the log whole: %+v", entries)
 	}
@@ -201,7 +202,7 @@ func TestGeminiAndClaudeShareMemory(t *testing.T) {
 	const fromGemini = "the payment retry budget is three attempts with jitter"
 	gapi := geminitest.StartFakeAPI(t, [][]geminitest.Part{{geminitest.Text("Done.\nLEARNED: " + fromGemini)}})
 	geminiSession(t, gcli, repo, gapi, "fix the payment retries")
-	if findEntry(logEntries(t, repo), "learned", fromGemini) == nil {
+	if e2etest.FindEntry(e2etest.LogEntries(t, repo), "learned", fromGemini) == nil {
 		t.Fatal("the Gemini CLI session did not capture its reply's typed line")
 	}
 
@@ -212,11 +213,11 @@ func TestGeminiAndClaudeShareMemory(t *testing.T) {
 	if res.ExitCode != 0 {
 		t.Fatalf("claude exited %d\n%s", res.ExitCode, res)
 	}
-	ctx := injected(t, capi)
+	ctx := e2etest.Injected(t, capi)
 	if !strings.Contains(ctx, "<untrusted-knowledge") || !strings.Contains(ctx, fromGemini) {
 		t.Errorf("Claude Code's first request does not carry the entry from Gemini CLI, wrapped:\n%.3000s", ctx)
 	}
-	if findEntry(logEntries(t, repo), "fact", fromClaude) == nil {
+	if e2etest.FindEntry(e2etest.LogEntries(t, repo), "fact", fromClaude) == nil {
 		t.Fatal("the Claude Code session did not capture its reply's typed line")
 	}
 
@@ -366,7 +367,7 @@ func TestGeminiInteractive(t *testing.T) {
 	if n := strings.Count(texts[2], later); n != 1 {
 		t.Errorf("the entry is in the third request %d times, want once (injected once)", n)
 	}
-	if findEntry(logEntries(t, repo), "learned", captured) == nil {
+	if e2etest.FindEntry(e2etest.LogEntries(t, repo), "learned", captured) == nil {
 		t.Error("the reply's typed line is not in the log")
 	}
 }
@@ -388,7 +389,7 @@ func TestGeminiPipeline(t *testing.T) {
 	})
 	home := t.TempDir()
 	answer := filepath.Join(home, "distillation.txt")
-	if err := os.WriteFile(answer, []byte(distillation), 0o644); err != nil {
+	if err := os.WriteFile(answer, []byte(e2etest.Distillation), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	config := `{"pipeline": true, "model_command": ["sh", "-c", "cat >/dev/null; cat ` + answer + `"]}`

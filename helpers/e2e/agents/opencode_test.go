@@ -1,4 +1,4 @@
-package e2e
+package agents
 
 import (
 	"os"
@@ -10,6 +10,7 @@ import (
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/claudetest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/e2etest"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/opencodetest"
 )
 
@@ -21,9 +22,9 @@ import (
 // see opencodetest.FindCLI.
 
 // opencodeSession runs one OpenCode session of the teammate's.
-func (tm teammate) opencodeSession(t *testing.T, cli string, api *opencodetest.FakeAPI, prompt string) opencodetest.Result {
+func opencodeSession(t *testing.T, tm e2etest.Teammate, cli string, api *opencodetest.FakeAPI, prompt string) opencodetest.Result {
 	t.Helper()
-	res := opencodetest.Run(t, opencodetest.RunOptions{CLI: cli, API: api, Dir: tm.dir, Home: tm.home, Prompt: prompt, Env: tm.env})
+	res := opencodetest.Run(t, opencodetest.RunOptions{CLI: cli, API: api, Dir: tm.Dir, Home: tm.Home, Prompt: prompt, Env: tm.Env})
 	if res.ExitCode != 0 {
 		t.Fatalf("opencode exited %d\n%s", res.ExitCode, res)
 	}
@@ -59,10 +60,10 @@ func wrapped(t *testing.T, system string) string {
 }
 
 // initIn runs the teammate's own cairn (on PATH) in the checkout.
-func (tm teammate) initIn(t *testing.T, flags ...string) string {
+func initIn(t *testing.T, tm e2etest.Teammate, flags ...string) string {
 	t.Helper()
-	cmd := exec.Command(tm.cairn(t), append([]string{"init"}, flags...)...)
-	cmd.Dir, cmd.Env = tm.dir, append(os.Environ(), tm.env...)
+	cmd := exec.Command(tm.Cairn(t), append([]string{"init"}, flags...)...)
+	cmd.Dir, cmd.Env = tm.Dir, append(os.Environ(), tm.Env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("cairn init %s: %v\n%s", strings.Join(flags, " "), err, out)
@@ -81,15 +82,15 @@ func TestOpenCodeSessionStartInjectsRelevant(t *testing.T) {
 	seed := claudetest.NewGitRepo(t)
 	cairntest.Git(t, seed, "remote", "add", "origin", remote)
 	cairntest.Git(t, seed, "push", "-q", "origin", "main")
-	a := newTeammate(t, remote, true)
-	cairntest.Git(t, a.dir, "checkout", "-q", "-b", "fix/oauth-trailing-slash")
-	a.initIn(t, "--opencode")
-	cairntest.In(t, a.dir, "add", "learned", "OAuth redirect URI must match exactly, including the trailing slash")
-	cairntest.In(t, a.dir, "add", "fact", "Kafka consumer lag alerts fire above ten thousand messages")
-	cairntest.In(t, a.dir, "add", "must-check", "Run the database migrations before deploying the API")
+	a := e2etest.NewTeammate(t, remote, true)
+	cairntest.Git(t, a.Dir, "checkout", "-q", "-b", "fix/oauth-trailing-slash")
+	initIn(t, a, "--opencode")
+	cairntest.In(t, a.Dir, "add", "learned", "OAuth redirect URI must match exactly, including the trailing slash")
+	cairntest.In(t, a.Dir, "add", "fact", "Kafka consumer lag alerts fire above ten thousand messages")
+	cairntest.In(t, a.Dir, "add", "must-check", "Run the database migrations before deploying the API")
 
 	api := opencodetest.StartFakeAPI(t, [][]opencodetest.Block{{opencodetest.Text("ok")}})
-	res := a.opencodeSession(t, cli, api, "fix the redirect bug")
+	res := opencodeSession(t, a, cli, api, "fix the redirect bug")
 	system := firstSystem(t, api, res)
 	inside := wrapped(t, system)
 	if !strings.Contains(inside, "OAuth redirect URI must match exactly") {
@@ -139,8 +140,8 @@ func TestOpenCodeTeammates(t *testing.T) {
 	cairntest.Git(t, seed, "remote", "add", "origin", remote)
 	cairntest.Git(t, seed, "push", "-q", "origin", "main")
 
-	a := newTeammate(t, remote, true)
-	if out := a.initIn(t, "--opencode", "--claude"); !strings.Contains(out, "git add .cairn .claude .opencode/plugins/cairn.js") {
+	a := e2etest.NewTeammate(t, remote, true)
+	if out := initIn(t, a, "--opencode", "--claude"); !strings.Contains(out, "git add .cairn .claude .opencode/plugins/cairn.js") {
 		t.Fatalf("cairn init --opencode --claude does not say what to commit:\n%s", out)
 	}
 	const (
@@ -171,40 +172,40 @@ func TestOpenCodeTeammates(t *testing.T) {
 		{opencodetest.Text("Root cause found.\nINVESTIGATION: " + subagentFinding)},
 		{opencodetest.Text("Done.\n\nDECISION: " + decision + ".\n" + replyLines + "\n```\nLEARNED: this one is inside a code fence\n```")},
 	})
-	res := a.opencodeSession(t, cli, api, "fix the payment retries and record what you learn")
+	res := opencodeSession(t, a, cli, api, "fix the payment retries and record what you learn")
 
-	entries := logEntries(t, a.dir)
-	mc := findEntry(entries, "must-check", mustCheck)
+	entries := e2etest.LogEntries(t, a.Dir)
+	mc := e2etest.FindEntry(entries, "must-check", mustCheck)
 	if mc == nil {
 		t.Fatalf("the bash tool's bd comments add MUST-CHECK: was not captured; log: %+v\n%s", entries, res)
 	}
 	if mc.Bead != "bd-7" || !strings.HasPrefix(mc.Session, "ses_") {
 		t.Errorf("captured entry lacks its bead or OpenCode's session id: %+v", mc)
 	}
-	if findEntry(entries, "investigation", investigation) == nil {
+	if e2etest.FindEntry(entries, "investigation", investigation) == nil {
 		t.Errorf("the INVESTIGATION: written between tool calls was not captured: %+v", entries)
 	}
-	if d := findEntry(entries, "decision", decision); d == nil || d.Session != mc.Session {
+	if d := e2etest.FindEntry(entries, "decision", decision); d == nil || d.Session != mc.Session {
 		t.Errorf("the final reply's DECISION: was not captured with the session: %+v", entries)
 	}
 	for typ, content := range others {
-		if e := findEntry(entries, typ, content); e == nil || e.Session != mc.Session {
+		if e := e2etest.FindEntry(entries, typ, content); e == nil || e.Session != mc.Session {
 			t.Errorf("the final reply's %s line was not captured with the session: %+v", typ, e)
 		}
 	}
-	if findEntry(entries, "learned", "inside a code fence") != nil {
+	if e2etest.FindEntry(entries, "learned", "inside a code fence") != nil {
 		t.Errorf("a typed line inside a code fence was captured")
 	}
-	if sub := findEntry(entries, "investigation", subagentFinding); sub == nil || !strings.HasPrefix(sub.Session, "ses_") || sub.Session == mc.Session {
+	if sub := e2etest.FindEntry(entries, "investigation", subagentFinding); sub == nil || !strings.HasPrefix(sub.Session, "ses_") || sub.Session == mc.Session {
 		t.Errorf("the subagent's INVESTIGATION: was not captured with its own session: %+v", sub)
 	}
 
-	cairntest.Git(t, a.dir, "add", ".cairn", ".claude", ".opencode/plugins/cairn.js")
-	cairntest.Git(t, a.dir, "-c", "user.name=Ana", "-c", "user.email=ana@example.com", "commit", "-q", "-m", "Add cairn team memory")
-	cairntest.Git(t, a.dir, "push", "-q", "origin", "main")
-	for _, f := range strings.Fields(cairntest.Git(t, a.dir, "ls-files")) {
-		data := string(cairntest.MustRead(t, filepath.Join(a.dir, f)))
-		for _, local := range []string{a.home, a.dir, cairntest.Binary(t), cli} {
+	cairntest.Git(t, a.Dir, "add", ".cairn", ".claude", ".opencode/plugins/cairn.js")
+	cairntest.Git(t, a.Dir, "-c", "user.name=Ana", "-c", "user.email=ana@example.com", "commit", "-q", "-m", "Add cairn team memory")
+	cairntest.Git(t, a.Dir, "push", "-q", "origin", "main")
+	for _, f := range strings.Fields(cairntest.Git(t, a.Dir, "ls-files")) {
+		data := string(cairntest.MustRead(t, filepath.Join(a.Dir, f)))
+		for _, local := range []string{a.Home, a.Dir, cairntest.Binary(t), cli} {
 			if strings.Contains(data, local) {
 				t.Errorf("committed %s names %s of A's machine", f, local)
 			}
@@ -213,19 +214,19 @@ func TestOpenCodeTeammates(t *testing.T) {
 
 	t.Run("B recalls in Claude Code what A captured in OpenCode", func(t *testing.T) {
 		claudeCLI := claudetest.FindCLI(t)
-		b := newTeammate(t, remote, true)
+		b := e2etest.NewTeammate(t, remote, true)
 		api := claudetest.StartFakeAPI(t, [][]claudetest.Block{{claudetest.Text("ok")}})
-		b.session(t, claudeCLI, api, "work on the payment retry deploy", false)
-		ctx := injected(t, api)
+		b.Session(t, claudeCLI, api, "work on the payment retry deploy", false)
+		ctx := e2etest.Injected(t, api)
 		if !strings.Contains(ctx, "<untrusted-knowledge") || !strings.Contains(ctx, mustCheck) {
 			t.Errorf("B's first Claude Code request does not carry A's OpenCode capture, wrapped:\n%.3000s", ctx)
 		}
 	})
 
 	t.Run("D recalls in OpenCode", func(t *testing.T) {
-		d := newTeammate(t, remote, true)
+		d := e2etest.NewTeammate(t, remote, true)
 		api := opencodetest.StartFakeAPI(t, [][]opencodetest.Block{{opencodetest.Text("ok")}})
-		res := d.opencodeSession(t, cli, api, "work on the payment retry settings")
+		res := opencodeSession(t, d, cli, api, "work on the payment retry settings")
 		inside := wrapped(t, firstSystem(t, api, res))
 		if !strings.Contains(inside, mustCheck) || !strings.Contains(inside, "config/retry.toml") {
 			t.Errorf("D's first OpenCode request does not carry A's knowledge, wrapped:\n%s", inside)
@@ -233,9 +234,9 @@ func TestOpenCodeTeammates(t *testing.T) {
 	})
 
 	t.Run("C without cairn is told", func(t *testing.T) {
-		c := newTeammate(t, remote, false)
+		c := e2etest.NewTeammate(t, remote, false)
 		api := opencodetest.StartFakeAPI(t, [][]opencodetest.Block{{opencodetest.Text("ok")}})
-		res := c.opencodeSession(t, cli, api, "work on the payment retry budget")
+		res := opencodeSession(t, c, cli, api, "work on the payment retry budget")
 		system := firstSystem(t, api, res)
 		if !strings.Contains(system, "cairn is not installed on this machine") || !strings.Contains(system, cairn.ModelInstallNotice) {
 			t.Errorf("C's first request does not carry the notice:\n%.3000s", system)

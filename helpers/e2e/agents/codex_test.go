@@ -1,4 +1,4 @@
-package e2e
+package agents
 
 import (
 	"fmt"
@@ -13,6 +13,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/claudetest"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/codextest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/e2etest"
 )
 
 // These tests run the real Codex CLI (codextest.Version) against a fake
@@ -174,8 +175,8 @@ func TestCodexCaptureRecalledInClaude(t *testing.T) {
 	if !strings.Contains(res.Stderr, "hook: PostToolUse Completed") {
 		t.Errorf("the PostToolUse hook did not run\n%s", res)
 	}
-	entries := logEntries(t, repo)
-	learned := findEntry(entries, "learned", "payment retry budget is three attempts")
+	entries := e2etest.LogEntries(t, repo)
+	learned := e2etest.FindEntry(entries, "learned", "payment retry budget is three attempts")
 	if learned == nil {
 		t.Fatalf("bd comments add was not captured; log: %+v\n%s", entries, res)
 	}
@@ -186,11 +187,11 @@ func TestCodexCaptureRecalledInClaude(t *testing.T) {
 	if learned.Bead != "bd-42" || learned.Session == "" || !strings.HasSuffix(rollout, learned.Session) {
 		t.Errorf("captured entry lacks bead or Codex's session (rollout %s): %+v", rollout, learned)
 	}
-	decision := findEntry(entries, "decision", "config/retry.toml")
+	decision := e2etest.FindEntry(entries, "decision", "config/retry.toml")
 	if decision == nil || decision.Session != learned.Session {
 		t.Errorf("final reply DECISION: not captured with its session: %+v", entries)
 	}
-	if findEntry(entries, "learned", "inside a code fence") != nil {
+	if e2etest.FindEntry(entries, "learned", "inside a code fence") != nil {
 		t.Errorf("a typed line inside a code fence was captured")
 	}
 
@@ -200,8 +201,8 @@ func TestCodexCaptureRecalledInClaude(t *testing.T) {
 	clone := filepath.Join(t.TempDir(), "clone")
 	cairntest.Git(t, filepath.Dir(clone), "clone", "-q", origin, clone)
 	api2 := claudetest.StartFakeAPI(t, [][]claudetest.Block{{claudetest.Text("ok")}})
-	session(t, cli, clone, api2, "continue the payment retry work", true)
-	ctx := injected(t, api2)
+	e2etest.ClaudeSession(t, cli, clone, api2, "continue the payment retry work", true)
+	ctx := e2etest.Injected(t, api2)
 	for _, want := range []string{"payment retry budget is three attempts", "config/retry.toml"} {
 		if !strings.Contains(ctx, want) {
 			t.Errorf("the Claude Code session did not recall %q:\n%s", want, ctx)
@@ -279,8 +280,8 @@ func TestCodexInteractiveFirstSession(t *testing.T) {
 	if ctx := codexContext(t, api); !strings.Contains(ctx, "OAuth redirect URI must match exactly") || !strings.Contains(ctx, "<untrusted-knowledge") {
 		t.Errorf("the team's entry did not reach the first request:\n%.3000s", ctx)
 	}
-	entries := logEntries(t, repo)
-	if findEntry(entries, "fact", "staging OAuth client has its own redirect list") == nil {
+	entries := e2etest.LogEntries(t, repo)
+	if e2etest.FindEntry(entries, "fact", "staging OAuth client has its own redirect list") == nil {
 		t.Errorf("the reply's FACT: was not captured: %+v", entries)
 	}
 	if hb, _, ok := project.New(repo, true).LastBeat(); !ok || hb.Event != "SessionEnd" {

@@ -1,4 +1,4 @@
-package e2e
+package agents
 
 import (
 	"strings"
@@ -8,6 +8,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/claudetest"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/codextest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/e2etest"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/geminitest"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/opencodetest"
 )
@@ -30,15 +31,15 @@ const (
 
 // wiredTeammate is a teammate with cairn on PATH, in a clone whose
 // project `cairn init FLAG` wired.
-func wiredTeammate(t *testing.T, flag string) teammate {
+func wiredTeammate(t *testing.T, flag string) e2etest.Teammate {
 	t.Helper()
 	remote := t.TempDir() + "/remote.git"
 	seed := claudetest.NewGitRepo(t)
 	cairntest.Git(t, seed, "init", "-q", "--bare", "-b", "main", remote)
 	cairntest.Git(t, seed, "remote", "add", "origin", remote)
 	cairntest.Git(t, seed, "push", "-q", "origin", "main")
-	tm := newTeammate(t, remote, true)
-	tm.initIn(t, flag)
+	tm := e2etest.NewTeammate(t, remote, true)
+	initIn(t, tm, flag)
 	return tm
 }
 
@@ -51,8 +52,8 @@ func TestClaudeAgentAddIsTheAgents(t *testing.T) {
 			"command": forgetStart + `cairn add fact "` + agentAdded + `"`, "description": "record a fact"})},
 		{claudetest.Text("Done.\nLEARNED: " + hookAdded)},
 	})
-	a.session(t, cli, api, "record what you learn", false)
-	checkAgentAdd(t, logEntries(t, a.dir), "claude")
+	a.Session(t, cli, api, "record what you learn", false)
+	checkAgentAdd(t, e2etest.LogEntries(t, a.Dir), "claude")
 }
 
 func TestOpenCodeAgentAddIsTheAgents(t *testing.T) {
@@ -63,8 +64,8 @@ func TestOpenCodeAgentAddIsTheAgents(t *testing.T) {
 		{opencodetest.Bash("call_1", forgetStart+`cairn add fact "`+agentAdded+`"`)},
 		{opencodetest.Text("Done.\nLEARNED: " + hookAdded)},
 	})
-	a.opencodeSession(t, cli, api, "record what you learn")
-	checkAgentAdd(t, logEntries(t, a.dir), "opencode")
+	opencodeSession(t, a, cli, api, "record what you learn")
+	checkAgentAdd(t, e2etest.LogEntries(t, a.Dir), "opencode")
 }
 
 func TestCodexAgentAddIsTheAgents(t *testing.T) {
@@ -77,7 +78,7 @@ func TestCodexAgentAddIsTheAgents(t *testing.T) {
 		{codextest.Text("Done.\nLEARNED: " + hookAdded)},
 	})
 	codexSession(t, repo, repo, api, "record what you learn")
-	checkAgentAdd(t, logEntries(t, repo), "codex")
+	checkAgentAdd(t, e2etest.LogEntries(t, repo), "codex")
 }
 
 // Gemini CLI's shell tool names no session: the one its SessionStart hook
@@ -91,15 +92,15 @@ func TestGeminiAgentAddIsTheAgents(t *testing.T) {
 		{geminitest.Text("Done.\nLEARNED: " + hookAdded)},
 	})
 	geminiSession(t, cli, repo, api, "record what you learn")
-	checkAgentAdd(t, logEntries(t, repo), "gemini")
+	checkAgentAdd(t, e2etest.LogEntries(t, repo), "gemini")
 }
 
 // checkAgentAdd checks that the entry the agent added is its own, with
 // the session its hooks name.
 func checkAgentAdd(t *testing.T, entries []knowledge.Entry, agent string) {
 	t.Helper()
-	added := findEntry(entries, "fact", agentAdded)
-	captured := findEntry(entries, "learned", hookAdded)
+	added := e2etest.FindEntry(entries, "fact", agentAdded)
+	captured := e2etest.FindEntry(entries, "learned", hookAdded)
 	if added == nil || captured == nil {
 		t.Fatalf("the agent's cairn add or its typed line is missing: %+v", entries)
 	}

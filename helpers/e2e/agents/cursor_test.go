@@ -1,4 +1,4 @@
-package e2e
+package agents
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/claudetest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/e2etest"
 )
 
 // Cursor's client cannot run here: its CLI (cursor-agent) is not on the
@@ -36,7 +37,7 @@ const cursorConversation = "5b0c2f9e-7d1a-4c3e-9f6b-2a8d4e1c7b30"
 // root.
 func cursorPayload(t *testing.T, name, root string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "internal", "agent", "cursor", "testdata", "payloads", name))
+	data, err := os.ReadFile(filepath.Join("..", "..", "internal", "agent", "cursor", "testdata", "payloads", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,13 +247,13 @@ func TestCursorReplayedHooks(t *testing.T) {
 	}
 	checkRecalled(t, cursorContext(t, stdout))
 
-	before := len(logEntries(t, repo))
+	before := len(e2etest.LogEntries(t, repo))
 	stdout, code = cursorHook(t, repo, "afterShellExecution", cursorPayload(t, "afterShellExecution.json", repo))
 	if code != 0 || stdout != "" {
 		t.Errorf("afterShellExecution: exit %d, stdout %q", code, stdout)
 	}
-	entries := logEntries(t, repo)
-	learned := findEntry(entries, "learned", "payment retry budget is three attempts")
+	entries := e2etest.LogEntries(t, repo)
+	learned := e2etest.FindEntry(entries, "learned", "payment retry budget is three attempts")
 	if learned == nil {
 		t.Fatalf("bd comments add in afterShellExecution was not captured: %+v", entries)
 	}
@@ -264,7 +265,7 @@ func TestCursorReplayedHooks(t *testing.T) {
 	if _, code := cursorHook(t, repo, "afterShellExecution", cursorPayload(t, "afterShellExecution-echo.json", repo)); code != 0 {
 		t.Errorf("afterShellExecution (echo): exit %d", code)
 	}
-	if findEntry(logEntries(t, repo), "learned", "printed by a program") != nil {
+	if e2etest.FindEntry(e2etest.LogEntries(t, repo), "learned", "printed by a program") != nil {
 		t.Error("a typed line in a command's output was captured")
 	}
 
@@ -274,15 +275,15 @@ func TestCursorReplayedHooks(t *testing.T) {
 			t.Errorf("afterAgentResponse: exit %d, stdout %q", code, stdout)
 		}
 	}
-	entries = logEntries(t, repo)
-	decision := findEntry(entries, "decision", "config/retry.toml")
+	entries = e2etest.LogEntries(t, repo)
+	decision := e2etest.FindEntry(entries, "decision", "config/retry.toml")
 	if decision == nil || decision.Session != cursorConversation {
 		t.Errorf("afterAgentResponse DECISION: not captured with its conversation: %+v", entries)
 	}
-	if findEntry(entries, "pattern", "table-driven retry test") == nil {
+	if e2etest.FindEntry(entries, "pattern", "table-driven retry test") == nil {
 		t.Errorf("afterAgentResponse PATTERN: not captured: %+v", entries)
 	}
-	if findEntry(entries, "learned", "inside a code fence") != nil {
+	if e2etest.FindEntry(entries, "learned", "inside a code fence") != nil {
 		t.Error("a typed line inside a code fence was captured")
 	}
 	if len(entries) != before+3 {
@@ -313,7 +314,7 @@ func TestCursorHooksFailOpen(t *testing.T) {
 	repo := cursorRepo(t)
 	cairntest.In(t, repo, "init", "--cursor")
 	cairntest.In(t, repo, "add", "learned", "OAuth redirect URI must match exactly, including the trailing slash")
-	before := len(logEntries(t, repo))
+	before := len(e2etest.LogEntries(t, repo))
 	huge, _ := json.Marshal(map[string]any{"conversation_id": "c-huge", "hook_event_name": "afterShellExecution",
 		"workspace_roots": []string{repo}, "command": "cat big.log", "output": strings.Repeat("LEARNED: not typed by the agent\n", 10<<20/32)})
 	garbage := map[string][]byte{
@@ -349,7 +350,7 @@ func TestCursorHooksFailOpen(t *testing.T) {
 			t.Errorf("%s: exit %d, stdout %q", command, code, stdout)
 		}
 	}
-	if n := len(logEntries(t, repo)); n != before {
+	if n := len(e2etest.LogEntries(t, repo)); n != before {
 		t.Errorf("garbage added %d entries", n-before)
 	}
 	log, err := os.ReadFile(filepath.Join(repo, ".cairn", "cache", "cairn.log"))
@@ -376,7 +377,7 @@ func TestCursorCaptureRecalledByClaude(t *testing.T) {
 	if _, code := cursorHook(t, repo, "afterAgentResponse", cursorPayload(t, "afterAgentResponse.json", repo)); code != 0 {
 		t.Fatalf("afterAgentResponse: exit %d", code)
 	}
-	if findEntry(logEntries(t, repo), "decision", "config/retry.toml") == nil {
+	if e2etest.FindEntry(e2etest.LogEntries(t, repo), "decision", "config/retry.toml") == nil {
 		t.Fatal("the Cursor reply was not captured")
 	}
 	api := claudetest.StartFakeAPI(t, [][]claudetest.Block{{claudetest.Text("ok")}})
@@ -386,7 +387,7 @@ func TestCursorCaptureRecalledByClaude(t *testing.T) {
 	if res.ExitCode != 0 {
 		t.Fatalf("claude exited %d\n%s", res.ExitCode, res)
 	}
-	ctx := injected(t, api)
+	ctx := e2etest.Injected(t, api)
 	open := strings.Index(ctx, "<untrusted-knowledge")
 	close := strings.Index(ctx, "</untrusted-knowledge>")
 	if open < 0 || close < open || !strings.Contains(ctx[open:close], "config/retry.toml") {
