@@ -190,3 +190,46 @@ func injectedChars(t *testing.T, cli string, hold bool) sessionInjection {
 	}
 	return r
 }
+
+// The model searches before it reads: a Grep whose path is an anchored
+// file brings that file's note with the search's result, inside the
+// untrusted wrapper, before any Read or Edit; a Glob in the must-check's
+// directory brings the must-check again beside the listing.
+func TestClaudeSearchToolsBringAnchoredNote(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
+	cli := claudetest.FindCLI(t)
+	repo := e2etest.AnchoredProject(t)
+	const note = "The payments retry loop must stop when the request context is cancelled"
+	const mustCheck = "Dry-run every migration against a staging snapshot first"
+	api := claudetest.StartFakeAPI(t, [][]claudetest.Block{
+		{claudetest.ToolUse("toolu_01", "Grep", map[string]any{"pattern": "payments", "path": filepath.Join(repo, "payments/client.go")})},
+		{claudetest.ToolUse("toolu_02", "Glob", map[string]any{"pattern": "*.sql", "path": filepath.Join(repo, "db/migrations")})},
+		{claudetest.Text("done")},
+	})
+	res := claudetest.Run(t, claudetest.RunOptions{CLI: cli, API: api, Dir: repo, Prompt: "where does the code talk to the bank",
+		AllowedTools: []string{"Grep", "Glob"}, PluginDirs: []string{cairntest.RepoRoot(t)},
+		Env: []string{"CAIRN_BIN=" + cairntest.Binary(t)}})
+	if res.ExitCode != 0 {
+		t.Fatalf("claude exited %d\n%s", res.ExitCode, res)
+	}
+	texts := api.MainRequestTexts()
+	if len(texts) != 3 {
+		t.Fatalf("%d main requests, want 3\n%s", len(texts), res)
+	}
+	if strings.Contains(texts[0], note) {
+		t.Fatalf("the note came before the search:\n%.3000s", texts[0])
+	}
+	if n := strings.Count(texts[1], note); n != 1 {
+		t.Fatalf("the request after the Grep carries the note %d times:\n%.4000s", n, texts[1])
+	}
+	i := strings.Index(texts[1], note)
+	if open := strings.LastIndex(texts[1][:i], "<untrusted-knowledge"); open < 0 || strings.Contains(texts[1][open:i], "</untrusted-knowledge>") {
+		t.Errorf("the note is not inside the untrusted wrapper:\n%.4000s", texts[1])
+	}
+	// The must-check opens every session; the Glob in its directory brings
+	// it again, beside the listing.
+	before := strings.Count(texts[1], mustCheck)
+	if after := strings.Count(texts[2], mustCheck); after != before+1 {
+		t.Errorf("after the Glob in db/migrations the must-check is there %d times, before it %d:\n%.4000s", after, before, texts[2])
+	}
+}
