@@ -46,6 +46,11 @@ const (
 // reported as not finishing.
 const safetyNet = 60 * time.Second
 
+// fixtureLimit bounds a step that builds a test's fixture (git fast-import
+// of a long history). It is no safety net: on a loaded machine such a
+// step may take minutes, and only go test's own timeout should stop it.
+const fixtureLimit = 10 * time.Minute
+
 // memoryLimitKB is the virtual memory limit (ulimit -v, KiB) under which
 // the hooks of TestTrustDeviceFiles run. The Go runtime reserves address
 // space up front: under 500 MB cairn cannot start, under 1 GB a normal
@@ -1210,7 +1215,7 @@ func TestTrustHostileCommitRevisions(t *testing.T) {
 				fmt.Fprintf(&stream, "M 644 inline main.go\ndata %d\n%s\n", len(src), src)
 			}
 		}
-		p := runProc(t, trustEnv(home), repo, stream.Bytes(), safetyNet, "git", "fast-import", "--quiet")
+		p := runProc(t, trustEnv(home), repo, stream.Bytes(), fixtureLimit, "git", "fast-import", "--quiet")
 		if p.code != 0 {
 			t.Fatalf("git fast-import: exit %d\n%s", p.code, p.stderr)
 		}
