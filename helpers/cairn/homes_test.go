@@ -124,12 +124,3 @@ func TestOneUserConfigLoader(t *testing.T) {
 		// the pipeline on while the server runs.
 		"helpers/internal/ui/views.go")
 }
-
-// An entry is shown to other programs in one JSON form (package recall's
-// External), scores rounded in one place (recall.RoundScore); recall
-// --explain's rows are the only other scored JSON, rounded the same way.
-func TestOneEntryEncoding(t *testing.T) {
-	files := sources(t)
-	onlyIn(t, files, regexp.MustCompile(`json:"score"`), "encodes a scored entry", "helpers/internal/recall/external.go", "helpers/internal/cli/explain.go")
-	onlyIn(t, files, regexp.MustCompile(`\*\s*1000\s*\+\s*0\.5`), "rounds a score", "helpers/internal/recall/external.go")
-}
