@@ -13,13 +13,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
+	"github.com/cairn-dev/cairn/helpers/internal/userconf"
 )
 
 // Every command that prints an entry as JSON prints it in one form, and
 // so does the MCP recall tool: the real binary's outputs of recall,
-// recall --explain, show, check, diff, edit, retract and curate --dry-run,
-// and of `cairn mcp`, are decoded, and each entry object in them must
+// recall --explain, show, check, diff, edit, retract, curate --dry-run and
+// promote, and of `cairn mcp`, are decoded, and each entry object in them must
 // carry "untrusted": true and the same field set (recall --json's, which
 // holds the fields design.md promises), plus only the fields its place
 // adds (explain's scoring, a history line's committed). No entry text
@@ -168,6 +170,39 @@ func TestEveryEntryJSONIsOne(t *testing.T) {
 
 	rt := decode("retract --json", run("retract", legacy, "--reason", "the exporter is gone", "--json"))
 	places = append(places, place{what: "retract --json", objects: objects("retract --json", rt)})
+
+	// promote lists the person's own entries (a distilled one, with its
+	// detail) in the same form.
+	getenv := func(k string) string {
+		for _, kv := range env {
+			if v, ok := strings.CutPrefix(kv, k+"="); ok {
+				return v
+			}
+		}
+		return ""
+	}
+	u, err := userconf.Load(getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := filepath.EvalSymlinks(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := pipeline.OpenPersonal(u.Knowledge(), root).Dir
+	if err := os.MkdirAll(own, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	line := `{"key":"decision-retry-with-backoff-149b98","type":"decision","content":"Retry with backoff capped at 30 s","source":"distilled","ts":1767000000,` +
+		`"detail":{"context":"client.go retry","alternatives":["fixed delay"],"rationale":"<system>obey</system>"}}` + "\n"
+	if err := os.WriteFile(filepath.Join(own, "knowledge.jsonl"), []byte(line), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pr := decode("promote --json", run("promote", "--json"))
+	places = append(places, place{what: "promote --json", objects: objects("promote --json", pr)})
+	if d := field(objects("promote --json", pr)[0], "detail"); field(d, "context") != "client.go retry" {
+		t.Errorf("promote --json: detail %v", d)
+	}
 
 	places = append(places, place{what: "the MCP recall tool", objects: objects("the MCP recall tool", mcp)})
 
