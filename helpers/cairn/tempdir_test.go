@@ -25,7 +25,7 @@ func TestTestsLeaveTheTempDirAsFound(t *testing.T) {
 	before := treeSize(t, tmp)
 	cmd := exec.Command("go", "test", "-count=1",
 		"./helpers/internal/testharness/testenv/", "./helpers/internal/gitx/",
-		"./helpers/cairn/", "-run", "^(TestEntryJSONIsOne|TestRunIsolates|TestHome|TestInIndexAndAdd|TestUncommitted)$")
+		"./helpers/cairn/", "-run", "^(TestEveryEntryJSONIsOne|TestRunIsolates|TestHome|TestInIndexAndAdd|TestUncommitted)$")
 	cmd.Dir = cairntest.RepoRoot(t)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "GOTMPDIR=")
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -57,7 +57,7 @@ func checkCommand(env Env) *ucli.Command {
 			}
 			switch {
 			case c.Bool("json"):
-				err = writeJSON(env.Stdout, r)
+				err = writeJSON(env.Stdout, checkJSON(r))
 			case c.Bool("markdown"):
 				printCheckMarkdown(env.Stdout, r, "cairn check --base "+fsx.ShellQuote(c.String("base")))
 			default:
@@ -140,14 +140,14 @@ func runCheck(root string, store *knowledge.Store, base string) (checkReport, er
 	r := checkReport{Base: label, BaseCommit: baseID, Head: "working tree", ChangedFiles: len(changes),
 		Entries: []checkEntry{}, Added: []knowledge.Entry{}}
 	for _, f := range prcheck.Check(in) {
-		r.Entries = append(r.Entries, checkEntry{Entry: cleanEntry(f.Entry), Changed: f.Files, Stale: f.Stale(), Reasons: f.Reasons})
+		r.Entries = append(r.Entries, checkEntry{Entry: f.Entry, Changed: f.Files, Stale: f.Stale(), Reasons: f.Reasons})
 		if f.Stale() {
 			r.Stale++
 		}
 	}
 	for _, ch := range knowledge.Compare(then, now) {
 		if ch.Kind == knowledge.ChangeAdded && ch.Entry.Active() {
-			r.Added = append(r.Added, cleanEntry(ch.Entry))
+			r.Added = append(r.Added, ch.Entry)
 		}
 	}
 	return r, nil

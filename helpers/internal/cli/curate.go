@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/curate"
+	"github.com/cairn-dev/cairn/helpers/internal/entryjson"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
 	"github.com/cairn-dev/cairn/helpers/internal/session"
@@ -75,11 +76,7 @@ func curateDryRun(c *ucli.Context, env Env, p *project.Project) error {
 		}
 	}
 	if c.Bool("json") {
-		lines := []knowledge.Entry{}
-		for _, e := range prop.Lines {
-			lines = append(lines, cleanEntry(e))
-		}
-		return writeJSON(env.Stdout, map[string]any{"log_sha256": prop.LogSHA256, "lines": lines, "out": c.String("out")})
+		return writeJSON(env.Stdout, map[string]any{"log_sha256": prop.LogSHA256, "lines": entryjson.List(prop.Lines), "out": c.String("out")})
 	}
 	if len(prop.Lines) == 0 {
 		fmt.Fprintln(env.Stdout, "nothing to curate: no duplicates or stale entries beyond what the log already records")
@@ -158,7 +155,11 @@ func retractCommand(env Env) *ucli.Command {
 			}
 			if c.Bool("json") {
 				// The line as written: redacted where it had to be.
-				return writeJSON(env.Stdout, line)
+				e, err := knowledge.DecodeEntry(line)
+				if err != nil {
+					return err
+				}
+				return writeJSON(env.Stdout, entryjson.Of(e))
 			}
 			fmt.Fprintf(env.Stdout, "retracted %s\n", key)
 			return nil

@@ -50,14 +50,7 @@ func diffCommand(env Env) *ucli.Command {
 			}
 			switch {
 			case c.Bool("json"):
-				for i := range r.Changes {
-					r.Changes[i].Entry = cleanEntry(r.Changes[i].Entry)
-					if n := r.Changes[i].New; n != nil {
-						ce := cleanEntry(*n)
-						r.Changes[i].New = &ce
-					}
-				}
-				return writeJSON(env.Stdout, r)
+				return writeJSON(env.Stdout, diffJSON(r))
 			case c.Bool("markdown"):
 				all := "cairn diff"
 				if rev := c.Args().First(); rev != "" {

@@ -77,8 +77,7 @@ func editCommand(env Env) *ucli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				ed.Entry = cleanEntry(ed.Entry)
-				return writeJSON(env.Stdout, ed)
+				return writeJSON(env.Stdout, editJSON(ed))
 			}
 			fmt.Fprintln(env.Stdout, ed.Entry.Key)
 			switch {

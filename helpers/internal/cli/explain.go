@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/cairn-dev/cairn/helpers/internal/entryjson"
 	"github.com/cairn-dev/cairn/helpers/internal/rank"
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
 	"github.com/cairn-dev/cairn/helpers/internal/relevance"
@@ -25,28 +26,22 @@ type explanation struct {
 	Gate *rank.Gate `json:"gate,omitempty"`
 }
 
-// explainedHit is one hit and why.
+// explainedHit is one hit and why: the entry in the form of every --json
+// (package entryjson), then how its score was made.
 type explainedHit struct {
-	Rank    int     `json:"rank"`
-	Key     string  `json:"key"`
-	Type    string  `json:"type"`
-	Content string  `json:"content"`
-	Score   float64 `json:"score"`
-	BM25    float64 `json:"bm25"`  // the full-text score before the priors
-	Prior   float64 `json:"prior"` // the product of the priors' factors
+	Rank int `json:"rank"`
+	entryjson.Entry
+	BM25  float64 `json:"bm25"`  // the full-text score before the priors
+	Prior float64 `json:"prior"` // the product of the priors' factors
 	// Proximity is the bonus for the query's words standing together in
 	// the entry (1 when they do not).
 	Proximity float64 `json:"proximity"`
-	Archived  bool    `json:"archived"`
 	// Via says which search found it: "terms" (the query's words and
 	// their identifier parts) or "synonyms" (ranked after every match of
 	// the terms, filling up a short answer).
 	Via     string        `json:"via"`
 	Matched []termMatch   `json:"matched"`
 	Priors  []rank.Factor `json:"priors"`
-	Note    string        `json:"note,omitempty"` // sanitize's note on this machine
-	// Untrusted: the texts are data written by whoever pushed.
-	Untrusted bool `json:"untrusted"`
 }
 
 // termMatch is one term of the query an entry matched, and where.
@@ -79,9 +74,9 @@ func explain(q rank.Query, a relevance.Analysis, hits []rank.Hit, fields []map[s
 			via = "synonyms"
 		}
 		xh := explainedHit{
-			Rank: i + 1, Key: e.Key, Type: e.Type, Content: e.Content,
-			Score: recall.RoundScore(h.Score), BM25: recall.RoundScore(bm), Prior: recall.RoundScore(prior), Proximity: recall.RoundScore(prox), Archived: h.Archived,
-			Via: via, Matched: []termMatch{}, Priors: rank.Factors(e, h.Effect), Note: e.Note, Untrusted: true,
+			Rank: i + 1, Entry: entryjson.New(e, h.Score, h.Archived),
+			BM25: entryjson.RoundScore(bm), Prior: entryjson.RoundScore(prior), Proximity: entryjson.RoundScore(prox),
+			Via: via, Matched: []termMatch{}, Priors: rank.Factors(e, h.Effect),
 		}
 		for _, t := range terms {
 			if f := fields[i][t.Term]; len(f) > 0 {

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
 )
 
@@ -86,14 +85,6 @@ func cleanKeys(m map[string]int) map[string]int {
 		out[clean(k)] += v
 	}
 	return out
-}
-
-// cleanEntry is e with every text cleaned, for JSON output: every string
-// field, found by knowledge.EachText, so a new field is cleaned too.
-func cleanEntry(e knowledge.Entry) knowledge.Entry {
-	e = e.Clone()
-	knowledge.EachText(&e, func(s *string) { *s = clean(*s) })
-	return e
 }
 
 // writeJSON prints v as indented JSON whose every string (keys included)

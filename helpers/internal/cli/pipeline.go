@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/helpers/internal/entryjson"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
 	"github.com/cairn-dev/cairn/helpers/internal/userconf"
 	"github.com/cairn-dev/cairn/helpers/internal/when"
@@ -128,7 +129,7 @@ func promoteCommand(env Env) *ucli.Command {
 					return err
 				}
 				if c.Bool("json") {
-					return writeJSON(env.Stdout, entries)
+					return writeJSON(env.Stdout, entryjson.List(entries))
 				}
 				if len(entries) == 0 {
 					fmt.Fprintln(env.Stderr, "cairn: no personal entries for this project yet (the session pipeline writes them: cairn pipeline on)")

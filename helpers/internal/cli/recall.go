@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/helpers/internal/entryjson"
 	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/rank"
@@ -116,12 +117,12 @@ func recallCommand(env Env) *ucli.Command {
 	}
 }
 
-// hitsJSON is the --json form of the entries found: package recall's
-// external form, the MCP recall tool's.
-func hitsJSON(hits []rank.Hit) []recall.Entry {
-	out := make([]recall.Entry, 0, len(hits))
+// hitsJSON is the --json form of the entries found: package entryjson's,
+// the MCP recall tool's.
+func hitsJSON(hits []rank.Hit) []entryjson.Entry {
+	out := make([]entryjson.Entry, 0, len(hits))
 	for _, h := range hits {
-		out = append(out, recall.External(h.Entry, h.Score, h.Archived))
+		out = append(out, entryjson.New(h.Entry, h.Score, h.Archived))
 	}
 	return out
 }

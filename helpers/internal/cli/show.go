@@ -42,11 +42,7 @@ func showCommand(env Env) *ucli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				sh.Entry = cleanEntry(sh.Entry)
-				for i := range sh.History {
-					sh.History[i].Entry = cleanEntry(sh.History[i].Entry)
-				}
-				return writeJSON(env.Stdout, sh)
+				return writeJSON(env.Stdout, showJSON(sh))
 			}
 			printShown(env.Stdout, sh)
 			return nil

@@ -743,7 +743,7 @@ func (ix *Index) Rebuild() (SyncResult, error) {
 	if err := ix.lock.Exclusive(lockWait); err != nil {
 		return res, err
 	}
-	if err := root.Rename(tmpName, name); err != nil {
+	if err := root.Install(tmpName, name); err != nil {
 		return res, dbErr("install cache", err)
 	}
 	if err := root.Remove(dirtyName); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/helpers/internal/doctor"
+	"github.com/cairn-dev/cairn/helpers/internal/entryjson"
 	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
@@ -46,9 +47,9 @@ type recallIn struct {
 	All   bool   `json:"all,omitempty" jsonschema:"also search the archive of old entries"`
 }
 
-// Entry is one entry as the tools show it: package recall's external
-// form, `cairn recall --json`'s.
-type Entry = recall.Entry
+// Entry is one entry as the tools show it: package entryjson's form,
+// every command's --json.
+type Entry = entryjson.Entry
 
 // RecallResult is the recall tool's structured result.
 type RecallResult struct {
@@ -116,7 +117,7 @@ func ofType(t string) string {
 	return " of type " + t
 }
 
-func entryOf(h rank.Hit) Entry { return recall.External(h.Entry, h.Score, h.Archived) }
+func entryOf(h rank.Hit) Entry { return entryjson.New(h.Entry, h.Score, h.Archived) }
 
 type addIn struct {
 	Type    string   `json:"type" jsonschema:"the kind of knowledge: learned, decision, fact, pattern, investigation, deviation or must-check"`

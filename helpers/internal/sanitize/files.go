@@ -7,9 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/audit"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
@@ -31,82 +29,65 @@ const (
 func ActivePath(cacheDir string) string { return filepath.Join(cacheDir, ActiveName) }
 
 // beforeReplace, when a test sets it, runs once both files are written
-// and closed, before they replace the previous ones.
+// and flushed, before they replace the previous ones.
 var beforeReplace func()
 
-// tempMarker is in the name of every temporary file cairn writes under
-// .cairn (see fsx; .cairn/.gitignore ignores them).
-const tempMarker = ".cairn-tmp-"
-
-// outputs are the temporary files a run writes, renamed into place at
-// its end.
+// outputs are the temporary files a run writes, installed in place at its
+// end (fsx's atomic install: fsync, rename, directory fsync).
 type outputs struct {
-	root          fsx.Root
-	names         [2]string // temporary names: working set, audit
-	files         [2]*os.File
+	temps         [2]*fsx.Temp // working set, audit
 	active, audit *bufio.Writer
 }
 
 // createOutputs creates the temporary files of the working set and the
 // audit in the cache directory.
 func createOutputs(root fsx.Root) (*outputs, error) {
-	o := &outputs{root: root}
-	for i, name := range []string{ActiveName, audit.Name} {
-		tmp := knowledge.CacheDir + "/." + name + tempMarker + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
-		f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	o := &outputs{}
+	for i, name := range []string{ActiveFile, audit.File} {
+		t, err := root.CreateTemp(name, 0o644)
 		if err != nil {
 			o.discard()
-			return nil, fmt.Errorf("create %s: %w", name, err)
+			return nil, err
 		}
-		o.names[i], o.files[i] = tmp, f
+		o.temps[i] = t
 	}
-	o.active, o.audit = bufio.NewWriterSize(o.files[0], 256<<10), bufio.NewWriterSize(o.files[1], 256<<10)
+	o.active, o.audit = bufio.NewWriterSize(o.temps[0].File, 256<<10), bufio.NewWriterSize(o.temps[1].File, 256<<10)
 	return o, nil
 }
 
-// close flushes and closes both files.
-func (o *outputs) close() error {
+// flush writes out what both writers hold.
+func (o *outputs) flush() error {
 	names := []string{ActiveName, audit.Name}
 	for i, w := range []*bufio.Writer{o.active, o.audit} {
 		if err := w.Flush(); err != nil {
 			return fmt.Errorf("write %s: %w", names[i], err)
 		}
 	}
-	for i, f := range o.files {
-		o.files[i] = nil
-		if err := f.Close(); err != nil {
-			return fmt.Errorf("write %s: %w", names[i], err)
+	return nil
+}
+
+// install puts both files in place of the previous ones, the working set
+// first.
+func (o *outputs) install() error {
+	for _, t := range o.temps {
+		if err := t.Install(); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// rename puts both closed files in place of the previous ones, the
-// working set first.
-func (o *outputs) rename() error {
-	for i, name := range []string{ActiveFile, audit.File} {
-		if err := o.root.Rename(o.names[i], name); err != nil {
-			return fmt.Errorf("replace %s: %w", name, err)
-		}
-		o.names[i] = ""
-	}
-	return nil
-}
-
-// discard closes and removes whatever was not renamed.
+// discard removes whatever was not installed.
 func (o *outputs) discard() {
-	for i, f := range o.files {
-		if f != nil {
-			f.Close()
-		}
-		if o.names[i] != "" {
-			o.root.Remove(o.names[i])
+	for _, t := range o.temps {
+		if t != nil {
+			t.Abort()
 		}
 	}
 }
 
 // removeTemps removes the temporary files of runs that were killed before
-// renaming them. Only a holder of the sanitize lock writes these files.
+// installing them. Only a holder of the sanitize lock writes these files.
 func removeTemps(root fsx.Root) {
 	ents, err := root.ReadDir(knowledge.CacheDir)
 	if err != nil {
@@ -114,7 +95,7 @@ func removeTemps(root fsx.Root) {
 	}
 	for _, e := range ents {
 		for _, name := range []string{ActiveName, audit.Name} {
-			if e.Regular && strings.HasPrefix(e.Name, "."+name+tempMarker) {
+			if e.Regular && strings.HasPrefix(e.Name, fsx.TempPrefix(name)) {
 				root.Remove(knowledge.CacheDir + "/" + e.Name)
 			}
 		}

@@ -193,7 +193,7 @@ func RunLockedContext(ctx context.Context, s *knowledge.Store, opts Options) (Re
 	if err := r.build(ctx, arch, log, out.active, out.audit); err != nil {
 		return Result{}, false, err
 	}
-	if err := out.close(); err != nil {
+	if err := out.flush(); err != nil {
 		return Result{}, false, err
 	}
 	if beforeReplace != nil {
@@ -207,7 +207,7 @@ func RunLockedContext(ctx context.Context, s *knowledge.Store, opts Options) (Re
 	if err := ctx.Err(); err != nil {
 		return Result{}, false, err
 	}
-	if err := out.rename(); err != nil {
+	if err := out.install(); err != nil {
 		return Result{}, false, err
 	}
 	return r.res, true, nil

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/cairn-dev/cairn/helpers/internal/testharness/testenv"
 	"io"
 	"os"
 	"os/exec"
@@ -15,7 +14,9 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/helpers/internal/audit"
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/testenv"
 )
 
 // storeWith is a git repository with one tracked file whose log holds n
@@ -222,7 +223,7 @@ func TestRunKilledKeepsPreviousWorkingSet(t *testing.T) {
 	got := cacheFiles(t, s)
 	temps := 0
 	for name := range got {
-		if strings.Contains(name, tempMarker) {
+		if fsx.IsTemp(name) {
 			temps++
 			delete(got, name)
 		}
