@@ -34,6 +34,7 @@ import (
 	"os"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent/registry"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/spec"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/projroot"
 )
@@ -106,7 +107,7 @@ func init() {
 // session queued. It fails silently (the reject path writes nothing, and
 // the session's end queues the session again) and never panics: a panic
 // in an init would exit 2, which Claude Code reads as "block".
-func judge(a registry.Agent, kind event.Kind, data []byte) (v Verdict) {
+func judge(a spec.Spec, kind event.Kind, data []byte) (v Verdict) {
 	defer func() {
 		if recover() != nil {
 			v = Invalid // the full hook answers
@@ -140,7 +141,7 @@ func hookArgs(args []string) (agent, name string, ok bool) {
 // transcript cairn reads, without its adapter (whose imports would run
 // first): its session, transcript, cwd and project directory. Another
 // agent's reply gets an event without a transcript, which is not queued.
-func reply(a registry.Agent, data []byte, getenv func(string) string) (event.Event, error) {
+func reply(a spec.Spec, data []byte, getenv func(string) string) (event.Event, error) {
 	if !a.Transcript {
 		return event.Event{}, nil
 	}
