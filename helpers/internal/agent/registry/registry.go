@@ -24,13 +24,15 @@ import (
 )
 
 // Agents are the agents cairn knows, in the order init's flags and
-// doctor's checks list them.
-var Agents = []spec.Spec{
-	claudehooks.Spec,
-	cursorhooks.Spec,
-	codexhooks.Spec,
-	opencodehooks.Spec,
-	geminihooks.Spec,
+// doctor's checks list them. (Pointers to the specs, so that the list
+// needs no work at init: the hook gate's path runs after every init it
+// imports.)
+var Agents = []*spec.Spec{
+	&claudehooks.Spec,
+	&cursorhooks.Spec,
+	&codexhooks.Spec,
+	&opencodehooks.Spec,
+	&geminihooks.Spec,
 }
 
 // Default is the agent of `cairn hook EVENT` and of `.cairn/hook EVENT`
@@ -41,7 +43,7 @@ const Default = claudehooks.Agent
 func Find(name string) (spec.Spec, bool) {
 	for _, a := range Agents {
 		if a.Name == name {
-			return a, true
+			return *a, true
 		}
 	}
 	return spec.Spec{}, false

@@ -97,9 +97,6 @@ func (s Spec) BeforeTool(data []byte, e *event.Event) bool {
 	if !ok {
 		return false
 	}
-	e.Tool, e.Path, e.Edits = c.Tool, c.Path, c.Edits
-	if c.Shell {
-		e.Shell, e.Command = true, c.Command
-	}
+	e.Tool, e.Path, e.Edits, e.Shell, e.Command = c.Tool, c.Path, c.Edits, c.Shell, c.Command
 	return true
 }
