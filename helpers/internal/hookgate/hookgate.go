@@ -5,8 +5,9 @@
 // package's init once the packages it imports are initialised, taking ready
 // packages in import-path order; this package imports only the standard
 // library's os, io, bytes, fmt, time and encoding/json and cairn's leaf
-// packages event, the agents' event tables (agent/*/hooks, not the
-// adapters, whose imports would run first), projroot (which project),
+// packages event, the agents' specs (agent/registry, agent/spec and
+// agent/*/hooks, not the adapters, whose imports would run first; none
+// has work at init), projroot (which project),
 // typed, and the session pipeline's producer (pipeline/queue, with userconf
 // and detach), so its init runs before most of the program's: measured with
 // GODEBUG=inittrace=1, after 107 small packages taking about 1.1 ms
@@ -14,7 +15,7 @@
 // path/filepath and os/exec, which it waits for, encoding/gob's 0.2 ms
 // among them), and before SQLite's, go-git's and the CLI framework's own.
 // It answers `cairn hook EVENT` (Claude Code) and `cairn hook AGENT EVENT`
-// (an agent whose event table is in [kinds]) for an event that may carry
+// (an agent of the registry) for an event that may carry
 // typed lines (a tool ran, a reply) whose payload holds no typed prefix:
 // exit 0, nothing written (but for a reply of an agent whose transcript
 // cairn reads, when the user turned the session pipeline on, the session is
