@@ -17,7 +17,7 @@ import (
 const fakeAgent = "fake"
 
 var scaffold = map[string]struct {
-	text      string // a new file
+	text       string // a new file
 	after, add string // or: add this line after the line that holds after
 }{
 	"helpers/internal/agent/NAME/hooks/hooks.go": {text: fakeSpec},
