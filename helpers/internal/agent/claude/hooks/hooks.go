@@ -56,11 +56,11 @@ const ShellTool = "Bash"
 // searches and listings that name where they look, and the shell.
 const ToolMatcher = "Read|Edit|Write|MultiEdit|NotebookEdit|Grep|Glob|Bash"
 
-// EditTools are the tools that write the files they name.
-var EditTools = []string{"Edit", "Write", "MultiEdit", "NotebookEdit"}
+// editTools are the tools that write the files they name.
+var editTools = []string{"Edit", "Write", "MultiEdit", "NotebookEdit"}
 
 // ToolCall reads a PreToolUse payload: the hook gate's and the adapter's
 // one reader of it.
 func ToolCall(data []byte) (event.ToolCall, bool) {
-	return event.ReadToolCall(data, ShellTool, func(tool string) bool { return slices.Contains(EditTools, tool) })
+	return event.ReadToolCall(data, ShellTool, func(tool string) bool { return slices.Contains(editTools, tool) })
 }

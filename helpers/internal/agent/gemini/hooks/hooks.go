@@ -67,12 +67,12 @@ const FileToolEvent = "AfterFileTool"
 // (tool_input.file_path).
 const FileToolMatcher = "^(read_file|write_file|replace)$"
 
-// EditTools are the file tools that write their file.
-var EditTools = []string{"write_file", "replace"}
+// editTools are the file tools that write their file.
+var editTools = []string{"write_file", "replace"}
 
 // ToolCall reads the payload after a file tool (AfterTool, which cairn
 // answers as the moment before a tool, see [FileToolEvent]), the hook
 // gate's and the adapter's one reader of it.
 func ToolCall(data []byte) (event.ToolCall, bool) {
-	return event.ReadToolCall(data, "", func(tool string) bool { return slices.Contains(EditTools, tool) })
+	return event.ReadToolCall(data, "", func(tool string) bool { return slices.Contains(editTools, tool) })
 }
