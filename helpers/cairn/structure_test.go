@@ -34,10 +34,10 @@ func TestHooksJSONFollowsTheEventTable(t *testing.T) {
 	if err := json.Unmarshal(readRepoFile(t, "hooks/hooks.json"), &file); err != nil {
 		t.Fatal(err)
 	}
-	if len(file.Hooks) != len(claude.Hooks) {
-		t.Errorf("hooks.json registers %d events, the table %d", len(file.Hooks), len(claude.Hooks))
+	if len(file.Hooks) != len(claude.Events) {
+		t.Errorf("hooks.json registers %d events, the table %d", len(file.Hooks), len(claude.Events))
 	}
-	for _, h := range claude.Hooks {
+	for _, h := range claude.Events {
 		groups := file.Hooks[h.Event]
 		if len(groups) != 1 || len(groups[0].Hooks) != 1 {
 			t.Errorf("%s: want one group with one handler, got %+v", h.Event, groups)

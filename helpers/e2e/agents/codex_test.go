@@ -38,7 +38,7 @@ func codexTrust(t *testing.T, project string) string {
 	}
 	s := fmt.Sprintf("[projects.%q]\ntrust_level = \"trusted\"\n", project)
 	for _, r := range regs {
-		h, ok := codex.Hash(r.Event.Key, r.Matcher, r.Raw)
+		h, ok := codex.Hash(codex.EventKey(r.Event.Event), r.Matcher, r.Raw)
 		if !ok {
 			t.Fatalf("no hash for %s", r.Event.Event)
 		}

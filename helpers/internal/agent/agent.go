@@ -2,10 +2,13 @@
 // [Adapter] speaks one agent's hook protocol and wires a project for it.
 // Claude Code's adapter is package claude beside this one; another agent
 // is another package beside it, listed in the agent registry (packages
-// agent/registry and agent/adapters). This package also holds what the
-// adapters share: reading and editing their configuration files, a capped
-// transcript reader, and the hooks in an agent's files that are not
-// cairn's ([ForeignHooksIn]).
+// agent/registry and agent/adapters), with its spec (agent/spec) in its
+// leaf package agent/NAME/hooks. This package also holds what the adapters
+// share: reading a hook's payload and writing its answer
+// ([DecodePayload], [EncodeOutput]), reading and editing their
+// configuration files, a doctor line ([Status]), a capped transcript
+// reader, and the hooks in an agent's files that are not cairn's
+// ([ForeignHooksIn]).
 package agent
 
 import (

@@ -2,9 +2,10 @@ package event
 
 import "encoding/json"
 
-// ToolCall is what the hook gate reads of a payload sent before a tool
-// call, without the agent's adapter: enough to look the call up in the
-// anchor map.
+// ToolCall is what an agent's one reader of its payload before a tool
+// call (its spec's ToolCall, in agent/NAME/hooks) reads: enough for the
+// hook gate to look the call up in the anchor map, and what the agent's
+// adapter puts in the [Event].
 type ToolCall struct {
 	Session    string
 	Cwd        string
@@ -19,31 +20,35 @@ type ToolCall struct {
 // ReadToolCall reads a payload in Claude Code's shape (session_id, cwd,
 // tool_name, tool_input with file_path, notebook_path, path or command), which
 // Codex and Gemini CLI send too: shell is the agent's shell tool ("" for
-// none), edits reports whether a tool writes the file it names.
+// none), edits reports whether a tool writes the file it names. A
+// tool_input that is not an object, or whose fields are not strings,
+// names nothing (an MCP tool's input is anything).
 func ReadToolCall(data []byte, shell string, edits func(tool string) bool) (ToolCall, bool) {
 	var p struct {
-		Session string `json:"session_id"`
-		Cwd     string `json:"cwd"`
-		Tool    string `json:"tool_name"`
-		Input   struct {
-			FilePath     string `json:"file_path"`
-			NotebookPath string `json:"notebook_path"`
-			Command      string `json:"command"`
-			Path         string `json:"path"`
-		} `json:"tool_input"`
+		Session string          `json:"session_id"`
+		Cwd     string          `json:"cwd"`
+		Tool    string          `json:"tool_name"`
+		Input   json.RawMessage `json:"tool_input"`
 	}
 	if json.Unmarshal(data, &p) != nil {
 		return ToolCall{}, false
 	}
-	c := ToolCall{Session: p.Session, Cwd: p.Cwd, Tool: p.Tool, Path: p.Input.FilePath, Edits: edits(p.Tool)}
+	var in struct {
+		FilePath     string `json:"file_path"`
+		NotebookPath string `json:"notebook_path"`
+		Command      string `json:"command"`
+		Path         string `json:"path"`
+	}
+	_ = json.Unmarshal(p.Input, &in) // a field of another type is left empty
+	c := ToolCall{Session: p.Session, Cwd: p.Cwd, Tool: p.Tool, Path: in.FilePath, Edits: edits(p.Tool)}
 	if c.Path == "" {
-		c.Path = p.Input.NotebookPath
+		c.Path = in.NotebookPath
 	}
 	if c.Path == "" {
-		c.Path = p.Input.Path // a search or a listing: where it looks
+		c.Path = in.Path // a search or a listing: where it looks
 	}
 	if shell != "" && p.Tool == shell {
-		c.Shell, c.Command = true, p.Input.Command
+		c.Shell, c.Command = true, in.Command
 	}
 	return c, true
 }

@@ -5,8 +5,9 @@
 // package's init once the packages it imports are initialised, taking ready
 // packages in import-path order; this package imports only the standard
 // library's os, io, bytes, fmt, time and encoding/json and cairn's leaf
-// packages event, the agents' event tables (agent/*/hooks, not the
-// adapters, whose imports would run first), projroot (which project),
+// packages event, the agents' specs (agent/registry, agent/spec and
+// agent/*/hooks, not the adapters, whose imports would run first; none
+// has work at init), projroot (which project),
 // typed, and the session pipeline's producer (pipeline/queue, with userconf
 // and detach), so its init runs before most of the program's: measured with
 // GODEBUG=inittrace=1, after 107 small packages taking about 1.1 ms
@@ -14,7 +15,7 @@
 // path/filepath and os/exec, which it waits for, encoding/gob's 0.2 ms
 // among them), and before SQLite's, go-git's and the CLI framework's own.
 // It answers `cairn hook EVENT` (Claude Code) and `cairn hook AGENT EVENT`
-// (an agent whose event table is in [kinds]) for an event that may carry
+// (an agent of the registry) for an event that may carry
 // typed lines (a tool ran, a reply) whose payload holds no typed prefix:
 // exit 0, nothing written (but for a reply of an agent whose transcript
 // cairn reads, when the user turned the session pipeline on, the session is
@@ -34,6 +35,7 @@ import (
 	"os"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent/registry"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/spec"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/projroot"
 )
@@ -106,7 +108,7 @@ func init() {
 // session queued. It fails silently (the reject path writes nothing, and
 // the session's end queues the session again) and never panics: a panic
 // in an init would exit 2, which Claude Code reads as "block".
-func judge(a registry.Agent, kind event.Kind, data []byte) (v Verdict) {
+func judge(a spec.Spec, kind event.Kind, data []byte) (v Verdict) {
 	defer func() {
 		if recover() != nil {
 			v = Invalid // the full hook answers
@@ -140,7 +142,7 @@ func hookArgs(args []string) (agent, name string, ok bool) {
 // transcript cairn reads, without its adapter (whose imports would run
 // first): its session, transcript, cwd and project directory. Another
 // agent's reply gets an event without a transcript, which is not queued.
-func reply(a registry.Agent, data []byte, getenv func(string) string) (event.Event, error) {
+func reply(a spec.Spec, data []byte, getenv func(string) string) (event.Event, error) {
 	if !a.Transcript {
 		return event.Event{}, nil
 	}

@@ -4,7 +4,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/cairn-dev/cairn/helpers/internal/agent/registry"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/spec"
 	"github.com/cairn-dev/cairn/helpers/internal/anchor"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/projroot"
@@ -21,7 +21,7 @@ import (
 // missing or older than the log, a payload it cannot read, a failure to
 // note an edit) goes to the full hook, which answers it and brings the
 // map up to date.
-func quiet(a registry.Agent, data []byte) (ok bool) {
+func quiet(a spec.Spec, data []byte) (ok bool) {
 	// A panic in an init would exit 2, which Claude Code reads as "block".
 	defer func() {
 		if recover() != nil {

@@ -1,10 +1,11 @@
 package hookgate
 
 import (
-	"github.com/cairn-dev/cairn/helpers/internal/agent/registry"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/cairn-dev/cairn/helpers/internal/agent/registry"
 
 	"github.com/cairn-dev/cairn/helpers/internal/anchor"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"

@@ -21,7 +21,13 @@ import (
 )
 
 // all are the adapters, one per agent of registry.Agents, in its order.
-var all = []agent.Adapter{claude.Adapter{}, cursor.Adapter{}, codex.Adapter{}, opencode.Adapter{}, gemini.Adapter{}}
+var all = []agent.Adapter{
+	claude.Adapter{},
+	cursor.Adapter{},
+	codex.Adapter{},
+	opencode.Adapter{},
+	gemini.Adapter{},
+}
 
 // All returns every adapter, in the registry's order.
 func All() []agent.Adapter { return slices.Clone(all) }

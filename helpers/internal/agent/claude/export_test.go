@@ -1,6 +1,11 @@
 package claude
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/cairn-dev/cairn/helpers/internal/agent"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/claude/hooks"
+)
 
 // Install adds hooks that run the plugin's wrapper at a path, as older
 // versions of install.sh wrote them: the tests exercise through it the
@@ -12,8 +17,10 @@ func Install(data []byte, wrapper string) ([]byte, bool, error) {
 // ReadTranscriptMax is ReadTranscript reading at most max bytes.
 var ReadTranscriptMax = readTranscript
 
-// DecodePayload is decodePayload, for the external tests.
-var DecodePayload = decodePayload
+// DecodePayload is the adapter's read of a payload, for the external tests.
+func DecodePayload(data []byte) (hookPayload, error) {
+	return agent.DecodePayload[hookPayload](hooks.Agent, data)
+}
 
 // EncodeContextStatus is encodeContextStatus, for the external tests.
 var EncodeContextStatus = encodeContextStatus

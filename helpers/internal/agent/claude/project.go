@@ -10,7 +10,7 @@ import (
 const projectCommand = `"$CLAUDE_PROJECT_DIR"/` + projectMarker
 
 // Project returns data with exactly the project wiring: every event of
-// [Hooks] runs [projectCommand], and any other handler of cairn's (the
+// [Events] runs [projectCommand], and any other handler of cairn's (the
 // plugin's wrapper, written by an older install.sh with one machine's
 // path) is removed. Other hooks and keys are left as they were.
 func Project(data []byte) (out []byte, changed bool, err error) {
@@ -19,7 +19,7 @@ func Project(data []byte) (out []byte, changed bool, err error) {
 		return nil, false, err
 	}
 	exact := true
-	for _, h := range Hooks {
+	for _, h := range Events {
 		found := false
 		for _, g := range p.Hooks[h.Event] {
 			for _, hh := range g.Hooks {
@@ -57,7 +57,7 @@ func Wired(data []byte) (missing []string, err error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, h := range Hooks {
+	for _, h := range Events {
 		found := false
 		for _, g := range p.Hooks[h.Event] {
 			for _, hh := range g.Hooks {

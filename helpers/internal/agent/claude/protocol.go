@@ -8,26 +8,20 @@
 package claude
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 
+	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 )
 
-// Events is the one table of Claude Code's events (see [hooks.Events]).
+// Events is the one table of Claude Code's events (see [hooks.Events]),
+// every one registered, as hooks/hooks.json does.
 var Events = hooks.Events
-
-// Hooks are the events cairn registers, as hooks/hooks.json does.
-var Hooks = hooks.Registered()
 
 // Kind is the moment Claude Code's event name stands for; Unknown for a
 // name cairn does not handle.
-func (Adapter) Kind(name string) event.Kind { return hooks.Kind(name) }
-
-// shellTool is the tool whose commands cairn reads.
-const shellTool = "Bash"
+func (Adapter) Kind(name string) event.Kind { return hooks.Spec.Kind(name) }
 
 // hookPayload is the part of an event's JSON that cairn uses.
 type hookPayload struct {
@@ -47,29 +41,11 @@ type hookPayload struct {
 	PermissionMode       string    `json:"permission_mode"`
 }
 
-// toolInput is the input of a tool call: for Bash, the command; for the
-// file tools, the file; for a search or a listing (Grep, Glob), the file
-// or directory it looks in.
+// toolInput is the input of a tool call, for the shell: its command (the
+// file a tool names is read by [hooks.ToolCall]).
 type toolInput struct {
-	Command      string `json:"command"`
-	FilePath     string `json:"file_path"`
-	NotebookPath string `json:"notebook_path"`
-	Path         string `json:"path"`
+	Command string `json:"command"`
 }
-
-// decodePayload parses a payload. tool_input may be any object; only its
-// command is kept.
-func decodePayload(data []byte) (hookPayload, error) {
-	var p hookPayload
-	if err := json.Unmarshal(data, &p); err != nil {
-		return p, fmt.Errorf("decode hook payload: %w", err)
-	}
-	return p, nil
-}
-
-// projectDirEnv is the variable Claude Code sets to the project's root in
-// every hook.
-const projectDirEnv = hooks.ProjectVar
 
 // Decode turns the payload of Claude Code's event name into a session
 // event; getenv reads the hook's environment.
@@ -78,7 +54,7 @@ func (Adapter) Decode(name string, data []byte, getenv func(string) string) (eve
 	if kind == event.Unknown {
 		return event.Event{}, fmt.Errorf("unknown hook event %q", name)
 	}
-	p, err := decodePayload(data)
+	p, err := agent.DecodePayload[hookPayload](hooks.Agent, data)
 	if err != nil {
 		return event.Event{}, err
 	}
@@ -87,9 +63,9 @@ func (Adapter) Decode(name string, data []byte, getenv func(string) string) (eve
 		Name:       name,
 		Session:    p.SessionID,
 		Cwd:        p.Cwd,
-		ProjectDir: getenv(projectDirEnv),
+		ProjectDir: getenv(hooks.Spec.ProjectVar),
 		Prompt:     p.Prompt,
-		Shell:      p.ToolName == shellTool,
+		Shell:      p.ToolName == hooks.ShellTool,
 		Command:    p.ToolInput.Command,
 		Failed:     name == "PostToolUseFailure",
 		Text:       p.LastAssistantMessage,
@@ -98,14 +74,9 @@ func (Adapter) Decode(name string, data []byte, getenv func(string) string) (eve
 		Agent:      hooks.Agent,
 	}
 	if kind == event.BeforeTool {
-		e.Tool = p.ToolName
-		e.Edits = hooks.EditTools[p.ToolName]
-		e.Path = p.ToolInput.FilePath
-		if e.Path == "" {
-			e.Path = p.ToolInput.NotebookPath
-		}
-		if e.Path == "" {
-			e.Path = p.ToolInput.Path // a search or a listing: where it looks
+		// The hook gate's reader of the call, the one rule for it.
+		if !hooks.Spec.BeforeTool(data, &e) {
+			return event.Event{}, fmt.Errorf("decode %s hook payload: not a tool call", hooks.Agent)
 		}
 		e.CanAsk = canAsk(p.PermissionMode, getenv(entrypointEnv))
 	}
@@ -199,13 +170,13 @@ func encodeBeforeTool(text, status, ask string) ([]byte, error) {
 		out.HookSpecificOutput.PermissionDecision = "ask"
 		out.HookSpecificOutput.PermissionDecisionReason = ask
 	}
-	return encode(out)
+	return agent.EncodeOutput(hooks.Agent, out)
 }
 
 // encodeBlock returns the stdout of a Stop or SubagentStop hook that makes
 // the agent go on, with reason as its instruction.
 func encodeBlock(reason string) ([]byte, error) {
-	return encode(struct {
+	return agent.EncodeOutput(hooks.Agent, struct {
 		Decision string `json:"decision"`
 		Reason   string `json:"reason"`
 	}{"block", reason})
@@ -219,25 +190,15 @@ func encodeContextStatus(name, text, status string) ([]byte, error) {
 	out.SystemMessage = status
 	out.HookSpecificOutput.HookEventName = name
 	out.HookSpecificOutput.AdditionalContext = text
-	return encode(out)
+	return agent.EncodeOutput(hooks.Agent, out)
 }
 
 // encodeStatus returns the stdout of a hook that only shows status, one
 // quiet line, to the person (systemMessage).
 func encodeStatus(status string) ([]byte, error) {
-	return encode(struct {
+	return agent.EncodeOutput(hooks.Agent, struct {
 		SystemMessage string `json:"systemMessage"`
 	}{status})
-}
-
-func encode(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("encode hook output: %w", err)
-	}
-	return buf.Bytes(), nil
 }
 
 // Caller: Claude Code sets CLAUDECODE=1 in every process it starts, and in

@@ -53,7 +53,7 @@ func parse(data []byte) (parsed, error) {
 	return p, nil
 }
 
-// install adds, for every event of [Hooks] that has no handler of cairn's,
+// install adds, for every event of [Events] that has no handler of cairn's,
 // a handler that runs command followed by the event name.
 func install(data []byte, command string) (out []byte, changed bool, err error) {
 	p, err := parse(data)
@@ -67,7 +67,7 @@ func install(data []byte, command string) (out []byte, changed bool, err error) 
 	if err != nil {
 		return nil, false, fmt.Errorf("settings.json: %w", err)
 	}
-	for _, h := range Hooks {
+	for _, h := range Events {
 		if hasCairn(p, h.Event) {
 			continue
 		}

@@ -100,11 +100,11 @@ func rawGroups(t *testing.T, data []byte, event string) []string {
 }
 
 // checkInstalled asserts that data has exactly one cairn group per event
-// of claude.Hooks, with the right command, matcher and timeout.
+// of claude.Events, with the right command, matcher and timeout.
 func checkInstalled(t *testing.T, data []byte, wrapper string) {
 	t.Helper()
 	hooks := hooksOf(t, data)
-	for _, h := range claude.Hooks {
+	for _, h := range claude.Events {
 		var mine []group
 		for _, g := range hooks[h.Event] {
 			for _, hd := range g.Hooks {
@@ -141,10 +141,10 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 
 func TestHooksList(t *testing.T) {
 	want := map[string]string{"SessionStart": "", "UserPromptSubmit": "", "PostToolUse": "Bash", "PostToolUseFailure": "Bash", "Stop": "", "SubagentStop": "", "PreCompact": "", "SessionEnd": "", "PreToolUse": "Read|Edit|Write|MultiEdit|NotebookEdit|Grep|Glob|Bash"}
-	if len(claude.Hooks) != len(want) {
-		t.Fatalf("Hooks has %d events, want %d", len(claude.Hooks), len(want))
+	if len(claude.Events) != len(want) {
+		t.Fatalf("Hooks has %d events, want %d", len(claude.Events), len(want))
 	}
-	for _, h := range claude.Hooks {
+	for _, h := range claude.Events {
 		m, ok := want[h.Event]
 		if !ok || m != h.Matcher || h.Timeout <= 0 {
 			t.Errorf("unexpected hook %+v", h)
@@ -307,7 +307,7 @@ func TestInstallPreservesEverythingElse(t *testing.T) {
 				t.Fatal(err)
 			}
 			ours := map[string]bool{}
-			for _, h := range claude.Hooks {
+			for _, h := range claude.Events {
 				ours[h.Event] = true
 			}
 			if hb, ok := find(before, "hooks"); ok {
@@ -353,7 +353,7 @@ func TestInstallCompletesPartial(t *testing.T) {
 	if got := rawGroups(t, out, "SessionStart"); len(got) != 1 {
 		t.Errorf("SessionStart has %d groups, want 1: %s", len(got), out)
 	}
-	for _, h := range claude.Hooks[1:] {
+	for _, h := range claude.Events[1:] {
 		if got := rawGroups(t, out, h.Event); len(got) != 1 {
 			t.Errorf("%s has %d groups, want 1", h.Event, len(got))
 		}
@@ -619,7 +619,7 @@ func FuzzSettings(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Uninstall: %v\n%s", err, out)
 		}
-		if missing, err := claude.Wired(back); err != nil || len(missing) != len(claude.Hooks) {
+		if missing, err := claude.Wired(back); err != nil || len(missing) != len(claude.Events) {
 			t.Fatalf("Uninstall left cairn's hooks (%v):\n%s", err, back)
 		}
 		var before, after map[string]any

@@ -33,10 +33,10 @@ type Adapter struct{}
 var _ agent.Adapter = Adapter{}
 
 // Name is "claude".
-func (Adapter) Name() string { return hooks.Agent }
+func (Adapter) Name() string { return hooks.Spec.Name }
 
 // Title is "Claude Code".
-func (Adapter) Title() string { return "Claude Code" }
+func (Adapter) Title() string { return hooks.Spec.Title }
 
 // Wiring describes what Wire writes.
 func (Adapter) Wiring() string {
@@ -54,7 +54,7 @@ func (Adapter) Uses(project string) bool {
 		return false
 	}
 	missing, err := Wired(data)
-	return err == nil && len(missing) < len(Hooks)
+	return err == nil && len(missing) < len(Events)
 }
 
 // Wire writes the committed launcher (.cairn/hook, in cairnDir), the
@@ -194,44 +194,44 @@ func (Adapter) CheckWiring(project string, cairnDir fsx.Root, home string) agent
 	state, lerr := launcher.Check(cairnDir)
 	data, serr := claudeDir(project).ReadFile("settings.json", maxSettings)
 	missing, perr := Wired(data)
-	wired := serr == nil && perr == nil && len(missing) < len(Hooks)
+	wired := serr == nil && perr == nil && len(missing) < len(Events)
 	if state == launcher.Missing && !wired {
 		if personalPlugin(home) {
-			return wiring("ok", "your personal cairn plugin is enabled (user scope); teammates without it get nothing: cairn init --claude wires the project for everyone", "")
+			return agent.Status("ok", "your personal cairn plugin is enabled (user scope); teammates without it get nothing: cairn init --claude wires the project for everyone", "")
 		}
-		return wiring("warn", "the project has no Claude Code wiring, and no personal cairn plugin is enabled: no hook runs cairn here",
+		return agent.Status("warn", "the project has no Claude Code wiring, and no personal cairn plugin is enabled: no hook runs cairn here",
 			"cairn init --claude, then commit .cairn and .claude (or ./install.sh --plugin from a cairn checkout, for yourself)")
 	}
-	if serr != nil && errors.Is(serr, fs.ErrNotExist) || perr == nil && !wired && len(missing) == len(Hooks) {
+	if serr != nil && errors.Is(serr, fs.ErrNotExist) || perr == nil && !wired && len(missing) == len(Events) {
 		// The launcher is another agent's: this project is not wired for
 		// Claude Code, which is a choice, not a fault.
 		if personalPlugin(home) {
-			return wiring("ok", "not wired for Claude Code here (other agents run the launcher); your personal cairn plugin is enabled", "")
+			return agent.Status("ok", "not wired for Claude Code here (other agents run the launcher); your personal cairn plugin is enabled", "")
 		}
-		return wiring("ok", "not wired for Claude Code here (other agents run the launcher): cairn init --claude adds it", "")
+		return agent.Status("ok", "not wired for Claude Code here (other agents run the launcher): cairn init --claude adds it", "")
 	}
 	switch {
 	case lerr != nil:
-		return wiring("fail", lerr.Error(), "cairn init --claude")
+		return agent.Status("fail", lerr.Error(), "cairn init --claude")
 	case state == launcher.Missing:
-		return wiring("fail", ".claude/settings.json runs .cairn/hook, which is missing", "cairn init --claude, then commit .cairn/hook")
+		return agent.Status("fail", ".claude/settings.json runs .cairn/hook, which is missing", "cairn init --claude, then commit .cairn/hook")
 	case state == launcher.NotExecutable:
-		return wiring("fail", ".cairn/hook is not executable: every hook fails", "chmod +x .cairn/hook && git add --chmod=+x .cairn/hook")
+		return agent.Status("fail", ".cairn/hook is not executable: every hook fails", "chmod +x .cairn/hook && git add --chmod=+x .cairn/hook")
 	case serr != nil || perr != nil || len(missing) > 0:
 		detail := ".claude/settings.json does not run .cairn/hook"
 		if len(missing) > 0 && wired {
 			detail += " for " + strings.Join(missing, ", ")
 		}
-		if what, later := agent.MissingLater(missing, hooks.Kind); wired && later {
+		if what, later := agent.MissingLater(missing, hooks.Spec.Kind); wired && later {
 			// Wired by a cairn before the session pipeline, or before the
 			// notes before a tool call: capture and recall work; only
 			// those miss their events.
-			return wiring("warn", detail+" ("+what+"; capture and recall work)",
+			return agent.Status("warn", detail+" ("+what+"; capture and recall work)",
 				"cairn init --claude, then commit .claude/settings.json")
 		}
-		return wiring("fail", detail, "cairn init --claude, then commit .claude/settings.json")
+		return agent.Status("fail", detail, "cairn init --claude, then commit .claude/settings.json")
 	}
-	return wiring("ok", ".claude/settings.json runs .cairn/hook for every event", "")
+	return agent.Status("ok", ".claude/settings.json runs .cairn/hook for every event", "")
 }
 
 // personalPlugin reports whether the user's own Claude Code settings (in
@@ -258,10 +258,6 @@ func personalPlugin(home string) bool {
 	return false
 }
 
-func wiring(status, detail, fix string) agent.Wiring {
-	return agent.Wiring{Status: status, Detail: detail, Fix: fix}
-}
-
 // projectSettings is the Claude Code settings file cairn wires.
 const projectSettings = ".claude/settings.json"
 
@@ -269,7 +265,7 @@ const projectSettings = ".claude/settings.json"
 // write there (see [agent.ForeignHooks]).
 func (Adapter) ForeignHooks(project string) (string, []string, error) {
 	var ours []string
-	for _, h := range Hooks {
+	for _, h := range Events {
 		ours = append(ours, projectCommand+" "+h.Event)
 	}
 	return agent.ForeignHooksIn(claudeDir(project), "settings.json", projectSettings, ours, nil)

@@ -15,6 +15,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/codex/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/spec"
 )
 
 // hookCommand is the command cairn registers for Codex's event: the committed
@@ -47,9 +48,9 @@ type group struct {
 }
 
 // wanted is cairn's matcher group for h.
-func wanted(h hooks.Hook) group {
+func wanted(h spec.Hook) group {
 	hd := handler{Type: "command", Command: hookCommand(h.Event), Timeout: h.Timeout}
-	if h.Context {
+	if takesContext(h.Kind) {
 		off := 0
 		hd.AdditionalContextLimit = &off
 	}
@@ -317,7 +318,7 @@ func withoutHandlers(g json.RawMessage, rg rawGroup, ours []int) json.RawMessage
 // Registration is where cairn's handler for one event sits in hooks.json
 // (Codex's trust key is built from it), and the handler as written.
 type Registration struct {
-	Event   hooks.Hook
+	Event   spec.Hook
 	Group   int // index of the matcher group in the event's list
 	Handler int // index of the handler in the group
 	Matcher *string

@@ -10,6 +10,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/agent/codex"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/codex/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
+	"github.com/cairn-dev/cairn/helpers/internal/event"
 )
 
 func readTestdata(t testing.TB, name string) []byte {
@@ -68,7 +69,7 @@ func TestInstallFresh(t *testing.T) {
 		}
 		hd := g[0].Hooks[0]
 		want := `sh -c 'exec "$(git rev-parse --show-toplevel 2>/dev/null || pwd)/.cairn/hook" --agent codex ` + h.Event + `'`
-		if hd.Type != "command" || hd.Command != want || hd.Timeout != h.Timeout || (hd.Limit != nil) != h.Context {
+		if hd.Type != "command" || hd.Command != want || hd.Timeout != h.Timeout || (hd.Limit != nil) != (h.Kind == event.Start || h.Kind == event.Prompt || h.Kind == event.BeforeTool) {
 			t.Errorf("%s: %+v", h.Event, hd)
 		}
 		if hd.Limit != nil && *hd.Limit != 0 {

@@ -11,20 +11,17 @@
 package codex
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 
+	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/codex/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 )
 
 // Kind is the moment Codex's event name stands for; Unknown for a name
 // cairn does not handle.
-func (Adapter) Kind(name string) event.Kind { return hooks.Kind(name) }
-
-// shellTool is the tool name Codex gives its shell in hook payloads.
-const shellTool = "Bash"
+func (Adapter) Kind(name string) event.Kind { return hooks.Spec.Kind(name) }
 
 // hookPayload is the part of a Codex hook payload that cairn uses. Codex 0.169
 // sends the same field names as Claude Code; transcript_path and
@@ -60,15 +57,6 @@ func (p hookPayload) Command() string {
 	return s
 }
 
-// decodePayload parses a payload: a JSON object, any tool_input.
-func decodePayload(data []byte) (hookPayload, error) {
-	var p hookPayload
-	if err := json.Unmarshal(data, &p); err != nil {
-		return p, fmt.Errorf("decode codex hook payload: %w", err)
-	}
-	return p, nil
-}
-
 // Decode turns the payload of Codex's event name into a session event.
 // Codex names no project directory in its hooks' environment: the
 // session's cwd (which may be a subdirectory) locates the project.
@@ -77,7 +65,7 @@ func (Adapter) Decode(name string, data []byte, _ func(string) string) (event.Ev
 	if kind == event.Unknown {
 		return event.Event{}, fmt.Errorf("unknown codex hook event %q", name)
 	}
-	p, err := decodePayload(data)
+	p, err := agent.DecodePayload[hookPayload](hooks.Agent, data)
 	if err != nil {
 		return event.Event{}, err
 	}
@@ -87,13 +75,16 @@ func (Adapter) Decode(name string, data []byte, _ func(string) string) (event.Ev
 		Session:   p.SessionID,
 		Cwd:       p.Cwd,
 		Prompt:    p.Prompt,
-		Shell:     p.ToolName == shellTool,
+		Shell:     p.ToolName == hooks.ShellTool,
 		Command:   p.Command(),
 		Continued: p.StopHookActive,
 		Agent:     hooks.Agent,
 	}
 	if kind == event.BeforeTool {
-		e.Tool = p.ToolName
+		// The hook gate's reader of the call, the one rule for it.
+		if !hooks.Spec.BeforeTool(data, &e) {
+			return event.Event{}, fmt.Errorf("decode %s hook payload: not a tool call", hooks.Agent)
+		}
 	}
 	if p.TranscriptPath != nil {
 		e.Transcript = *p.TranscriptPath
@@ -116,7 +107,7 @@ func (Adapter) Encode(e event.Event, a event.Answer) ([]byte, error) {
 	case a.Empty():
 		return nil, nil
 	case a.GoOn != "" && e.Kind == event.Reply:
-		return encode(struct {
+		return agent.EncodeOutput(hooks.Agent, struct {
 			SystemMessage string `json:"systemMessage,omitempty"`
 			Decision      string `json:"decision"`
 			Reason        string `json:"reason"`
@@ -128,9 +119,9 @@ func (Adapter) Encode(e event.Event, a event.Answer) ([]byte, error) {
 		out.SystemMessage = a.Status
 		out.HookSpecificOutput.HookEventName = e.Name
 		out.HookSpecificOutput.AdditionalContext = a.Context
-		return encode(out)
+		return agent.EncodeOutput(hooks.Agent, out)
 	case a.Status != "":
-		return encode(struct {
+		return agent.EncodeOutput(hooks.Agent, struct {
 			SystemMessage string `json:"systemMessage"`
 		}{a.Status})
 	}
@@ -145,16 +136,6 @@ type contextOutput struct {
 		HookEventName     string `json:"hookEventName"`
 		AdditionalContext string `json:"additionalContext"`
 	} `json:"hookSpecificOutput"`
-}
-
-func encode(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("encode codex hook output: %w", err)
-	}
-	return buf.Bytes(), nil
 }
 
 // Caller: Codex exports CODEX_THREAD_ID, the session's id (the hooks'

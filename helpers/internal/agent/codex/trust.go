@@ -23,6 +23,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
+	"github.com/cairn-dev/cairn/helpers/internal/event"
 )
 
 // sessionEndMaxTimeout is the timeout Codex clamps SessionEnd hooks to.
@@ -138,7 +139,7 @@ func canonicalString(s string) string {
 // TrustKey is Codex's key of a hook's trust record: the hooks.json path,
 // the event key and the positions.
 func TrustKey(hooksJSON string, r Registration) string {
-	return fmt.Sprintf("%s:%s:%d:%d", hooksJSON, r.Event.Key, r.Group, r.Handler)
+	return fmt.Sprintf("%s:%s:%d:%d", hooksJSON, EventKey(r.Event.Event), r.Group, r.Handler)
 }
 
 // userConfig is what cairn reads of a person's Codex config.toml: its
@@ -178,4 +179,27 @@ func parseUserConfig(data string) userConfig {
 		root = nil
 	}
 	return userConfig{root: root}
+}
+
+// EventKey is Codex's own key of its event name, in its hook trust
+// records: the name in snake case (PreToolUse: pre_tool_use).
+func EventKey(name string) string {
+	var b strings.Builder
+	for i, r := range name {
+		if 'A' <= r && r <= 'Z' {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// takesContext reports whether the answer to an event of kind can carry
+// context for the model: cairn registers those events with Codex's spill
+// limit off (additionalContextLimit 0), as its own budget bounds the text.
+func takesContext(k event.Kind) bool {
+	return k == event.Start || k == event.Prompt || k == event.BeforeTool
 }

@@ -157,7 +157,7 @@ func trustAll(t *testing.T, project string) string {
 	}
 	s := fmt.Sprintf("[projects.%q]\ntrust_level = \"trusted\"\n", project)
 	for _, r := range regs {
-		h, _ := codex.Hash(r.Event.Key, r.Matcher, r.Raw)
+		h, _ := codex.Hash(codex.EventKey(r.Event.Event), r.Matcher, r.Raw)
 		s += fmt.Sprintf("\n[hooks.state.%q]\ntrusted_hash = %q\n", codex.TrustKey(filepath.Join(project, codex.HooksFile), r), h)
 	}
 	return s
@@ -233,4 +233,16 @@ func TestCheckWiring(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(project, cairnDir, "fail", "hooks.json")
+}
+
+// Codex keys its trust records by the event's name in snake case.
+func TestEventKey(t *testing.T) {
+	for name, want := range map[string]string{
+		"SessionStart": "session_start", "UserPromptSubmit": "user_prompt_submit", "PostToolUse": "post_tool_use",
+		"Stop": "stop", "SessionEnd": "session_end", "PreToolUse": "pre_tool_use",
+	} {
+		if got := codex.EventKey(name); got != want {
+			t.Errorf("EventKey(%q) = %q, want %q", name, got, want)
+		}
+	}
 }

@@ -26,10 +26,10 @@ type Adapter struct{}
 var _ agent.Adapter = Adapter{}
 
 // Name is "codex".
-func (Adapter) Name() string { return hooks.Agent }
+func (Adapter) Name() string { return hooks.Spec.Name }
 
 // Title is "Codex".
-func (Adapter) Title() string { return "Codex" }
+func (Adapter) Title() string { return hooks.Spec.Title }
 
 // Wiring describes what Wire writes.
 func (Adapter) Wiring() string {
@@ -128,21 +128,21 @@ func (Adapter) Uses(project string) bool {
 func checkWiring(project string, cairnDir fsx.Root, codexHome string) agent.Wiring {
 	data, herr := agent.ReadConfig(codexDir(project), "hooks.json")
 	if herr != nil {
-		return wiring("fail", herr.Error(), "")
+		return agent.Status("fail", herr.Error(), "")
 	}
 	regs, missing, perr := Registered(data)
 	if perr != nil {
-		return wiring("fail", fmt.Sprintf("%s: %v", HooksFile, perr), "fix it by hand, then cairn init --codex")
+		return agent.Status("fail", fmt.Sprintf("%s: %v", HooksFile, perr), "fix it by hand, then cairn init --codex")
 	}
 	if len(regs) == 0 {
-		return wiring("ok", "not wired for Codex (cairn init --codex wires it for the team)", "")
+		return agent.Status("ok", "not wired for Codex (cairn init --codex wires it for the team)", "")
 	}
 	if len(missing) > 0 {
 		detail := HooksFile + " does not run " + launcher.Path + " for " + strings.Join(missing, ", ")
-		if what, later := agent.MissingLater(missing, hooks.Kind); later {
-			return wiring("warn", detail+" ("+what+"; capture and recall work)", "cairn init --codex, then commit "+HooksFile)
+		if what, later := agent.MissingLater(missing, hooks.Spec.Kind); later {
+			return agent.Status("warn", detail+" ("+what+"; capture and recall work)", "cairn init --codex, then commit "+HooksFile)
 		}
-		return wiring("fail", detail, "cairn init --codex, then commit "+HooksFile)
+		return agent.Status("fail", detail, "cairn init --codex, then commit "+HooksFile)
 	}
 	if w, bad := checkLauncher(cairnDir); bad {
 		return w
@@ -156,15 +156,15 @@ func checkWiring(project string, cairnDir fsx.Root, codexHome string) agent.Wiri
 	start := "start codex in " + project + ", choose \"Trust and continue\", then \"Trust all and continue\" when it says hooks need review (or /hooks, then t)"
 	switch projectTrust(cfg, project) {
 	case "untrusted":
-		return wiring("warn", "Codex runs no hook of this project: you marked it untrusted in "+filepath.Join(codexHome, "config.toml"),
+		return agent.Status("warn", "Codex runs no hook of this project: you marked it untrusted in "+filepath.Join(codexHome, "config.toml"),
 			"set trust_level = \"trusted\" under [projects.\""+project+"\"] there, then "+start)
 	case "trusted":
 	default:
-		return wiring("warn", "Codex runs no hook of this project until you trust it (each teammate, once: Codex keeps it in "+filepath.Join(codexHome, "config.toml")+")", start)
+		return agent.Status("warn", "Codex runs no hook of this project until you trust it (each teammate, once: Codex keeps it in "+filepath.Join(codexHome, "config.toml")+")", start)
 	}
 	var untrusted, changed, disabled []string
 	for _, r := range regs {
-		want, ok := Hash(r.Event.Key, r.Matcher, r.Raw)
+		want, ok := Hash(EventKey(r.Event.Event), r.Matcher, r.Raw)
 		state := hookState(cfg, hooksJSON, r)
 		switch {
 		case state.enabled == "false":
@@ -177,13 +177,13 @@ func checkWiring(project string, cairnDir fsx.Root, codexHome string) agent.Wiri
 	}
 	switch {
 	case len(disabled) > 0:
-		return wiring("warn", "you turned off cairn's Codex hooks for "+strings.Join(disabled, ", ")+" (/hooks in Codex)", "codex, then /hooks: turn them on")
+		return agent.Status("warn", "you turned off cairn's Codex hooks for "+strings.Join(disabled, ", ")+" (/hooks in Codex)", "codex, then /hooks: turn them on")
 	case len(untrusted) > 0:
-		return wiring("warn", "Codex skips cairn's hooks for "+strings.Join(untrusted, ", ")+" until you trust them (each teammate, once; codex exec skips them without a word)", start)
+		return agent.Status("warn", "Codex skips cairn's hooks for "+strings.Join(untrusted, ", ")+" until you trust them (each teammate, once; codex exec skips them without a word)", start)
 	case len(changed) > 0:
-		return wiring("warn", "cairn's hooks for "+strings.Join(changed, ", ")+" changed since you trusted them: Codex skips them until you trust them again", start)
+		return agent.Status("warn", "cairn's hooks for "+strings.Join(changed, ", ")+" changed since you trusted them: Codex skips them until you trust them again", start)
 	}
-	return wiring("ok", fmt.Sprintf("%s runs %s for %d events, and you trust the project and those hooks in Codex", HooksFile, launcher.Path, len(regs)), "")
+	return agent.Status("ok", fmt.Sprintf("%s runs %s for %d events, and you trust the project and those hooks in Codex", HooksFile, launcher.Path, len(regs)), "")
 }
 
 // checkLauncher reports a launcher that is missing, not executable or not
@@ -192,11 +192,11 @@ func checkLauncher(cairnDir fsx.Root) (agent.Wiring, bool) {
 	st, err := launcher.Check(cairnDir)
 	switch st {
 	case launcher.Unreadable:
-		return wiring("fail", err.Error(), "cairn init --codex"), true
+		return agent.Status("fail", err.Error(), "cairn init --codex"), true
 	case launcher.Missing:
-		return wiring("fail", HooksFile+" runs "+launcher.Path+", which is missing", "cairn init --codex, then commit "+launcher.Path), true
+		return agent.Status("fail", HooksFile+" runs "+launcher.Path+", which is missing", "cairn init --codex, then commit "+launcher.Path), true
 	case launcher.NotExecutable:
-		return wiring("fail", launcher.Path+" is not executable: every hook fails", "chmod +x .cairn/hook && git add --chmod=+x .cairn/hook"), true
+		return agent.Status("fail", launcher.Path+" is not executable: every hook fails", "chmod +x .cairn/hook && git add --chmod=+x .cairn/hook"), true
 	}
 	return agent.Wiring{}, false
 }
@@ -236,10 +236,6 @@ func hookState(cfg userConfig, hooksJSON string, r Registration) state {
 		}
 	}
 	return state{}
-}
-
-func wiring(status, detail, fix string) agent.Wiring {
-	return agent.Wiring{Status: status, Detail: detail, Fix: fix}
 }
 
 // ForeignHooks lists the hooks of .codex/hooks.json that cairn did not

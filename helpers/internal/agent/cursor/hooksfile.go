@@ -24,6 +24,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/cursor/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/spec"
 )
 
 // errHooksFile marks a .cursor/hooks.json that cairn cannot edit (not a
@@ -135,7 +136,7 @@ func (f *file) exact() bool {
 }
 
 // definition is cairn's definition for h, compact.
-func definition(h hooks.Hook) json.RawMessage {
+func definition(h spec.Hook) json.RawMessage {
 	raw, _ := json.Marshal(entry{Command: command(h.Event), Timeout: h.Timeout, Matcher: h.Matcher})
 	return raw
 }

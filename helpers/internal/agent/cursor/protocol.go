@@ -26,9 +26,6 @@
 package cursor
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 
@@ -39,7 +36,7 @@ import (
 
 // Kind is the moment Cursor's event name stands for; Unknown for a name
 // cairn does not handle.
-func (Adapter) Kind(name string) event.Kind { return hooks.Kind(name) }
+func (Adapter) Kind(name string) event.Kind { return hooks.Spec.Kind(name) }
 
 // hookPayload is the part of an event's JSON that cairn uses.
 type hookPayload struct {
@@ -55,23 +52,6 @@ type hookPayload struct {
 	Text    string `json:"text"`    // afterAgentResponse
 }
 
-// decodePayload parses a payload: a JSON object, whose fields cairn does
-// not use may be anything.
-func decodePayload(data []byte) (hookPayload, error) {
-	var p hookPayload
-	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' {
-		return p, errors.New("decode cursor hook payload: not a JSON object")
-	}
-	if err := json.Unmarshal(data, &p); err != nil {
-		return p, fmt.Errorf("decode cursor hook payload: %w", err)
-	}
-	return p, nil
-}
-
-// projectDirEnv is the variable Cursor sets to the workspace's root in
-// every hook (https://cursor.com/docs/hooks, Environment variables).
-const projectDirEnv = hooks.ProjectVar
-
 // Decode turns the payload of Cursor's event name into a session event;
 // getenv reads the hook's environment. The project is CURSOR_PROJECT_DIR,
 // else the payload's cwd, else its first workspace root.
@@ -80,7 +60,7 @@ func (Adapter) Decode(name string, data []byte, getenv func(string) string) (eve
 	if kind == event.Unknown {
 		return event.Event{}, fmt.Errorf("unknown cursor hook event %q", name)
 	}
-	p, err := decodePayload(data)
+	p, err := agent.DecodePayload[hookPayload](hooks.Agent, data)
 	if err != nil {
 		return event.Event{}, err
 	}
@@ -97,7 +77,7 @@ func (Adapter) Decode(name string, data []byte, getenv func(string) string) (eve
 		Name:       name,
 		Session:    session,
 		Cwd:        cwd,
-		ProjectDir: getenv(projectDirEnv),
+		ProjectDir: getenv(hooks.Spec.ProjectVar),
 		// afterShellExecution is the shell's own event: every command it
 		// reports ran in a shell.
 		Shell:   kind == event.ToolRan,
@@ -109,11 +89,9 @@ func (Adapter) Decode(name string, data []byte, getenv func(string) string) (eve
 	}
 	if kind == event.BeforeTool {
 		// The hook gate's reading of the call, the one rule for it.
-		c, ok := hooks.ToolCall(data)
-		if !ok {
-			return event.Event{}, errors.New("decode cursor hook payload: not a tool call")
+		if !hooks.Spec.BeforeTool(data, &e) {
+			return event.Event{}, fmt.Errorf("decode %s hook payload: not a tool call", hooks.Agent)
 		}
-		e.Tool, e.Path, e.Edits = c.Tool, c.Path, c.Edits
 	}
 	return e, nil
 }
@@ -129,21 +107,9 @@ func (Adapter) Encode(e event.Event, a event.Answer) ([]byte, error) {
 	if e.Kind != event.Start && e.Kind != event.BeforeTool || a.Context == "" {
 		return nil, nil
 	}
-	return encodeContext(a.Context)
-}
-
-// encodeContext returns the stdout of a sessionStart or postToolUse hook
-// that adds text to the conversation's context.
-func encodeContext(text string) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(struct {
+	return agent.EncodeOutput(hooks.Agent, struct {
 		AdditionalContext string `json:"additional_context"`
-	}{text}); err != nil {
-		return nil, fmt.Errorf("encode cursor hook output: %w", err)
-	}
-	return buf.Bytes(), nil
+	}{a.Context})
 }
 
 // errNoTranscript is ReadTranscript's answer: cairn does not read Cursor's

@@ -245,7 +245,7 @@ func TestReadTranscript(t *testing.T) {
 
 // The launcher's answer without cairn is Cursor's sessionStart output.
 func TestNotInstalledFormat(t *testing.T) {
-	f := strings.TrimSuffix(hooks.NotInstalledFormat, `\n`)
+	f := strings.TrimSuffix(hooks.Spec.NotInstalled, `\n`)
 	if strings.Count(f, "{model}") != 1 || strings.Contains(f, "{person}") {
 		t.Fatalf("format %q", f)
 	}
@@ -253,7 +253,7 @@ func TestNotInstalledFormat(t *testing.T) {
 	if err := json.Unmarshal([]byte(strings.Replace(f, "{model}", "cairn is not installed", 1)), &v); err != nil || v["additional_context"] != "cairn is not installed" {
 		t.Errorf("format %q: %v %v", f, v, err)
 	}
-	if hooks.Kind(hooks.StartEvent) != event.Start {
+	if hooks.Spec.Kind(hooks.Spec.StartEvent) != event.Start {
 		t.Error("StartEvent is not the session start")
 	}
 }

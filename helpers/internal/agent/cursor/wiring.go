@@ -26,10 +26,10 @@ type Adapter struct{}
 var _ agent.Adapter = Adapter{}
 
 // Name is "cursor".
-func (Adapter) Name() string { return hooks.Agent }
+func (Adapter) Name() string { return hooks.Spec.Name }
 
 // Title is "Cursor".
-func (Adapter) Title() string { return "Cursor" }
+func (Adapter) Title() string { return hooks.Spec.Title }
 
 // Wiring describes what Wire writes.
 func (Adapter) Wiring() string {
@@ -99,27 +99,27 @@ func (Adapter) CheckWiring(project string, cairnDir fsx.Root, _ string) agent.Wi
 	data, ferr := agent.ReadConfig(cursorDir(project), hooksFile)
 	missing, perr := wiredEvents(data)
 	if ferr == nil && perr == nil && len(missing) == len(registeredEvents()) {
-		return wiring("ok", "Cursor: not wired (cairn init --cursor wires it, for teammates who use Cursor)", "")
+		return agent.Status("ok", "Cursor: not wired (cairn init --cursor wires it, for teammates who use Cursor)", "")
 	}
 	switch {
 	case ferr != nil:
-		return wiring("fail", "Cursor: "+ferr.Error(), "")
+		return agent.Status("fail", "Cursor: "+ferr.Error(), "")
 	case perr != nil:
-		return wiring("fail", "Cursor: "+perr.Error(), "fix .cursor/hooks.json by hand (it must be one JSON object), then cairn init --cursor")
+		return agent.Status("fail", "Cursor: "+perr.Error(), "fix .cursor/hooks.json by hand (it must be one JSON object), then cairn init --cursor")
 	case lerr != nil:
-		return wiring("fail", "Cursor: "+lerr.Error(), "cairn init --cursor")
+		return agent.Status("fail", "Cursor: "+lerr.Error(), "cairn init --cursor")
 	case state == launcher.Missing:
-		return wiring("fail", "Cursor: .cursor/hooks.json runs .cairn/hook, which is missing", "cairn init --cursor, then commit .cairn/hook")
+		return agent.Status("fail", "Cursor: .cursor/hooks.json runs .cairn/hook, which is missing", "cairn init --cursor, then commit .cairn/hook")
 	case state == launcher.NotExecutable:
-		return wiring("fail", "Cursor: .cairn/hook is not executable: every hook fails", "chmod +x .cairn/hook && git add --chmod=+x .cairn/hook")
+		return agent.Status("fail", "Cursor: .cairn/hook is not executable: every hook fails", "chmod +x .cairn/hook && git add --chmod=+x .cairn/hook")
 	case len(missing) > 0:
 		detail := "Cursor: .cursor/hooks.json does not run .cairn/hook for " + strings.Join(missing, ", ")
-		if what, later := agent.MissingLater(missing, hooks.Kind); later {
-			return wiring("warn", detail+" ("+what+"; capture and recall work)", "cairn init --cursor, then commit .cursor/hooks.json")
+		if what, later := agent.MissingLater(missing, hooks.Spec.Kind); later {
+			return agent.Status("warn", detail+" ("+what+"; capture and recall work)", "cairn init --cursor, then commit .cursor/hooks.json")
 		}
-		return wiring("fail", detail, "cairn init --cursor, then commit .cursor/hooks.json")
+		return agent.Status("fail", detail, "cairn init --cursor, then commit .cursor/hooks.json")
 	}
-	return wiring("ok", "Cursor: .cursor/hooks.json runs .cairn/hook for every event", "")
+	return agent.Status("ok", "Cursor: .cursor/hooks.json runs .cairn/hook for every event", "")
 }
 
 // registeredEvents are the names of the events cairn registers.
@@ -129,10 +129,6 @@ func registeredEvents() []string {
 		names[i] = h.Event
 	}
 	return names
-}
-
-func wiring(status, detail, fix string) agent.Wiring {
-	return agent.Wiring{Status: status, Detail: detail, Fix: fix}
 }
 
 // ForeignHooks lists the hooks of .cursor/hooks.json that cairn did not

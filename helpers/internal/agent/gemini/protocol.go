@@ -14,13 +14,14 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/gemini/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 )
 
 // Kind is the moment Gemini CLI's event name stands for; Unknown for a
 // name cairn does not handle.
-func (Adapter) Kind(name string) event.Kind { return hooks.Kind(name) }
+func (Adapter) Kind(name string) event.Kind { return hooks.Spec.Kind(name) }
 
 // hookPayload is the part of a hook's JSON (stdin) that cairn uses.
 type hookPayload struct {
@@ -42,13 +43,10 @@ type hookPayload struct {
 	ToolResponse   toolResponse `json:"tool_response"`
 }
 
-// toolInput is the input of a tool call: for the shell tool, the
-// command; for the file tools, the file; for a listing or a search, the
-// directory or file it looks in.
+// toolInput is the input of a tool call, for the shell tool: its command
+// (the file a file tool names is read by [hooks.ToolCall]).
 type toolInput struct {
-	Command  string `json:"command"`
-	FilePath string `json:"file_path"`
-	Path     string `json:"path"`
+	Command string `json:"command"`
 }
 
 // toolResponse is the result of a tool call; Error is set when it failed.
@@ -61,20 +59,6 @@ func (r toolResponse) failed() bool {
 	e := bytes.TrimSpace(r.Error)
 	return len(e) > 0 && string(e) != "null"
 }
-
-// decodePayload parses a payload. tool_input and tool_response may be any
-// object; only the command and the error are kept.
-func decodePayload(data []byte) (hookPayload, error) {
-	var p hookPayload
-	if err := json.Unmarshal(data, &p); err != nil {
-		return p, fmt.Errorf("decode hook payload: %w", err)
-	}
-	return p, nil
-}
-
-// projectDirEnv is the variable Gemini CLI sets to the project's root in
-// every hook (the directory it started in).
-const projectDirEnv = hooks.ProjectVar
 
 // Decode turns the payload of Gemini CLI's event name into a session
 // event; getenv reads the hook's environment.
@@ -94,7 +78,7 @@ func (Adapter) Decode(name string, data []byte, getenv func(string) string) (eve
 	if kind == event.Unknown {
 		return event.Event{}, fmt.Errorf("unknown hook event %q", name)
 	}
-	p, err := decodePayload(data)
+	p, err := agent.DecodePayload[hookPayload](hooks.Agent, data)
 	if err != nil {
 		return event.Event{}, err
 	}
@@ -103,7 +87,7 @@ func (Adapter) Decode(name string, data []byte, getenv func(string) string) (eve
 		Name:       name,
 		Session:    p.SessionID,
 		Cwd:        p.Cwd,
-		ProjectDir: getenv(projectDirEnv),
+		ProjectDir: getenv(hooks.Spec.ProjectVar),
 		Transcript: p.TranscriptPath,
 		Agent:      hooks.Agent,
 	}
@@ -115,9 +99,9 @@ func (Adapter) Decode(name string, data []byte, getenv func(string) string) (eve
 		e.Command = p.ToolInput.Command
 		e.Failed = p.ToolResponse.failed()
 	case event.BeforeTool:
-		e.Tool, e.Path, e.Edits = p.ToolName, p.ToolInput.FilePath, hooks.EditTools[p.ToolName]
-		if e.Path == "" {
-			e.Path = p.ToolInput.Path // a listing or a search: where it looks
+		// The hook gate's reader of the call, the one rule for it.
+		if !hooks.Spec.BeforeTool(data, &e) {
+			return event.Event{}, fmt.Errorf("decode %s hook payload: not a tool call", hooks.Agent)
 		}
 	case event.Reply:
 		e.Text = p.PromptResponse
@@ -174,7 +158,7 @@ func (Adapter) Encode(e event.Event, a event.Answer) ([]byte, error) {
 	if out.SystemMessage == "" && out.HookSpecificOutput == nil || e.Kind == event.End {
 		return nil, nil // SessionEnd: Gemini CLI does not wait for it
 	}
-	return encode(out)
+	return agent.EncodeOutput(hooks.Agent, out)
 }
 
 // output is the JSON a hook prints.
@@ -186,16 +170,6 @@ type output struct {
 type specific struct {
 	HookEventName     string `json:"hookEventName"`
 	AdditionalContext string `json:"additionalContext"`
-}
-
-func encode(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("encode hook output: %w", err)
-	}
-	return buf.Bytes(), nil
 }
 
 // Caller: Gemini CLI sets GEMINI_CLI=1 in the commands its shell tool runs

@@ -132,7 +132,7 @@ func TestEncode(t *testing.T) {
 }
 
 // Without cairn on the machine, the shared launcher answers Gemini CLI's
-// SessionStart with its notice (hooks.NotInstalledFormat), as JSON Gemini
+// SessionStart with its notice (hooks.Spec.NotInstalled), as JSON Gemini
 // CLI reads; every other event gets nothing; it exits 0.
 func TestLauncherWithoutCairn(t *testing.T) {
 	if runtime.GOOS == "windows" {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent/gemini/hooks"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/jsonc"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/spec"
 )
 
 // projectCommand is how a project's committed .gemini/settings.json runs
@@ -36,8 +37,8 @@ type group struct {
 }
 
 // groupFor is cairn's hook definition of h.
-func groupFor(h hooks.Hook) group {
-	return group{Matcher: h.Matcher, Hooks: []handler{{Type: "command", Command: projectCommand + " " + h.Name(), Timeout: h.Timeout}}}
+func groupFor(h spec.Hook) group {
+	return group{Matcher: h.Matcher, Hooks: []handler{{Type: "command", Command: projectCommand + " " + h.Event, Timeout: h.Timeout}}}
 }
 
 // isCairn reports whether a hook command is cairn's.
@@ -78,7 +79,7 @@ func exact(hv jsonc.Node) bool {
 	for _, h := range hooks.Events {
 		want := groupFor(h)
 		found := false
-		groups := hv.Get(h.Event)
+		groups := hv.Get(h.Source())
 		if groups.Kind() != '[' {
 			return false
 		}
@@ -170,23 +171,23 @@ func projectSettings(data []byte) (out []byte, changed bool, err error) {
 }
 
 // addGroup adds cairn's definition of h to the hooks of doc.
-func addGroup(doc *jsonc.Doc, h hooks.Hook) error {
+func addGroup(doc *jsonc.Doc, h spec.Hook) error {
 	hv := doc.Root().Get("hooks")
 	switch hv.Kind() {
 	case 0:
-		return doc.Root().Set("hooks", map[string][]group{h.Event: {groupFor(h)}})
+		return doc.Root().Set("hooks", map[string][]group{h.Source(): {groupFor(h)}})
 	case '{':
 	default:
 		return fmt.Errorf("settings.json: hooks is not an object")
 	}
-	ev := hv.Get(h.Event)
+	ev := hv.Get(h.Source())
 	switch ev.Kind() {
 	case 0:
-		return hv.Set(h.Event, []group{groupFor(h)})
+		return hv.Set(h.Source(), []group{groupFor(h)})
 	case '[':
 		return ev.Append(groupFor(h))
 	}
-	return fmt.Errorf("settings.json: hooks.%s is not an array", h.Event)
+	return fmt.Errorf("settings.json: hooks.%s is not an array", h.Source())
 }
 
 // uninstall returns data without cairn's hook handlers: a handler of
@@ -262,16 +263,16 @@ func wired(data []byte) (missing []string, err error) {
 	hv := doc.Root().Get("hooks")
 	for _, h := range hooks.Events {
 		found := false
-		groups := hv.Get(h.Event)
+		groups := hv.Get(h.Source())
 		for gi := range groups.Len() {
 			for _, hh := range handlers(groups.Index(gi)) {
-				if handlerCommand(hh) == projectCommand+" "+h.Name() {
+				if handlerCommand(hh) == projectCommand+" "+h.Event {
 					found = true
 				}
 			}
 		}
 		if !found {
-			missing = append(missing, h.Name())
+			missing = append(missing, h.Event)
 		}
 	}
 	return missing, nil

@@ -40,8 +40,8 @@ func cairnGroups(t testing.TB, data []byte) map[string][]any {
 			}
 			name := ev
 			for _, h := range hooks.Events {
-				if h.Event == ev && strings.Contains(text, "--agent gemini "+h.Name()+`"`) {
-					name = h.Name()
+				if h.Source() == ev && strings.Contains(text, "--agent gemini "+h.Event+`"`) {
+					name = h.Event
 				}
 			}
 			out[name] = append(out[name], g)
@@ -66,12 +66,12 @@ func TestProjectFresh(t *testing.T) {
 			t.Errorf("Project(%q): %d events wired\n%s", in, len(groups), out)
 		}
 		for _, h := range hooks.Events {
-			want := `[{"hooks":[{"command":"$GEMINI_PROJECT_DIR/.cairn/hook --agent gemini ` + h.Name() + `","timeout":` + itoa(h.Timeout) + `,"type":"command"}]`
+			want := `[{"hooks":[{"command":"$GEMINI_PROJECT_DIR/.cairn/hook --agent gemini ` + h.Event + `","timeout":` + itoa(h.Timeout) + `,"type":"command"}]`
 			if h.Matcher != "" {
 				want += `,"matcher":"` + h.Matcher + `"`
 			}
-			if got := mustJSON(groups[h.Name()]); got != want+"}]" {
-				t.Errorf("%s: %s\nwant %s}]", h.Name(), got, want)
+			if got := mustJSON(groups[h.Event]); got != want+"}]" {
+				t.Errorf("%s: %s\nwant %s}]", h.Event, got, want)
 			}
 		}
 		if missing, err := wired(out); err != nil || len(missing) > 0 {
@@ -149,8 +149,8 @@ func TestProjectRepairs(t *testing.T) {
 	}
 	groups := cairnGroups(t, out)
 	for _, h := range hooks.Events {
-		if n := len(groups[h.Name()]); n != 1 {
-			t.Errorf("%s: %d definitions of cairn's\n%s", h.Name(), n, out)
+		if n := len(groups[h.Event]); n != 1 {
+			t.Errorf("%s: %d definitions of cairn's\n%s", h.Event, n, out)
 		}
 	}
 	if !strings.Contains(string(out), `{"hooks": [{"type": "command", "command": "./mine.sh"}]}`) || strings.Contains(string(out), "/old/place") || strings.Contains(string(out), `"timeout": 5}`) {

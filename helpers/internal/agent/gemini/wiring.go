@@ -33,10 +33,10 @@ type Adapter struct{}
 var _ agent.Adapter = Adapter{}
 
 // Name is "gemini".
-func (Adapter) Name() string { return hooks.Agent }
+func (Adapter) Name() string { return hooks.Spec.Name }
 
 // Title is "Gemini CLI".
-func (Adapter) Title() string { return "Gemini CLI" }
+func (Adapter) Title() string { return hooks.Spec.Title }
 
 // Wiring describes what Wire writes.
 func (Adapter) Wiring() string {
@@ -143,7 +143,7 @@ func (Adapter) CheckWiring(project string, cairnDir fsx.Root, home string) agent
 		return wiring("fail", launcher.Path+" is not executable: every hook fails", "chmod +x .cairn/hook && git add --chmod=+x .cairn/hook")
 	case len(missing) > 0:
 		detail := settingsFile + " does not run " + launcher.Path + " for " + strings.Join(missing, ", ")
-		if what, later := agent.MissingLater(missing, hooks.Kind); later {
+		if what, later := agent.MissingLater(missing, hooks.Spec.Kind); later {
 			return wiring("warn", detail+" ("+what+"; capture and recall work)", "cairn init --gemini, then commit "+settingsFile)
 		}
 		return wiring("fail", detail, "cairn init --gemini, then commit "+settingsFile)

@@ -1,7 +1,14 @@
 package opencode
 
-// DecodePayload is decodePayload, for the external tests.
-var DecodePayload = decodePayload
+import (
+	"github.com/cairn-dev/cairn/helpers/internal/agent"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/opencode/hooks"
+)
+
+// DecodePayload is the adapter's read of a payload, for the external tests.
+func DecodePayload(data []byte) (hookPayload, error) {
+	return agent.DecodePayload[hookPayload](hooks.Agent, data)
+}
 
 // ErrForeignPlugin is errForeignPlugin, for the external tests.
 var ErrForeignPlugin = errForeignPlugin

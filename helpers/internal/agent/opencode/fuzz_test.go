@@ -26,7 +26,7 @@ func FuzzDecode(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if e.Kind != hooks.Kind(name) || e.Kind == event.Unknown || e.Agent != "opencode" || e.Name != name {
+		if e.Kind != hooks.Spec.Kind(name) || e.Kind == event.Unknown || e.Agent != "opencode" || e.Name != name {
 			t.Fatalf("Adapter{}.Decode(%q, %q) = %+v", name, payload, e)
 		}
 		out, err := opencode.Adapter{}.Encode(e, event.Answer{Context: context, Status: status})

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent/opencode/hooks"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/spec"
 )
 
 //go:embed plugin.js
@@ -26,7 +27,7 @@ const pluginMark = "Written by `cairn init --opencode`; `cairn uninstall --openc
 func pluginText() string { return renderPlugin(hooks.Events, time.Second) }
 
 // renderPlugin fills plugin.js with events, each waiting Timeout units.
-func renderPlugin(events []hooks.Hook, unit time.Duration) string {
+func renderPlugin(events []spec.Hook, unit time.Duration) string {
 	type spec struct {
 		Timeout int64 `json:"timeout"` // milliseconds
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent/opencode/hooks"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/spec"
 )
 
 // These tests run the plugin's JavaScript under Node, as OpenCode's plugin
@@ -118,7 +119,7 @@ func node(t *testing.T) string {
 func runPlugin(t *testing.T, mode string, timeout time.Duration, env ...string) (result, []call) {
 	t.Helper()
 	bin := node(t)
-	events := append([]hooks.Hook(nil), hooks.Events...)
+	events := append([]spec.Hook(nil), hooks.Events...)
 	for i := range events {
 		events[i].Timeout = 1 // one unit: timeout
 	}

@@ -12,8 +12,6 @@
 package opencode
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -25,10 +23,11 @@ import (
 
 // Kind is the moment the plugin's event name stands for; Unknown for a
 // name cairn does not handle.
-func (Adapter) Kind(name string) event.Kind { return hooks.Kind(name) }
+func (Adapter) Kind(name string) event.Kind { return hooks.Spec.Kind(name) }
 
 // hookPayload is what the plugin writes on the launcher's stdin: the session,
-// where it runs, and what the event carries.
+// where it runs, and what the event carries (ToolBefore's file_path, the
+// file a file tool names, is read by [hooks.ToolCall]).
 type hookPayload struct {
 	SessionID string `json:"session_id"`
 	// Cwd is the directory OpenCode runs in; ProjectDir is the project
@@ -42,19 +41,8 @@ type hookPayload struct {
 	Tool    string `json:"tool,omitempty"`
 	Command string `json:"command,omitempty"`
 	Exit    *int   `json:"exit,omitempty"`
-	// FilePath is the file a file tool names (ToolBefore).
-	FilePath string `json:"file_path,omitempty"`
 	// Text is a text the model finished writing (TextComplete).
 	Text string `json:"text,omitempty"`
-}
-
-// decodePayload parses a payload.
-func decodePayload(data []byte) (hookPayload, error) {
-	var p hookPayload
-	if err := json.Unmarshal(data, &p); err != nil {
-		return p, fmt.Errorf("decode opencode payload: %w", err)
-	}
-	return p, nil
 }
 
 // Decode turns the payload of the plugin's event name into a session
@@ -65,7 +53,7 @@ func (Adapter) Decode(name string, data []byte, _ func(string) string) (event.Ev
 	if kind == event.Unknown {
 		return event.Event{}, fmt.Errorf("unknown opencode event %q", name)
 	}
-	p, err := decodePayload(data)
+	p, err := agent.DecodePayload[hookPayload](hooks.Agent, data)
 	if err != nil {
 		return event.Event{}, err
 	}
@@ -83,7 +71,10 @@ func (Adapter) Decode(name string, data []byte, _ func(string) string) (event.Ev
 		Agent:      hooks.Agent,
 	}
 	if kind == event.BeforeTool {
-		e.Tool, e.Path, e.Edits = p.Tool, p.FilePath, slices.Contains(hooks.EditTools, p.Tool)
+		// The hook gate's reader of the call, the one rule for it.
+		if !hooks.Spec.BeforeTool(data, &e) {
+			return event.Event{}, fmt.Errorf("decode %s hook payload: not a tool call", hooks.Agent)
+		}
 	}
 	return e, nil
 }
@@ -109,18 +100,7 @@ func (Adapter) Encode(e event.Event, a event.Answer) ([]byte, error) {
 	if out == (output{}) {
 		return nil, nil
 	}
-	return encodeOutput(out)
-}
-
-// encodeOutput returns out as one line of JSON.
-func encodeOutput(out output) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(out); err != nil {
-		return nil, fmt.Errorf("encode opencode output: %w", err)
-	}
-	return buf.Bytes(), nil
+	return agent.EncodeOutput(hooks.Agent, out)
 }
 
 // errNoTranscript is ReadTranscript's answer: OpenCode keeps its sessions

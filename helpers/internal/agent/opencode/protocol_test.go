@@ -49,7 +49,7 @@ func TestKind(t *testing.T) {
 		t.Errorf("the table has %d events, the test knows %d", len(hooks.Events), len(want))
 	}
 	for _, h := range hooks.Events {
-		if h.Source == "" || h.Timeout <= 0 {
+		if h.On == "" || h.Timeout <= 0 {
 			t.Errorf("%s: no source hook or no timeout: %+v", h.Event, h)
 		}
 	}
@@ -199,7 +199,7 @@ func TestLauncherNoticeWithoutCairn(t *testing.T) {
 		}
 		return string(out)
 	}
-	out := run(hooks.StartEvent)
+	out := run(hooks.Spec.StartEvent)
 	var o opencode.Output
 	if err := json.Unmarshal([]byte(out), &o); err != nil || !strings.HasSuffix(out, "}\n") || strings.Count(out, "\n") != 1 {
 		t.Fatalf("not one line of JSON: %q (%v)", out, err)
@@ -209,7 +209,7 @@ func TestLauncherNoticeWithoutCairn(t *testing.T) {
 		t.Errorf("notice: %+v", o)
 	}
 	for _, h := range hooks.Events {
-		if h.Event != hooks.StartEvent {
+		if h.Event != hooks.Spec.StartEvent {
 			if out := run(h.Event); out != "" {
 				t.Errorf("%s without cairn printed %q", h.Event, out)
 			}

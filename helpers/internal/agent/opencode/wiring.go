@@ -26,10 +26,10 @@ type Adapter struct{}
 var _ agent.Adapter = Adapter{}
 
 // Name is "opencode".
-func (Adapter) Name() string { return hooks.Agent }
+func (Adapter) Name() string { return hooks.Spec.Name }
 
 // Title is "OpenCode".
-func (Adapter) Title() string { return "OpenCode" }
+func (Adapter) Title() string { return hooks.Spec.Title }
 
 // Wiring describes what Wire writes.
 func (Adapter) Wiring() string {
@@ -102,27 +102,23 @@ func (Adapter) CheckWiring(project string, cairnDir fsx.Root, _ string) agent.Wi
 	state, lerr := launcher.Check(cairnDir)
 	switch {
 	case perr != nil:
-		return wiring("fail", "OpenCode: "+perr.Error(), "cairn init --opencode")
+		return agent.Status("fail", "OpenCode: "+perr.Error(), "cairn init --opencode")
 	case plugin == nil:
-		return wiring("ok", "OpenCode: not wired (cairn init --opencode adds a plugin, for teammates who use OpenCode)", "")
+		return agent.Status("ok", "OpenCode: not wired (cairn init --opencode adds a plugin, for teammates who use OpenCode)", "")
 	case !isPlugin(plugin):
-		return wiring("fail", "OpenCode: "+pluginFile+" is not cairn's plugin: OpenCode sessions here run it, not cairn (a pull may have replaced it: git log -p "+pluginFile+")",
+		return agent.Status("fail", "OpenCode: "+pluginFile+" is not cairn's plugin: OpenCode sessions here run it, not cairn (a pull may have replaced it: git log -p "+pluginFile+")",
 			"move it away, then cairn init --opencode")
 	case lerr != nil:
-		return wiring("fail", "OpenCode: "+lerr.Error(), "cairn init --opencode")
+		return agent.Status("fail", "OpenCode: "+lerr.Error(), "cairn init --opencode")
 	case state == launcher.Missing:
-		return wiring("fail", "OpenCode: "+pluginFile+" runs .cairn/hook, which is missing", "cairn init --opencode, then commit .cairn/hook")
+		return agent.Status("fail", "OpenCode: "+pluginFile+" runs .cairn/hook, which is missing", "cairn init --opencode, then commit .cairn/hook")
 	case state == launcher.NotExecutable:
-		return wiring("fail", "OpenCode: .cairn/hook is not executable: the plugin cannot run cairn", "chmod +x .cairn/hook && git add --chmod=+x .cairn/hook")
+		return agent.Status("fail", "OpenCode: .cairn/hook is not executable: the plugin cannot run cairn", "chmod +x .cairn/hook && git add --chmod=+x .cairn/hook")
 	case string(plugin) != pluginText():
-		return wiring("fail", "OpenCode: "+pluginFile+" differs from what this cairn writes: every OpenCode session here runs it (a pull may have changed it: git log -p "+pluginFile+")",
+		return agent.Status("fail", "OpenCode: "+pluginFile+" differs from what this cairn writes: every OpenCode session here runs it (a pull may have changed it: git log -p "+pluginFile+")",
 			"cairn init --opencode (rewrites it), then commit it")
 	}
-	return wiring("ok", "OpenCode: "+pluginFile+" runs .cairn/hook for every event", "")
-}
-
-func wiring(status, detail, fix string) agent.Wiring {
-	return agent.Wiring{Status: status, Detail: detail, Fix: fix}
+	return agent.Status("ok", "OpenCode: "+pluginFile+" runs .cairn/hook for every event", "")
 }
 
 // ForeignHooks lists the plugins of .opencode/plugins besides cairn's:

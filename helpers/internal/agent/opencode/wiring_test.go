@@ -267,8 +267,8 @@ func TestPluginSource(t *testing.T) {
 		t.Errorf("the plugin does not run the launcher in agent mode")
 	}
 	for _, h := range hooks.Events {
-		if !strings.Contains(src, `"`+h.Event+`"`) || !strings.Contains(src, `"`+h.Source+`"`) {
-			t.Errorf("the plugin lacks %s (sent from %s)", h.Event, h.Source)
+		if !strings.Contains(src, `"`+h.Event+`"`) || !strings.Contains(src, `"`+h.On+`"`) {
+			t.Errorf("the plugin lacks %s (sent from %s)", h.Event, h.On)
 		}
 	}
 	code := src[strings.Index(src, "import "):]

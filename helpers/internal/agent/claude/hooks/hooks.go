@@ -1,86 +1,66 @@
-// Package hooks is Claude Code's table of hook events: each event's name,
-// the moment of a session it is, and how it is registered. The Claude Code
-// adapter, its launcher and settings wiring, hooks/hooks.json (by a test)
-// and the capture hook's reject path all follow it. It depends on nothing
-// but package event, so the reject path can read it before the rest of
-// the program starts.
+// Package hooks is Claude Code's spec: its name, its table of hook events
+// (each event's name, the moment of a session it is, and how it is
+// registered), its project variable, the launcher's answer without cairn,
+// and the one reader of its PreToolUse payload. The Claude Code adapter,
+// its launcher and settings wiring, hooks/hooks.json (by a test) and the
+// hook gate all follow it. It depends on nothing but packages event and
+// agent/spec, so the gate can read it before the rest of the program
+// starts.
 package hooks
 
-import "github.com/cairn-dev/cairn/helpers/internal/event"
+import (
+	"slices"
+
+	"github.com/cairn-dev/cairn/helpers/internal/agent/spec"
+	"github.com/cairn-dev/cairn/helpers/internal/event"
+)
 
 // Agent is the Claude Code adapter's name.
 const Agent = "claude"
 
-// Hook is one Claude Code hook event cairn handles.
-type Hook struct {
-	Event   string     // Claude Code's name
-	Kind    event.Kind // the moment it is
-	Matcher string     // the tool matcher it is registered with
-	Timeout int        // seconds, as registered
-	// Registered events are in hooks/hooks.json and the project's
-	// settings; the others are understood when a launcher passes them.
-	Registered bool
+// Spec is Claude Code, as cairn knows it before its adapter runs.
+var Spec = spec.Spec{
+	Name:       Agent,
+	Title:      "Claude Code",
+	Events:     Events,
+	StartEvent: "SessionStart",
+	// The person's notice goes to systemMessage, with the repository's
+	// install hint; the model's, cairn's fixed wording, never the hint,
+	// to hookSpecificOutput.additionalContext.
+	NotInstalled: `{"systemMessage":"cairn: {person}","hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"{model}"}}\n`,
+	ProjectVar:   "CLAUDE_PROJECT_DIR",
+	Transcript:   true,
+	ToolCall:     ToolCall,
+	HoldForTool:  true,
 }
 
 // Events is the one table of Claude Code's events: the adapter, the
 // launcher, the plugin's hooks/hooks.json and the project's settings all
-// follow it.
-var Events = []Hook{
-	{"SessionStart", event.Start, "", 120, true},
-	{"UserPromptSubmit", event.Prompt, "", 10, true},
-	{"PostToolUse", event.ToolRan, "Bash", 10, true},
-	{"PostToolUseFailure", event.ToolRan, "Bash", 10, true},
-	{"Stop", event.Reply, "", 10, true},
-	{"SubagentStop", event.SubagentReply, "", 10, true},
-	{"PreCompact", event.Compact, "", 10, true},
-	{"SessionEnd", event.End, "", 10, true},
-	{"PreToolUse", event.BeforeTool, ToolMatcher, 10, true},
+// follow it, and register every one. Timeouts are in seconds.
+var Events = []spec.Hook{
+	{Event: "SessionStart", Kind: event.Start, Timeout: 120},
+	{Event: "UserPromptSubmit", Kind: event.Prompt, Timeout: 10},
+	{Event: "PostToolUse", Kind: event.ToolRan, Matcher: ShellTool, Timeout: 10},
+	{Event: "PostToolUseFailure", Kind: event.ToolRan, Matcher: ShellTool, Timeout: 10},
+	{Event: "Stop", Kind: event.Reply, Timeout: 10},
+	{Event: "SubagentStop", Kind: event.SubagentReply, Timeout: 10},
+	{Event: "PreCompact", Kind: event.Compact, Timeout: 10},
+	{Event: "SessionEnd", Kind: event.End, Timeout: 10},
+	{Event: "PreToolUse", Kind: event.BeforeTool, Matcher: ToolMatcher, Timeout: 10},
 }
+
+// ShellTool is the tool whose commands cairn reads.
+const ShellTool = "Bash"
 
 // ToolMatcher is PreToolUse's matcher: the tools that name files, the
 // searches and listings that name where they look, and the shell.
 const ToolMatcher = "Read|Edit|Write|MultiEdit|NotebookEdit|Grep|Glob|Bash"
 
-// EditTools are the tools that write the files they name.
-var EditTools = map[string]bool{"Edit": true, "Write": true, "MultiEdit": true, "NotebookEdit": true}
+// editTools are the tools that write the files they name.
+var editTools = []string{"Edit", "Write", "MultiEdit", "NotebookEdit"}
 
-// StartEvent is the session-start event: its answer reaches the model
-// (hookSpecificOutput.additionalContext), and the launcher answers it,
-// without cairn, with [NotInstalledFormat].
-const StartEvent = "SessionStart"
-
-// NotInstalledFormat is the launcher's answer to [StartEvent] on a machine
-// without cairn: {person} is the person's notice (systemMessage, with the
-// repository's install hint) and {model} the model's (cairn's fixed
-// wording, never the hint).
-const NotInstalledFormat = `{"systemMessage":"cairn: {person}","hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"{model}"}}\n`
-
-// Registered are the events cairn registers, as hooks/hooks.json does.
-func Registered() []Hook {
-	var out []Hook
-	for _, h := range Events {
-		if h.Registered {
-			out = append(out, h)
-		}
-	}
-	return out
-}
-
-// Kind is the moment Claude Code's event name stands for; Unknown for a
-// name cairn does not handle.
-func Kind(name string) event.Kind {
-	for _, h := range Events {
-		if h.Event == name {
-			return h.Kind
-		}
-	}
-	return event.Unknown
-}
-
-// ProjectVar is the variable in which Claude Code names the project.
-const ProjectVar = "CLAUDE_PROJECT_DIR"
-
-// ToolCall reads a PreToolUse payload for the hook gate.
+// ToolCall reads a PreToolUse payload: the hook gate's and the adapter's
+// one reader of it.
 func ToolCall(data []byte) (event.ToolCall, bool) {
-	return event.ReadToolCall(data, "Bash", func(tool string) bool { return EditTools[tool] })
+	return event.ReadToolCall(data, ShellTool, func(tool string) bool { return slices.Contains(editTools, tool) })
 }

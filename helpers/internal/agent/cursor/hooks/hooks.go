@@ -1,9 +1,10 @@
-// Package hooks is Cursor's table of hook events: each event's name, the
-// moment of a session it is, and how it is registered in the project's
-// .cursor/hooks.json. The Cursor adapter, its wiring and the capture
-// hook's reject path all follow it. It depends on nothing but package
-// event, so the reject path can read it before the rest of the program
-// starts.
+// Package hooks is Cursor's spec: its name, its table of hook events
+// (each event's name, the moment of a session it is, and how it is
+// registered in the project's .cursor/hooks.json), its project variable,
+// the launcher's answer without cairn, and the one reader of the payload
+// after a file tool. The Cursor adapter, its wiring and the hook gate all
+// follow it. It depends on nothing but packages event and agent/spec, so
+// the gate can read it before the rest of the program starts.
 //
 // The events and their payloads are Cursor's, as documented at
 // https://cursor.com/docs/hooks (formerly https://cursor.com/docs/agent/hooks).
@@ -12,6 +13,7 @@ package hooks
 import (
 	"encoding/json"
 
+	"github.com/cairn-dev/cairn/helpers/internal/agent/spec"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 )
 
@@ -19,12 +21,22 @@ import (
 // `.cairn/hook --agent cursor EVENT` say it.
 const Agent = "cursor"
 
-// Hook is one Cursor hook event cairn handles.
-type Hook struct {
-	Event   string     // Cursor's name
-	Kind    event.Kind // the moment it is
-	Timeout int        // seconds, as registered
-	Matcher string     // the tool matcher it is registered with ("" for none)
+// Spec is Cursor, as cairn knows it before its adapter runs. cairn does
+// not read Cursor's transcripts, and its moment before a tool
+// (postToolUse, after the tool) is partial: the session start holds no
+// notes back for it.
+var Spec = spec.Spec{
+	Name:       Agent,
+	Title:      "Cursor",
+	Events:     Events,
+	StartEvent: "sessionStart",
+	// Cursor's sessionStart output, with {model} for the model's notice
+	// (cairn's fixed wording). Cursor shows a sessionStart hook's output
+	// to no one but the model, so the person's notice, with the
+	// repository's install hint, goes to the hook's stderr.
+	NotInstalled: `{"additional_context":"{model}"}\n`,
+	ProjectVar:   "CURSOR_PROJECT_DIR",
+	ToolCall:     ToolCall,
 }
 
 // Events is the one table of Cursor's events cairn registers. Only names
@@ -51,11 +63,12 @@ type Hook struct {
 // reach the model (see docs/moment-of-use.md); beforeMCPExecution is
 // the same protocol, for MCP tools, which name no project file; preToolUse
 // sends its agent_message only when it denies.
-var Events = []Hook{
-	{"sessionStart", event.Start, 120, ""},
-	{"afterShellExecution", event.ToolRan, 10, ""},
-	{"afterAgentResponse", event.Reply, 10, ""},
-	{"postToolUse", event.BeforeTool, 10, fileToolMatcher},
+// Timeouts are in seconds.
+var Events = []spec.Hook{
+	{Event: "sessionStart", Kind: event.Start, Timeout: 120},
+	{Event: "afterShellExecution", Kind: event.ToolRan, Timeout: 10},
+	{Event: "afterAgentResponse", Kind: event.Reply, Timeout: 10},
+	{Event: "postToolUse", Kind: event.BeforeTool, Matcher: fileToolMatcher, Timeout: 10},
 }
 
 // fileToolMatcher is postToolUse's matcher: Cursor's tools whose input
@@ -66,34 +79,9 @@ const fileToolMatcher = "Read|Write"
 // editTool is the tool that writes the file it names.
 const editTool = "Write"
 
-// StartEvent is the session-start event: its answer reaches the model
-// (additional_context), and it is the one the launcher answers, without
-// cairn, with [NotInstalledFormat].
-const StartEvent = "sessionStart"
-
-// NotInstalledFormat is the launcher's answer to [StartEvent] on a machine
-// without cairn: Cursor's sessionStart output, with {model} for the
-// model's notice (cairn's fixed wording). Cursor shows a sessionStart
-// hook's output to no one but the model, so the person's notice, with
-// the repository's install hint, goes to the hook's stderr.
-const NotInstalledFormat = `{"additional_context":"{model}"}\n`
-
-// Kind is the moment Cursor's event name stands for; Unknown for a name
-// cairn does not handle.
-func Kind(name string) event.Kind {
-	for _, h := range Events {
-		if h.Event == name {
-			return h.Kind
-		}
-	}
-	return event.Unknown
-}
-
-// ProjectVar is the variable in which Cursor names the project.
-const ProjectVar = "CURSOR_PROJECT_DIR"
-
 // ToolCall reads the payload of postToolUse after a file tool (cairn's
-// moment before a tool, see [Events]) for the hook gate: the
+// moment before a tool, see [Events]), the hook gate's and the adapter's
+// one reader of it: the
 // conversation is the session; the directory is cwd, else the first
 // workspace root; the file is tool_input.file_path (tool_input.path in
 // some Cursor versions).

@@ -1,30 +1,39 @@
-// Package hooks is the table of the events cairn's OpenCode plugin passes
-// to `cairn hook opencode EVENT`: each event's name, the moment of a
-// session it is, the OpenCode plugin hook that sends it and how long the
-// plugin waits for it. The OpenCode adapter, the plugin it writes and the
-// capture hook's reject path all follow it. It depends on nothing but
-// package event, so the reject path can read it before the rest of the
-// program starts.
+// Package hooks is OpenCode's spec: its name, the table of the events
+// cairn's OpenCode plugin passes to `cairn hook opencode EVENT` (each
+// event's name, the moment of a session it is, the OpenCode plugin hook
+// that sends it and how long the plugin waits for it), the launcher's
+// answer without cairn, and the one reader of the payload before a tool.
+// The OpenCode adapter, the plugin it writes and the hook gate all follow
+// it. It depends on nothing but packages event and agent/spec, so the
+// gate can read it before the rest of the program starts.
 package hooks
 
 import (
 	"encoding/json"
 	"slices"
 
+	"github.com/cairn-dev/cairn/helpers/internal/agent/spec"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 )
 
 // Agent is the OpenCode adapter's name.
 const Agent = "opencode"
 
-// Hook is one event cairn's OpenCode plugin passes on. OpenCode has no
-// hook commands of its own: the names are cairn's, and Source says which
-// of OpenCode's plugin hooks sends each.
-type Hook struct {
-	Event   string     // the name the plugin passes: cairn hook opencode EVENT
-	Kind    event.Kind // the moment it is
-	Source  string     // the OpenCode plugin hook that sends it
-	Timeout int        // seconds the plugin waits for cairn before going on without it
+// Spec is OpenCode, as cairn knows it before its adapter runs. OpenCode
+// names no project in its environment (its plugin sends project_dir in
+// the payload), and keeps its sessions in its own database: cairn reads
+// no transcript of it.
+var Spec = spec.Spec{
+	Name:       Agent,
+	Title:      "OpenCode",
+	Events:     Events,
+	StartEvent: SessionStart,
+	// The plugin's answer (one JSON object), with {model} for the model's
+	// context (cairn's fixed wording) and {person} for the person's status
+	// line (with the repository's install hint).
+	NotInstalled: `{"context":"{model}","status":"cairn: {person}"}\n`,
+	ToolCall:     ToolCall,
+	HoldForTool:  true,
 }
 
 // The events, by name.
@@ -46,24 +55,16 @@ const (
 	ToolBefore = "ToolBefore"
 )
 
-// StartEvent is the session-start event: its answer's context reaches the
-// model, and the launcher answers it, without cairn, with
-// [NotInstalledFormat].
-const StartEvent = SessionStart
-
-// NotInstalledFormat is the launcher's answer to [StartEvent] on a machine
-// without cairn: the plugin's answer (one JSON object), with {model} for
-// the model's context (cairn's fixed wording) and {person} for the
-// person's status line (with the repository's install hint).
-const NotInstalledFormat = `{"context":"{model}","status":"cairn: {person}"}\n`
-
 // Events is the one table of the plugin's events.
-var Events = []Hook{
-	{SessionStart, event.Start, "chat.message", 120},
-	{UserPrompt, event.Prompt, "chat.message", 10},
-	{ToolAfter, event.ToolRan, "tool.execute.after", 10},
-	{TextComplete, event.Reply, "experimental.text.complete", 10},
-	{ToolBefore, event.BeforeTool, "tool.execute.before", 10},
+// OpenCode has no hook commands of its own: the names are cairn's, and
+// On says which of OpenCode's plugin hooks sends each. Timeouts are the
+// seconds the plugin waits for cairn before going on without it.
+var Events = []spec.Hook{
+	{Event: SessionStart, Kind: event.Start, On: "chat.message", Timeout: 120},
+	{Event: UserPrompt, Kind: event.Prompt, On: "chat.message", Timeout: 10},
+	{Event: ToolAfter, Kind: event.ToolRan, On: "tool.execute.after", Timeout: 10},
+	{Event: TextComplete, Kind: event.Reply, On: "experimental.text.complete", Timeout: 10},
+	{Event: ToolBefore, Kind: event.BeforeTool, On: "tool.execute.before", Timeout: 10},
 }
 
 // FileTools are the OpenCode tools whose calls name a file (args.filePath)
@@ -78,23 +79,8 @@ var (
 // plugin passes on only those tool calls.
 var ShellTools = []string{"bash"}
 
-// Kind is the moment the plugin's event name stands for; Unknown for a
-// name cairn does not handle.
-func Kind(name string) event.Kind {
-	for _, h := range Events {
-		if h.Event == name {
-			return h.Kind
-		}
-	}
-	return event.Unknown
-}
-
-// ProjectVar is the variable in which OpenCode names the project: none
-// (its plugin sends project_dir in the payload).
-const ProjectVar = ""
-
 // ToolCall reads the payload cairn's OpenCode plugin sends before a tool
-// call (ToolBefore) for the hook gate.
+// call (ToolBefore): the hook gate's and the adapter's one reader of it.
 func ToolCall(data []byte) (event.ToolCall, bool) {
 	var p struct {
 		Session    string `json:"session_id"`
