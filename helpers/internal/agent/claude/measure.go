@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
@@ -84,8 +85,8 @@ type measureRecord struct {
 	IsCompactSumary bool   `json:"isCompactSummary"`
 	Timestamp       string `json:"timestamp"`
 	Message         struct {
-		ID      string          `json:"id"`
-		Content json.RawMessage `json:"content"`
+		ID      string         `json:"id"`
+		Content measureContent `json:"content"`
 		Usage   *struct {
 			Input      int64 `json:"input_tokens"`
 			Output     int64 `json:"output_tokens"`
@@ -93,6 +94,62 @@ type measureRecord struct {
 			CacheWrite int64 `json:"cache_creation_input_tokens"`
 		} `json:"usage"`
 	} `json:"message"`
+}
+
+// measureContent is a message's content: a string (the person's prompt,
+// or the client's wrapper) or a list of blocks; anything else is neither.
+type measureContent struct {
+	text   *string
+	blocks []measureBlock
+}
+
+// UnmarshalJSON decodes a string or a list of blocks; it never fails, so
+// that a record of an odd content still counts its tokens and its time.
+func (c *measureContent) UnmarshalJSON(data []byte) error {
+	switch data[0] {
+	case '"':
+		var s string
+		if json.Unmarshal(data, &s) == nil {
+			c.text = &s
+		}
+	case '[':
+		if json.Unmarshal(data, &c.blocks) != nil {
+			c.blocks = nil
+		}
+	}
+	return nil
+}
+
+// readers are the buffered readers Measure reads transcripts through,
+// reused: `cairn report` reads thousands.
+var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+
+// measureLineOf reads one line without its end into scratch (or, when it
+// fits in br's buffer, returns it from there, valid until the next read),
+// up to maxTranscriptLine bytes; past that it discards the rest of the
+// line and reports errLineTooLong.
+func measureLineOf(br *bufio.Reader, scratch *[]byte) ([]byte, error) {
+	chunk, err := br.ReadSlice('\n')
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		return bytes.TrimRight(chunk, "\r\n"), err
+	}
+	line := append((*scratch)[:0], chunk...)
+	for errors.Is(err, bufio.ErrBufferFull) {
+		chunk, err = br.ReadSlice('\n')
+		if len(line)+len(chunk) > maxTranscriptLine {
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = br.ReadSlice('\n')
+			}
+			*scratch = line[:0]
+			if err == io.EOF {
+				return nil, io.EOF
+			}
+			return nil, errLineTooLong
+		}
+		line = append(line, chunk...)
+	}
+	*scratch = line[:0]
+	return bytes.TrimRight(line, "\r\n"), err
 }
 
 // measureBlock is one element of a message's content, as Measure reads it.
@@ -125,9 +182,15 @@ func (Adapter) Measure(r io.Reader, see func(agent.Seen)) (agent.Measured, error
 	}
 	answers := map[string]bool{}
 	calls := map[string]bool{}
-	br := bufio.NewReaderSize(agent.LimitTranscript(r, event.MaxTranscript), 64<<10)
+	br := readers.Get().(*bufio.Reader)
+	br.Reset(agent.LimitTranscript(r, event.MaxTranscript))
+	defer func() {
+		br.Reset(nil)
+		readers.Put(br)
+	}()
+	var scratch []byte
 	for {
-		line, err := readLine(br)
+		line, err := measureLineOf(br, &scratch)
 		if len(bytes.TrimSpace(line)) > 0 {
 			measureLine(&m, line, answers, calls, see)
 		}
@@ -180,18 +243,16 @@ func measureLine(m *agent.Measured, line []byte, answers, calls map[string]bool,
 		m.CacheRead += u.CacheRead
 		m.CacheWrite += u.CacheWrite
 	}
-	var blocks []measureBlock
-	if json.Unmarshal(rec.Message.Content, &blocks) != nil {
+	if t := rec.Message.Content.text; t != nil {
 		// A plain string: the person's prompt (or the client's wrapper).
-		var text string
-		if rec.Type == "user" && json.Unmarshal(rec.Message.Content, &text) == nil && text != "" && !clientWrapper(text) {
+		if text := *t; rec.Type == "user" && text != "" && !clientWrapper(text) {
 			m.Turns++
 			see(agent.Seen{Kind: agent.SeenPrompt, At: at, Text: text})
 		}
 		return
 	}
 	var typed []string
-	for _, b := range blocks {
+	for _, b := range rec.Message.Content.blocks {
 		switch b.Type {
 		case "text":
 			if rec.Type == "assistant" {
