@@ -350,6 +350,18 @@ func TestAgentsComparedApart(t *testing.T) {
 			t.Errorf("gemini's tool calls mixed with another agent's: %+v", fig.Compared)
 		}
 	}
+	// Gemini CLI records no compaction: the report says so, not "no
+	// clear difference".
+	for _, fig := range r.Agents[1].Figures {
+		if fig.Name == "compactions" && (fig.Enough || fig.NotRecordedBy != "Gemini CLI") {
+			t.Errorf("gemini's compactions: %+v", fig.Compared)
+		}
+	}
+	var text bytes.Buffer
+	report.WriteText(&text, r, false)
+	if !strings.Contains(text.String(), "not recorded by Gemini CLI's transcripts") {
+		t.Errorf("the text does not say Gemini CLI records no compaction:\n%s", text.String())
+	}
 	o.Agent = "gemini"
 	r, err = report.Build(o)
 	if err != nil || len(r.Agents) != 1 || r.Agents[0].Agent != "gemini" {

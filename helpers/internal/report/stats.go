@@ -29,6 +29,9 @@ type Compared struct {
 	Difference float64 `json:"difference"`
 	Low        float64 `json:"low"`
 	High       float64 `json:"high"`
+	// NotRecordedBy names the agent whose transcripts do not record this
+	// figure (then Enough is false).
+	NotRecordedBy string `json:"not_recorded_by,omitempty"`
 }
 
 // Group is one group's sessions for one figure.

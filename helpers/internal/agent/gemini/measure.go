@@ -390,3 +390,6 @@ func (t *measurement) result() agent.Measured {
 	}
 	return m
 }
+
+// Unrecorded: Gemini CLI's transcript keeps no trace of a compaction.
+func (Adapter) Unrecorded() []string { return []string{agent.FigureCompactions} }
