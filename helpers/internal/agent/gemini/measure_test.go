@@ -221,3 +221,26 @@ func sha256Hex(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
 }
+
+// The report joins a transcript with cairn log by session id: the id
+// Measure reads from a recorded transcript is the one the hooks of the
+// same recorded session carried.
+func TestMeasuredSessionIsTheHooks(t *testing.T) {
+	payload, err := os.ReadFile(filepath.Join("testdata", "SessionStart.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := Adapter{}.Decode("SessionStart", payload, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join("testdata", "session-headless.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, err := Adapter{}.Measure(f, nil)
+	if err != nil || m.Session == "" || m.Session != e.Session {
+		t.Errorf("transcript's session %q, the hook's %q (%v)", m.Session, e.Session, err)
+	}
+}
