@@ -22,6 +22,20 @@ type Measurer interface {
 	Measure(r io.Reader, see func(Seen)) (Measured, error)
 }
 
+// Unrecorder is a Measurer whose transcripts do not record some of the
+// report's figures: the report says so instead of comparing zeros.
+type Unrecorder interface {
+	// Unrecorded names those figures, as the report names them
+	// (FigureCompactions, FigureEditsReverted).
+	Unrecorded() []string
+}
+
+// Figures a transcript may not record (see [Unrecorder]).
+const (
+	FigureCompactions   = "compactions"
+	FigureEditsReverted = "edits_reverted"
+)
+
 // Measured is what one session's transcript says it cost.
 type Measured struct {
 	Session string

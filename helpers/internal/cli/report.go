@@ -20,7 +20,8 @@ func reportCommand(env Env) *ucli.Command {
 		ArgsUsage: " ",
 		UsageText: "cairn report [--since 30d] [--agent NAME] [--json|--markdown] [--export FILE]\n" +
 			"cairn report --merge FILE...\ncairn report holdout [SHARE|off]",
-		Description: "Reads this machine's transcripts of the project's sessions (Claude Code's, Codex's), joined with\n" +
+		Description: "Reads this machine's transcripts of the project's sessions (Claude Code's, Codex's, Gemini\n" +
+			"CLI's; OpenCode's are not read), joined with\n" +
 			"cairn log, and compares the sessions that had recall with the holdout sessions that had\n" +
 			"none, per agent: tokens, tool calls, failed tool calls, turns, wall time, compactions,\n" +
 			"edits reverted and corrective prompts; for each, the two medians, the difference and a\n" +
@@ -32,7 +33,7 @@ func reportCommand(env Env) *ucli.Command {
 			"The method and its limits: docs/report.md.",
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "since", Value: "30d", Usage: "sessions started in the last DURATION (30d, 12h; 0 for all)"},
-			&ucli.StringFlag{Name: "agent", Usage: "only this agent's sessions (claude, codex)"},
+			&ucli.StringFlag{Name: "agent", Usage: "only this agent's sessions (claude, codex, gemini)"},
 			&ucli.BoolFlag{Name: "json", Usage: "print JSON"},
 			&ucli.BoolFlag{Name: "markdown", Usage: "print markdown"},
 			&ucli.StringFlag{Name: "export", Usage: "write the aggregates to `FILE` (JSON, nothing from a transcript or the log)"},

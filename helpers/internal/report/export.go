@@ -126,6 +126,7 @@ func WriteExport(path string, r Report) error {
 func Merge(paths []string) (Report, error) {
 	type key struct{ agent, figure string }
 	hists := map[key][2]map[float64]float64{}
+	unrecorded := map[key]bool{} // figures an export says its agent does not record
 	var agents []string
 	r := Report{Version: cairn.Version}
 	for _, path := range paths {
@@ -156,6 +157,9 @@ func Merge(paths []string) (Report, error) {
 			}
 			for _, f := range a.Figures {
 				k := key{name, f.Name}
+				if f.NotRecordedBy != "" {
+					unrecorded[k] = true
+				}
 				h, ok := hists[k]
 				if !ok {
 					h = [2]map[float64]float64{{}, {}}
@@ -179,6 +183,9 @@ func Merge(paths []string) (Report, error) {
 			with, without := expand(h[0]), expand(h[1])
 			p.With, p.Without = max(p.With, len(with)), max(p.Without, len(without))
 			p.Figures = append(p.Figures, Figure{Name: Figures[f].Name, Label: Figures[f].Label, Compared: Compare(with, without, rng)})
+			if unrecorded[key{name, Figures[f].Name}] {
+				notRecorded(&p, []string{Figures[f].Name})
+			}
 		}
 		r.Agents = append(r.Agents, p)
 	}

@@ -6,8 +6,12 @@ import (
 	"math"
 )
 
-// NotEnough says why a figure has no difference yet.
+// NotEnough says why a figure has no difference: its agent does not
+// record it, or there are not enough sessions yet.
 func (c Compared) NotEnough() string {
+	if c.NotRecordedBy != "" {
+		return "not recorded by " + c.NotRecordedBy + "'s transcripts"
+	}
 	return fmt.Sprintf("not enough sessions yet (%d with, %d without; need at least %d)", c.With.N, c.Without.N, MinSessions)
 }
 
@@ -72,7 +76,7 @@ func WriteText(w io.Writer, r Report, markdown bool) {
 		fmt.Fprintf(w, "cairn report: %s, on this machine; holdout share %s (cairn %s)\n", span, share(r.Share), r.Version)
 	}
 	if len(r.Agents) == 0 {
-		fmt.Fprintln(w, "\nNo sessions found: cairn reads Claude Code's and Codex's transcripts of this project on this machine.")
+		fmt.Fprintln(w, "\nNo sessions found: cairn reads Claude Code's, Codex's and Gemini CLI's transcripts of this project on this machine.")
 	}
 	for _, a := range r.Agents {
 		head := fmt.Sprintf("%s: %d sessions with recall, %d without", a.Title, a.With, a.Without)

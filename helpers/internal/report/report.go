@@ -46,8 +46,8 @@ var Figures = [nFigures]struct{ Name, Label string }{
 	{"failed_tool_calls", "failed tool calls"},
 	{"turns", "turns (prompts typed)"},
 	{"wall_minutes", "wall time (minutes)"},
-	{"compactions", "compactions"},
-	{"edits_reverted", "edits reverted"},
+	{agent.FigureCompactions, "compactions"},
+	{agent.FigureEditsReverted, "edits reverted"},
 	{"corrective_prompts", "corrective prompts"},
 }
 
@@ -179,7 +179,11 @@ func Build(o Options) (Report, error) {
 			part.Sessions = append(part.Sessions, res.s)
 		}
 		if len(part.Sessions) > 0 {
-			r.Agents = append(r.Agents, compareAgent(part, o.Seed))
+			part = compareAgent(part, o.Seed)
+			if u, ok := a.(agent.Unrecorder); ok {
+				notRecorded(&part, u.Unrecorded())
+			}
+			r.Agents = append(r.Agents, part)
 		}
 	}
 	r.Used, r.Unused = uses.split()
@@ -220,6 +224,17 @@ func compareAgent(part AgentPart, seed uint64) AgentPart {
 		part.Figures = append(part.Figures, Figure{Name: Figures[f].Name, Label: Figures[f].Label, Compared: Compare(with, without, rng)})
 	}
 	return part
+}
+
+// notRecorded marks the figures part's agent does not record: no
+// difference, no interval.
+func notRecorded(part *AgentPart, names []string) {
+	for i, f := range part.Figures {
+		if slices.Contains(names, f.Name) {
+			c := &part.Figures[i].Compared
+			c.Enough, c.Difference, c.Low, c.High, c.NotRecordedBy = false, 0, 0, 0, part.Title
+		}
+	}
 }
 
 // logged is what the record of injections says of one session.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
+	"github.com/cairn-dev/cairn/helpers/internal/agent/gemini"
 	"github.com/cairn-dev/cairn/helpers/internal/holdout"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
@@ -201,11 +202,15 @@ func TestSince(t *testing.T) {
 	}
 }
 
-// An export holds aggregates only: no prompt, no word of an entry, no
-// key, path or session id of its fixture; merging two exports counts both.
+// An export holds aggregates only: no prompt (Claude Code's or Gemini
+// CLI's), no word of an entry, no key, path or session id of its fixture;
+// merging two exports counts both.
 func TestExportHasNoStrings(t *testing.T) {
 	f := newFixture(t, 60, 8, 14, 1)
-	r, err := report.Build(f.options())
+	f.addGemini(t, 30, 3, 3)
+	o := f.options()
+	o.Adapters = append(o.Adapters, gemini.Adapter{})
+	r, err := report.Build(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,6 +245,12 @@ func TestExportHasNoStrings(t *testing.T) {
 	m, err := report.Merge([]string{path, path})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// A figure Gemini CLI does not record stays so through the merge.
+	for _, f := range m.Agents[1].Figures {
+		if f.Name == "compactions" && (f.Enough || f.NotRecordedBy != "gemini") {
+			t.Errorf("merged gemini compactions: %+v", f.Compared)
+		}
 	}
 	if a := m.Agents[0]; a.With != 2*r.Agents[0].With || a.Without != 2*r.Agents[0].Without {
 		t.Errorf("merged %d+%d, want twice %d+%d", a.With, a.Without, r.Agents[0].With, r.Agents[0].Without)
@@ -279,5 +290,140 @@ func BenchmarkReport5000(b *testing.B) {
 		if _, err := report.Build(o); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// addGemini writes n Gemini CLI transcripts of the fixture's project,
+// each with tools tool calls (holdout sessions: toolsWithout), under the
+// fixture's home.
+func (f *fixture) addGemini(t testing.TB, n, tools, toolsWithout int) {
+	t.Helper()
+	dir := filepath.Join(f.home, ".gemini", "tmp", "shop")
+	if err := os.MkdirAll(filepath.Join(dir, "chats"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".project_root"), []byte(f.root+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		id := fmt.Sprintf("9999%04d-aaaa-bbbb-cccc-%012d", i, i)
+		calls := tools
+		if holdout.Out(id, share) {
+			calls = toolsWithout
+		}
+		start := f.now.Add(-time.Duration(i+1) * time.Hour)
+		at := func(s int) string { return start.Add(time.Duration(s) * time.Second).Format(time.RFC3339Nano) }
+		var b bytes.Buffer
+		line := func(v map[string]any) {
+			data, _ := json.Marshal(v)
+			b.Write(append(data, '\n'))
+		}
+		line(map[string]any{"sessionId": id, "projectHash": "h", "startTime": at(0), "lastUpdated": at(0), "kind": "main"})
+		prompt := fmt.Sprintf("please tidy ledger%d exports", i)
+		f.prompts = append(f.prompts, prompt)
+		line(map[string]any{"id": "u", "timestamp": at(1), "type": "user", "content": []any{map[string]any{"text": prompt}}})
+		var list []any
+		for k := range calls {
+			list = append(list, map[string]any{"id": fmt.Sprintf("c%d", k), "name": "read_file", "args": map[string]any{"file_path": filepath.Join(f.root, "ledger.go")}, "status": "success"})
+		}
+		line(map[string]any{"id": "g", "timestamp": at(2), "type": "gemini", "content": "Done.", "tokens": map[string]any{"input": 50, "output": 5}, "toolCalls": list})
+		if err := os.WriteFile(filepath.Join(dir, "chats", fmt.Sprintf("session-%04d.jsonl", i)), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Each agent's sessions are compared among themselves: a report over
+// Claude Code's and Gemini CLI's sessions of one project has a part for
+// each, with its own counts and its own figures, and --agent keeps one.
+func TestAgentsComparedApart(t *testing.T) {
+	f := newFixture(t, 60, 8, 14, 1)
+	f.addGemini(t, 70, 3, 3)
+	o := f.options()
+	o.Adapters = append(o.Adapters, gemini.Adapter{})
+	r, err := report.Build(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Agents) != 2 || r.Agents[0].Agent != "claude" || r.Agents[1].Agent != "gemini" {
+		t.Fatalf("agents: %+v", r.Agents)
+	}
+	if c, g := r.Agents[0], r.Agents[1]; c.With+c.Without != 60 || g.With+g.Without != 70 {
+		t.Errorf("claude %d+%d sessions, gemini %d+%d; want 60 and 70", c.With, c.Without, g.With, g.Without)
+	}
+	for _, fig := range r.Agents[1].Figures {
+		if fig.Name == "tool_calls" && (fig.With.Median != 3 || fig.Without.Median != 3 || fig.Enough && fig.Difference != 0) {
+			t.Errorf("gemini's tool calls mixed with another agent's: %+v", fig.Compared)
+		}
+	}
+	// Gemini CLI records no compaction: the report says so, not "no
+	// clear difference".
+	for _, fig := range r.Agents[1].Figures {
+		if fig.Name == "compactions" && (fig.Enough || fig.NotRecordedBy != "Gemini CLI") {
+			t.Errorf("gemini's compactions: %+v", fig.Compared)
+		}
+	}
+	var text bytes.Buffer
+	report.WriteText(&text, r, false)
+	if !strings.Contains(text.String(), "not recorded by Gemini CLI's transcripts") {
+		t.Errorf("the text does not say Gemini CLI records no compaction:\n%s", text.String())
+	}
+	o.Agent = "gemini"
+	r, err = report.Build(o)
+	if err != nil || len(r.Agents) != 1 || r.Agents[0].Agent != "gemini" {
+		t.Errorf("--agent gemini: %+v, %v", r.Agents, err)
+	}
+}
+
+// tree lists every file and directory under dirs with its size and
+// modification time.
+func tree(t *testing.T, dirs ...string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, d := range dirs {
+		err := filepath.Walk(d, func(p string, fi os.FileInfo, err error) error {
+			if err != nil {
+				return err
+			}
+			out[p] = fmt.Sprintf("%v %d %d", fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// A report reads and writes nothing: the project's work tree and .cairn,
+// and the home the transcripts are in, are as they were; an export writes
+// its one file.
+func TestBuildWritesNothing(t *testing.T) {
+	f := newFixture(t, 40, 8, 14, 1)
+	f.addGemini(t, 10, 3, 3)
+	o := f.options()
+	o.Adapters = append(o.Adapters, gemini.Adapter{})
+	before := tree(t, f.root, f.home)
+	r, err := report.Build(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if err := report.WriteExport(filepath.Join(out, "export.json"), r); err != nil {
+		t.Fatal(err)
+	}
+	after := tree(t, f.root, f.home)
+	for p, was := range before {
+		if now, ok := after[p]; !ok || now != was {
+			t.Errorf("%s changed: %q, was %q", p, now, was)
+		}
+	}
+	for p := range after {
+		if _, ok := before[p]; !ok {
+			t.Errorf("%s was written", p)
+		}
+	}
+	if got := tree(t, out); len(got) != 2 {
+		t.Errorf("the export's directory holds %v, want the export alone", got)
 	}
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 )
@@ -28,6 +29,9 @@ type Compared struct {
 	Difference float64 `json:"difference"`
 	Low        float64 `json:"low"`
 	High       float64 `json:"high"`
+	// NotRecordedBy names the agent whose transcripts do not record this
+	// figure (then Enough is false).
+	NotRecordedBy string `json:"not_recorded_by,omitempty"`
 }
 
 // Group is one group's sessions for one figure.
@@ -53,10 +57,8 @@ func Compare(with, without []float64, rng *rand.Rand) Compared {
 	c.Enough = true
 	c.Difference = c.With.Median - c.Without.Median
 	diffs := make([]float64, Resamples)
-	cw := make([]int32, len(with))
-	co := make([]int32, len(without))
 	for i := range diffs {
-		diffs[i] = resampledMedian(with, cw, rng) - resampledMedian(without, co, rng)
+		diffs[i] = resampledMedian(with, rng) - resampledMedian(without, rng)
 	}
 	slices.Sort(diffs)
 	c.Low = diffs[int(0.025*Resamples)]
@@ -77,35 +79,57 @@ func median(sorted []float64) float64 {
 }
 
 // resampledMedian is the median of a resample with replacement of
-// sorted, in O(n) and without sorting: the resample is counted per index
-// of sorted (counts is scratch of its length), and the median read off the
-// running total.
-func resampledMedian(sorted []float64, counts []int32, rng *rand.Rand) float64 {
+// sorted, drawn in constant time: a resample's value of rank k (1-based)
+// is sorted[floor(n*U)], where U is the k-th smallest of n uniform draws,
+// and that order statistic is Beta(k, n+1-k); the next order statistic
+// is the smallest of the n-k draws above it. This is the same
+// distribution as drawing n indices and taking their median, without the
+// n draws.
+func resampledMedian(sorted []float64, rng *rand.Rand) float64 {
 	n := len(sorted)
-	clear(counts)
-	for range n {
-		counts[rng.IntN(n)]++
+	if n == 0 {
+		return 0
 	}
-	// The values at ranks lo and hi (0-based) of the resample.
-	lo, hi := (n-1)/2, n/2
-	var a, b float64
-	seen := 0
-	found := false
-	for i, c := range counts {
-		if c == 0 {
+	k := (n-1)/2 + 1 // the rank of the lower median
+	u := betaVariate(float64(k), float64(n+1-k), rng)
+	a := sorted[index(u, n)]
+	if n%2 == 1 {
+		return a
+	}
+	// The (k+1)-th smallest: u plus the smallest of n-k uniforms on (u, 1).
+	v := u + (1-u)*(1-math.Pow(1-rng.Float64(), 1/float64(n-k)))
+	return (a + sorted[index(v, n)]) / 2
+}
+
+// index is the position of a uniform draw u in [0, 1) among n values.
+func index(u float64, n int) int {
+	return min(max(int(u*float64(n)), 0), n-1)
+}
+
+// betaVariate draws from Beta(a, b), a and b at least 1, as X/(X+Y) of
+// two gamma variates.
+func betaVariate(a, b float64, rng *rand.Rand) float64 {
+	x := gammaVariate(a, rng)
+	return x / (x + gammaVariate(b, rng))
+}
+
+// gammaVariate draws from Gamma(a, 1), a at least 1 (Marsaglia and
+// Tsang's method).
+func gammaVariate(a float64, rng *rand.Rand) float64 {
+	d := a - 1.0/3
+	c := 1 / math.Sqrt(9*d)
+	for {
+		x := rng.NormFloat64()
+		v := 1 + c*x
+		if v <= 0 {
 			continue
 		}
-		next := seen + int(c)
-		if !found && lo < next {
-			a, found = sorted[i], true
+		v = v * v * v
+		u := rng.Float64()
+		if u < 1-0.0331*x*x*x*x || math.Log(u) < 0.5*x*x+d*(1-v+math.Log(v)) {
+			return d * v
 		}
-		if hi < next {
-			b = sorted[i]
-			break
-		}
-		seen = next
 	}
-	return (a + b) / 2
 }
 
 // newRNG is the report's seeded generator.

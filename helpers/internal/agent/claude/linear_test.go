@@ -2,6 +2,7 @@ package claude_test
 
 import (
 	"bytes"
+	"io"
 	"runtime"
 	"strings"
 	"testing"
@@ -55,5 +56,33 @@ func BenchmarkReadTranscriptRun(b *testing.B) {
 		if _, err := (claude.Adapter{}).ReadTranscript(bytes.NewReader(data)); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// Measuring a transcript allocates in proportion to it (the reader is
+// reused and each line read in place), and a record over the line cap is
+// skipped without ending the reading: what follows it is still counted.
+func TestMeasureLinearAndBounded(t *testing.T) {
+	data := claudetest.AssistantRun(2000)                // 3 MB
+	claude.Adapter{}.Measure(bytes.NewReader(data), nil) // the pool's reader, made once
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	m, err := claude.Adapter{}.Measure(bytes.NewReader(data), nil)
+	runtime.ReadMemStats(&after)
+	if err != nil || m.Turns != 1 || m.Session != "s-run" {
+		t.Fatalf("measured %+v, %v", m, err)
+	}
+	alloc := after.TotalAlloc - before.TotalAlloc
+	t.Logf("measuring %d bytes allocated %d bytes", len(data), alloc)
+	if alloc > 4*uint64(len(data)) {
+		t.Errorf("measuring %d bytes allocated %d bytes: more than 4 times the transcript", len(data), alloc)
+	}
+
+	huge := append([]byte(`{"type":"user","sessionId":"s-huge","message":{"role":"user","content":"`), bytes.Repeat([]byte("x"), 17<<20)...)
+	huge = append(huge, "\"}}\n"...)
+	after1 := `{"type":"user","sessionId":"s-huge","timestamp":"2026-11-24T10:00:00Z","message":{"role":"user","content":"after the huge record"}}` + "\n"
+	m, err = claude.Adapter{}.Measure(io.MultiReader(bytes.NewReader(huge), strings.NewReader(after1)), nil)
+	if err != nil || m.Turns != 1 || m.Session != "s-huge" {
+		t.Errorf("after a record over the cap: %+v, %v", m, err)
 	}
 }

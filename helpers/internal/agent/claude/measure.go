@@ -3,7 +3,6 @@ package claude
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
@@ -73,43 +73,161 @@ func ProjectDirName(path string) string {
 	return string(b)
 }
 
-// measureRecord is the part of a transcript line Measure reads.
+// measureRecord is the part of a transcript line Measure reads, walked
+// with [agent.EachField]: a record's large parts (a tool's output, a
+// file's contents) are skipped, not decoded.
 type measureRecord struct {
-	Type            string `json:"type"`
-	Subtype         string `json:"subtype"`
-	SessionID       string `json:"sessionId"`
-	Cwd             string `json:"cwd"`
-	IsSidechain     bool   `json:"isSidechain"`
-	IsMeta          bool   `json:"isMeta"`
-	IsCompactSumary bool   `json:"isCompactSummary"`
-	Timestamp       string `json:"timestamp"`
-	Message         struct {
-		ID      string          `json:"id"`
-		Content json.RawMessage `json:"content"`
-		Usage   *struct {
-			Input      int64 `json:"input_tokens"`
-			Output     int64 `json:"output_tokens"`
-			CacheRead  int64 `json:"cache_read_input_tokens"`
-			CacheWrite int64 `json:"cache_creation_input_tokens"`
-		} `json:"usage"`
-	} `json:"message"`
+	Type, Subtype, SessionID, Cwd, Timestamp string
+	IsSidechain, IsMeta, IsCompactSummary    bool
+	// The message.
+	ID                                   string
+	Usage                                bool
+	Input, Output, CacheRead, CacheWrite int64
+	// Content is the message's content: a string (Text, IsText) or a list
+	// of blocks (raw, read by blocks).
+	Text    string
+	IsText  bool
+	Content []byte
+}
+
+// read fills rec from a transcript line; false when the line is not a
+// JSON object.
+func (rec *measureRecord) read(line []byte) bool {
+	return agent.EachField(line, func(k, v []byte) bool {
+		switch string(k) {
+		case "type":
+			rec.Type, _ = agent.JSONString(v)
+		case "subtype":
+			rec.Subtype, _ = agent.JSONString(v)
+		case "sessionId":
+			rec.SessionID, _ = agent.JSONString(v)
+		case "cwd":
+			rec.Cwd, _ = agent.JSONString(v)
+		case "timestamp":
+			rec.Timestamp, _ = agent.JSONString(v)
+		case "isSidechain":
+			rec.IsSidechain = agent.JSONTrue(v)
+		case "isMeta":
+			rec.IsMeta = agent.JSONTrue(v)
+		case "isCompactSummary":
+			rec.IsCompactSummary = agent.JSONTrue(v)
+		case "message":
+			agent.EachField(v, rec.message)
+		}
+		return true
+	})
+}
+
+// message reads one field of a record's message.
+func (rec *measureRecord) message(k, v []byte) bool {
+	switch string(k) {
+	case "id":
+		rec.ID, _ = agent.JSONString(v)
+	case "content":
+		rec.Text, rec.IsText = agent.JSONString(v)
+		if !rec.IsText && len(v) > 0 && v[0] == '[' {
+			rec.Content = v
+		}
+	case "usage":
+		rec.Usage = len(v) > 0 && v[0] == '{'
+		agent.EachField(v, func(k, v []byte) bool {
+			switch string(k) {
+			case "input_tokens":
+				rec.Input = agent.JSONInt(v)
+			case "output_tokens":
+				rec.Output = agent.JSONInt(v)
+			case "cache_read_input_tokens":
+				rec.CacheRead = agent.JSONInt(v)
+			case "cache_creation_input_tokens":
+				rec.CacheWrite = agent.JSONInt(v)
+			}
+			return true
+		})
+	}
+	return true
 }
 
 // measureBlock is one element of a message's content, as Measure reads it.
 type measureBlock struct {
-	Type    string `json:"type"`
-	Text    string `json:"text"`
-	ID      string `json:"id"`
-	Name    string `json:"name"`
-	IsError bool   `json:"is_error"`
-	Input   struct {
-		FilePath  string `json:"file_path"`
-		Path      string `json:"path"`
-		Notebook  string `json:"notebook_path"`
-		OldString string `json:"old_string"`
-		NewString string `json:"new_string"`
-		Content   string `json:"content"`
-	} `json:"input"`
+	Type, Text, ID, Name string
+	IsError              bool
+	// The tool's input.
+	FilePath, Path, Notebook, OldString, NewString, Content string
+}
+
+// read fills b from a content block; the tool's input only for a
+// tool_use (whichever order the fields come in).
+func (b *measureBlock) read(data []byte) {
+	var input []byte
+	agent.EachField(data, func(k, v []byte) bool {
+		switch string(k) {
+		case "type":
+			b.Type, _ = agent.JSONString(v)
+		case "text":
+			b.Text, _ = agent.JSONString(v)
+		case "id":
+			b.ID, _ = agent.JSONString(v)
+		case "name":
+			b.Name, _ = agent.JSONString(v)
+		case "is_error":
+			b.IsError = agent.JSONTrue(v)
+		case "input":
+			input = v
+		}
+		return true
+	})
+	if b.Type != "tool_use" || input == nil {
+		return
+	}
+	agent.EachField(input, func(k, v []byte) bool {
+		switch string(k) {
+		case "file_path":
+			b.FilePath, _ = agent.JSONString(v)
+		case "path":
+			b.Path, _ = agent.JSONString(v)
+		case "notebook_path":
+			b.Notebook, _ = agent.JSONString(v)
+		case "old_string":
+			b.OldString, _ = agent.JSONString(v)
+		case "new_string":
+			b.NewString, _ = agent.JSONString(v)
+		case "content":
+			b.Content, _ = agent.JSONString(v)
+		}
+		return true
+	})
+}
+
+// readers are the buffered readers Measure reads transcripts through,
+// reused: `cairn report` reads thousands.
+var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+
+// measureLineOf reads one line without its end into scratch (or, when it
+// fits in br's buffer, returns it from there, valid until the next read),
+// up to maxTranscriptLine bytes; past that it discards the rest of the
+// line and reports errLineTooLong.
+func measureLineOf(br *bufio.Reader, scratch *[]byte) ([]byte, error) {
+	chunk, err := br.ReadSlice('\n')
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		return bytes.TrimRight(chunk, "\r\n"), err
+	}
+	line := append((*scratch)[:0], chunk...)
+	for errors.Is(err, bufio.ErrBufferFull) {
+		chunk, err = br.ReadSlice('\n')
+		if len(line)+len(chunk) > maxTranscriptLine {
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = br.ReadSlice('\n')
+			}
+			*scratch = line[:0]
+			if err == io.EOF {
+				return nil, io.EOF
+			}
+			return nil, errLineTooLong
+		}
+		line = append(line, chunk...)
+	}
+	*scratch = line[:0]
+	return bytes.TrimRight(line, "\r\n"), err
 }
 
 // Measure reads a Claude Code transcript for `cairn report`: the tokens
@@ -125,9 +243,15 @@ func (Adapter) Measure(r io.Reader, see func(agent.Seen)) (agent.Measured, error
 	}
 	answers := map[string]bool{}
 	calls := map[string]bool{}
-	br := bufio.NewReaderSize(agent.LimitTranscript(r, event.MaxTranscript), 64<<10)
+	br := readers.Get().(*bufio.Reader)
+	br.Reset(agent.LimitTranscript(r, event.MaxTranscript))
+	defer func() {
+		br.Reset(nil)
+		readers.Put(br)
+	}()
+	var scratch []byte
 	for {
-		line, err := readLine(br)
+		line, err := measureLineOf(br, &scratch)
 		if len(bytes.TrimSpace(line)) > 0 {
 			measureLine(&m, line, answers, calls, see)
 		}
@@ -146,7 +270,7 @@ func (Adapter) Measure(r io.Reader, see func(agent.Seen)) (agent.Measured, error
 // measureLine folds one record into m.
 func measureLine(m *agent.Measured, line []byte, answers, calls map[string]bool, see func(agent.Seen)) {
 	var rec measureRecord
-	if json.Unmarshal(line, &rec) != nil {
+	if !rec.read(line) {
 		return
 	}
 	if m.Session == "" && rec.SessionID != "" {
@@ -169,29 +293,29 @@ func measureLine(m *agent.Measured, line []byte, answers, calls map[string]bool,
 		m.Compactions++
 		return
 	}
-	if rec.Type != "user" && rec.Type != "assistant" || rec.IsMeta || rec.IsCompactSumary {
+	if rec.Type != "user" && rec.Type != "assistant" || rec.IsMeta || rec.IsCompactSummary {
 		return
 	}
 	m.Sidechain = m.Sidechain || rec.IsSidechain
-	if u := rec.Message.Usage; u != nil && rec.Type == "assistant" && (rec.Message.ID == "" || !answers[rec.Message.ID]) {
-		answers[rec.Message.ID] = true
-		m.Input += u.Input
-		m.Output += u.Output
-		m.CacheRead += u.CacheRead
-		m.CacheWrite += u.CacheWrite
+	if rec.Usage && rec.Type == "assistant" && (rec.ID == "" || !answers[rec.ID]) {
+		answers[rec.ID] = true
+		m.Input += rec.Input
+		m.Output += rec.Output
+		m.CacheRead += rec.CacheRead
+		m.CacheWrite += rec.CacheWrite
 	}
-	var blocks []measureBlock
-	if json.Unmarshal(rec.Message.Content, &blocks) != nil {
+	if rec.IsText {
 		// A plain string: the person's prompt (or the client's wrapper).
-		var text string
-		if rec.Type == "user" && json.Unmarshal(rec.Message.Content, &text) == nil && text != "" && !clientWrapper(text) {
+		if text := rec.Text; rec.Type == "user" && text != "" && !clientWrapper(text) {
 			m.Turns++
 			see(agent.Seen{Kind: agent.SeenPrompt, At: at, Text: text})
 		}
 		return
 	}
 	var typed []string
-	for _, b := range blocks {
+	agent.EachElement(rec.Content, func(v []byte) bool {
+		var b measureBlock
+		b.read(v)
 		switch b.Type {
 		case "text":
 			if rec.Type == "assistant" {
@@ -201,23 +325,23 @@ func measureLine(m *agent.Measured, line []byte, answers, calls map[string]bool,
 			}
 		case "tool_use":
 			if b.ID != "" && calls[b.ID] {
-				continue
+				return true
 			}
 			calls[b.ID] = true
 			m.ToolCalls++
-			path := b.Input.FilePath
+			path := b.FilePath
 			if path == "" {
-				path = b.Input.Notebook
+				path = b.Notebook
 			}
 			if path == "" {
-				path = b.Input.Path
+				path = b.Path
 			}
 			switch {
 			case path == "":
 			case b.Name == "Edit" || b.Name == "MultiEdit":
-				see(agent.Seen{Kind: agent.SeenEdit, At: at, Path: path, Old: b.Input.OldString, New: b.Input.NewString})
+				see(agent.Seen{Kind: agent.SeenEdit, At: at, Path: path, Old: b.OldString, New: b.NewString})
 			case b.Name == "Write":
-				see(agent.Seen{Kind: agent.SeenEdit, At: at, Path: path, New: b.Input.Content})
+				see(agent.Seen{Kind: agent.SeenEdit, At: at, Path: path, New: b.Content})
 			default:
 				see(agent.Seen{Kind: agent.SeenTouch, At: at, Path: path})
 			}
@@ -226,7 +350,8 @@ func measureLine(m *agent.Measured, line []byte, answers, calls map[string]bool,
 				m.FailedTools++
 			}
 		}
-	}
+		return true
+	})
 	if len(typed) > 0 {
 		m.Turns++
 		see(agent.Seen{Kind: agent.SeenPrompt, At: at, Text: strings.Join(typed, "\n")})

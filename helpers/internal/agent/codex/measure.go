@@ -183,3 +183,6 @@ func measureRecord(m *agent.Measured, line []byte, see func(agent.Seen)) {
 		}
 	}
 }
+
+// Unrecorded: Codex's file edits (apply_patch) are not read as edits.
+func (Adapter) Unrecorded() []string { return []string{agent.FigureEditsReverted} }
