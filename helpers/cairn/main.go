@@ -1,6 +1,6 @@
 // Command cairn is team memory for coding agents, shared through git.
 //
-// # The fast path: two inits before main
+// # The fast path: inits before main
 //
 // Most hook calls are the capture hook (a tool ran, the agent replied)
 // with nothing to capture, and those must cost almost nothing (a budget of
@@ -8,18 +8,23 @@
 // it imports are initialised, taking ready packages in import-path order,
 // so a package that imports only light packages runs its init before
 // SQLite, go-git, the MCP SDK and the CLI framework initialise. cairn
-// answers the capture hook in two such inits, and calls os.Exit before
+// answers the capture hook in three such inits, and calls os.Exit before
 // main runs:
 //
-//   - package hookgate's init is the reject path. For `cairn hook EVENT`
-//     or `cairn hook AGENT EVENT` of a capture-only event it reads the
-//     payload; without a typed prefix (hookgate.Run, the one reject rule)
-//     it exits 0 having written nothing, but for a reply, whose session
-//     it queues for the personal pipeline when the user turned it on. It
-//     may import only the standard library and cairn's leaf packages:
-//     event, typed, projroot, the agents' event tables (agent/*/hooks, not
-//     the adapters), the pipeline's producer (pipeline/queue, with
-//     userconf, detach and fsx).
+//   - package hookgate/judge's init is the reject rule. For `cairn hook
+//     EVENT` or `cairn hook AGENT EVENT` of a capture-only event or a tool
+//     call it reads the payload; a tool's output without a typed prefix
+//     (judge.Judge, the one reject rule) exits 0 having written nothing.
+//     It may import only the standard library's early packages (never
+//     path/filepath, os/exec, sort, runtime/debug, crypto/rand or
+//     golang.org/x/sys) and cairn's leaves event, typed and the agents'
+//     event tables (agent/*/hooks, not the adapters).
+//   - package hookgate's init is the rest of the reject path: a reply
+//     without a prefix has its session queued for the personal pipeline
+//     when the user turned it on (hookgate.Run), and a tool call on a file
+//     with no note is answered from the anchor map. It may import, beyond
+//     judge's, projroot, anchor, fsx and the pipeline's producer
+//     (pipeline/queue, with userconf and detach).
 //   - package hookgate/accept's init is the accept path: a payload that
 //     does hold a typed prefix is captured there by session/record (the
 //     code the full hook runs for it) and the process exits. It may import
@@ -28,7 +33,7 @@
 //
 // Anything else (another event, a payload the gate cannot judge) reaches
 // main and cli.Main, whose stdin is what the gate already read
-// ([hookgate.Stdin]). Packages that exist for this order: hookgate,
+// ([hookgate.Stdin]). Packages that exist for this order: hookgate/judge, hookgate,
 // hookgate/accept, session/record (the session layer's light half),
 // agent/*/hooks (the event tables apart from their adapters),
 // pipeline/queue (the producer apart from the worker), gitmeta (a

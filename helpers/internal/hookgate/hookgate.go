@@ -1,31 +1,30 @@
-// Package hookgate is the capture hook's reject path, and the no-match
-// path of the hook that runs before a tool call (see quiet). Most shell commands
-// and replies carry nothing to capture, and for those the hook must cost
-// almost nothing (a budget of 3 ms for the whole process). Go runs a
-// package's init once the packages it imports are initialised, taking ready
-// packages in import-path order; this package imports only the standard
-// library's os, io, bytes, fmt, time and encoding/json and cairn's leaf
-// packages event, the agents' specs (agent/registry, agent/spec and
-// agent/*/hooks, not the adapters, whose imports would run first; none
-// has work at init), projroot (which project),
-// typed, and the session pipeline's producer (pipeline/queue, with userconf
-// and detach), so its init runs before most of the program's: measured with
-// GODEBUG=inittrace=1, after 107 small packages taking about 1.1 ms
-// together (Go takes every ready package whose path sorts before os,
-// path/filepath and os/exec, which it waits for, encoding/gob's 0.2 ms
-// among them), and before SQLite's, go-git's and the CLI framework's own.
-// It answers `cairn hook EVENT` (Claude Code) and `cairn hook AGENT EVENT`
-// (an agent of the registry) for an event that may carry
-// typed lines (a tool ran, a reply) whose payload holds no typed prefix:
-// exit 0, nothing written (but for a reply of an agent whose transcript
-// cairn reads, when the user turned the session pipeline on, the session is
-// queued: a few stats and one small file, the transcript never read). A
-// payload that does hold one is left to package hookgate/accept, whose init
-// captures it next, still before those packages ([Accepted]). The full hook
-// applies the same rule ([Run]) to the calls this init does not judge.
-// Everything else, including any payload it cannot judge (unreadable, too
-// large, not valid JSON), goes on to the full hook, which reads the payload
-// from [Stdin].
+// Package hookgate is the capture hook's reject path for a reply, and the
+// no-match path of the hook that runs before a tool call (see quiet). Most
+// shell commands and replies carry nothing to capture, and for those the
+// hook must cost almost nothing (a budget of 3 ms for the whole process).
+// The reject rule itself and the payload's read are package
+// hookgate/judge's, whose init runs first and answers a tool's output with
+// nothing to capture on its own. Go runs a package's init once the
+// packages it imports are initialised, taking ready packages in
+// import-path order; this package imports judge, the standard library's
+// os, io, bytes, fmt, time, path/filepath and encoding/json and cairn's
+// leaf packages event, the agents' specs (agent/spec, agent/*/hooks, not the
+// adapters, whose imports would run first), projroot (which project),
+// anchor and fsx (the anchor map), typed, and the session pipeline's
+// producer (pipeline/queue, with userconf and detach), so its init runs
+// before SQLite's, go-git's and the CLI framework's, after about 115
+// small packages (measured with GODEBUG=inittrace=1: Go takes every ready
+// package whose path sorts before path/filepath and os/exec, which it
+// waits for). For a reply with nothing to capture of an agent whose
+// transcript cairn reads, when the user turned the session pipeline on,
+// the session is queued: a few stats and one small file, the transcript
+// never read; then it exits 0, nothing written. A payload that holds a
+// typed prefix is left to package hookgate/accept, whose init captures it
+// next, still before those packages ([Accepted]). The full hook applies
+// the same rule ([Run]) to the calls these inits do not judge. Everything
+// else, including any payload they cannot judge (unreadable, too large,
+// not valid JSON), goes on to the full hook, which reads the payload from
+// [Stdin].
 package hookgate
 
 import (
@@ -34,81 +33,62 @@ import (
 	"io"
 	"os"
 
-	"github.com/cairn-dev/cairn/helpers/internal/agent/registry"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/spec"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
+	"github.com/cairn-dev/cairn/helpers/internal/hookgate/judge"
 	"github.com/cairn-dev/cairn/helpers/internal/projroot"
 )
 
-// consumed holds what init read of stdin when it let the call through.
-var consumed []byte
-
-// read reports whether init read stdin.
-var read bool
-
 // accepted is the agent and event name of a capture event whose payload
-// (consumed) holds a typed prefix.
+// holds a typed prefix.
 var accepted struct{ agent, name string }
 
-// Accepted returns the capture event init let through because its payload
-// holds a typed prefix: the agent's name, the event's, and the payload. ok
-// is false for any other call.
+// Accepted returns the capture event the gates let through because its
+// payload holds a typed prefix: the agent's name, the event's, and the
+// payload. ok is false for any other call.
 func Accepted() (agent, name string, payload []byte, ok bool) {
 	if accepted.agent == "" {
 		return "", "", nil, false
 	}
-	return accepted.agent, accepted.name, consumed, true
+	c, _ := judge.Read()
+	return accepted.agent, accepted.name, c.Payload, true
 }
 
 // Stdin returns the hook's standard input: what the gate already read, if
 // it read it, else os.Stdin.
 func Stdin() io.Reader {
-	if read {
-		return bytes.NewReader(consumed)
+	if c, read := judge.Read(); read {
+		return bytes.NewReader(c.Payload)
 	}
 	return os.Stdin
 }
 
 func init() {
-	agent, name, ok := hookArgs(os.Args)
-	if !ok {
+	c, ok := judge.Read()
+	if !ok || !c.OK {
 		return
 	}
-	a, ok := registry.Find(agent)
-	if !ok {
-		return
-	}
-	kind := a.Kind(name)
-	before := kind == event.BeforeTool && a.ToolCall != nil
-	if !before && !kind.CaptureOnly() {
-		return
-	}
-	data, err := io.ReadAll(io.LimitReader(os.Stdin, event.MaxPayload+1))
-	consumed, read = data, true
-	if err != nil || len(data) > event.MaxPayload {
-		return
-	}
-	if before {
-		if quiet(a, data) {
+	if c.Before {
+		if quiet(c.Agent, c.Payload) {
 			os.Exit(0)
 		}
 		return
 	}
-	switch judge(a, kind, data) {
+	switch reject(c.Agent, c.Kind, c.Payload) {
 	case Nothing:
 		os.Exit(0)
 	case Capture:
-		if json.Valid(data) { // else the full hook reports it
-			accepted.agent, accepted.name = agent, name
+		if json.Valid(c.Payload) { // else the full hook reports it
+			accepted.agent, accepted.name = c.Agent.Name, c.Name
 		}
 	}
 }
 
-// judge runs the reject rule; a reply with nothing to capture has its
+// reject runs the reject rule; a reply with nothing to capture has its
 // session queued. It fails silently (the reject path writes nothing, and
 // the session's end queues the session again) and never panics: a panic
 // in an init would exit 2, which Claude Code reads as "block".
-func judge(a spec.Spec, kind event.Kind, data []byte) (v Verdict) {
+func reject(a spec.Spec, kind event.Kind, data []byte) (v Verdict) {
 	defer func() {
 		if recover() != nil {
 			v = Invalid // the full hook answers
@@ -124,18 +104,6 @@ func judge(a spec.Spec, kind event.Kind, data []byte) (v Verdict) {
 		Getenv: os.Getenv,
 	})
 	return v
-}
-
-// hookArgs reads `cairn hook EVENT` (Claude Code's) and `cairn hook AGENT
-// EVENT` from args.
-func hookArgs(args []string) (agent, name string, ok bool) {
-	switch {
-	case len(args) == 3 && args[1] == "hook":
-		return registry.Default, args[2], true
-	case len(args) == 4 && args[1] == "hook":
-		return args[2], args[3], true
-	}
-	return "", "", false
 }
 
 // reply reads what the reject path needs of a reply of an agent whose

@@ -9,26 +9,6 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 )
 
-func TestHookArgs(t *testing.T) {
-	for _, tc := range []struct {
-		args        []string
-		agent, name string
-		ok          bool
-	}{
-		{[]string{"cairn", "hook", "Stop"}, "claude", "Stop", true},
-		{[]string{"cairn", "hook", "gemini", "AfterTool"}, "gemini", "AfterTool", true},
-		{[]string{"cairn", "recall", "x"}, "", "", false},
-		{[]string{"cairn", "hook"}, "", "", false},
-		{[]string{"cairn", "hook", "a", "b", "c"}, "", "", false},
-		{[]string{"cairn", "--dir", "p", "hook", "Stop"}, "", "", false},
-	} {
-		agent, name, ok := hookArgs(tc.args)
-		if agent != tc.agent || name != tc.name || ok != tc.ok {
-			t.Errorf("hookArgs(%q) = %q, %q, %v", tc.args, agent, name, ok)
-		}
-	}
-}
-
 // For every agent whose replies the gate queues, reply reads what the
 // agent's adapter decodes — session, transcript, cwd, project directory —
 // so the reject path queues the same task in the gate and in the full

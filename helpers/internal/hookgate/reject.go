@@ -3,48 +3,35 @@ package hookgate
 // The reject rule, in one place: a capture-only event (a tool ran, a
 // reply) whose payload holds no typed prefix has nothing to capture, and
 // the hook answers it with nothing, but for a reply, whose session is
-// queued for the personal session pipeline. This package's init runs it
-// before the program's heavy packages are initialised; the full hook
+// queued for the personal session pipeline. The rule is package judge's,
+// whose init answers a tool's output; this package's init queues a
+// reply's session, both before the program's heavy packages are
+// initialised; the full hook
 // (package session/record) runs the same [Run] for the calls the init did
 // not judge (cairn --dir P hook, a test calling cli.Main).
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/event"
+	"github.com/cairn-dev/cairn/helpers/internal/hookgate/judge"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline/queue"
-	"github.com/cairn-dev/cairn/helpers/internal/typed"
 	"github.com/cairn-dev/cairn/helpers/internal/userconf"
 )
 
-// Verdict is what the rule says of an event's payload.
-type Verdict int
+// Verdict is what the rule says of an event's payload ([judge.Verdict]).
+type Verdict = judge.Verdict
 
-// Verdicts.
+// Verdicts ([judge.Verdict]'s).
 const (
-	// Capture: the event is not capture-only, or its payload may hold a
-	// typed prefix; the full hook decodes and answers it.
-	Capture Verdict = iota
-	// Nothing: a JSON object without a typed prefix; nothing to capture.
-	Nothing
-	// Invalid: no typed prefix, and not a JSON object; the full hook
-	// reports it.
-	Invalid
+	Capture = judge.Capture
+	Nothing = judge.Nothing
+	Invalid = judge.Invalid
 )
 
-// Judge applies the rule to a payload of an event of kind.
-func Judge(kind event.Kind, payload []byte) Verdict {
-	if !kind.CaptureOnly() || typed.MightContain(string(payload)) {
-		return Capture
-	}
-	if t := bytes.TrimSpace(payload); len(t) == 0 || t[0] != '{' || !json.Valid(t) {
-		return Invalid
-	}
-	return Nothing
-}
+// Judge applies the rule to a payload of an event of kind ([judge.Judge]).
+func Judge(kind event.Kind, payload []byte) Verdict { return judge.Judge(kind, payload) }
 
 // Caller is how a hook reads what the reject path needs of a reply.
 type Caller struct {

@@ -7,27 +7,6 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 )
 
-func TestJudge(t *testing.T) {
-	for _, tc := range []struct {
-		kind    event.Kind
-		payload string
-		want    Verdict
-	}{
-		{event.ToolRan, `{"tool_input":{"command":"go test ./..."}}`, Nothing},
-		{event.Reply, `{"last_assistant_message":"done"}`, Nothing},
-		{event.Reply, `{"last_assistant_message":"DECISION: keep it"}`, Capture},
-		{event.Reply, `not json`, Invalid},
-		{event.Reply, `[1,2]`, Invalid},
-		{event.Reply, `  `, Invalid},
-		{event.Start, `{"source":"startup"}`, Capture}, // not capture-only
-		{event.Prompt, `not json`, Capture},
-	} {
-		if got := Judge(tc.kind, []byte(tc.payload)); got != tc.want {
-			t.Errorf("Judge(%v, %q) = %v, want %v", tc.kind, tc.payload, got, tc.want)
-		}
-	}
-}
-
 // Only a reply with nothing to capture is decoded, and only one with a
 // transcript is queued (here: the pipeline is off, so nothing is written).
 func TestRunDecodesOnlyRejectedReplies(t *testing.T) {
