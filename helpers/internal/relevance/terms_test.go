@@ -195,3 +195,19 @@ func TestWindowsAndTogether(t *testing.T) {
 		t.Errorf("without synonyms: %v %v", pos, held)
 	}
 }
+
+// A stop word of a note holds no term, though the crude stem would match
+// it ("them" is "theme" less its e).
+func TestPositionsSkipStopWords(t *testing.T) {
+	e := knowledge.Entry{Content: "The update broke them; the theme is fine."}
+	pos, held := Positions(e, []string{"theme", "update"}, false)
+	want := map[int][]int{1: {1}, 5: {0}}
+	if len(pos) != len(want) {
+		t.Fatalf("Positions = %v %v, want the words at 1 and 5 only", pos, held)
+	}
+	for i, p := range pos {
+		if !reflect.DeepEqual(held[i], want[p]) {
+			t.Errorf("word %d holds %v, want %v", p, held[i], want[p])
+		}
+	}
+}
