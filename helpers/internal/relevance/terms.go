@@ -507,14 +507,14 @@ func BestWindow(pos []int, held [][]int, weights []float64, window int) float64 
 	return best
 }
 
-// Together counts the places where two different terms stand at most two
+// Together counts the places where two different terms stand at most gap
 // words apart in an entry's content, from [Positions]' pos and held: the
 // query's words read together (load board, signed URL), not scattered
 // over a long note's topics.
-func Together(pos []int, held [][]int) int {
+func Together(pos []int, held [][]int, gap int) int {
 	n := 0
 	for i := 1; i < len(pos); i++ {
-		if pos[i]-pos[i-1] <= 2 && !slices.Equal(held[i], held[i-1]) {
+		if pos[i]-pos[i-1] <= gap && !slices.Equal(held[i], held[i-1]) {
 			n++
 		}
 	}

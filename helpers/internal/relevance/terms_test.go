@@ -181,7 +181,7 @@ func TestWindowsAndTogether(t *testing.T) {
 	if len(pos) != 6 {
 		t.Fatalf("Positions = %v %v", pos, held)
 	}
-	if n := Together(pos, held); n != 2 { // load board, signed url
+	if n := Together(pos, held, 2); n != 2 { // load board, signed url
 		t.Errorf("Together = %d, want 2", n)
 	}
 	w := []float64{1, 2, 4, 8, 16}
