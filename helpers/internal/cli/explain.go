@@ -24,6 +24,8 @@ type explanation struct {
 	// Gate is the confidence gate's verdict: which hit let the query
 	// through, or why nothing did (absent for --recent).
 	Gate *rank.Gate `json:"gate,omitempty"`
+	// Knobs are the values ranking ran with (see [rank.Knobs]).
+	Knobs []rank.Knob `json:"knobs"`
 }
 
 // explainedHit is one hit and why: the entry in the form of every --json
@@ -54,7 +56,7 @@ type termMatch struct {
 // in their order; fields[i] are the fields of hits[i] each term matched
 // (see [index.Index.Fields]).
 func explain(q rank.Query, a relevance.Analysis, hits []rank.Hit, fields []map[string][]string, g *rank.Gate) explanation {
-	x := explanation{Query: q.Text, Analysis: a, Order: "score", Hits: []explainedHit{}, Gate: g}
+	x := explanation{Query: q.Text, Analysis: a, Order: "score", Hits: []explainedHit{}, Gate: g, Knobs: rank.Default.List()}
 	if q.NewestFirst {
 		x.Order = "newest"
 	}
@@ -99,8 +101,14 @@ func printExplanation(w io.Writer, x explanation) {
 	if x.Order == "newest" {
 		fmt.Fprintln(w, "  order: newest first (--recent); the priors do not apply")
 	} else {
-		fmt.Fprintln(w, "  order: score = bm25 (content x10, tags x5, identifiers x4, type x2) x priors x proximity")
+		c := rank.Default.Columns
+		fmt.Fprintf(w, "  order: score = bm25 (content x%g, tags x%g, identifiers x%g, type x%g) x priors x proximity\n", c.Content, c.Tags, c.Idents, c.Type)
 	}
+	var ks []string
+	for _, k := range x.Knobs {
+		ks = append(ks, k.Name+"="+k.Value)
+	}
+	fmt.Fprintf(w, "  knobs: %s\n", strings.Join(ks, " "))
 	if g := x.Gate; g != nil {
 		verdict := "stopped the query"
 		if g.Passed {

@@ -4,12 +4,15 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/rank"
 )
 
 // runCairn runs cairn with args and returns its stdout, failing the test
@@ -84,5 +87,43 @@ func TestExplainKeepsRecallOrder(t *testing.T) {
 	}
 	if n < 20 || nonEmpty < n/2 {
 		t.Fatalf("%d queries, %d answered: the evaluation set did not load", n, nonEmpty)
+	}
+}
+
+// TestExplainPrintsTheKnobs: --explain prints ranking's knobs from
+// rank.Default, so a changed value shows, in the knob list, the order line
+// and the gate's need.
+func TestExplainPrintsTheKnobs(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, knowledge.DirName), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	log := `{"key":"fact-config-aaaaaa","type":"fact","content":"parseConfig reads the config file once at startup.","source":"agent","tags":["config"],"ts":1}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, knowledge.DirName, knowledge.LogName), []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	saved := rank.Default
+	t.Cleanup(func() { rank.Default = saved })
+	for _, share := range []float64{0.16, 0.37} {
+		rank.Default.GateShare = share
+		rank.Default.Columns.Tags = share * 10
+		out := string(runCairn(t, dir, "recall", "--explain", "--dir", dir, "--", "parse config"))
+		for _, want := range []string{
+			fmt.Sprintf("gate.share=%g ", share),
+			fmt.Sprintf("bm25.tags=%g ", share*10),
+			fmt.Sprintf("tags x%g,", share*10),
+			fmt.Sprintf("needs %.2f)", share),
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("GateShare %g: --explain lacks %q:\n%s", share, want, out)
+			}
+		}
+		var x explanation
+		if err := json.Unmarshal(runCairn(t, dir, "recall", "--explain", "--json", "--dir", dir, "--", "parse config"), &x); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(x.Knobs, rank.Knob{Name: "gate.share", Value: fmt.Sprint(share)}) {
+			t.Errorf("GateShare %g: --explain --json knobs %v", share, x.Knobs)
+		}
 	}
 }

@@ -95,13 +95,17 @@ type testQuery struct {
 	Narrow        Narrow
 }
 
+// testWeights weigh the columns as a ranking would: content above tags.
+// (Ranking's own are package rank's knobs.)
+var testWeights = Weights{Content: 10, Tags: 5, Type: 2, Idents: 4}
+
 // searchErr answers q from the cache's candidates alone, unranked by any
-// prior (package rank ranks them).
+// prior (package rank ranks them), with testWeights.
 func searchErr(ix *Index, q testQuery) ([]Candidate, error) {
 	if q.Limit == 0 {
 		q.Limit = 10
 	}
-	f := Filter{Type: q.Type, All: q.All, Inactive: q.Inactive, Narrow: q.Narrow}
+	f := Filter{Type: q.Type, All: q.All, Inactive: q.Inactive, Narrow: q.Narrow, Weights: testWeights}
 	terms := relevance.Terms(q.Text)
 	if q.Text != "" && len(terms) == 0 {
 		return nil, nil

@@ -13,17 +13,28 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/relevance"
 )
 
-// Column weights for bm25: content matters most, then tags, then the type.
-// SQLite's bm25 is better when more negative, so positive weights rank
-// matches in the more important column first.
-const (
-	weightContent = 10.0
-	weightTags    = 5.0
-	weightType    = 2.0
-	weightIdents  = 4.0
-)
+// Weights are how bm25 weighs a match by the column it is in. Their
+// values are ranking's knobs (package rank's Knobs.Columns), passed in
+// with each read; zero weighs every column 1. SQLite's bm25 is better when
+// more negative, so positive weights rank matches in the more important
+// column first.
+type Weights struct {
+	Content float64 `knob:"content"`
+	Tags    float64 `knob:"tags"`
+	Type    float64 `knob:"type"`
+	Idents  float64 `knob:"identifiers"`
+}
 
-// Filter selects entries of the cache.
+// bm25 is the SQL expression of the weighted bm25 of a full-text match.
+func (w Weights) bm25() string {
+	if w == (Weights{}) {
+		return "bm25(fts)"
+	}
+	return fmt.Sprintf("bm25(fts, %g, %g, %g, %g)", w.Content, w.Tags, w.Type, w.Idents)
+}
+
+// Filter selects entries of the cache, and says how a match of them is
+// scored.
 type Filter struct {
 	Type     string // only this type
 	All      bool   // include the archive
@@ -31,6 +42,8 @@ type Filter struct {
 	// Narrow keeps only the entries that match each of its fields set
 	// (see [Narrow]).
 	Narrow Narrow
+	// Weights weigh a match's columns in its BM25 (see [Weights]).
+	Weights Weights
 }
 
 // Candidate is an entry a read of the cache selected, with what the cache
@@ -122,7 +135,7 @@ func (ix *Index) Newest(terms []string, f Filter, skip, limit int) ([]Candidate,
 	if err != nil || expr == "" {
 		return nil, err
 	}
-	return ix.readCandidates(joinedMatches(where, "e.ts DESC, e.key")+" OFFSET ?", append(append([]any{expr}, args...), limit, max(skip, 0))...)
+	return ix.readCandidates(joinedMatches(f.Weights, where, "e.ts DESC, e.key")+" OFFSET ?", append(append([]any{expr}, args...), limit, max(skip, 0))...)
 }
 
 // Selected counts the entries f selects: all of them, or with terms those
@@ -166,7 +179,7 @@ func (ix *Index) Matches(terms []string, f Filter, need, max int, wanted func(bm
 		}
 	}
 	where, args := filters(f)
-	rows, err := ix.db.Query(joinedMatches(where, "score DESC"), append(append([]any{expr}, args...), max)...)
+	rows, err := ix.db.Query(joinedMatches(f.Weights, where, "score DESC"), append(append([]any{expr}, args...), max)...)
 	if err != nil {
 		return dbErr("search cache", err)
 	}
@@ -198,11 +211,11 @@ func (ix *Index) Matches(terms []string, f Filter, need, max int, wanted func(bm
 // joinedMatches is the statement that selects the entries (with the
 // conditions where) matching an expression, ordered by order, with a
 // limit: json, archived, BM25, effect, note and id.
-func joinedMatches(where []string, order string) string {
+func joinedMatches(w Weights, where []string, order string) string {
 	// Ordered by the selected column, so bm25 runs once a row.
 	return fmt.Sprintf(`SELECT e.json, e.archived, -%s AS score, coalesce(v.effect,''), coalesce(v.note,''), e.id
 FROM fts JOIN entries e ON e.id = fts.rowid `+verdictJoin+`
-WHERE %s ORDER BY %s LIMIT ?`, bm25Expr, strings.Join(append([]string{"fts MATCH ?"}, where...), " AND "), order)
+WHERE %s ORDER BY %s LIMIT ?`, w.bm25(), strings.Join(append([]string{"fts MATCH ?"}, where...), " AND "), order)
 }
 
 // readCandidates runs stmt, which selects an entry's json, archived,
@@ -356,8 +369,6 @@ func (ix *Index) group(q string, dst map[string]int) error {
 	return rows.Err()
 }
 
-var bm25Expr = fmt.Sprintf("bm25(fts, %g, %g, %g, %g)", weightContent, weightTags, weightType, weightIdents)
-
 // maxScored bounds how many matching entries one query scores with bm25,
 // whatever the size of the log: scoring is the cost of a query, and a term
 // that matches thousands of entries says little about any of them.
@@ -457,7 +468,7 @@ func (ix *Index) countUpTo(expr string, max int) (int, error) {
 // false when f dropped so many that fewer than need remain of a full
 // max, and the joined statement must decide.
 func (ix *Index) bestFirst(expr string, f Filter, need, max int, wanted func(float64) bool, yield func(Candidate)) (seen map[int64]bool, done bool, err error) {
-	top, err := ix.bestIDs(expr, max)
+	top, err := ix.bestIDs(expr, f.Weights, max)
 	if err != nil {
 		return nil, false, err
 	}
@@ -499,9 +510,9 @@ type scoredID struct {
 }
 
 // bestIDs returns the max best matches of expr by BM25, best first.
-func (ix *Index) bestIDs(expr string, max int) ([]scoredID, error) {
+func (ix *Index) bestIDs(expr string, w Weights, max int) ([]scoredID, error) {
 	// Ordered by the selected column, so bm25 runs once a row, not twice.
-	rows, err := ix.db.Query(`SELECT rowid, -`+bm25Expr+` AS score FROM fts WHERE fts MATCH ? ORDER BY score DESC LIMIT ?`, expr, max)
+	rows, err := ix.db.Query(`SELECT rowid, -`+w.bm25()+` AS score FROM fts WHERE fts MATCH ? ORDER BY score DESC LIMIT ?`, expr, max)
 	if err != nil {
 		return nil, dbErr("search cache", err)
 	}

@@ -7,22 +7,16 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/relevance"
 )
 
-// The confidence gate: a query answers only when one of its gateHits best
-// matches holds, within gateWindow words, at least gateShare of the weight
-// of the query's words, each word weighing by its rarity in the log (see
-// [GateWord]). A question about something the log does not cover still
-// shares common words with it (error, test, driver, build), often spread
-// over a long note's unrelated topics; its distinctive words, the heavy
-// ones, are in no entry. An answer holds the rare words of its question,
-// in one place.
-const (
-	gateHits   = 3
-	gateShare  = 0.16
-	gateWindow = 40
-	// dfCap bounds the count of a word's entries: past it a word is
-	// common, and counting on costs time without changing the verdict.
-	dfCap = 200
-)
+// The confidence gate: a query answers only when one of its GateHits best
+// matches holds, within GateWindow words, at least GateShare of the
+// weight of the query's words (see [Knobs]), each word weighing by its
+// rarity in the log (see [GateWord]). A question about something the log
+// does not cover still shares common words with it (error, test, driver,
+// build), often spread over a long note's unrelated topics; its
+// distinctive words, the heavy ones, are in no entry. An answer holds the
+// rare words of its question, in one place. GateDFCap bounds the count of
+// a word's entries: past it a word is common, and counting on costs time
+// without changing the verdict.
 
 // Gate is the confidence gate's verdict on a query.
 type Gate struct {
@@ -41,7 +35,7 @@ type Gate struct {
 
 // GateWord is a word of the query and its weight: (ln(1 + N/(df+1)))² for
 // a word in df of the N entries (df counts the word's synonyms too, and
-// stops at dfCap). Squared, one rare word outweighs several common ones.
+// stops at GateDFCap). Squared, one rare word outweighs several common ones.
 type GateWord struct {
 	Word   string  `json:"word"`
 	DF     int     `json:"df"`
@@ -50,7 +44,7 @@ type GateWord struct {
 
 // gate weighs terms (the query's words without its joined identifiers,
 // see [relevance.GateTerms]) by their rarity in the cache and checks the
-// best gateHits of hits against them. A term is held where an entry's
+// best GateHits of hits against them. A term is held where an entry's
 // word has its stem or a synonym's (see [relevance.Positions]). Unless
 // weigh is set (for explain), the words are counted in the cache only
 // when the verdict needs their weights: a best hit that holds every word
@@ -58,7 +52,8 @@ type GateWord struct {
 // longer query) fails, whatever they weigh. A context (see
 // [Query.Context]) passes when one of the best hits holds two words.
 func gate(ix *index.Index, hits []Hit, terms []string, weigh, context bool) (Gate, error) {
-	g := Gate{Need: gateShare, Words: []GateWord{}}
+	k := Default
+	g := Gate{Need: k.GateShare, Words: []GateWord{}}
 	if len(hits) == 0 {
 		g.Why = "nothing matches"
 		return g, nil
@@ -67,7 +62,7 @@ func gate(ix *index.Index, hits []Hit, terms []string, weigh, context bool) (Gat
 		pos  []int
 		held [][]int
 	}
-	best := hits[:min(gateHits, len(hits))]
+	best := hits[:min(k.GateHits, len(hits))]
 	found := make([]heldWords, len(best))
 	ones := make([]float64, len(terms))
 	for i := range ones {
@@ -76,9 +71,9 @@ func gate(ix *index.Index, hits []Hit, terms []string, weigh, context bool) (Gat
 	all, some := "", false
 	for i, h := range best {
 		found[i].pos, found[i].held = relevance.Positions(h.Entry, terms, true)
-		if int(relevance.BestWindow(found[i].pos, found[i].held, ones, math.MaxInt)) >= min(2, len(terms)) {
+		if int(relevance.BestWindow(found[i].pos, found[i].held, ones, math.MaxInt)) >= min(k.GateWords, len(terms)) {
 			some = true
-			if all == "" && int(relevance.BestWindow(found[i].pos, found[i].held, ones, gateWindow)) == len(terms) {
+			if all == "" && int(relevance.BestWindow(found[i].pos, found[i].held, ones, k.GateWindow)) == len(terms) {
 				all = h.Entry.Key
 			}
 		}
@@ -106,12 +101,12 @@ func gate(ix *index.Index, hits []Hit, terms []string, weigh, context bool) (Gat
 	weights := make([]float64, len(terms))
 	var total float64
 	for i, t := range terms {
-		df, err := ix.DocFreq(t, dfCap)
+		df, err := ix.DocFreq(t, k.GateDFCap)
 		if err != nil {
 			return g, err
 		}
 		for _, s := range relevance.Synonyms(t) {
-			sdf, err := ix.DocFreq(s, dfCap)
+			sdf, err := ix.DocFreq(s, k.GateDFCap)
 			if err != nil {
 				return g, err
 			}
@@ -126,10 +121,10 @@ func gate(ix *index.Index, hits []Hit, terms []string, weigh, context bool) (Gat
 		if total == 0 {
 			break
 		}
-		share := relevance.BestWindow(found[i].pos, found[i].held, weights, gateWindow) / total
+		share := relevance.BestWindow(found[i].pos, found[i].held, weights, k.GateWindow) / total
 		words := relevance.BestWindow(found[i].pos, found[i].held, ones, math.MaxInt)
 		g.Share = max(g.Share, share)
-		if g.By == "" && share >= gateShare && int(words) >= min(2, len(terms)) {
+		if g.By == "" && share >= k.GateShare && int(words) >= min(k.GateWords, len(terms)) {
 			g.By = h.Entry.Key
 		}
 	}

@@ -50,7 +50,7 @@ func TestGateWeighsRareWordsTogether(t *testing.T) {
 				t.Errorf("%q: gate %+v, %d hits; want passed %v", tc.query, g, len(hits), tc.passed)
 				continue
 			}
-			if tc.passed && g.By == "" || !tc.passed && g.By != "" || g.Need != gateShare {
+			if tc.passed && g.By == "" || !tc.passed && g.By != "" || g.Need != Default.GateShare {
 				t.Errorf("%q: by %q need %v", tc.query, g.By, g.Need)
 			}
 		}
@@ -83,7 +83,7 @@ func TestProximityLiftsWordsTogether(t *testing.T) {
 	if got := keys(hits); len(got) != 2 || got[0] != "fact-together-bbbbbb" {
 		t.Fatalf("order: %v", got)
 	}
-	if hits[0].Proximity != 1+proximityBonus || hits[1].Proximity != 1 {
+	if hits[0].Proximity != 1+Default.ProximityBonus || hits[1].Proximity != 1 {
 		t.Errorf("proximity: %v, %v", hits[0].Proximity, hits[1].Proximity)
 	}
 	// One word: nothing to stand together.

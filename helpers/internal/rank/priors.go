@@ -8,21 +8,18 @@ import (
 )
 
 // Priors scale a match's bm25 score by what is known of the entry beyond
-// its words. Each is kept only because the evaluation set says it helps
-// (see testdata/eval/README.md): the status priors lift the curated
-// queries' MRR from 0.877 to 0.917 and lower no overall figure. Measured
-// and left out: a boost for newer entries and one for must-check and
-// decision entries (both cost recall@5 and answered a negative query).
-// Flags are the exception: an entry that sanitize found doubtful ranks
-// lower whatever the figures, because showing it first would mislead.
-const (
-	priorCanonical   = 1.25 // curation kept it for its cluster of duplicates
-	priorNeedsReview = 0.7  // every file it names is gone, or sanitize doubts it
-)
+// its words (their values are [Knobs]). Each is kept only because the
+// evaluation set says it helps (see testdata/eval/README.md): the status
+// priors lift the curated queries' MRR from 0.877 to 0.917 and lower no
+// overall figure. Measured and left out: a boost for newer entries and
+// one for must-check and decision entries (both cost recall@5 and
+// answered a negative query). Flags are the exception: an entry that
+// sanitize found doubtful ranks lower whatever the figures, because
+// showing it first would mislead.
 
 // MaxPrior is the greatest factor Prior returns: a match whose score times
 // MaxPrior is below another's cannot overtake it.
-const MaxPrior = priorCanonical
+func MaxPrior() float64 { return max(1, Default.PriorCanonical) }
 
 // Prior is the factor for entry e's score, with effect the audit's verdict
 // on its line ("" when none; see [audit.EffectFlagged]).
@@ -30,12 +27,12 @@ func Prior(e knowledge.Entry, effect string) float64 {
 	f := 1.0
 	switch e.Status {
 	case knowledge.StatusCanonical:
-		f *= priorCanonical
+		f *= Default.PriorCanonical
 	case knowledge.StatusNeedsReview:
-		f *= priorNeedsReview
+		f *= Default.PriorNeedsReview
 	}
 	if effect == audit.EffectFlagged {
-		f *= priorNeedsReview
+		f *= Default.PriorFlagged
 	}
 	return f
 }
@@ -56,9 +53,9 @@ func Factors(e knowledge.Entry, effect string) []Factor {
 	status := Factor{Name: "status", Value: e.Status, Factor: 1, Why: "no curation status"}
 	switch e.Status {
 	case knowledge.StatusCanonical:
-		status.Factor, status.Why = priorCanonical, "curation kept it for its cluster of duplicates"
+		status.Factor, status.Why = Default.PriorCanonical, "curation kept it for its cluster of duplicates"
 	case knowledge.StatusNeedsReview:
-		status.Factor, status.Why = priorNeedsReview, "curation marked it for review"
+		status.Factor, status.Why = Default.PriorNeedsReview, "curation marked it for review"
 	case "":
 		status.Value = "active"
 	default:
@@ -69,7 +66,7 @@ func Factors(e knowledge.Entry, effect string) []Factor {
 		verdict.Value, verdict.Why = effect, "sanitize's verdict on this machine"
 	}
 	if effect == audit.EffectFlagged {
-		verdict.Factor, verdict.Why = priorNeedsReview, "sanitize doubts it, and a flag ranks lower"
+		verdict.Factor, verdict.Why = Default.PriorFlagged, "sanitize doubts it, and a flag ranks lower"
 	}
 	return []Factor{
 		status,

@@ -14,11 +14,11 @@ func TestPrior(t *testing.T) {
 		want                float64
 	}{
 		{"", "", "learned", 1},
-		{knowledge.StatusCanonical, "", "learned", priorCanonical},
-		{knowledge.StatusNeedsReview, "", "learned", priorNeedsReview},
-		{"", audit.EffectFlagged, "learned", priorNeedsReview},
-		{knowledge.StatusCanonical, audit.EffectFlagged, "learned", priorCanonical * priorNeedsReview},
-		{knowledge.StatusNeedsReview, audit.EffectFlagged, "learned", priorNeedsReview * priorNeedsReview},
+		{knowledge.StatusCanonical, "", "learned", Default.PriorCanonical},
+		{knowledge.StatusNeedsReview, "", "learned", Default.PriorNeedsReview},
+		{"", audit.EffectFlagged, "learned", Default.PriorFlagged},
+		{knowledge.StatusCanonical, audit.EffectFlagged, "learned", Default.PriorCanonical * Default.PriorFlagged},
+		{knowledge.StatusNeedsReview, audit.EffectFlagged, "learned", Default.PriorNeedsReview * Default.PriorFlagged},
 		// The type of an entry does not move it.
 		{"", "", "must-check", 1},
 		{"", "", "decision", 1},

@@ -41,7 +41,7 @@ type Query struct {
 }
 
 func (q Query) filter() index.Filter {
-	return index.Filter{Type: q.Type, All: q.All, Inactive: q.Inactive, Narrow: q.Narrow}
+	return index.Filter{Type: q.Type, All: q.All, Inactive: q.Inactive, Narrow: q.Narrow, Weights: Default.Columns}
 }
 
 // Hit is one entry found, with its relevance (higher is better; 0 when the
@@ -182,7 +182,7 @@ func searchGate(ix *index.Index, q Query, explain bool) ([]Hit, *Gate, error) {
 		return hits, nil, err
 	}
 	wide := q
-	wide.Limit = max(q.Limit, proximityPool)
+	wide.Limit = max(q.Limit, Default.ProximityPool)
 	hits, err := best(ix, terms, wide)
 	if err != nil {
 		return nil, nil, err
@@ -235,7 +235,7 @@ func best(ix *index.Index, terms []string, q Query) ([]Hit, error) {
 			return true
 		}
 		sortHits(hits)
-		return bm25*MaxPrior >= hits[q.Limit-1].Score
+		return bm25*MaxPrior() >= hits[q.Limit-1].Score
 	}
 	err := ix.Matches(terms, q.filter(), q.Limit, candidates(q.Limit), wanted, func(c index.Candidate) {
 		hits = append(hits, Hit{Entry: c.Entry, Score: c.BM25 * Prior(c.Entry, c.Effect), Archived: c.Archived, Effect: c.Effect})
@@ -249,7 +249,7 @@ func best(ix *index.Index, terms []string, q Query) ([]Hit, error) {
 
 // candidates is how many of the best BM25 matches are read for a query
 // that shows limit: enough for the priors to lift a lower match into view.
-func candidates(limit int) int { return limit*3 + 20 }
+func candidates(limit int) int { return limit*Default.CandidatesPer + Default.CandidatesMore }
 
 // sortHits orders hits best first; equal scores keep their order.
 func sortHits(hits []Hit) {
@@ -283,23 +283,17 @@ func fill(hits, more []Hit, limit int) []Hit {
 	return hits
 }
 
-// proximityPool is how many of the best matches the proximity bonus
-// reorders: the first page of any answer.
-const proximityPool = 10
-
-// proximityBonus is the most the proximity bonus multiplies a score by.
-const proximityBonus = 0.5
-
 // proximity lifts each of hits by how often two of terms stand together in
-// its content (see [relevance.Together]): up to 1+proximityBonus when
-// there are as many such places as terms less one. A long note that
+// its content (see [relevance.Together]; [Knobs] ProximityGap, over the
+// best ProximityPool matches): up to 1+ProximityBonus when there are as
+// many such places as terms less one. A long note that
 // holds the query's words in different topics falls behind the one that
 // says them in one place. It returns the best limit.
 func proximity(hits []Hit, terms []string, limit int) []Hit {
 	if len(terms) > 1 {
 		for i := range hits {
 			pos, held := relevance.Positions(hits[i].Entry, terms, false)
-			f := 1 + proximityBonus*min(1, float64(relevance.Together(pos, held))/float64(len(terms)-1))
+			f := 1 + Default.ProximityBonus*min(1, float64(relevance.Together(pos, held, Default.ProximityGap))/float64(len(terms)-1))
 			hits[i].Score *= f
 			hits[i].Proximity = f
 		}

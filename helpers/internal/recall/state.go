@@ -8,6 +8,7 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/anchor"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/rank"
 	"github.com/cairn-dev/cairn/helpers/internal/relevance"
 )
 
@@ -161,12 +162,13 @@ func PruneShown(s *knowledge.Store, now time.Time) error {
 }
 
 // StronglyRelevant is the bar for per-prompt recall: at least two of the
-// prompt's terms, and at least a quarter of them, appear in the entry. A
+// prompt's terms, and at least a quarter of them, appear in the entry
+// (ranking's knobs PromptTerms and PromptShare, see [rank.Knobs]). A
 // prompt is prose, so most of its words are about the request, not the
 // topic; two shared topic words is what sets a real match apart.
 func StronglyRelevant(e knowledge.Entry, terms []string) bool {
 	matched, share := relevance.Coverage(e, terms)
-	return matched >= 2 && share >= 0.25
+	return matched >= rank.Default.PromptTerms && share >= rank.Default.PromptShare
 }
 
 // Mentions reports whether e covers at least one of the query's terms.

@@ -418,7 +418,8 @@ func stem(w string) string {
 }
 
 // Positions lists, for each word of an entry's content in order, the
-// indexes of terms it holds (as [Covered] counts a term held; a term's
+// indexes of terms it holds (as [Covered] counts a term held, stop words
+// holding none; a term's
 // group of synonyms counts as the term when synonyms is set), and after
 // them, as one more position, those its tags hold. Words that hold no
 // term are left out; pos is each listed word's place in the content.
@@ -455,6 +456,12 @@ func Positions(e knowledge.Entry, terms []string, synonyms bool) (pos []int, hel
 	}
 	n := 0
 	for _, w := range strings.FieldsFunc(e.Content, notWordRune) {
+		// A stop word holds no term, as the index never matches one to a
+		// query's word: the crude stem would make "them" hold "theme".
+		if stopWords()[strings.ToLower(w)] {
+			n++
+			continue
+		}
 		if m := match(w); m != nil {
 			pos = append(pos, n)
 			held = append(held, m)
@@ -500,14 +507,14 @@ func BestWindow(pos []int, held [][]int, weights []float64, window int) float64 
 	return best
 }
 
-// Together counts the places where two different terms stand at most two
+// Together counts the places where two different terms stand at most gap
 // words apart in an entry's content, from [Positions]' pos and held: the
 // query's words read together (load board, signed URL), not scattered
 // over a long note's topics.
-func Together(pos []int, held [][]int) int {
+func Together(pos []int, held [][]int, gap int) int {
 	n := 0
 	for i := 1; i < len(pos); i++ {
-		if pos[i]-pos[i-1] <= 2 && !slices.Equal(held[i], held[i-1]) {
+		if pos[i]-pos[i-1] <= gap && !slices.Equal(held[i], held[i-1]) {
 			n++
 		}
 	}

@@ -181,7 +181,7 @@ func TestWindowsAndTogether(t *testing.T) {
 	if len(pos) != 6 {
 		t.Fatalf("Positions = %v %v", pos, held)
 	}
-	if n := Together(pos, held); n != 2 { // load board, signed url
+	if n := Together(pos, held, 2); n != 2 { // load board, signed url
 		t.Errorf("Together = %d, want 2", n)
 	}
 	w := []float64{1, 2, 4, 8, 16}
@@ -193,5 +193,21 @@ func TestWindowsAndTogether(t *testing.T) {
 	}
 	if pos, held := Positions(e, terms, false); BestWindow(pos, held, w, 1<<30) != 15+16 { // the tag holds db itself
 		t.Errorf("without synonyms: %v %v", pos, held)
+	}
+}
+
+// A stop word of a note holds no term, though the crude stem would match
+// it ("them" is "theme" less its e).
+func TestPositionsSkipStopWords(t *testing.T) {
+	e := knowledge.Entry{Content: "The update broke them; the theme is fine."}
+	pos, held := Positions(e, []string{"theme", "update"}, false)
+	want := map[int][]int{1: {1}, 5: {0}}
+	if len(pos) != len(want) {
+		t.Fatalf("Positions = %v %v, want the words at 1 and 5 only", pos, held)
+	}
+	for i, p := range pos {
+		if !reflect.DeepEqual(held[i], want[p]) {
+			t.Errorf("word %d holds %v, want %v", p, held[i], want[p])
+		}
 	}
 }
