@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -251,5 +252,51 @@ func TestPersonalPagesExports(t *testing.T) {
 	last := get(t, s, "/personal?exports=3").Body.String()
 	if got := strings.Count(last, `<li><a href="/personal/export?name=`); got != 21 || !strings.Contains(last, "101–121 of 121") {
 		t.Errorf("the last page of exports lists %d:\n%.3000s", got, last)
+	}
+}
+
+// The wiki's lists are paged 50 at a time with their totals: the index's
+// rows (page=N) and the articles (articles=N) apart, lint's findings,
+// and the articles linking to one.
+func TestWikiListsArePaged(t *testing.T) {
+	p := seed(t)
+	front := "---\ntitle: N\nsources: []\ncreated: 2026-05-01\nupdated: 2026-05-02\n---\n"
+	var index strings.Builder
+	index.WriteString("# Index\n\n| Article | Summary |\n|---|---|\n")
+	for i := range 120 {
+		// Each links to alpha and to a page that does not exist: a
+		// backlink and a finding apiece.
+		writeFile(t, filepath.Join(p.Store.Dir, "wiki", "concepts", fmt.Sprintf("n%03d.md", i)), front+"[[alpha]] and [[nowhere-"+fmt.Sprint(i)+"]]\n")
+		fmt.Fprintf(&index, "| [[concepts/n%03d]] | number %d |\n", i, i)
+	}
+	writeFile(t, filepath.Join(p.Store.Dir, "wiki", "index.md"), index.String())
+	s := newServer(t, p)
+	for _, tc := range []struct {
+		path, rows, pager string
+		want              int
+	}{
+		{"/wiki/team/", `<tr><td><a href="/wiki/team/page/`, "1–50 of 120", 50},
+		{"/wiki/team/?page=3", `<tr><td><a href="/wiki/team/page/`, "101–120 of 120", 20},
+		{"/wiki/team/", `<li><a href="/wiki/team/page/`, "1–50 of 122", 50},
+		{"/wiki/team/?articles=3", `<li><a href="/wiki/team/page/`, "101–122 of 122", 22},
+		{"/wiki/team/page/concepts/alpha?page=3", `<li><a href="/wiki/team/page/concepts/n`, "101–121 of 121", 21},
+	} {
+		body := get(t, s, tc.path).Body.String()
+		if got := strings.Count(body, tc.rows); got != tc.want {
+			t.Errorf("%s lists %d rows, want %d", tc.path, got, tc.want)
+		}
+		if !strings.Contains(body, tc.pager) {
+			t.Errorf("%s: no pager %q:\n%.3000s", tc.path, tc.pager, body)
+		}
+	}
+	lint := get(t, s, "/wiki/team/lint").Body.String()
+	m := pagerRE.FindStringSubmatch(lint)
+	if got := strings.Count(lint, `<tr class="sev-`); got != 50 || m == nil || m[1] != "1" || m[2] != "50" {
+		t.Errorf("lint lists %d findings, pager %q:\n%.3000s", got, m, lint)
+	} else if n, _ := strconv.Atoi(m[3]); n < 120 {
+		t.Errorf("lint counts %d findings, want at least 120", n)
+	}
+	if !strings.Contains(lint, `href="/wiki/team/lint?page=2"`) {
+		t.Error("lint's findings have no next page")
 	}
 }

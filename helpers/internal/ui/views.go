@@ -458,13 +458,17 @@ var errNoWiki = errors.New("no such wiki: team or personal")
 
 type wikiView struct {
 	Which, Dir string
-	Index      []indexRow
-	Pages      []wiki.Page
+	Index      []indexRow  // the page's rows of index.md
+	Pages      []wiki.Page // the page's articles
 	Page       *wiki.Page
 	Body       template.HTML
-	Backlinks  []string
-	Findings   []wiki.Finding
+	Backlinks  []string       // the page's
+	Findings   []wiki.Finding // the page's
 	Missing    bool
+	// IndexPager pages the index's rows (page=N), PagesPager the articles
+	// (articles=N); Pager the findings of lint and an article's backlinks
+	// (page=N).
+	IndexPager, PagesPager, Pager pager
 }
 
 type indexRow struct {
@@ -507,16 +511,23 @@ func (s *Server) wikiIndexPage(w http.ResponseWriter, r *http.Request) {
 	var p page
 	v, g := s.wikiGraph(r, &p)
 	if g != nil {
-		v.Pages = g.Pages()
+		pages := g.Pages()
+		v.PagesPager = pagerOn(r, "articles", perPage)
+		v.PagesPager.SetTotal(len(pages), false)
+		v.Pages = slice(v.PagesPager, pages)
 		rows, err := wiki.ReadIndex(v.Dir)
 		if err != nil {
 			p.Error = err.Error()
 		}
+		var index []indexRow
 		for _, row := range rows {
 			if a, ok := g.ResolveTarget(row.Path); ok {
-				v.Index = append(v.Index, indexRow{Path: a, Summary: row.Summary})
+				index = append(index, indexRow{Path: a, Summary: row.Summary})
 			}
 		}
+		v.IndexPager = newPager(r, perPage)
+		v.IndexPager.SetTotal(len(index), false)
+		v.Index = slice(v.IndexPager, index)
 	}
 	s.render(w, "wiki", p)
 }
@@ -532,7 +543,10 @@ func (s *Server) wikiPage(w http.ResponseWriter, r *http.Request) {
 			p.Error = "no article " + path
 		} else {
 			v.Page = &pg
-			v.Backlinks = g.Backlinks(pg.Path)
+			back := g.Backlinks(pg.Path)
+			v.Pager = newPager(r, perPage)
+			v.Pager.SetTotal(len(back), false)
+			v.Backlinks = slice(v.Pager, back)
 			v.Body = markdown.Render(pg.Body, func(target string) (string, bool) {
 				a, ok := g.Resolve(pg.Path, wiki.Link{Target: target})
 				if !ok {
@@ -560,7 +574,9 @@ func (s *Server) wikiLintPage(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			p.Error = err.Error()
 		}
-		v.Findings = rep.Findings
+		v.Pager = newPager(r, perPage)
+		v.Pager.SetTotal(len(rep.Findings), false)
+		v.Findings = slice(v.Pager, rep.Findings)
 	}
 	s.render(w, "wikilint", p)
 }
