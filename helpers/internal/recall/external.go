@@ -5,6 +5,8 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
+
+	"github.com/cairn-dev/cairn/helpers/internal/when"
 )
 
 // Entry is an entry as cairn shows it to other programs: the one JSON
@@ -42,7 +44,7 @@ func External(e knowledge.Entry, score float64, archived bool) Entry {
 	}
 	return Entry{
 		Key: inert(e.Key), Type: inert(e.Type), Content: inert(e.Content), Score: RoundScore(score), TS: e.TS,
-		Date: time.Unix(e.TS, 0).UTC().Format("2006-01-02"), Status: inert(status), Tags: untrusted.ForAgentAll(e.Tags),
+		Date: when.MachineDay(time.Unix(e.TS, 0)), Status: inert(status), Tags: untrusted.ForAgentAll(e.Tags),
 		Bead: inert(e.Bead), Author: inert(e.Author), Branch: inert(e.Branch), Commit: inert(e.Commit),
 		Files: untrusted.ForAgentAll(e.Files), Session: inert(e.Session), Archived: archived, Note: inert(e.Note),
 		Untrusted: true,
