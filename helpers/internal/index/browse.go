@@ -103,7 +103,7 @@ func (ix *Index) Weekly(all bool, weeks int) ([]WeekCount, error) {
 		ts := newest.Int64
 		since = (ts/86400-(ts/86400+3)%7)*86400 - int64(weeks-1)*7*86400
 	}
-	rows, err := ix.db.Query(`SELECT `+week+` AS wk, type, author, count(*) FROM entries WHERE +ts >= ? AND `+cond+
+	rows, err := ix.db.Query(`SELECT `+week+` AS wk, type, author, count(*) FROM entries WHERE ts >= ? AND `+cond+
 		` GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`, since)
 	if err != nil {
 		return nil, dbErr("count entries", err)

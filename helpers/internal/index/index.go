@@ -88,15 +88,16 @@ CREATE VIRTUAL TABLE fts USING fts5(
 
 // indexes serve the refolding of a key's lines; newest-first listings,
 // whole and by type (entries_ts covers a listing's order and its filter
-// on archived and status, so a page read from a place, and the count of
-// the entries before it, walk the index alone, not rows in key order
-// scattered through the table); and the counts every write records (entries by
+// on archived and status, and the timeline's type and author, so a page
+// read from a place, the count of the entries before it and the weeks the
+// timeline draws walk the index alone, not rows in key order scattered
+// through the table); and the counts every write records (entries by
 // archived). A build creates them after the rows are in, each in one
 // sort: filled row by row they would take random inserts (lines go in
 // in hash order, entries in key order).
 const indexes = `
 CREATE INDEX lines_key ON lines(key);
-CREATE INDEX entries_ts ON entries(ts, key, archived, status);
+CREATE INDEX entries_ts ON entries(ts, key, archived, status, type, author);
 CREATE INDEX entries_type_ts ON entries(type, ts);
 CREATE INDEX entries_archived ON entries(archived);
 CREATE INDEX entries_anchored ON entries(anchored) WHERE anchored=1;
