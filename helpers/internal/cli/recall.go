@@ -15,6 +15,8 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/relevance"
 	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
 	ucli "github.com/urfave/cli/v2"
+
+	"github.com/cairn-dev/cairn/helpers/internal/when"
 )
 
 func recallCommand(env Env) *ucli.Command {
@@ -151,11 +153,11 @@ func printHit(w io.Writer, h rank.Hit) {
 	if e.Bead != "" {
 		meta = append(meta, "bead: "+inert(e.Bead))
 	}
-	when := time.Unix(e.TS, 0).UTC().Format("2006-01-02")
+	day := when.Day(time.Unix(e.TS, 0))
 	if e.Author != "" {
-		when += " by " + inert(e.Author)
+		day += " by " + inert(e.Author)
 	}
-	meta = append(meta, when)
+	meta = append(meta, day)
 	if e.Status != "" {
 		meta = append(meta, "status: "+inert(e.Status))
 	}

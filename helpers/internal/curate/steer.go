@@ -126,6 +126,7 @@ func Show(p *project.Project, key string) (Shown, error) {
 		}
 	}
 	if last, n, ok := recall.LastShown(p.Store, key); ok {
+		last = last.UTC() // RFC 3339 in UTC in --json
 		sh.LastShown, sh.Sessions = &last, n
 	}
 	return sh, nil

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
+	"github.com/cairn-dev/cairn/helpers/internal/when"
 )
 
 // Entry is an entry as cairn shows it to other programs. The fields of
@@ -62,7 +63,7 @@ func New(e knowledge.Entry, score float64, archived bool) Entry {
 	}
 	return Entry{
 		Key: e.Key, Type: e.Type, Content: e.Content, Score: RoundScore(score), TS: e.TS,
-		Date: time.Unix(e.TS, 0).UTC().Format("2006-01-02"), Status: status,
+		Date: when.MachineDay(time.Unix(e.TS, 0)), Status: status,
 		Tags: list(e.Tags), Source: e.Source, Agent: e.Agent, Bead: e.Bead, Author: e.Author,
 		Branch: e.Branch, Commit: e.Commit, Files: list(e.Files), Blobs: list(e.Blobs), Session: e.Session,
 		Supersedes: e.Supersedes, SupersededBy: e.SupersededBy, MergedFrom: list(e.MergedFrom),

@@ -21,6 +21,28 @@ type Narrow struct {
 	Month string
 }
 
+// Place is an entry's place in a newest-first listing, which orders by
+// ts, newest first, then by key: a page's first or last row, from which
+// the page before or after it is read (keyset paging, which costs the
+// same at any depth; see [Filter]'s Older and Newer).
+type Place struct {
+	TS  int64
+	Key string
+}
+
+// placeConditions adds the conditions of f's places on entries (alias e)
+// to where and args: each bounds ts first, so a read walks entries_ts
+// from the place.
+func (f Filter) placeConditions(where []string, args []any) ([]string, []any) {
+	if p := f.Older; p != nil {
+		where, args = append(where, "e.ts<=?", "(e.ts<? OR e.key>?)"), append(args, p.TS, p.TS, p.Key)
+	}
+	if p := f.Newer; p != nil {
+		where, args = append(where, "e.ts>=?", "(e.ts>? OR e.key<?)"), append(args, p.TS, p.TS, p.Key)
+	}
+	return where, args
+}
+
 // conditions adds n's conditions on entries (alias e) to where and args.
 // A Month that does not parse matches nothing.
 func (n Narrow) conditions(where []string, args []any) ([]string, []any) {
@@ -81,7 +103,7 @@ func (ix *Index) Weekly(all bool, weeks int) ([]WeekCount, error) {
 		ts := newest.Int64
 		since = (ts/86400-(ts/86400+3)%7)*86400 - int64(weeks-1)*7*86400
 	}
-	rows, err := ix.db.Query(`SELECT `+week+` AS wk, type, author, count(*) FROM entries WHERE +ts >= ? AND `+cond+
+	rows, err := ix.db.Query(`SELECT `+week+` AS wk, type, author, count(*) FROM entries WHERE ts >= ? AND `+cond+
 		` GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`, since)
 	if err != nil {
 		return nil, dbErr("count entries", err)

@@ -37,7 +37,7 @@ import (
 
 // schemaVersion changes whenever the schema or what is derived from the log
 // changes; a cache of another version is rebuilt.
-const schemaVersion = "9"
+const schemaVersion = "10"
 
 // FileName is the cache database's name inside .cairn/cache.
 const FileName = "index.db"
@@ -87,13 +87,17 @@ CREATE VIRTUAL TABLE fts USING fts5(
 `
 
 // indexes serve the refolding of a key's lines; newest-first listings,
-// whole and by type; and the counts every write records (entries by
+// whole and by type (entries_ts covers a listing's order and its filter
+// on archived and status, and the timeline's type and author, so a page
+// read from a place, the count of the entries before it and the weeks the
+// timeline draws walk the index alone, not rows in key order scattered
+// through the table); and the counts every write records (entries by
 // archived). A build creates them after the rows are in, each in one
 // sort: filled row by row they would take random inserts (lines go in
 // in hash order, entries in key order).
 const indexes = `
 CREATE INDEX lines_key ON lines(key);
-CREATE INDEX entries_ts ON entries(ts);
+CREATE INDEX entries_ts ON entries(ts, key, archived, status, type, author);
 CREATE INDEX entries_type_ts ON entries(type, ts);
 CREATE INDEX entries_archived ON entries(archived);
 CREATE INDEX entries_anchored ON entries(anchored) WHERE anchored=1;

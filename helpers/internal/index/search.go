@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -44,6 +45,10 @@ type Filter struct {
 	Narrow Narrow
 	// Weights weigh a match's columns in its BM25 (see [Weights]).
 	Weights Weights
+	// Older keeps only the entries after it in the newest-first order
+	// (ts, newest first, then key), Newer only those before it; with
+	// Newer set, [Index.Newest] reads the entries nearest it.
+	Older, Newer *Place
 }
 
 // Candidate is an entry a read of the cache selected, with what the cache
@@ -92,7 +97,7 @@ func filters(f Filter) (where []string, args []any) {
 		args = append(args, f.Type)
 	}
 	where, args = f.Narrow.conditions(where, args)
-	return where, args
+	return f.placeConditions(where, args)
 }
 
 // passes reports whether an entry of archived, status and the audit's
@@ -106,51 +111,95 @@ func (f Filter) passes(archived bool, status, effect string) bool {
 
 // Newest returns up to limit entries f selects, newest first, after the
 // first skip of them: all of them, or with terms those that match at
-// least one.
+// least one. With f.Newer set (and not f.Older) they are the limit
+// entries nearest it, the page before it.
 func (ix *Index) Newest(terms []string, f Filter, skip, limit int) ([]Candidate, error) {
 	where, args := filters(f)
+	order := "e.ts DESC, e.key"
+	back := f.Newer != nil && f.Older == nil
+	if back {
+		order = "e.ts, e.key DESC" // read away from the place, then turned
+	}
+	var cands []Candidate
+	var err error
 	if len(terms) == 0 {
-		for i, w := range where {
-			if w == "e.archived=0" {
-				// Not by the archived index: read newest first through
-				// entries_ts and stop at the limit, rather than sort them all.
-				where[i] = "+e.archived=0"
-			}
-		}
 		cond := "1"
 		if len(where) > 0 {
-			cond = strings.Join(where, " AND ")
+			// Read newest first through entries_ts and stop at the
+			// limit, rather than sort them all.
+			cond = strings.Join(unarchivedByTS(where), " AND ")
 		}
 		if skip > 0 {
 			// A later page: the ids first, so that the rows skipped are
 			// never decoded.
-			return ix.readCandidates(`SELECT e.json, e.archived, 0, coalesce(v.effect,''), coalesce(v.note,''), e.id FROM entries e `+verdictJoin+
-				` WHERE e.id IN (SELECT e.id FROM entries e `+verdictJoin+` WHERE `+cond+` ORDER BY e.ts DESC, e.key LIMIT ? OFFSET ?)`+
-				` ORDER BY e.ts DESC, e.key`, append(args, limit, skip)...)
+			cands, err = ix.readCandidates(`SELECT e.json, e.archived, 0, coalesce(v.effect,''), coalesce(v.note,''), e.id FROM entries e `+verdictJoin+
+				` WHERE e.id IN (SELECT e.id FROM entries e `+verdictJoin+` WHERE `+cond+` ORDER BY `+order+` LIMIT ? OFFSET ?)`+
+				` ORDER BY `+order, append(args, limit, skip)...)
+		} else {
+			cands, err = ix.readCandidates(`SELECT e.json, e.archived, 0, coalesce(v.effect,''), coalesce(v.note,''), e.id FROM entries e `+verdictJoin+
+				` WHERE `+cond+` ORDER BY `+order+` LIMIT ?`, append(args, limit)...)
 		}
-		return ix.readCandidates(`SELECT e.json, e.archived, 0, coalesce(v.effect,''), coalesce(v.note,''), e.id FROM entries e `+verdictJoin+
-			` WHERE `+cond+` ORDER BY e.ts DESC, e.key LIMIT ?`, append(args, limit)...)
+	} else {
+		expr, perr := ix.plan(terms)
+		if perr != nil || expr == "" {
+			return nil, perr
+		}
+		cands, err = ix.readCandidates(joinedMatches(f.Weights, where, order)+" OFFSET ?", append(append([]any{expr}, args...), limit, max(skip, 0))...)
 	}
-	expr, err := ix.plan(terms)
-	if err != nil || expr == "" {
-		return nil, err
+	if back {
+		slices.Reverse(cands)
 	}
-	return ix.readCandidates(joinedMatches(f.Weights, where, "e.ts DESC, e.key")+" OFFSET ?", append(append([]any{expr}, args...), limit, max(skip, 0))...)
+	return cands, err
+}
+
+// Standing counts the entries f selects, and of them those before at in
+// the newest-first order (0 when at is nil), in one read: where a page
+// read from at stands in the list.
+func (ix *Index) Standing(f Filter, at *Place) (total, before int, err error) {
+	where, args := filters(f)
+	cond := "1"
+	if len(where) > 0 {
+		if f.covered() {
+			where = unarchivedByTS(where)
+		}
+		cond = strings.Join(where, " AND ")
+	}
+	ahead, aargs := "0", []any(nil)
+	if at != nil {
+		ahead, aargs = "e.ts>? OR (e.ts=? AND e.key<?)", []any{at.TS, at.TS, at.Key}
+	}
+	err = ix.db.QueryRow(`SELECT count(*), coalesce(sum(`+ahead+`),0) FROM entries e `+verdictJoin+` WHERE `+cond, append(aargs, args...)...).Scan(&total, &before)
+	return total, before, dbErr("count entries", err)
+}
+
+// covered reports whether entries_ts holds every column f's conditions
+// read, so that a count walks that index alone; else the rows are read
+// in the table's order, not scattered by ts.
+func (f Filter) covered() bool {
+	n := f.Narrow
+	return f.Type == "" && n.Author == "" && n.Branch == "" && n.File == ""
+}
+
+// unarchivedByTS is where with its condition on archived kept off the
+// archived index, so that SQLite reads entries_ts, which covers it.
+func unarchivedByTS(where []string) []string {
+	for i, w := range where {
+		if w == "e.archived=0" {
+			where[i] = "+e.archived=0"
+		}
+	}
+	return where
 }
 
 // Selected counts the entries f selects: all of them, or with terms those
 // that match at least one (what [Index.Newest] pages through).
 func (ix *Index) Selected(terms []string, f Filter) (int, error) {
+	if len(terms) == 0 {
+		n, _, err := ix.Standing(f, nil)
+		return n, err
+	}
 	where, args := filters(f)
 	var n int
-	if len(terms) == 0 {
-		cond := "1"
-		if len(where) > 0 {
-			cond = strings.Join(where, " AND ")
-		}
-		err := ix.db.QueryRow(`SELECT count(*) FROM entries e `+verdictJoin+` WHERE `+cond, args...).Scan(&n)
-		return n, dbErr("count entries", err)
-	}
 	expr, err := ix.plan(terms)
 	if err != nil || expr == "" {
 		return 0, err

@@ -64,7 +64,7 @@ func DailyEntry(c event.Conversation, d Distillation) string {
 		title = "untitled"
 	}
 	fmt.Fprintf(&b, dailyOpen+"\n", fileID(c.Session))
-	fmt.Fprintf(&b, "### Session (%s) - %s\n", sessionStart(c).Format("15:04"), title)
+	fmt.Fprintf(&b, "### Session (%s) - %s\n", when.Clock(sessionStart(c)), title)
 	if ctx := strings.TrimSpace(clean(d.Daily.Context)); ctx != "" {
 		fmt.Fprintf(&b, "\n**Context:** %s\n", inert(oneLine(ctx)))
 	}
@@ -123,7 +123,7 @@ func WriteDaily(know string, c event.Conversation, d Distillation) (string, erro
 	entry := []byte(DailyEntry(c, d))
 	start, end, ok := findEntry(data, fileID(c.Session), "")
 	if !ok {
-		start, end, ok = findEntry(data, shortID(c.Session), "### Session ("+sessionStart(c).Format("15:04")+")")
+		start, end, ok = findEntry(data, shortID(c.Session), "### Session ("+when.Clock(sessionStart(c))+")")
 	}
 	if ok {
 		out := append(append(append([]byte{}, data[:start]...), entry...), data[end:]...)

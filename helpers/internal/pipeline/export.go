@@ -49,7 +49,7 @@ func exportPath(knowledge string, c event.Conversation, name string) string {
 func utcExportPath(knowledge string, c event.Conversation) string {
 	day := "0000-00-00"
 	if len(c.Messages) > 0 && !c.Messages[0].Time.IsZero() {
-		day = c.Messages[0].Time.UTC().Format("2006-01-02")
+		day = when.MachineDay(c.Messages[0].Time)
 	}
 	return datedExportPath(knowledge, exportDay(c, day), fileID(c.Session))
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+
+	"github.com/cairn-dev/cairn/helpers/internal/when"
 )
 
 // learnedOn is the day a session's learnings are filed under: the day the
@@ -33,7 +35,7 @@ func learnedOn(c event.Conversation, now time.Time) time.Time {
 // the person's time zone (see [SessionDay]), lives under the knowledge
 // directory: learnings/YYYY-MM/YYYY-MM-DD-<slug>.md.
 func LearningPath(know, title string, now time.Time) string {
-	day := now.Local().Format("2006-01-02")
+	day := when.Day(now)
 	slug := knowledge.Slug(title, 50)
 	if slug == "" {
 		slug = "learning"

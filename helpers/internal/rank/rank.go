@@ -38,10 +38,13 @@ type Query struct {
 	// Narrow keeps only the entries that match each of its fields set
 	// (see [index.Narrow]); the ranking is the same.
 	Narrow index.Narrow
+	// Older and Newer page a listing from a place in it (see
+	// [index.Filter]): the entries after Older, or the Limit before Newer.
+	Older, Newer *index.Place
 }
 
 func (q Query) filter() index.Filter {
-	return index.Filter{Type: q.Type, All: q.All, Inactive: q.Inactive, Narrow: q.Narrow, Weights: Default.Columns}
+	return index.Filter{Type: q.Type, All: q.All, Inactive: q.Inactive, Narrow: q.Narrow, Weights: Default.Columns, Older: q.Older, Newer: q.Newer}
 }
 
 // Hit is one entry found, with its relevance (higher is better; 0 when the
@@ -114,6 +117,19 @@ func Total(ix *index.Index, q Query) (int, error) {
 		return err
 	})
 	return n, err
+}
+
+// Standing is [Total] for a query without text, with how many of the
+// entries it selects come before at in the newest-first order (see
+// [index.Index.Standing]); q's own places are left out.
+func Standing(ix *index.Index, q Query, at *index.Place) (total, before int, err error) {
+	q.Older, q.Newer = nil, nil
+	err = ix.Read(func() error {
+		var err error
+		total, before, err = ix.Standing(q.filter(), at)
+		return err
+	})
+	return total, before, err
 }
 
 // ExplainStore is [SearchStore] that also says, for each hit, which of

@@ -22,6 +22,8 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/typed"
 	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
+
+	"github.com/cairn-dev/cairn/helpers/internal/when"
 )
 
 // Budgets for the injection block, in UTF-16 code units. Claude Code cuts
@@ -425,7 +427,7 @@ func (b Block) minBudget() int {
 // entryLine renders one entry on one line with its already sanitized
 // content.
 func entryLine(e knowledge.Entry, content string) string {
-	meta := time.Unix(e.TS, 0).UTC().Format("2006-01-02")
+	meta := when.MachineDay(time.Unix(e.TS, 0))
 	if a := untrusted.ForAgent(e.Author, 40); a != "" {
 		meta += ", " + a
 	}

@@ -11,6 +11,8 @@ import (
 
 	cairn "github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+
+	"github.com/cairn-dev/cairn/helpers/internal/when"
 )
 
 // ExportFormat is the version of the export's format.
@@ -65,7 +67,7 @@ func (r Report) ToExport() Export {
 	return x
 }
 
-func day(t time.Time) string { return t.UTC().Format(time.DateOnly) }
+func day(t time.Time) string { return when.MachineDay(t) }
 
 // knownAgent is name when it is one of the figures' agents' names (always,
 // for a report this package built); anything else is "other".

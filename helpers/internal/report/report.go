@@ -117,11 +117,11 @@ func Build(o Options) (Report, error) {
 	if o.Seed == 0 {
 		o.Seed = Seed
 	}
-	r := Report{Version: cairn.Version, To: o.Now, Share: o.Share, Agents: []AgentPart{}}
+	r := Report{Version: cairn.Version, To: o.Now.UTC(), Share: o.Share, Agents: []AgentPart{}}
 	cutoff := time.Time{}
 	if o.Since > 0 {
 		cutoff = o.Now.Add(-o.Since)
-		r.From = cutoff
+		r.From = cutoff.UTC()
 	}
 	injections, err := recall.AllInjections(o.Store)
 	if err != nil {

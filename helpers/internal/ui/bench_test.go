@@ -59,10 +59,17 @@ func spreadProject(b testing.TB, n int, gap int64) *project.Project {
 	return p
 }
 
+// maxPageBytes is the most a page of the viewer may weigh, at any size of
+// the log.
+const maxPageBytes = 1 << 20
+
 // benchmarkPage renders path on a server of a log of n entries, its cache
-// built by a first request outside the timing; it reports the heap the
-// process keeps live after a collection (the server and the test's
-// leftovers) and its resident size, at the end.
+// built by a first request outside the timing; it reports the page's size
+// (and fails past maxPageBytes), the CPU time a page takes (the process's,
+// garbage collection included: the server's side of it on a machine whose
+// wall clock other work shares), the heap the process keeps live after a
+// collection (the server and the test's leftovers) and its resident size,
+// at the end.
 func benchmarkPage(b *testing.B, n int, path string) {
 	p := bigProject(b, n)
 	s := bigServer(b, p, n)
@@ -72,6 +79,7 @@ func benchmarkPage(b *testing.B, n int, path string) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	size := 0
+	cpu := cpuTime()
 	for b.Loop() {
 		w := get(b, s, path)
 		if w.Code != 200 {
@@ -80,6 +88,12 @@ func benchmarkPage(b *testing.B, n int, path string) {
 		size = w.Body.Len()
 	}
 	b.StopTimer()
+	if c := cpuTime(); c > 0 {
+		b.ReportMetric((c-cpu)*1000/float64(b.N), "cpu-ms/op")
+	}
+	if size > maxPageBytes {
+		b.Fatalf("%s is %d bytes, over %d", path, size, maxPageBytes)
+	}
 	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
@@ -110,6 +124,10 @@ func BenchmarkFirstPage100k(b *testing.B) { benchmarkPage(b, 100_000, "/") }
 func BenchmarkSearch100k(b *testing.B)    { benchmarkPage(b, 100_000, "/?q=cache+retry+budget") }
 func BenchmarkFiltered100k(b *testing.B)  { benchmarkPage(b, 100_000, "/?author=dev03&month=2023-12") }
 func BenchmarkTimeline100k(b *testing.B)  { benchmarkPage(b, 100_000, "/timeline") }
-func BenchmarkLastPage100k(b *testing.B)  { benchmarkPage(b, 100_000, "/?page=2000") }
-func BenchmarkDiff100k(b *testing.B)      { benchmarkPage(b, 100_000, "/diff?page=1000") }
-func BenchmarkLog100k(b *testing.B)       { benchmarkPage(b, 100_000, "/log?page=4") }
+
+// The deepest pages: the list's last (its rows before it counted), and a
+// narrowed list's; the diff's last.
+func BenchmarkLastPage100k(b *testing.B)         { benchmarkPage(b, 100_000, "/?last=1") }
+func BenchmarkLastPageByAuthor100k(b *testing.B) { benchmarkPage(b, 100_000, "/?author=dev03&last=1") }
+func BenchmarkDiff100k(b *testing.B)             { benchmarkPage(b, 100_000, "/diff?page=2000") }
+func BenchmarkLog100k(b *testing.B)              { benchmarkPage(b, 100_000, "/log?page=4") }

@@ -4,9 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"html"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -88,12 +93,13 @@ func TestCountsAndPagesAt10k(t *testing.T) {
 	if !strings.Contains(first, `id="count">10000 entries, newest first`) {
 		t.Errorf("the first page does not state the log's total:\n%.3000s", first)
 	}
-	if !strings.Contains(first, `href="/?page=2"`) {
-		t.Error("the next link is not page 2")
-	}
-	page("/?page=2", `<li class="entry">`, 50, "51–100 of 10000", true, true)
-	page("/?page=200", `<li class="entry">`, 50, "9951–10000 of 10000", false, true)
-	page("/?author=dev03", `<li class="entry">`, 50, "1–50 of "+fmt.Sprint(countAuthor(t, p, "dev03")), true, false)
+	second := page(link(t, first, "next"), `<li class="entry">`, 50, "51–100 of 10000", true, true)
+	page(link(t, second, "prev"), `<li class="entry">`, 50, "1–50 of 10000", true, false)
+	end := page(link(t, first, "last"), `<li class="entry">`, 50, "9951–10000 of 10000", false, true)
+	page(link(t, end, "prev"), `<li class="entry">`, 50, "9901–9950 of 10000", true, true)
+	dev03 := countAuthor(t, p, "dev03")
+	byAuthor := page("/?author=dev03", `<li class="entry">`, 50, "1–50 of "+fmt.Sprint(dev03), true, false)
+	page(link(t, byAuthor, "last"), `<li class="entry">`, 50, fmt.Sprintf("%d–%d of %d", dev03-49, dev03, dev03), false, true)
 
 	// A ranked search pages through its best 500 and says how many match.
 	found := get(t, s, "/?q=cache").Body.String()
@@ -120,6 +126,91 @@ func TestCountsAndPagesAt10k(t *testing.T) {
 	page("/log?session=s1&page=2", `<li class="injection">`, 50, "51–100 of 100", false, true)
 	if body := get(t, s, "/log?page=9").Body.String(); !strings.Contains(body, "none of 200 here") || !strings.Contains(body, `href="/log?page=4"`) {
 		t.Errorf("a page past the end does not say so with a way back:\n%.2000s", body)
+	}
+}
+
+// linkRE reads a pager's links by their rel.
+var linkRE = regexp.MustCompile(`<a rel="(first|prev|next|last)" href="([^"]*)"`)
+
+// link is the address of body's first link of rel (first, prev, next or
+// last); the test fails when there is none.
+func link(t *testing.T, body, rel string) string {
+	t.Helper()
+	for _, m := range linkRE.FindAllStringSubmatch(body, -1) {
+		if m[1] == rel {
+			return html.UnescapeString(m[2])
+		}
+	}
+	t.Fatalf("no %s link:\n%.3000s", rel, body)
+	return ""
+}
+
+// keysOn are the entry keys a knowledge page lists, in its order.
+func keysOn(body string) []string {
+	var keys []string
+	for _, m := range regexp.MustCompile(`<a class="key" href="/entry\?key=([^"]+)"`).FindAllStringSubmatch(body, -1) {
+		k, _ := url.QueryUnescape(html.UnescapeString(m[1]))
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+// Paged from a place, the newest-first list reads every entry once, in
+// the log's newest-first order (ts, then key), forward by next from the
+// first page and backward by previous from the last, with each page's
+// rows numbered as the whole list numbers them: with every entry of its
+// own second, and with all of them of one second (the key decides).
+func TestListingPagesFromAPlace(t *testing.T) {
+	for _, gap := range []int64{600, 0} {
+		const n = 230
+		p := spreadProject(t, n, gap)
+		s := newServer(t, p)
+		recs, _, err := p.Store.ReadAll(false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		sort.Slice(recs, func(i, j int) bool {
+			a, b := recs[i].Entry, recs[j].Entry
+			return a.TS > b.TS || a.TS == b.TS && a.Key < b.Key
+		})
+		for _, r := range recs {
+			want = append(want, r.Entry.Key)
+		}
+		var fwd []string
+		path := "/"
+		for i := 0; ; i++ {
+			body := get(t, s, path).Body.String()
+			keys := keysOn(body)
+			from := len(fwd) + 1
+			if m := pagerRE.FindStringSubmatch(body); m == nil || m[1] != fmt.Sprint(from) || m[2] != fmt.Sprint(from+len(keys)-1) || m[3] != fmt.Sprint(n) {
+				t.Fatalf("gap %d, page %d: pager %q, want rows from %d", gap, i+1, m, from)
+			}
+			fwd = append(fwd, keys...)
+			if !strings.Contains(body, `rel="next"`) {
+				break
+			}
+			path = link(t, body, "next")
+		}
+		if !slices.Equal(fwd, want) {
+			t.Errorf("gap %d: forward, the pages list %d entries, not the log's %d in order", gap, len(fwd), len(want))
+		}
+		var back []string
+		path = link(t, get(t, s, "/").Body.String(), "last")
+		for {
+			body := get(t, s, path).Body.String()
+			back = append(keysOn(body), back...)
+			if m := pagerRE.FindStringSubmatch(body); m == nil || m[1] != fmt.Sprint(n-len(back)+1) {
+				t.Fatalf("gap %d: backward, pager %q with %d rows read", gap, m, len(back))
+			}
+			if !strings.Contains(body, `rel="prev"`) {
+				break
+			}
+			path = link(t, body, "prev")
+		}
+		if !slices.Equal(back, want) {
+			t.Errorf("gap %d: backward, the pages list %d entries, not the log's %d in order", gap, len(back), len(want))
+		}
 	}
 }
 
@@ -161,5 +252,51 @@ func TestPersonalPagesExports(t *testing.T) {
 	last := get(t, s, "/personal?exports=3").Body.String()
 	if got := strings.Count(last, `<li><a href="/personal/export?name=`); got != 21 || !strings.Contains(last, "101–121 of 121") {
 		t.Errorf("the last page of exports lists %d:\n%.3000s", got, last)
+	}
+}
+
+// The wiki's lists are paged 50 at a time with their totals: the index's
+// rows (page=N) and the articles (articles=N) apart, lint's findings,
+// and the articles linking to one.
+func TestWikiListsArePaged(t *testing.T) {
+	p := seed(t)
+	front := "---\ntitle: N\nsources: []\ncreated: 2026-05-01\nupdated: 2026-05-02\n---\n"
+	var index strings.Builder
+	index.WriteString("# Index\n\n| Article | Summary |\n|---|---|\n")
+	for i := range 120 {
+		// Each links to alpha and to a page that does not exist: a
+		// backlink and a finding apiece.
+		writeFile(t, filepath.Join(p.Store.Dir, "wiki", "concepts", fmt.Sprintf("n%03d.md", i)), front+"[[alpha]] and [[nowhere-"+fmt.Sprint(i)+"]]\n")
+		fmt.Fprintf(&index, "| [[concepts/n%03d]] | number %d |\n", i, i)
+	}
+	writeFile(t, filepath.Join(p.Store.Dir, "wiki", "index.md"), index.String())
+	s := newServer(t, p)
+	for _, tc := range []struct {
+		path, rows, pager string
+		want              int
+	}{
+		{"/wiki/team/", `<tr><td><a href="/wiki/team/page/`, "1–50 of 120", 50},
+		{"/wiki/team/?page=3", `<tr><td><a href="/wiki/team/page/`, "101–120 of 120", 20},
+		{"/wiki/team/", `<li><a href="/wiki/team/page/`, "1–50 of 122", 50},
+		{"/wiki/team/?articles=3", `<li><a href="/wiki/team/page/`, "101–122 of 122", 22},
+		{"/wiki/team/page/concepts/alpha?page=3", `<li><a href="/wiki/team/page/concepts/n`, "101–121 of 121", 21},
+	} {
+		body := get(t, s, tc.path).Body.String()
+		if got := strings.Count(body, tc.rows); got != tc.want {
+			t.Errorf("%s lists %d rows, want %d", tc.path, got, tc.want)
+		}
+		if !strings.Contains(body, tc.pager) {
+			t.Errorf("%s: no pager %q:\n%.3000s", tc.path, tc.pager, body)
+		}
+	}
+	lint := get(t, s, "/wiki/team/lint").Body.String()
+	m := pagerRE.FindStringSubmatch(lint)
+	if got := strings.Count(lint, `<tr class="sev-`); got != 50 || m == nil || m[1] != "1" || m[2] != "50" {
+		t.Errorf("lint lists %d findings, pager %q:\n%.3000s", got, m, lint)
+	} else if n, _ := strconv.Atoi(m[3]); n < 120 {
+		t.Errorf("lint counts %d findings, want at least 120", n)
+	}
+	if !strings.Contains(lint, `href="/wiki/team/lint?page=2"`) {
+		t.Error("lint's findings have no next page")
 	}
 }

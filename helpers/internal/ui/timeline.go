@@ -7,6 +7,8 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+
+	"github.com/cairn-dev/cairn/helpers/internal/when"
 )
 
 // maxWeeks is how many weeks the timeline draws: the newest ones.
@@ -93,7 +95,7 @@ func timeline(counts []index.WeekCount) timelineView {
 		axis = append(axis, w)
 	}
 	for i := len(axis) - 1; i >= 0; i-- {
-		v.Weeks = append(v.Weeks, weekRow{Week: axis[i].Format("2006-01-02"), Count: perWeek[axis[i]]})
+		v.Weeks = append(v.Weeks, weekRow{Week: when.MachineDay(axis[i]), Count: perWeek[axis[i]]})
 	}
 	authors := make([]string, 0, len(authorTotal))
 	for a := range authorTotal {
@@ -200,10 +202,10 @@ func stack(axis []time.Time, counts []index.WeekCount, key func(index.WeekCount)
 			h := max(y-top, 1)
 			y -= h
 			ch.Bars = append(ch.Bars, bar{X: i * step, Y: y, W: w, H: h, Class: cl,
-				Title: fmt.Sprintf("week of %s: %d %s", week.Format("2006-01-02"), n, names[cl])})
+				Title: fmt.Sprintf("week of %s: %d %s", when.MachineDay(week), n, names[cl])})
 		}
 		if i%max(len(axis)/6, 1) == 0 {
-			ch.Ticks = append(ch.Ticks, tick{X: i * step, Text: week.Format("Jan 2")})
+			ch.Ticks = append(ch.Ticks, tick{X: i * step, Text: when.MachineDay(week)})
 		}
 	}
 	return ch

@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io"
 	"io/fs"
+	"math"
 	"net/http"
 	"net/url"
 	"os"
@@ -160,16 +161,22 @@ func (s *Server) knowledgePage(w http.ResponseWriter, r *http.Request) {
 		v.Order = "newest"
 	}
 	v.Pager = newPager(r, perPage)
-	q.Skip, q.Limit = v.Pager.Skip(), perPage
-	if !q.NewestFirst && q.Skip+q.Limit > maxRanked {
-		q.Skip = max(0, maxRanked-perPage)
-		v.Pager.Page = q.Skip/perPage + 1
-	}
-	hits, fields, total, err := s.search(q, &v)
-	if err != nil {
-		p.Error = err.Error()
-	}
-	if !q.NewestFirst {
+	var hits []rank.Hit
+	var fields []map[string][]string
+	var err error
+	if q.NewestFirst {
+		// Newest first, the list is paged from a place: any page costs
+		// what the first does.
+		q.Limit = perPage
+		hits, err = s.listing(q, readPlace(r), &v.Pager)
+	} else {
+		var total int
+		q.Skip, q.Limit = v.Pager.Skip(), perPage
+		if q.Skip+q.Limit > maxRanked {
+			q.Skip = max(0, maxRanked-perPage)
+			v.Pager.Page, v.Pager.at = q.Skip/perPage+1, q.Skip
+		}
+		hits, fields, total, err = s.search(q, &v)
 		// The synonyms can add to the matches of the words as written;
 		// the confidence floor can answer none.
 		if len(hits) == 0 && q.Skip == 0 {
@@ -177,10 +184,13 @@ func (s *Server) knowledgePage(w http.ResponseWriter, r *http.Request) {
 		}
 		total = max(total, q.Skip+len(hits))
 		v.Capped = total > maxRanked
+		v.Pager.SetTotal(total, v.Capped)
 	}
-	v.Pager.SetTotal(total, v.Capped)
+	if err != nil {
+		p.Error = err.Error()
+	}
 	for i, h := range hits {
-		hv := hitView{Hit: h, Rank: q.Skip + i + 1, ViaSynonym: h.Synonym}
+		hv := hitView{Hit: h, Rank: v.Pager.Skip() + i + 1, ViaSynonym: h.Synonym}
 		if v.Analysis != nil {
 			hv.Prior = rank.Prior(h.Entry, h.Effect)
 			hv.BM25 = h.Score
@@ -201,6 +211,40 @@ func (s *Server) knowledgePage(w http.ResponseWriter, r *http.Request) {
 		v.Hits = append(v.Hits, hv)
 	}
 	s.render(w, "knowledge", p)
+}
+
+// listing answers the page of the newest-first listing q (its Limit set)
+// that at names, from the project's cache synced with the log, and
+// records on pg where it stands in the whole list: the rows before it
+// are counted, as is the list, not taken from the address.
+func (s *Server) listing(q rank.Query, at placed, pg *pager) ([]rank.Hit, error) {
+	ix, _, err := index.OpenSynced(s.opt.Project.Store)
+	if err != nil {
+		return nil, err
+	}
+	defer ix.Close()
+	q.Older, q.Newer = at.Older, at.Newer
+	if at.Last {
+		q.Newer = &index.Place{TS: math.MinInt64} // every entry is newer: the page nearest the end
+	}
+	hits, err := rank.Search(ix, q)
+	if err != nil {
+		return nil, err
+	}
+	var first, last *index.Place
+	if len(hits) > 0 {
+		first = &index.Place{TS: hits[0].Entry.TS, Key: hits[0].Entry.Key}
+		last = &index.Place{TS: hits[len(hits)-1].Entry.TS, Key: hits[len(hits)-1].Entry.Key}
+	}
+	total, before, err := rank.Standing(ix, q, first)
+	if err != nil {
+		return nil, err
+	}
+	if len(hits) == 0 && q.Older != nil {
+		before = total // past the end
+	}
+	pg.SetPlaced(before, len(hits), total, first, last)
+	return hits, nil
 }
 
 // search answers one page of q from the project's cache, synced with the
@@ -414,13 +458,17 @@ var errNoWiki = errors.New("no such wiki: team or personal")
 
 type wikiView struct {
 	Which, Dir string
-	Index      []indexRow
-	Pages      []wiki.Page
+	Index      []indexRow  // the page's rows of index.md
+	Pages      []wiki.Page // the page's articles
 	Page       *wiki.Page
 	Body       template.HTML
-	Backlinks  []string
-	Findings   []wiki.Finding
+	Backlinks  []string       // the page's
+	Findings   []wiki.Finding // the page's
 	Missing    bool
+	// IndexPager pages the index's rows (page=N), PagesPager the articles
+	// (articles=N); Pager the findings of lint and an article's backlinks
+	// (page=N).
+	IndexPager, PagesPager, Pager pager
 }
 
 type indexRow struct {
@@ -463,16 +511,23 @@ func (s *Server) wikiIndexPage(w http.ResponseWriter, r *http.Request) {
 	var p page
 	v, g := s.wikiGraph(r, &p)
 	if g != nil {
-		v.Pages = g.Pages()
+		pages := g.Pages()
+		v.PagesPager = pagerOn(r, "articles", perPage)
+		v.PagesPager.SetTotal(len(pages), false)
+		v.Pages = slice(v.PagesPager, pages)
 		rows, err := wiki.ReadIndex(v.Dir)
 		if err != nil {
 			p.Error = err.Error()
 		}
+		var index []indexRow
 		for _, row := range rows {
 			if a, ok := g.ResolveTarget(row.Path); ok {
-				v.Index = append(v.Index, indexRow{Path: a, Summary: row.Summary})
+				index = append(index, indexRow{Path: a, Summary: row.Summary})
 			}
 		}
+		v.IndexPager = newPager(r, perPage)
+		v.IndexPager.SetTotal(len(index), false)
+		v.Index = slice(v.IndexPager, index)
 	}
 	s.render(w, "wiki", p)
 }
@@ -488,7 +543,10 @@ func (s *Server) wikiPage(w http.ResponseWriter, r *http.Request) {
 			p.Error = "no article " + path
 		} else {
 			v.Page = &pg
-			v.Backlinks = g.Backlinks(pg.Path)
+			back := g.Backlinks(pg.Path)
+			v.Pager = newPager(r, perPage)
+			v.Pager.SetTotal(len(back), false)
+			v.Backlinks = slice(v.Pager, back)
 			v.Body = markdown.Render(pg.Body, func(target string) (string, bool) {
 				a, ok := g.Resolve(pg.Path, wiki.Link{Target: target})
 				if !ok {
@@ -516,7 +574,9 @@ func (s *Server) wikiLintPage(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			p.Error = err.Error()
 		}
-		v.Findings = rep.Findings
+		v.Pager = newPager(r, perPage)
+		v.Pager.SetTotal(len(rep.Findings), false)
+		v.Findings = slice(v.Pager, rep.Findings)
 	}
 	s.render(w, "wikilint", p)
 }

@@ -19,6 +19,8 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/model"
 	"github.com/cairn-dev/cairn/helpers/internal/redact"
 	"github.com/cairn-dev/cairn/helpers/internal/relevance"
+
+	"github.com/cairn-dev/cairn/helpers/internal/when"
 )
 
 // Readable sources can be read for compiling, besides being listed and
@@ -216,7 +218,7 @@ func compileOne(w string, src Readable, name, hash string, ask model.Func, now t
 		valid[p] = true
 	}
 	edits := validEdits(articles, valid, &sr)
-	a := applier{w: w, src: src, name: name, link: src.Link(name), day: now.UTC().Format("2006-01-02"),
+	a := applier{w: w, src: src, name: name, link: src.Link(name), day: when.MachineDay(now),
 		valid: valid, byPath: byPath, summaries: summaries, sr: &sr}
 	for _, e := range edits {
 		if err := a.write(e); err != nil {
@@ -670,7 +672,7 @@ func readSummaries(w string) map[string]string {
 // did, refused and repaired, and what it cost when that is known.
 func appendLog(w string, now time.Time, what string, sr SourceResult, reply model.Reply) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n## [%s] %s\n\n", now.UTC().Format(time.RFC3339), what)
+	fmt.Fprintf(&b, "\n## [%s] %s\n\n", when.Machine(now), what)
 	for _, p := range sr.Created {
 		fmt.Fprintf(&b, "- created [[%s]]\n", p)
 	}

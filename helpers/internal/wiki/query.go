@@ -10,6 +10,8 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/model"
+
+	"github.com/cairn-dev/cairn/helpers/internal/when"
 )
 
 // Markers of the two query requests.
@@ -105,7 +107,7 @@ func Query(w string, src Readable, question string, fileBack bool, ask model.Fun
 		slug = "question"
 	}
 	path := "qa/" + slug
-	day := now.UTC().Format("2006-01-02")
+	day := when.MachineDay(now)
 	var sources []string
 	for _, c := range a.Consulted {
 		for _, s := range byPath[c].Front.Sources {

@@ -16,6 +16,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/model"
 	"github.com/cairn-dev/cairn/helpers/internal/typed"
 	"github.com/cairn-dev/cairn/helpers/internal/userconf"
+	"github.com/cairn-dev/cairn/helpers/internal/when"
 )
 
 // TeamDir is the team wiki's directory under .cairn; it is committed.
@@ -61,7 +62,7 @@ func (t *teamSources) load() error {
 		var b strings.Builder
 		fmt.Fprintf(&b, "# The team's %s entries (.cairn/knowledge.jsonl)\n\n", typ)
 		for _, e := range entries {
-			fmt.Fprintf(&b, "- %s (%s, %s): %s\n", e.Key, e.Author, time.Unix(e.TS, 0).UTC().Format("2006-01-02"), e.Content)
+			fmt.Fprintf(&b, "- %s (%s, %s): %s\n", e.Key, e.Author, when.MachineDay(time.Unix(e.TS, 0)), e.Content)
 		}
 		t.docs["knowledge/"+typ+".md"] = []byte(b.String())
 	}
