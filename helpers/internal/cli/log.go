@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
+	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -74,9 +75,9 @@ func printInjections(w io.Writer, list []recall.Injection) {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		head := []string{stamp(in.Time), orNone(oneLine(in.Agent, 40)), "session " + orNone(oneLine(in.Session, 80))}
+		head := []string{stamp(in.Time), orNone(untrusted.Line(in.Agent, 40)), "session " + orNone(untrusted.Line(in.Session, 80))}
 		if in.Branch != "" {
-			head = append(head, "branch "+oneLine(in.Branch, 80))
+			head = append(head, "branch "+untrusted.Line(in.Branch, 80))
 		}
 		if in.Holdout {
 			fmt.Fprintln(w, strings.Join(append(head, in.Moment, recall.ReasonHoldout), "  "))
@@ -85,10 +86,10 @@ func printInjections(w io.Writer, list []recall.Injection) {
 		head = append(head, in.Moment, fmt.Sprintf("%d of %d used", in.Used, in.Budget))
 		fmt.Fprintln(w, strings.Join(head, "  "))
 		for _, e := range in.Entries {
-			fmt.Fprintf(w, "  %-28s %s\n", oneLine(e.Reason, 40), oneLine(e.Key, 120))
+			fmt.Fprintf(w, "  %-28s %s\n", untrusted.Line(e.Reason, 40), untrusted.Line(e.Key, 120))
 		}
 		for _, k := range in.Held {
-			fmt.Fprintf(w, "  %-28s %s\n", recall.ReasonHeld, oneLine(k, 120))
+			fmt.Fprintf(w, "  %-28s %s\n", recall.ReasonHeld, untrusted.Line(k, 120))
 		}
 		if in.Handoff > 0 {
 			fmt.Fprintf(w, "  %-28s %d items\n", recall.ReasonHandoff, in.Handoff)

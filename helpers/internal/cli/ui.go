@@ -61,10 +61,6 @@ func uiCommand(env Env) *ucli.Command {
 				Project: p,
 				Getenv:  env.Getenv,
 				Remote:  !loopback,
-				Diff: func(rev string) (ui.Diff, error) {
-					r, err := knowledgeDiff(p, rev)
-					return ui.Diff{From: r.From, To: r.To, Changes: r.Changes}, err
-				},
 			})
 			if err != nil {
 				return err
