@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/helpers/internal/curate"
-	"github.com/cairn-dev/cairn/helpers/internal/index"
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
 )
 
@@ -88,7 +88,7 @@ func TestReport(t *testing.T) {
 		{"curate", fmt.Errorf("f.jsonl: %w", fmt.Errorf("%w k1 in the log", curate.ErrNoEntry)), "cairn: f.jsonl: no entry with key k1 in the log (re-run cairn curate --dry-run)\n", 1},
 		{"retract", fmt.Errorf("%w k1", curate.ErrNoEntry), "cairn: no entry with key k1 (find keys with cairn recall WORDS --json)\n", 1},
 		{"add", fmt.Errorf("read log: %w", fs.ErrPermission), "cairn: read log: permission denied (make .cairn/knowledge.jsonl readable, e.g. chmod u+rw .cairn/knowledge.jsonl)\n", 1},
-		{"sync", fmt.Errorf("open cache: %w", index.ErrCache), "cairn: open cache: search cache (delete .cairn/cache and run cairn sync --full)\n", 1},
+		{"sync", fmt.Errorf("open cache: %w", knowledge.ErrCache), "cairn: open cache: search cache (delete .cairn/cache and run cairn sync --full)\n", 1},
 		{"add", usagef("add needs TYPE and CONTENT"), "cairn: add needs TYPE and CONTENT\n", 64},
 		{"add", hinted(errors.New("two\nlines"), "a fix"), "cairn: two lines (a fix)\n", 1},
 		{"add", errors.New("plain"), "cairn: plain\n", 1},

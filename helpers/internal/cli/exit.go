@@ -10,7 +10,6 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
 	"github.com/cairn-dev/cairn/helpers/internal/curate"
-	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
@@ -72,7 +71,7 @@ var hints = []struct {
 	{review.ErrRevision, "", "name a branch, a tag or a commit git knows here (git fetch first for origin/...)"},
 	{review.ErrNoDefaultBranch, "", "pass --base REV"},
 	{review.ErrNoHead, "", "commit first"},
-	{index.ErrCache, "", "delete " + filepath.Join(knowledge.DirName, knowledge.CacheDir) + " and run cairn sync --full"},
+	{knowledge.ErrCache, "", "delete " + filepath.Join(knowledge.DirName, knowledge.CacheDir) + " and run cairn sync --full"},
 }
 
 // report prints err as one line on stderr, with the hint of its fix, and

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/search"
 )
 
 // runCairn runs cairn with args and returns its stdout, failing the test
@@ -61,7 +62,7 @@ func TestExplainKeepsRecallOrder(t *testing.T) {
 		if err := json.Unmarshal(runCairn(t, dir, "recall", "--json", "--dir", dir, "--", q.Query), &plain); err != nil {
 			t.Fatal(err)
 		}
-		var x explanation
+		var x search.Explanation
 		if err := json.Unmarshal(runCairn(t, dir, "recall", "--explain", "--json", "--dir", dir, "--", q.Query), &x); err != nil {
 			t.Fatal(err)
 		}

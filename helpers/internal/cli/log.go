@@ -2,11 +2,8 @@ package cli
 
 import (
 	"fmt"
-	"io"
-	"strings"
 
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
-	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -62,42 +59,8 @@ func logCommand(env Env) *ucli.Command {
 				fmt.Fprintln(env.Stderr, "cairn: no injection recorded yet (the session-start and prompt hooks record theirs)")
 				return nil
 			}
-			printInjections(env.Stdout, list)
+			recall.WriteInjections(env.Stdout, list)
 			return nil
 		},
-	}
-}
-
-// printInjections prints injections for a person; every text from the
-// record passes the terminal filter on the way out (see forTerminal).
-func printInjections(w io.Writer, list []recall.Injection) {
-	for i, in := range list {
-		if i > 0 {
-			fmt.Fprintln(w)
-		}
-		head := []string{stamp(in.Time), orNone(untrusted.Line(in.Agent, 40)), "session " + orNone(untrusted.Line(in.Session, 80))}
-		if in.Branch != "" {
-			head = append(head, "branch "+untrusted.Line(in.Branch, 80))
-		}
-		if in.Holdout {
-			fmt.Fprintln(w, strings.Join(append(head, in.Moment, recall.ReasonHoldout), "  "))
-			continue
-		}
-		head = append(head, in.Moment, fmt.Sprintf("%d of %d used", in.Used, in.Budget))
-		fmt.Fprintln(w, strings.Join(head, "  "))
-		for _, e := range in.Entries {
-			fmt.Fprintf(w, "  %-28s %s\n", untrusted.Line(e.Reason, 40), untrusted.Line(e.Key, 120))
-		}
-		for _, k := range in.Held {
-			fmt.Fprintf(w, "  %-28s %s\n", recall.ReasonHeld, untrusted.Line(k, 120))
-		}
-		if in.Handoff > 0 {
-			fmt.Fprintf(w, "  %-28s %d items\n", recall.ReasonHandoff, in.Handoff)
-		}
-		if in.Text != "" {
-			fmt.Fprintln(w, "  --- the text injected ---")
-			fmt.Fprintln(w, in.Text)
-			fmt.Fprintln(w, "  --- end ---")
-		}
 	}
 }

@@ -79,15 +79,6 @@ func rawWriter(w io.Writer) io.Writer {
 // agents and terminals alike.
 func clean(s string) string { return untrusted.ForTerminal(s) }
 
-// cleanKeys cleans the keys of a count map (authors, months) for output.
-func cleanKeys(m map[string]int) map[string]int {
-	out := make(map[string]int, len(m))
-	for k, v := range m {
-		out[clean(k)] += v
-	}
-	return out
-}
-
 // cleanEntry is e with every text cleaned, for JSON output: every string
 // field, found by knowledge.EachText, so a new field is cleaned too.
 func cleanEntry(e knowledge.Entry) knowledge.Entry {
