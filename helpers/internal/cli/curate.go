@@ -81,22 +81,7 @@ func curateDryRun(c *ucli.Context, env Env, p *project.Project) error {
 		}
 		return writeJSON(env.Stdout, map[string]any{"log_sha256": prop.LogSHA256, "lines": lines, "out": c.String("out")})
 	}
-	if len(prop.Lines) == 0 {
-		fmt.Fprintln(env.Stdout, "nothing to curate: no duplicates or stale entries beyond what the log already records")
-		return nil
-	}
-	fmt.Fprintf(env.Stdout, "%d line(s) would be added to %s:\n", len(prop.Lines), p.Store.LogPath())
-	for _, e := range prop.Lines {
-		fmt.Fprintln(env.Stdout, "  "+curate.Describe(e))
-	}
-	if out := c.String("out"); out != "" {
-		fmt.Fprintf(env.Stdout, "proposal written to %s; review it (delete lines you do not want), then:\n  cairn curate --apply %s --yes\n", out, out)
-		return nil
-	}
-	fmt.Fprintln(env.Stdout, "exact lines:")
-	lines := strings.SplitN(string(data), "\n", 2)
-	fmt.Fprint(env.Stdout, lines[1])
-	fmt.Fprintln(env.Stdout, "to apply: cairn curate --dry-run --out FILE, review FILE, then cairn curate --apply FILE --yes")
+	curate.WriteProposal(env.Stdout, prop, data, p.Store.LogPath(), c.String("out"))
 	return nil
 }
 
