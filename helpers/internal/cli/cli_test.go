@@ -12,6 +12,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/curate"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
+	"github.com/cairn-dev/cairn/helpers/internal/review"
 )
 
 // Flags after a subcommand's arguments are moved before them; the global
@@ -89,6 +90,8 @@ func TestReport(t *testing.T) {
 		{"retract", fmt.Errorf("%w k1", curate.ErrNoEntry), "cairn: no entry with key k1 (find keys with cairn recall WORDS --json)\n", 1},
 		{"add", fmt.Errorf("read log: %w", fs.ErrPermission), "cairn: read log: permission denied (make .cairn/knowledge.jsonl readable, e.g. chmod u+rw .cairn/knowledge.jsonl)\n", 1},
 		{"sync", fmt.Errorf("open cache: %w", knowledge.ErrCache), "cairn: open cache: search cache (delete .cairn/cache and run cairn sync --full)\n", 1},
+		{"check", review.ErrNoHead, "cairn: HEAD has no commit yet (commit first)\n", 1},
+		{"check", review.ErrNoDefaultBranch, "cairn: no default branch to compare with (no origin/HEAD, main or master) (pass --base REV)\n", 1},
 		{"add", usagef("add needs TYPE and CONTENT"), "cairn: add needs TYPE and CONTENT\n", 64},
 		{"add", hinted(errors.New("two\nlines"), "a fix"), "cairn: two lines (a fix)\n", 1},
 		{"add", errors.New("plain"), "cairn: plain\n", 1},

@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
 	"github.com/cairn-dev/cairn/helpers/internal/review"
+	"github.com/cairn-dev/cairn/helpers/internal/ui"
 	"github.com/cairn-dev/cairn/helpers/internal/userconf"
 )
 
@@ -53,6 +54,11 @@ var hints = []struct {
 	command string
 	hint    string
 }{
+	{review.ErrNotGit, "", "run it in the project's repository"},
+	{review.ErrRevision, "", "name a branch, a tag or a commit git knows here (git fetch first for origin/...)"},
+	{review.ErrNoDefaultBranch, "", "pass --base REV"},
+	{review.ErrNoHead, "", "commit first"},
+	{ui.ErrListen, "", "choose another --addr (port 0 picks a free one)"},
 	{project.ErrNotFound, "", "run cairn inside your project, or pass --dir PATH"},
 	{project.ErrNoDir, "", "check --dir or CAIRN_DIR"},
 	{project.ErrNotProvisioned, "", "run cairn init or cairn add first"},
@@ -67,10 +73,6 @@ var hints = []struct {
 	{pipeline.ErrOff, "", "turn it on with cairn pipeline on"},
 	{pipeline.ErrNoSession, "", "start a session in this project with the pipeline on, then run it from that session"},
 	{userconf.ErrNoHome, "", "set HOME (or XDG_CONFIG_HOME, XDG_DATA_HOME and XDG_STATE_HOME)"},
-	{review.ErrNotGit, "", "run it in the project's repository"},
-	{review.ErrRevision, "", "name a branch, a tag or a commit git knows here (git fetch first for origin/...)"},
-	{review.ErrNoDefaultBranch, "", "pass --base REV"},
-	{review.ErrNoHead, "", "commit first"},
 	{knowledge.ErrCache, "", "delete " + filepath.Join(knowledge.DirName, knowledge.CacheDir) + " and run cairn sync --full"},
 }
 
