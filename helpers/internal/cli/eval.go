@@ -2,10 +2,8 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"sort"
 
 	"github.com/cairn-dev/cairn/helpers/internal/eval"
 	"github.com/cairn-dev/cairn/helpers/internal/eval/tooleval"
@@ -52,9 +50,9 @@ func evalCommand(env Env) *ucli.Command {
 				return usagef("--k must be at least 1")
 			}
 			opts := eval.Options{K: c.Int("k"), Grep: c.String("baseline") == "grep"}
-			var sets []evalSet
+			var sets []eval.Set
 			for i, name := range c.Args().Slice() {
-				set := evalSet{Queries: name}
+				set := eval.Set{Queries: name}
 				if len(corpora) > 0 {
 					set.Corpus = corpora[i]
 				}
@@ -70,35 +68,15 @@ func evalCommand(env Env) *ucli.Command {
 				}
 				return writeJSON(env.Stdout, sets)
 			}
-			for i, set := range sets {
-				if len(sets) > 1 {
-					if i > 0 {
-						fmt.Fprintln(env.Stdout)
-					}
-					fmt.Fprintf(env.Stdout, "%s", set.Queries)
-					if set.Corpus != "" {
-						fmt.Fprintf(env.Stdout, " on %s", set.Corpus)
-					}
-					fmt.Fprintln(env.Stdout, ":")
-				}
-				printEval(env.Stdout, set.Results, c.Int("k"))
-			}
+			eval.WriteSets(env.Stdout, sets, c.Int("k"))
 			return nil
 		},
 	}
 }
 
-// evalSet is one set of labelled queries, the corpus they run on ("" for
-// the project's log) and what eval measured.
-type evalSet struct {
-	Queries string                 `json:"queries"`
-	Corpus  string                 `json:"corpus,omitempty"`
-	Results map[string]eval.Result `json:"results"`
-}
-
 // evalOne reads set's queries and evaluates them on its corpus or, with
 // none, on the project's log.
-func evalOne(c *ucli.Context, env Env, set evalSet, opts eval.Options) (map[string]eval.Result, error) {
+func evalOne(c *ucli.Context, env Env, set eval.Set, opts eval.Options) (map[string]eval.Result, error) {
 	qdata, err := os.ReadFile(abs(env, set.Queries))
 	if err != nil {
 		return nil, hinted(fmt.Errorf("cannot read %s: %w", set.Queries, unwrapPath(err)), "check the path")
@@ -126,36 +104,6 @@ func abs(env Env, p string) string {
 		return p
 	}
 	return filepath.Join(env.Dir, p)
-}
-
-func printEval(w io.Writer, results map[string]eval.Result, k int) {
-	names := []string{"cairn"}
-	if _, ok := results["grep"]; ok {
-		names = append(names, "grep")
-	}
-	kinds := map[string]bool{}
-	for _, r := range results {
-		for kind := range r.ByKind {
-			kinds[kind] = true
-		}
-	}
-	kindList := make([]string, 0, len(kinds))
-	for kind := range kinds {
-		kindList = append(kindList, kind)
-	}
-	sort.Strings(kindList)
-	fmt.Fprintf(w, "%-12s %-7s %7s %7s %7s %7s %7s %9s %s\n", "kind", "engine", "queries", fmt.Sprintf("P@%d", k), fmt.Sprintf("R@%d", k), "MRR", "nDCG@10", "negatives", "with results")
-	row := func(kind, name string, m eval.Metrics) {
-		fmt.Fprintf(w, "%-12s %-7s %7d %7.3f %7.3f %7.3f %7.3f %9d %d\n", kind, name, m.Queries, m.PAtK, m.RAtK, m.MRR, m.NDCG10, m.Negatives, m.NegativesWithResults)
-	}
-	for _, name := range names {
-		row("all", name, results[name].Metrics)
-	}
-	for _, kind := range kindList {
-		for _, name := range names {
-			row(kind, name, results[name].ByKind[kind])
-		}
-	}
 }
 
 // evalTools replays --tools' calls against --corpus (or the project's

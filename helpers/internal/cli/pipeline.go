@@ -2,13 +2,9 @@ package cli
 
 import (
 	"fmt"
-	"io"
-	"strings"
-	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
 	"github.com/cairn-dev/cairn/helpers/internal/userconf"
-	"github.com/cairn-dev/cairn/helpers/internal/when"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -96,7 +92,7 @@ func handoffNowCommand(env Env) *ucli.Command {
 				if !ok {
 					return fmt.Errorf("session %s: the worker left no outcome (see %s)", id, "cairn pipeline status")
 				}
-				fmt.Fprintf(env.Stdout, "%s\n", outcomeLine(o))
+				fmt.Fprintf(env.Stdout, "%s\n", o.Line())
 			}
 			return nil
 		},
@@ -182,56 +178,8 @@ func pipelineStatusCommand(env Env) *ucli.Command {
 			if c.Bool("json") {
 				return writeJSON(env.Stdout, st)
 			}
-			printPipelineStatus(env.Stdout, st)
+			pipeline.WriteStatus(env.Stdout, st)
 			return nil
 		},
 	}
-}
-
-func printPipelineStatus(w io.Writer, st pipeline.Status) {
-	state := "off"
-	if st.On {
-		state = "on"
-	}
-	fmt.Fprintf(w, "pipeline: %s (%s)\n", state, st.Config)
-	if st.Problem != "" {
-		fmt.Fprintf(w, "  config problem: %s\n", st.Problem)
-	}
-	fmt.Fprintf(w, "knowledge directory: %s\n", st.Knowledge)
-	found := "found at " + st.Found
-	if st.Found == "" {
-		found = "NOT FOUND on PATH: sessions are exported but not distilled"
-	}
-	fmt.Fprintf(w, "model command: %s (%s)\n", strings.Join(st.Command, " "), found)
-	fmt.Fprintf(w, "worker log: %s\n", st.Log)
-	fmt.Fprintf(w, "pending: %d\n", len(st.Pending))
-	for _, p := range st.Pending {
-		what := "queued"
-		if p.Working {
-			what = "being distilled"
-		}
-		fmt.Fprintf(w, "  %s\t%s\t%s (%s)\n", stamp(p.Enqueued), p.Session, what, p.Reason)
-	}
-	fmt.Fprintf(w, "recent sessions: %d\n", len(st.Recent))
-	for _, o := range st.Recent {
-		fmt.Fprintf(w, "  %s\t%s\n", stamp(o.Finished), outcomeLine(o))
-	}
-}
-
-// outcomeLine is a session's outcome on one line: "session S: skipped:
-// why".
-func outcomeLine(o pipeline.Outcome) string {
-	line := "session " + o.Session + ": " + o.Result
-	if o.Why != "" {
-		line += ": " + o.Why
-	}
-	return line
-}
-
-// stamp writes Unix nanoseconds for a person (see package when).
-func stamp(ns int64) string {
-	if ns == 0 {
-		return "-"
-	}
-	return when.Person(time.Unix(0, ns))
 }

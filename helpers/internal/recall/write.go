@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
 	"github.com/cairn-dev/cairn/helpers/internal/when"
@@ -18,7 +17,7 @@ func WriteInjections(w io.Writer, list []Injection) {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		head := []string{stamp(in.Time), orNone(untrusted.Line(in.Agent, 40)), "session " + orNone(untrusted.Line(in.Session, 80))}
+		head := []string{when.PersonNanos(in.Time), orNone(untrusted.Line(in.Agent, 40)), "session " + orNone(untrusted.Line(in.Session, 80))}
 		if in.Branch != "" {
 			head = append(head, "branch "+untrusted.Line(in.Branch, 80))
 		}
@@ -43,14 +42,6 @@ func WriteInjections(w io.Writer, list []Injection) {
 			fmt.Fprintln(w, "  --- end ---")
 		}
 	}
-}
-
-// stamp writes Unix nanoseconds for a person (see package when).
-func stamp(ns int64) string {
-	if ns == 0 {
-		return "-"
-	}
-	return when.Person(time.Unix(0, ns))
 }
 
 func orNone(s string) string {

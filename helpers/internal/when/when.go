@@ -16,3 +16,12 @@ func Day(t time.Time) string { return t.Local().Format("2006-01-02") }
 // Machine writes t for a program: RFC 3339 in UTC, to the second,
 // "2026-12-06T22:30:05Z".
 func Machine(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// PersonNanos is a time in Unix nanoseconds (a queue's, an injection
+// record's) as Person writes it; "-" for none (0).
+func PersonNanos(ns int64) string {
+	if ns == 0 {
+		return "-"
+	}
+	return Person(time.Unix(0, ns))
+}

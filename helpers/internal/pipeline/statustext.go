@@ -1,0 +1,49 @@
+package pipeline
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/cairn-dev/cairn/helpers/internal/when"
+)
+
+// WriteStatus writes st for people.
+func WriteStatus(w io.Writer, st Status) {
+	state := "off"
+	if st.On {
+		state = "on"
+	}
+	fmt.Fprintf(w, "pipeline: %s (%s)\n", state, st.Config)
+	if st.Problem != "" {
+		fmt.Fprintf(w, "  config problem: %s\n", st.Problem)
+	}
+	fmt.Fprintf(w, "knowledge directory: %s\n", st.Knowledge)
+	found := "found at " + st.Found
+	if st.Found == "" {
+		found = "NOT FOUND on PATH: sessions are exported but not distilled"
+	}
+	fmt.Fprintf(w, "model command: %s (%s)\n", strings.Join(st.Command, " "), found)
+	fmt.Fprintf(w, "worker log: %s\n", st.Log)
+	fmt.Fprintf(w, "pending: %d\n", len(st.Pending))
+	for _, p := range st.Pending {
+		what := "queued"
+		if p.Working {
+			what = "being distilled"
+		}
+		fmt.Fprintf(w, "  %s\t%s\t%s (%s)\n", when.PersonNanos(p.Enqueued), p.Session, what, p.Reason)
+	}
+	fmt.Fprintf(w, "recent sessions: %d\n", len(st.Recent))
+	for _, o := range st.Recent {
+		fmt.Fprintf(w, "  %s\t%s\n", when.PersonNanos(o.Finished), o.Line())
+	}
+}
+
+// Line is a session's outcome on one line: "session S: skipped: why".
+func (o Outcome) Line() string {
+	line := "session " + o.Session + ": " + o.Result
+	if o.Why != "" {
+		line += ": " + o.Why
+	}
+	return line
+}
