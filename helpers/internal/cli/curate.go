@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -86,20 +85,8 @@ func curateDryRun(c *ucli.Context, env Env, p *project.Project) error {
 }
 
 func curateApply(c *ucli.Context, env Env, p *project.Project, file string) error {
-	data, err := os.ReadFile(file)
-	if errors.Is(err, fs.ErrNotExist) {
-		return hinted(fmt.Errorf("no proposal at %s", file), "write one with cairn curate --dry-run --out FILE")
-	}
+	n, err := curate.ApplyFile(p.Store, file)
 	if err != nil {
-		return err
-	}
-	n, err := curate.Apply(p.Store, data)
-	switch {
-	case errors.Is(err, curate.ErrBadProposal):
-		return hinted(fmt.Errorf("%s: %w", file, err), "write a fresh one with cairn curate --dry-run --out FILE")
-	case errors.Is(err, curate.ErrNoEntry):
-		return fmt.Errorf("%s: %w", file, err)
-	case err != nil:
 		return err
 	}
 	if c.Bool("json") {

@@ -30,12 +30,7 @@ func doctorCommand(env Env) *ucli.Command {
 				}
 			} else {
 				fmt.Fprintf(env.Stdout, "cairn %s in %s\n", Version, p.Root)
-				for _, ch := range checks {
-					fmt.Fprintf(env.Stdout, "%-4s %-14s %s\n", ch.Status, ch.Name, ch.Detail)
-					if ch.Fix != "" {
-						fmt.Fprintf(env.Stdout, "     %-14s fix: %s\n", "", ch.Fix)
-					}
-				}
+				doctor.Write(env.Stdout, checks)
 			}
 			if failed > 0 {
 				return fmt.Errorf("doctor found %d problem(s) to fix", failed)

@@ -80,17 +80,7 @@ func editCommand(env Env) *ucli.Command {
 				ed.Entry = cleanEntry(ed.Entry)
 				return writeJSON(env.Stdout, ed)
 			}
-			fmt.Fprintln(env.Stdout, ed.Entry.Key)
-			switch {
-			case ed.Superseded:
-				fmt.Fprintf(env.Stderr, "cairn: %s is committed: added %s, which supersedes it\n", key, ed.Entry.Key)
-			case ed.InPlace && ed.Entry.Key != key:
-				fmt.Fprintf(env.Stderr, "cairn: rewrote %s in place as %s (no commit held it)\n", key, ed.Entry.Key)
-			case ed.InPlace:
-				fmt.Fprintf(env.Stderr, "cairn: rewrote %s in place (no commit held it)\n", key)
-			default:
-				fmt.Fprintf(env.Stderr, "cairn: %s is committed: added a later line of it\n", key)
-			}
+			ed.Write(env.Stdout, env.Stderr, key)
 			return nil
 		},
 	}

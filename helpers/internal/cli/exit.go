@@ -63,6 +63,8 @@ var hints = []struct {
 	{project.ErrNoDir, "", "check --dir or CAIRN_DIR"},
 	{project.ErrNotProvisioned, "", "run cairn init or cairn add first"},
 	{fs.ErrPermission, "", "make .cairn/knowledge.jsonl readable, e.g. chmod u+rw .cairn/knowledge.jsonl"},
+	{curate.ErrNoProposal, "", "write one with cairn curate --dry-run --out FILE"},
+	{curate.ErrBadProposal, "", "write a fresh one with cairn curate --dry-run --out FILE"},
 	{curate.ErrLogChanged, "", "re-run cairn curate --dry-run and review again"},
 	{curate.ErrNoEntry, "curate", "re-run cairn curate --dry-run"},
 	{curate.ErrNoEntry, "", "find keys with cairn recall WORDS --json"},

@@ -53,13 +53,7 @@ func importCommand(env Env) *ucli.Command {
 			if c.Bool("json") {
 				return writeJSON(env.Stdout, res)
 			}
-			fmt.Fprintf(env.Stdout, "imported %d entries from %s (%d read, %d already present, %d double-encoded lines repaired, %d lines skipped)\n",
-				res.Imported, c.Args().First(), res.Read, res.AlreadyPresent, res.Report.ByKind["double-encoded"], res.Report.Skipped)
-			for _, pr := range res.Report.Problems {
-				if !pr.Repaired() {
-					fmt.Fprintf(env.Stdout, "  line %d: %s: %s\n", pr.Line, pr.Kind, pr.Detail)
-				}
-			}
+			res.Write(env.Stdout, c.Args().First())
 			return nil
 		},
 	}

@@ -39,19 +39,7 @@ func logCommand(env Env) *ucli.Command {
 			if err != nil {
 				return err
 			}
-			list := []recall.Injection{}
-			for _, in := range all {
-				if len(list) == c.Int("last") {
-					break
-				}
-				if id := c.String("session"); id != "" && in.Session != id {
-					continue
-				}
-				if !c.Bool("show") {
-					in.Text = ""
-				}
-				list = append(list, in)
-			}
+			list := recall.Select(all, c.Int("last"), c.String("session"), c.Bool("show"))
 			if c.Bool("json") {
 				return writeJSON(env.Stdout, list)
 			}

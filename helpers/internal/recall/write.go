@@ -9,6 +9,25 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/when"
 )
 
+// Select is the first last injections of list (session's alone, when it
+// is set), their text kept only with text.
+func Select(list []Injection, last int, session string, text bool) []Injection {
+	out := []Injection{}
+	for _, in := range list {
+		if len(out) == last {
+			break
+		}
+		if session != "" && in.Session != session {
+			continue
+		}
+		if !text {
+			in.Text = ""
+		}
+		out = append(out, in)
+	}
+	return out
+}
+
 // WriteInjections writes injections for a person, every text from the
 // record on one terminal line (untrusted.Line) but the text injected,
 // which the caller's writer filters (cli's terminal writer).
