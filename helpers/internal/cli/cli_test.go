@@ -13,6 +13,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
 	"github.com/cairn-dev/cairn/helpers/internal/review"
+	"github.com/cairn-dev/cairn/helpers/internal/session"
 )
 
 // Flags after a subcommand's arguments are moved before them; the global
@@ -191,10 +192,9 @@ func TestProvenance(t *testing.T) {
 		{map[string]string{"CURSOR_AGENT": "1"}, "agent", "cursor", ""},
 		{map[string]string{"CURSOR_TRACE_ID": "x"}, "user", "", ""},
 	} {
-		env := Env{Getenv: func(k string) string { return tc.env[k] }}
-		source, agent, session := provenance(env, p)
-		if source != tc.source || agent != tc.agent || session != tc.session {
-			t.Errorf("provenance(%v) = %q, %q, %q, want %q, %q, %q", tc.env, source, agent, session, tc.source, tc.agent, tc.session)
+		source, agent, sess := session.Provenance(adapters, func(k string) string { return tc.env[k] }, p.Store)
+		if source != tc.source || agent != tc.agent || sess != tc.session {
+			t.Errorf("provenance(%v) = %q, %q, %q, want %q, %q, %q", tc.env, source, agent, sess, tc.source, tc.agent, tc.session)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/curate"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/session"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -65,7 +66,7 @@ func editCommand(env Env) *ucli.Command {
 				return err
 			}
 			by := curate.Editor{Author: p.UserName()}
-			by.Source, by.Agent, by.Session = provenance(env, p)
+			by.Source, by.Agent, by.Session = session.Provenance(adapters, env.Getenv, p.Store)
 			ed, err := curate.Edit(p, key, ch, by, time.Now())
 			switch {
 			case errors.Is(err, knowledge.ErrInput):

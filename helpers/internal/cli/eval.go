@@ -77,18 +77,18 @@ func evalCommand(env Env) *ucli.Command {
 // evalOne reads set's queries and evaluates them on its corpus or, with
 // none, on the project's log.
 func evalOne(c *ucli.Context, env Env, set eval.Set, opts eval.Options) (map[string]eval.Result, error) {
-	qdata, err := os.ReadFile(abs(env, set.Queries))
+	qdata, err := readArg(env, set.Queries, "check the path")
 	if err != nil {
-		return nil, hinted(fmt.Errorf("cannot read %s: %w", set.Queries, unwrapPath(err)), "check the path")
+		return nil, err
 	}
 	queries, err := eval.ReadQueries(qdata)
 	if err != nil {
 		return nil, hinted(fmt.Errorf("%s: %w", set.Queries, err), "each line needs {\"query\": ..., \"relevant_keys\": [...]}")
 	}
 	if set.Corpus != "" {
-		data, err := os.ReadFile(abs(env, set.Corpus))
+		data, err := readArg(env, set.Corpus, "check --corpus")
 		if err != nil {
-			return nil, hinted(fmt.Errorf("cannot read %s: %w", set.Corpus, unwrapPath(err)), "check --corpus")
+			return nil, err
 		}
 		return eval.EvaluateCorpus(data, queries, opts)
 	}
@@ -97,6 +97,16 @@ func evalOne(c *ucli.Context, env Env, set eval.Set, opts eval.Options) (map[str
 		return nil, err
 	}
 	return eval.Evaluate(p.Store, queries, opts)
+}
+
+// readArg reads the file a command line names (relative to the working
+// directory); an error names it as given, with hint.
+func readArg(env Env, name, hint string) ([]byte, error) {
+	data, err := os.ReadFile(abs(env, name))
+	if err != nil {
+		return nil, hinted(fmt.Errorf("cannot read %s: %w", name, unwrapPath(err)), hint)
+	}
+	return data, nil
 }
 
 func abs(env Env, p string) string {
@@ -113,9 +123,9 @@ func evalTools(c *ucli.Context, env Env) error {
 		return usagef("eval --tools takes no QUERIES file")
 	}
 	name := c.String("tools")
-	data, err := os.ReadFile(abs(env, name))
+	data, err := readArg(env, name, "check --tools")
 	if err != nil {
-		return hinted(fmt.Errorf("cannot read %s: %w", name, unwrapPath(err)), "check --tools")
+		return err
 	}
 	calls, err := tooleval.ReadToolCalls(data)
 	if err != nil {
@@ -127,9 +137,8 @@ func evalTools(c *ucli.Context, env Env) error {
 		return usagef("eval --tools takes one --corpus")
 	}
 	if len(corpora) == 1 {
-		name := corpora[0]
-		if corpus, err = os.ReadFile(abs(env, name)); err != nil {
-			return hinted(fmt.Errorf("cannot read %s: %w", name, unwrapPath(err)), "check --corpus")
+		if corpus, err = readArg(env, corpora[0], "check --corpus"); err != nil {
+			return err
 		}
 	} else {
 		p, err := findProject(c, env)

@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"fmt"
 	"os"
-	"path/filepath"
 
 	ucli "github.com/urfave/cli/v2"
 )
@@ -31,13 +29,9 @@ func importCommand(env Env) *ucli.Command {
 			if c.NArg() != 1 {
 				return usagef("import needs the PATH of the log to import")
 			}
-			path := c.Args().First()
-			if !filepath.IsAbs(path) {
-				path = filepath.Join(env.Dir, path)
-			}
-			src, err := os.ReadFile(path)
+			src, err := readArg(env, c.Args().First(), "check the path")
 			if err != nil {
-				return hinted(fmt.Errorf("cannot read %s: %w", c.Args().First(), unwrapPath(err)), "check the path")
+				return err
 			}
 			p, err := findProject(c, env)
 			if err != nil {

@@ -126,12 +126,7 @@ func promoteCommand(env Env) *ucli.Command {
 				if c.Bool("json") {
 					return writeJSON(env.Stdout, entries)
 				}
-				if len(entries) == 0 {
-					fmt.Fprintln(env.Stderr, "cairn: no personal entries for this project yet (the session pipeline writes them: cairn pipeline on)")
-				}
-				for _, e := range entries {
-					fmt.Fprintf(env.Stdout, "%s\t%s\n", e.Key, e.Content)
-				}
+				pipeline.WriteEntries(env.Stdout, env.Stderr, entries)
 				return nil
 			}
 			done, err := pipeline.Promote(own, c.Args().Slice(), p.Add)
@@ -141,13 +136,7 @@ func promoteCommand(env Env) *ucli.Command {
 			if c.Bool("json") {
 				return writeJSON(env.Stdout, done)
 			}
-			for _, d := range done {
-				state := "added"
-				if !d.Added {
-					state = "already in the team log"
-				}
-				fmt.Fprintf(env.Stdout, "%s\t%s\n", d.Key, state)
-			}
+			pipeline.WritePromoted(env.Stdout, done)
 			return nil
 		},
 	}

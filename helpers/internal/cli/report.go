@@ -109,8 +109,7 @@ func holdoutCommand(env Env) *ucli.Command {
 					cfg, _ := p.Store.LoadConfig()
 					team = cfg.Holdout
 				}
-				fmt.Fprintf(env.Stdout, "holdout share %g (yours: %s; the team's: %s)\n",
-					holdout.Share(team, own), setting(own), setting(team))
+				fmt.Fprintln(env.Stdout, holdout.Describe(team, own))
 				return nil
 			}
 			if c.NArg() > 1 {
@@ -133,11 +132,4 @@ func holdoutCommand(env Env) *ucli.Command {
 			return nil
 		},
 	}
-}
-
-func setting(v *float64) string {
-	if v == nil {
-		return "not set"
-	}
-	return strconv.FormatFloat(*v, 'g', -1, 64)
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/when"
 )
 
@@ -46,4 +47,26 @@ func (o Outcome) Line() string {
 		line += ": " + o.Why
 	}
 	return line
+}
+
+// WriteEntries lists personal entries on out, one a line (key, tab,
+// content), or says on note that there are none yet.
+func WriteEntries(out, note io.Writer, entries []knowledge.Entry) {
+	if len(entries) == 0 {
+		fmt.Fprintln(note, "cairn: no personal entries for this project yet (the session pipeline writes them: cairn pipeline on)")
+	}
+	for _, e := range entries {
+		fmt.Fprintf(out, "%s\t%s\n", e.Key, e.Content)
+	}
+}
+
+// WritePromoted says what a promotion did with each key, one a line.
+func WritePromoted(w io.Writer, done []Promoted) {
+	for _, d := range done {
+		state := "added"
+		if !d.Added {
+			state = "already in the team log"
+		}
+		fmt.Fprintf(w, "%s\t%s\n", d.Key, state)
+	}
 }
