@@ -114,6 +114,6 @@ func TestOneUserConfigLoader(t *testing.T) {
 // --explain's rows are the only other scored JSON, rounded the same way.
 func TestOneEntryEncoding(t *testing.T) {
 	files := sources(t)
-	onlyIn(t, files, regexp.MustCompile(`json:"score"`), "encodes a scored entry", "helpers/internal/recall/external.go", "helpers/internal/cli/explain.go")
+	onlyIn(t, files, regexp.MustCompile(`json:"score"`), "encodes a scored entry", "helpers/internal/recall/external.go", "helpers/internal/search/explain.go")
 	onlyIn(t, files, regexp.MustCompile(`\*\s*1000\s*\+\s*0\.5`), "rounds a score", "helpers/internal/recall/external.go")
 }
