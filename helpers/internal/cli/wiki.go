@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/project"
-	"github.com/cairn-dev/cairn/helpers/internal/recall"
 	"github.com/cairn-dev/cairn/helpers/internal/wiki"
 	ucli "github.com/urfave/cli/v2"
 )
@@ -97,14 +96,7 @@ func wikiQueryCommand(env Env) *ucli.Command {
 			if c.Bool("json") {
 				return writeJSON(env.Stdout, a)
 			}
-			if c.Bool("team") {
-				fmt.Fprintf(env.Stdout, "%s\n%s\n%s\n%s\n", recall.OpenTag, wiki.TeamAnswerPreamble, a.Text, recall.CloseTag)
-			} else {
-				fmt.Fprintln(env.Stdout, a.Text)
-			}
-			if a.Filed != "" {
-				fmt.Fprintf(env.Stderr, "cairn: filed as [[%s]]\n", a.Filed)
-			}
+			a.Write(env.Stdout, env.Stderr, c.Bool("team"))
 			return nil
 		},
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/cairn-dev/cairn/helpers/internal/recall"
 	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
 )
 
@@ -46,4 +47,18 @@ func InertLines(text string) string {
 		lines[i] = untrusted.ForAgent(l, 0)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// Write writes the answer on out: from the team wiki (team), inside the
+// untrusted wrapper with its preamble, as recall's entries are; and on
+// note where it was filed, if it was.
+func (a Answer) Write(out, note io.Writer, team bool) {
+	if team {
+		fmt.Fprintf(out, "%s\n%s\n%s\n%s\n", recall.OpenTag, TeamAnswerPreamble, a.Text, recall.CloseTag)
+	} else {
+		fmt.Fprintln(out, a.Text)
+	}
+	if a.Filed != "" {
+		fmt.Fprintf(note, "cairn: filed as [[%s]]\n", a.Filed)
+	}
 }
