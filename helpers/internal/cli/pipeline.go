@@ -37,23 +37,9 @@ func pipelineCommand(env Env) *ucli.Command {
 				if c.NArg() > 1 {
 					return usagef("pipeline takes one argument: on or off")
 				}
-				path, err := userconf.Turn(env.Getenv, c.Args().First() == "on")
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(env.Stdout, "session pipeline %s (%s)\n", c.Args().First(), path)
-				return nil
+				return pipeline.Turn(env.Getenv, c.Args().First() == "on", env.Stdout)
 			case "":
-				on, path, knowledge, err := userconf.State(env.Getenv)
-				if err != nil {
-					return err
-				}
-				state := "off"
-				if on {
-					state = "on"
-				}
-				fmt.Fprintf(env.Stdout, "session pipeline %s (%s); knowledge directory %s\n", state, path, knowledge)
-				return nil
+				return pipeline.WriteState(env.Getenv, env.Stdout)
 			}
 			return usagef("unknown argument %q: pipeline on or pipeline off", c.Args().First())
 		},
