@@ -33,6 +33,7 @@ var anchorPackages = []string{
 	"helpers/internal/project",
 	"helpers/internal/rank",
 	"helpers/internal/recall",
+	"helpers/internal/review",
 	"helpers/internal/sanitize",
 	"helpers/internal/session",
 }
@@ -44,16 +45,14 @@ var pathNormalisers = []string{"filepath.Clean", "path.Clean", "filepath.ToSlash
 // notAnchorData are the normalisers in those packages applied to paths
 // that are no anchors, each with why ("file:function").
 var notAnchorData = map[string]string{
-	"helpers/internal/cli/diff.go:knowledgeDiff":                   "the project's directory inside the repository, to find the log in a commit",
-	"helpers/internal/cli/diff.go:diffSide.read":                   "the log's path inside a commit",
-	"helpers/internal/cli/check.go:runCheck":                       "the project's directory inside the repository (the prefix of the change's paths)",
+	"helpers/internal/review/review.go:Open":                       "the project's and the log's directories inside the repository (the prefix of the change's paths; the log in a commit)",
+	"helpers/internal/review/diff.go:Sources.read":                 "the log's path inside a commit",
 	"helpers/internal/curate/steer.go:headLines":                   "the log's path inside HEAD",
 	"helpers/internal/agent/gemini/wiring.go:realPath":             "a directory Gemini CLI's settings name, compared with the project's",
 	"helpers/internal/agent/codex/measure.go:Adapter.Transcripts":  "the project's root, to match a Codex rollout's working directory",
 	"helpers/internal/agent/codex/measure.go:inside":               "a Codex rollout's working directory, compared with the project's root",
 	"helpers/internal/agent/gemini/measure.go:Adapter.Transcripts": "the project's root, to match the root Gemini CLI's project directory names",
 	"helpers/internal/agent/gemini/measure.go:inside":              "the root a Gemini CLI project directory names, compared with the project's root",
-	"helpers/internal/cli/ui.go:openPage":                          "the viewer's private launch page, as a file:// URL",
 }
 
 // TestOneAnchorPathRule: an anchor's path is read by anchor.Clean (and a

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -100,4 +103,51 @@ func TestLayers(t *testing.T) {
 	if checked < 20 {
 		t.Fatalf("checked only %d packages", checked)
 	}
+}
+
+// maxCLILines bounds the command line's own code: flag wiring, one table
+// of errors to hints and exit codes, and the terminal's writer. A use case
+// (what a command does, what it prints) lives in a package below it.
+const maxCLILines = 2500
+
+// TestCLIIsFlagWiring holds cli to flag wiring: its code (test files
+// aside, lines as wc -l counts them) stays under maxCLILines, and no file
+// of it, tests included, imports the storage below the use cases: git
+// (gitx) and the cache (index) are read by the packages whose functions
+// cli calls (review, search, setup, ...), and their errors reach exit.go
+// through sentinels of lower packages (knowledge.ErrCache).
+func TestCLIIsFlagWiring(t *testing.T) {
+	dir := filepath.Join(cairntest.RepoRoot(t), "helpers", "internal", "cli")
+	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil || len(names) < 10 {
+		t.Fatalf("cli's files: %v, %v", names, err)
+	}
+	forbidden := []string{module + "/helpers/internal/gitx", module + "/helpers/internal/index"}
+	lines := 0
+	fset := token.NewFileSet()
+	for _, name := range names {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(name, "_test.go") {
+			lines += bytes.Count(data, []byte("\n"))
+		}
+		f, err := parser.ParseFile(fset, name, data, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			for _, bad := range forbidden {
+				if path == bad {
+					t.Errorf("cli/%s imports %s: call a use case of a package below cli instead", filepath.Base(name), short(path))
+				}
+			}
+		}
+	}
+	if lines >= maxCLILines {
+		t.Errorf("cli holds %d lines of code, over %d: move what a command does or prints into a package below it", lines, maxCLILines)
+	}
+	t.Logf("cli: %d lines of code", lines)
 }

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
-	"github.com/cairn-dev/cairn/helpers/internal/project"
-	"github.com/cairn-dev/cairn/helpers/internal/session"
 	ucli "github.com/urfave/cli/v2"
+
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/session"
 )
 
 func addCommand(env Env) *ucli.Command {
@@ -51,7 +51,7 @@ func addCommand(env Env) *ucli.Command {
 				Files:   splitList(c.String("files")),
 			}
 			if !c.IsSet("source") {
-				e.Source, e.Agent, e.Session = provenance(env, p)
+				e.Source, e.Agent, e.Session = session.Provenance(adapters, env.Getenv, p.Store)
 			}
 			key, added, err := p.Add(e)
 			if errors.Is(err, knowledge.ErrInput) {
@@ -70,18 +70,6 @@ func addCommand(env Env) *ucli.Command {
 			return nil
 		},
 	}
-}
-
-// provenance is who records an entry that does not say: a coding agent,
-// when one of the adapters' agents runs cairn from its tools (outside a
-// hook), with the session its environment or its last session start names;
-// else a person.
-func provenance(env Env, p *project.Project) (source, agentName, sessionID string) {
-	name, id, ok := session.Caller(adapters, env.Getenv, p.Store)
-	if !ok {
-		return "user", "", ""
-	}
-	return "agent", name, id
 }
 
 func splitList(s string) []string {

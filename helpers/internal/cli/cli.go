@@ -12,11 +12,12 @@ import (
 	"slices"
 	"strings"
 
+	ucli "github.com/urfave/cli/v2"
+
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/helpers/internal/projroot"
 	"github.com/cairn-dev/cairn/helpers/internal/session/record"
 	"github.com/cairn-dev/cairn/helpers/internal/typed"
-	ucli "github.com/urfave/cli/v2"
 )
 
 // Version is cairn's version (see [cairn.Version]).

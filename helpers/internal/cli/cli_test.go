@@ -10,8 +10,10 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/helpers/internal/curate"
-	"github.com/cairn-dev/cairn/helpers/internal/index"
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
+	"github.com/cairn-dev/cairn/helpers/internal/review"
+	"github.com/cairn-dev/cairn/helpers/internal/session"
 )
 
 // Flags after a subcommand's arguments are moved before them; the global
@@ -88,7 +90,9 @@ func TestReport(t *testing.T) {
 		{"curate", fmt.Errorf("f.jsonl: %w", fmt.Errorf("%w k1 in the log", curate.ErrNoEntry)), "cairn: f.jsonl: no entry with key k1 in the log (re-run cairn curate --dry-run)\n", 1},
 		{"retract", fmt.Errorf("%w k1", curate.ErrNoEntry), "cairn: no entry with key k1 (find keys with cairn recall WORDS --json)\n", 1},
 		{"add", fmt.Errorf("read log: %w", fs.ErrPermission), "cairn: read log: permission denied (make .cairn/knowledge.jsonl readable, e.g. chmod u+rw .cairn/knowledge.jsonl)\n", 1},
-		{"sync", fmt.Errorf("open cache: %w", index.ErrCache), "cairn: open cache: search cache (delete .cairn/cache and run cairn sync --full)\n", 1},
+		{"sync", fmt.Errorf("open cache: %w", knowledge.ErrCache), "cairn: open cache: search cache (delete .cairn/cache and run cairn sync --full)\n", 1},
+		{"check", review.ErrNoHead, "cairn: HEAD has no commit yet (commit first)\n", 1},
+		{"check", review.ErrNoDefaultBranch, "cairn: no default branch to compare with (no origin/HEAD, main or master) (pass --base REV)\n", 1},
 		{"add", usagef("add needs TYPE and CONTENT"), "cairn: add needs TYPE and CONTENT\n", 64},
 		{"add", hinted(errors.New("two\nlines"), "a fix"), "cairn: two lines (a fix)\n", 1},
 		{"add", errors.New("plain"), "cairn: plain\n", 1},
@@ -188,10 +192,9 @@ func TestProvenance(t *testing.T) {
 		{map[string]string{"CURSOR_AGENT": "1"}, "agent", "cursor", ""},
 		{map[string]string{"CURSOR_TRACE_ID": "x"}, "user", "", ""},
 	} {
-		env := Env{Getenv: func(k string) string { return tc.env[k] }}
-		source, agent, session := provenance(env, p)
-		if source != tc.source || agent != tc.agent || session != tc.session {
-			t.Errorf("provenance(%v) = %q, %q, %q, want %q, %q, %q", tc.env, source, agent, session, tc.source, tc.agent, tc.session)
+		source, agent, sess := session.Provenance(adapters, func(k string) string { return tc.env[k] }, p.Store)
+		if source != tc.source || agent != tc.agent || sess != tc.session {
+			t.Errorf("provenance(%v) = %q, %q, %q, want %q, %q, %q", tc.env, source, agent, sess, tc.source, tc.agent, tc.session)
 		}
 	}
 }

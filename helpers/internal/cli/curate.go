@@ -3,17 +3,17 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"strings"
 	"time"
+
+	ucli "github.com/urfave/cli/v2"
 
 	"github.com/cairn-dev/cairn/helpers/internal/curate"
 	"github.com/cairn-dev/cairn/helpers/internal/entryjson"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
 	"github.com/cairn-dev/cairn/helpers/internal/session"
-	ucli "github.com/urfave/cli/v2"
 )
 
 func curateCommand(env Env) *ucli.Command {
@@ -78,40 +78,13 @@ func curateDryRun(c *ucli.Context, env Env, p *project.Project) error {
 	if c.Bool("json") {
 		return writeJSON(env.Stdout, map[string]any{"log_sha256": prop.LogSHA256, "lines": entryjson.List(prop.Lines), "out": c.String("out")})
 	}
-	if len(prop.Lines) == 0 {
-		fmt.Fprintln(env.Stdout, "nothing to curate: no duplicates or stale entries beyond what the log already records")
-		return nil
-	}
-	fmt.Fprintf(env.Stdout, "%d line(s) would be added to %s:\n", len(prop.Lines), p.Store.LogPath())
-	for _, e := range prop.Lines {
-		fmt.Fprintln(env.Stdout, "  "+curate.Describe(e))
-	}
-	if out := c.String("out"); out != "" {
-		fmt.Fprintf(env.Stdout, "proposal written to %s; review it (delete lines you do not want), then:\n  cairn curate --apply %s --yes\n", out, out)
-		return nil
-	}
-	fmt.Fprintln(env.Stdout, "exact lines:")
-	lines := strings.SplitN(string(data), "\n", 2)
-	fmt.Fprint(env.Stdout, lines[1])
-	fmt.Fprintln(env.Stdout, "to apply: cairn curate --dry-run --out FILE, review FILE, then cairn curate --apply FILE --yes")
+	curate.WriteProposal(env.Stdout, prop, data, p.Store.LogPath(), c.String("out"))
 	return nil
 }
 
 func curateApply(c *ucli.Context, env Env, p *project.Project, file string) error {
-	data, err := os.ReadFile(file)
-	if errors.Is(err, fs.ErrNotExist) {
-		return hinted(fmt.Errorf("no proposal at %s", file), "write one with cairn curate --dry-run --out FILE")
-	}
+	n, err := curate.ApplyFile(p.Store, file)
 	if err != nil {
-		return err
-	}
-	n, err := curate.Apply(p.Store, data)
-	switch {
-	case errors.Is(err, curate.ErrBadProposal):
-		return hinted(fmt.Errorf("%s: %w", file, err), "write a fresh one with cairn curate --dry-run --out FILE")
-	case errors.Is(err, curate.ErrNoEntry):
-		return fmt.Errorf("%s: %w", file, err)
-	case err != nil:
 		return err
 	}
 	if c.Bool("json") {

@@ -3,8 +3,9 @@ package cli
 import (
 	"fmt"
 
-	"github.com/cairn-dev/cairn/helpers/internal/doctor"
 	ucli "github.com/urfave/cli/v2"
+
+	"github.com/cairn-dev/cairn/helpers/internal/doctor"
 )
 
 func doctorCommand(env Env) *ucli.Command {
@@ -30,12 +31,7 @@ func doctorCommand(env Env) *ucli.Command {
 				}
 			} else {
 				fmt.Fprintf(env.Stdout, "cairn %s in %s\n", Version, p.Root)
-				for _, ch := range checks {
-					fmt.Fprintf(env.Stdout, "%-4s %-14s %s\n", ch.Status, ch.Name, ch.Detail)
-					if ch.Fix != "" {
-						fmt.Fprintf(env.Stdout, "     %-14s fix: %s\n", "", ch.Fix)
-					}
-				}
+				doctor.Write(env.Stdout, checks)
 			}
 			if failed > 0 {
 				return fmt.Errorf("doctor found %d problem(s) to fix", failed)

@@ -6,9 +6,11 @@ import (
 	"strings"
 	"time"
 
+	ucli "github.com/urfave/cli/v2"
+
 	"github.com/cairn-dev/cairn/helpers/internal/curate"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
-	ucli "github.com/urfave/cli/v2"
+	"github.com/cairn-dev/cairn/helpers/internal/session"
 )
 
 func editCommand(env Env) *ucli.Command {
@@ -65,7 +67,7 @@ func editCommand(env Env) *ucli.Command {
 				return err
 			}
 			by := curate.Editor{Author: p.UserName()}
-			by.Source, by.Agent, by.Session = provenance(env, p)
+			by.Source, by.Agent, by.Session = session.Provenance(adapters, env.Getenv, p.Store)
 			ed, err := curate.Edit(p, key, ch, by, time.Now())
 			switch {
 			case errors.Is(err, knowledge.ErrInput):
@@ -77,19 +79,9 @@ func editCommand(env Env) *ucli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				return writeJSON(env.Stdout, editJSON(ed))
+				return writeJSON(env.Stdout, curate.EditJSON(ed))
 			}
-			fmt.Fprintln(env.Stdout, ed.Entry.Key)
-			switch {
-			case ed.Superseded:
-				fmt.Fprintf(env.Stderr, "cairn: %s is committed: added %s, which supersedes it\n", key, ed.Entry.Key)
-			case ed.InPlace && ed.Entry.Key != key:
-				fmt.Fprintf(env.Stderr, "cairn: rewrote %s in place as %s (no commit held it)\n", key, ed.Entry.Key)
-			case ed.InPlace:
-				fmt.Fprintf(env.Stderr, "cairn: rewrote %s in place (no commit held it)\n", key)
-			default:
-				fmt.Fprintf(env.Stderr, "cairn: %s is committed: added a later line of it\n", key)
-			}
+			ed.Write(env.Stdout, env.Stderr, key)
 			return nil
 		},
 	}

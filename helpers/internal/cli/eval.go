@@ -2,14 +2,13 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"sort"
+
+	ucli "github.com/urfave/cli/v2"
 
 	"github.com/cairn-dev/cairn/helpers/internal/eval"
 	"github.com/cairn-dev/cairn/helpers/internal/eval/tooleval"
-	ucli "github.com/urfave/cli/v2"
 )
 
 func evalCommand(env Env) *ucli.Command {
@@ -52,9 +51,9 @@ func evalCommand(env Env) *ucli.Command {
 				return usagef("--k must be at least 1")
 			}
 			opts := eval.Options{K: c.Int("k"), Grep: c.String("baseline") == "grep"}
-			var sets []evalSet
+			var sets []eval.Set
 			for i, name := range c.Args().Slice() {
-				set := evalSet{Queries: name}
+				set := eval.Set{Queries: name}
 				if len(corpora) > 0 {
 					set.Corpus = corpora[i]
 				}
@@ -70,47 +69,27 @@ func evalCommand(env Env) *ucli.Command {
 				}
 				return writeJSON(env.Stdout, sets)
 			}
-			for i, set := range sets {
-				if len(sets) > 1 {
-					if i > 0 {
-						fmt.Fprintln(env.Stdout)
-					}
-					fmt.Fprintf(env.Stdout, "%s", set.Queries)
-					if set.Corpus != "" {
-						fmt.Fprintf(env.Stdout, " on %s", set.Corpus)
-					}
-					fmt.Fprintln(env.Stdout, ":")
-				}
-				printEval(env.Stdout, set.Results, c.Int("k"))
-			}
+			eval.WriteSets(env.Stdout, sets, c.Int("k"))
 			return nil
 		},
 	}
 }
 
-// evalSet is one set of labelled queries, the corpus they run on ("" for
-// the project's log) and what eval measured.
-type evalSet struct {
-	Queries string                 `json:"queries"`
-	Corpus  string                 `json:"corpus,omitempty"`
-	Results map[string]eval.Result `json:"results"`
-}
-
 // evalOne reads set's queries and evaluates them on its corpus or, with
 // none, on the project's log.
-func evalOne(c *ucli.Context, env Env, set evalSet, opts eval.Options) (map[string]eval.Result, error) {
-	qdata, err := os.ReadFile(abs(env, set.Queries))
+func evalOne(c *ucli.Context, env Env, set eval.Set, opts eval.Options) (map[string]eval.Result, error) {
+	qdata, err := readArg(env, set.Queries, "check the path")
 	if err != nil {
-		return nil, hinted(fmt.Errorf("cannot read %s: %w", set.Queries, unwrapPath(err)), "check the path")
+		return nil, err
 	}
 	queries, err := eval.ReadQueries(qdata)
 	if err != nil {
 		return nil, hinted(fmt.Errorf("%s: %w", set.Queries, err), "each line needs {\"query\": ..., \"relevant_keys\": [...]}")
 	}
 	if set.Corpus != "" {
-		data, err := os.ReadFile(abs(env, set.Corpus))
+		data, err := readArg(env, set.Corpus, "check --corpus")
 		if err != nil {
-			return nil, hinted(fmt.Errorf("cannot read %s: %w", set.Corpus, unwrapPath(err)), "check --corpus")
+			return nil, err
 		}
 		return eval.EvaluateCorpus(data, queries, opts)
 	}
@@ -121,41 +100,21 @@ func evalOne(c *ucli.Context, env Env, set evalSet, opts eval.Options) (map[stri
 	return eval.Evaluate(p.Store, queries, opts)
 }
 
+// readArg reads the file a command line names (relative to the working
+// directory); an error names it as given, with hint.
+func readArg(env Env, name, hint string) ([]byte, error) {
+	data, err := os.ReadFile(abs(env, name))
+	if err != nil {
+		return nil, hinted(fmt.Errorf("cannot read %s: %w", name, unwrapPath(err)), hint)
+	}
+	return data, nil
+}
+
 func abs(env Env, p string) string {
 	if filepath.IsAbs(p) {
 		return p
 	}
 	return filepath.Join(env.Dir, p)
-}
-
-func printEval(w io.Writer, results map[string]eval.Result, k int) {
-	names := []string{"cairn"}
-	if _, ok := results["grep"]; ok {
-		names = append(names, "grep")
-	}
-	kinds := map[string]bool{}
-	for _, r := range results {
-		for kind := range r.ByKind {
-			kinds[kind] = true
-		}
-	}
-	kindList := make([]string, 0, len(kinds))
-	for kind := range kinds {
-		kindList = append(kindList, kind)
-	}
-	sort.Strings(kindList)
-	fmt.Fprintf(w, "%-12s %-7s %7s %7s %7s %7s %7s %9s %s\n", "kind", "engine", "queries", fmt.Sprintf("P@%d", k), fmt.Sprintf("R@%d", k), "MRR", "nDCG@10", "negatives", "with results")
-	row := func(kind, name string, m eval.Metrics) {
-		fmt.Fprintf(w, "%-12s %-7s %7d %7.3f %7.3f %7.3f %7.3f %9d %d\n", kind, name, m.Queries, m.PAtK, m.RAtK, m.MRR, m.NDCG10, m.Negatives, m.NegativesWithResults)
-	}
-	for _, name := range names {
-		row("all", name, results[name].Metrics)
-	}
-	for _, kind := range kindList {
-		for _, name := range names {
-			row(kind, name, results[name].ByKind[kind])
-		}
-	}
 }
 
 // evalTools replays --tools' calls against --corpus (or the project's
@@ -165,9 +124,9 @@ func evalTools(c *ucli.Context, env Env) error {
 		return usagef("eval --tools takes no QUERIES file")
 	}
 	name := c.String("tools")
-	data, err := os.ReadFile(abs(env, name))
+	data, err := readArg(env, name, "check --tools")
 	if err != nil {
-		return hinted(fmt.Errorf("cannot read %s: %w", name, unwrapPath(err)), "check --tools")
+		return err
 	}
 	calls, err := tooleval.ReadToolCalls(data)
 	if err != nil {
@@ -179,9 +138,8 @@ func evalTools(c *ucli.Context, env Env) error {
 		return usagef("eval --tools takes one --corpus")
 	}
 	if len(corpora) == 1 {
-		name := corpora[0]
-		if corpus, err = os.ReadFile(abs(env, name)); err != nil {
-			return hinted(fmt.Errorf("cannot read %s: %w", name, unwrapPath(err)), "check --corpus")
+		if corpus, err = readArg(env, corpora[0], "check --corpus"); err != nil {
+			return err
 		}
 	} else {
 		p, err := findProject(c, env)

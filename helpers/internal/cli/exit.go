@@ -10,10 +10,11 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
 	"github.com/cairn-dev/cairn/helpers/internal/curate"
-	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
+	"github.com/cairn-dev/cairn/helpers/internal/review"
+	"github.com/cairn-dev/cairn/helpers/internal/ui"
 	"github.com/cairn-dev/cairn/helpers/internal/userconf"
 )
 
@@ -53,10 +54,17 @@ var hints = []struct {
 	command string
 	hint    string
 }{
+	{review.ErrNotGit, "", "run it in the project's repository"},
+	{review.ErrRevision, "", "name a branch, a tag or a commit git knows here (git fetch first for origin/...)"},
+	{review.ErrNoDefaultBranch, "", "pass --base REV"},
+	{review.ErrNoHead, "", "commit first"},
+	{ui.ErrListen, "", "choose another --addr (port 0 picks a free one)"},
 	{project.ErrNotFound, "", "run cairn inside your project, or pass --dir PATH"},
 	{project.ErrNoDir, "", "check --dir or CAIRN_DIR"},
 	{project.ErrNotProvisioned, "", "run cairn init or cairn add first"},
 	{fs.ErrPermission, "", "make .cairn/knowledge.jsonl readable, e.g. chmod u+rw .cairn/knowledge.jsonl"},
+	{curate.ErrNoProposal, "", "write one with cairn curate --dry-run --out FILE"},
+	{curate.ErrBadProposal, "", "write a fresh one with cairn curate --dry-run --out FILE"},
 	{curate.ErrLogChanged, "", "re-run cairn curate --dry-run and review again"},
 	{curate.ErrNoEntry, "curate", "re-run cairn curate --dry-run"},
 	{curate.ErrNoEntry, "", "find keys with cairn recall WORDS --json"},
@@ -67,7 +75,7 @@ var hints = []struct {
 	{pipeline.ErrOff, "", "turn it on with cairn pipeline on"},
 	{pipeline.ErrNoSession, "", "start a session in this project with the pipeline on, then run it from that session"},
 	{userconf.ErrNoHome, "", "set HOME (or XDG_CONFIG_HOME, XDG_DATA_HOME and XDG_STATE_HOME)"},
-	{index.ErrCache, "", "delete " + filepath.Join(knowledge.DirName, knowledge.CacheDir) + " and run cairn sync --full"},
+	{knowledge.ErrCache, "", "delete " + filepath.Join(knowledge.DirName, knowledge.CacheDir) + " and run cairn sync --full"},
 }
 
 // report prints err as one line on stderr, with the hint of its fix, and

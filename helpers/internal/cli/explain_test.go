@@ -13,6 +13,7 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/rank"
+	"github.com/cairn-dev/cairn/helpers/internal/search"
 )
 
 // runCairn runs cairn with args and returns its stdout, failing the test
@@ -64,7 +65,7 @@ func TestExplainKeepsRecallOrder(t *testing.T) {
 		if err := json.Unmarshal(runCairn(t, dir, "recall", "--json", "--dir", dir, "--", q.Query), &plain); err != nil {
 			t.Fatal(err)
 		}
-		var x explanation
+		var x search.Explanation
 		if err := json.Unmarshal(runCairn(t, dir, "recall", "--explain", "--json", "--dir", dir, "--", q.Query), &x); err != nil {
 			t.Fatal(err)
 		}
@@ -118,7 +119,7 @@ func TestExplainPrintsTheKnobs(t *testing.T) {
 				t.Errorf("GateShare %g: --explain lacks %q:\n%s", share, want, out)
 			}
 		}
-		var x explanation
+		var x search.Explanation
 		if err := json.Unmarshal(runCairn(t, dir, "recall", "--explain", "--json", "--dir", dir, "--", "parse config"), &x); err != nil {
 			t.Fatal(err)
 		}

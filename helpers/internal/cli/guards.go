@@ -3,8 +3,9 @@ package cli
 import (
 	"fmt"
 
-	"github.com/cairn-dev/cairn/helpers/internal/userconf"
 	ucli "github.com/urfave/cli/v2"
+
+	"github.com/cairn-dev/cairn/helpers/internal/userconf"
 )
 
 func guardsCommand(env Env) *ucli.Command {

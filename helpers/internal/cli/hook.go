@@ -3,12 +3,13 @@ package cli
 import (
 	"strings"
 
+	ucli "github.com/urfave/cli/v2"
+
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	registered "github.com/cairn-dev/cairn/helpers/internal/agent/adapters"
 	"github.com/cairn-dev/cairn/helpers/internal/agent/claude"
 	"github.com/cairn-dev/cairn/helpers/internal/session"
 	"github.com/cairn-dev/cairn/helpers/internal/session/record"
-	ucli "github.com/urfave/cli/v2"
 )
 
 // hookCommand is listed for --help; Main dispatches `cairn hook` itself so

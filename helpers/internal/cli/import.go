@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"fmt"
 	"os"
-	"path/filepath"
 
 	ucli "github.com/urfave/cli/v2"
 )
@@ -31,13 +29,9 @@ func importCommand(env Env) *ucli.Command {
 			if c.NArg() != 1 {
 				return usagef("import needs the PATH of the log to import")
 			}
-			path := c.Args().First()
-			if !filepath.IsAbs(path) {
-				path = filepath.Join(env.Dir, path)
-			}
-			src, err := os.ReadFile(path)
+			src, err := readArg(env, c.Args().First(), "check the path")
 			if err != nil {
-				return hinted(fmt.Errorf("cannot read %s: %w", c.Args().First(), unwrapPath(err)), "check the path")
+				return err
 			}
 			p, err := findProject(c, env)
 			if err != nil {
@@ -53,13 +47,7 @@ func importCommand(env Env) *ucli.Command {
 			if c.Bool("json") {
 				return writeJSON(env.Stdout, res)
 			}
-			fmt.Fprintf(env.Stdout, "imported %d entries from %s (%d read, %d already present, %d double-encoded lines repaired, %d lines skipped)\n",
-				res.Imported, c.Args().First(), res.Read, res.AlreadyPresent, res.Report.ByKind["double-encoded"], res.Report.Skipped)
-			for _, pr := range res.Report.Problems {
-				if !pr.Repaired() {
-					fmt.Fprintf(env.Stdout, "  line %d: %s: %s\n", pr.Line, pr.Kind, pr.Detail)
-				}
-			}
+			res.Write(env.Stdout, c.Args().First())
 			return nil
 		},
 	}

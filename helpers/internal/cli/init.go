@@ -2,17 +2,14 @@ package cli
 
 import (
 	"errors"
-	"fmt"
-	"strings"
 
-	"github.com/cairn-dev/cairn"
+	ucli "github.com/urfave/cli/v2"
+
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	registered "github.com/cairn-dev/cairn/helpers/internal/agent/adapters"
-	"github.com/cairn-dev/cairn/helpers/internal/agent/launcher"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
-	"github.com/cairn-dev/cairn/helpers/internal/gitx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
-	ucli "github.com/urfave/cli/v2"
+	"github.com/cairn-dev/cairn/helpers/internal/setup"
 )
 
 // adapters are the agents cairn can wire a project for: each is a flag of
@@ -64,100 +61,10 @@ func initCommand(env Env) *ucli.Command {
 			if err != nil {
 				return err
 			}
-			existed := p.Store.Exists()
-			if err := p.Store.Provision(); err != nil {
-				return err
-			}
-			if existed {
-				fmt.Fprintf(env.Stdout, "%s already provisioned\n", p.Store.Dir)
-			} else {
-				fmt.Fprintf(env.Stdout, "provisioned %s\n", p.Store.Dir)
-			}
-			recorded, err := recordInstallHint(env, p.Store, c.String("install-hint"), c.IsSet("install-hint"))
-			if err != nil {
-				return err
-			}
-			wire := chosen(c)
-			paths := map[string]bool{}
-			var commit []string
-			for _, a := range wire {
-				changed, err := a.Wire(p.Root, p.Store.Root())
-				if err != nil {
-					return err
-				}
-				if changed {
-					fmt.Fprintf(env.Stdout, "wired %s: %s\n", a.Title(), a.Wiring())
-				} else {
-					fmt.Fprintf(env.Stdout, "%s wiring already in place\n", a.Title())
-				}
-				for _, path := range a.Paths() {
-					if !paths[path] {
-						paths[path] = true
-						commit = append(commit, path)
-					}
-				}
-			}
-			if recorded && !paths[knowledge.DirName] {
-				// The launcher names the hint, so recording it rewrote one
-				// that was there.
-				commit = append([]string{knowledge.DirName + "/" + knowledge.ConfigName, launcher.Path}, commit...)
-			}
-			if commit = toCommit(p.Root, p.IsGit, commit); len(commit) > 0 {
-				fmt.Fprintf(env.Stdout, "commit it so teammates get it with a pull:\n  git add %s && git commit -m \"Add cairn team memory\"\n", strings.Join(commit, " "))
-			}
-			return nil
+			return setup.Init(setup.Options{Project: p, Agents: chosen(c), All: adapters, Out: env.Stdout},
+				c.String("install-hint"), c.IsSet("install-hint"))
 		},
 	}
-}
-
-// toCommit is those of paths (relative to the project's root) that git sees
-// something to commit under: init prints the commit for them, and nothing
-// when all are committed already (a second run, a teammate's pull), since
-// that commit would fail with "nothing to commit". Outside a git work tree,
-// or when git cannot say, there is no commit to print.
-func toCommit(root string, isGit bool, paths []string) []string {
-	if !isGit || len(paths) == 0 {
-		return nil
-	}
-	changed, err := gitx.Uncommitted(root, paths...)
-	if err != nil {
-		return nil
-	}
-	return changed
-}
-
-// recordInstallHint records in .cairn/config.json how a teammate installs
-// cairn: given (--install-hint) when set, else how this binary was
-// installed when the config names no route yet. A launcher already
-// there is rewritten to name it. It reports whether it wrote the config.
-func recordInstallHint(env Env, store *knowledge.Store, given string, set bool) (bool, error) {
-	cfg, err := store.LoadConfig()
-	if err != nil {
-		return false, err
-	}
-	hint := knowledge.CleanInstallHint(given)
-	switch {
-	case set:
-		// CheckInstallHint passed it (the command's first step).
-	case cfg.InstallHint != "":
-		return false, nil
-	default:
-		if hint = cairn.InstallHint(); hint == "" {
-			fmt.Fprintf(env.Stdout, "teammates without cairn will be told to clone cairn and run ./install.sh; name the exact command with, e.g.:\n  cairn init --install-hint %s\n", fsx.ShellQuote(knowledge.HintExample))
-			return false, nil
-		}
-	}
-	changed, err := store.SetInstallHint(hint)
-	if err != nil || !changed {
-		return false, err
-	}
-	fmt.Fprintf(env.Stdout, "recorded how teammates install cairn: %s\n  (in %s; change it with cairn init --install-hint %s)\n", hint, knowledge.DirName+"/"+knowledge.ConfigName, fsx.ShellQuote(knowledge.HintExample))
-	if st, _ := launcher.Check(store.Root()); st != launcher.Missing {
-		if _, err := launcher.Write(store.Root()); err != nil {
-			return true, err
-		}
-	}
-	return true, nil
 }
 
 // installHintUsage is the usage error of an --install-hint that
@@ -192,40 +99,7 @@ func uninstallCommand(env Env) *ucli.Command {
 			if err != nil {
 				return err
 			}
-			removedAny := false
-			for _, a := range unwire {
-				removed, err := a.Unwire(p.Root, p.Store.Root())
-				if err != nil {
-					return err
-				}
-				if len(removed) == 0 {
-					if !c.Bool("all") {
-						fmt.Fprintf(env.Stdout, "no %s wiring of cairn's here; nothing removed\n", a.Title())
-					}
-					continue
-				}
-				removedAny = true
-				fmt.Fprintf(env.Stdout, "removed %s; commit the change so teammates' sessions stop running it\n", strings.Join(removed, " and "))
-			}
-			if c.Bool("all") && !removedAny {
-				fmt.Fprintf(env.Stdout, "no agent's wiring of cairn's here; nothing removed\n")
-			}
-			return removeLauncher(env, p.Root, p.Store.Root())
+			return setup.Uninstall(setup.Options{Project: p, Agents: unwire, All: adapters, Out: env.Stdout}, c.Bool("all"))
 		},
 	}
-}
-
-// removeLauncher deletes the committed launcher once no agent's wiring in
-// the project runs it.
-func removeLauncher(env Env, project string, cairnDir fsx.Root) error {
-	for _, a := range adapters {
-		if a.Uses(project) {
-			return nil
-		}
-	}
-	removed, err := launcher.Remove(cairnDir)
-	if removed {
-		fmt.Fprintf(env.Stdout, "removed %s (no agent's wiring runs it now)\n", launcher.Path)
-	}
-	return err
 }

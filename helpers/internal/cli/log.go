@@ -2,11 +2,10 @@ package cli
 
 import (
 	"fmt"
-	"io"
-	"strings"
+
+	ucli "github.com/urfave/cli/v2"
 
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
-	ucli "github.com/urfave/cli/v2"
 )
 
 func logCommand(env Env) *ucli.Command {
@@ -41,19 +40,7 @@ func logCommand(env Env) *ucli.Command {
 			if err != nil {
 				return err
 			}
-			list := []recall.Injection{}
-			for _, in := range all {
-				if len(list) == c.Int("last") {
-					break
-				}
-				if id := c.String("session"); id != "" && in.Session != id {
-					continue
-				}
-				if !c.Bool("show") {
-					in.Text = ""
-				}
-				list = append(list, in)
-			}
+			list := recall.Select(all, c.Int("last"), c.String("session"), c.Bool("show"))
 			if c.Bool("json") {
 				return writeJSON(env.Stdout, list)
 			}
@@ -61,42 +48,8 @@ func logCommand(env Env) *ucli.Command {
 				fmt.Fprintln(env.Stderr, "cairn: no injection recorded yet (the session-start and prompt hooks record theirs)")
 				return nil
 			}
-			printInjections(env.Stdout, list)
+			recall.WriteInjections(env.Stdout, list)
 			return nil
 		},
-	}
-}
-
-// printInjections prints injections for a person; every text from the
-// record passes the terminal filter on the way out (see forTerminal).
-func printInjections(w io.Writer, list []recall.Injection) {
-	for i, in := range list {
-		if i > 0 {
-			fmt.Fprintln(w)
-		}
-		head := []string{stamp(in.Time), orNone(oneLine(in.Agent, 40)), "session " + orNone(oneLine(in.Session, 80))}
-		if in.Branch != "" {
-			head = append(head, "branch "+oneLine(in.Branch, 80))
-		}
-		if in.Holdout {
-			fmt.Fprintln(w, strings.Join(append(head, in.Moment, recall.ReasonHoldout), "  "))
-			continue
-		}
-		head = append(head, in.Moment, fmt.Sprintf("%d of %d used", in.Used, in.Budget))
-		fmt.Fprintln(w, strings.Join(head, "  "))
-		for _, e := range in.Entries {
-			fmt.Fprintf(w, "  %-28s %s\n", oneLine(e.Reason, 40), oneLine(e.Key, 120))
-		}
-		for _, k := range in.Held {
-			fmt.Fprintf(w, "  %-28s %s\n", recall.ReasonHeld, oneLine(k, 120))
-		}
-		if in.Handoff > 0 {
-			fmt.Fprintf(w, "  %-28s %d items\n", recall.ReasonHandoff, in.Handoff)
-		}
-		if in.Text != "" {
-			fmt.Fprintln(w, "  --- the text injected ---")
-			fmt.Fprintln(w, in.Text)
-			fmt.Fprintln(w, "  --- end ---")
-		}
 	}
 }

@@ -6,8 +6,9 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/cairn-dev/cairn/helpers/internal/mcp"
 	ucli "github.com/urfave/cli/v2"
+
+	"github.com/cairn-dev/cairn/helpers/internal/mcp"
 )
 
 func mcpCommand(env Env) *ucli.Command {

@@ -2,15 +2,12 @@ package cli
 
 import (
 	"fmt"
-	"io"
-	"strings"
-	"time"
+
+	ucli "github.com/urfave/cli/v2"
 
 	"github.com/cairn-dev/cairn/helpers/internal/entryjson"
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
 	"github.com/cairn-dev/cairn/helpers/internal/userconf"
-	"github.com/cairn-dev/cairn/helpers/internal/when"
-	ucli "github.com/urfave/cli/v2"
 )
 
 func pipelineCommand(env Env) *ucli.Command {
@@ -42,23 +39,9 @@ func pipelineCommand(env Env) *ucli.Command {
 				if c.NArg() > 1 {
 					return usagef("pipeline takes one argument: on or off")
 				}
-				path, err := userconf.Turn(env.Getenv, c.Args().First() == "on")
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(env.Stdout, "session pipeline %s (%s)\n", c.Args().First(), path)
-				return nil
+				return pipeline.Turn(env.Getenv, c.Args().First() == "on", env.Stdout)
 			case "":
-				on, path, knowledge, err := userconf.State(env.Getenv)
-				if err != nil {
-					return err
-				}
-				state := "off"
-				if on {
-					state = "on"
-				}
-				fmt.Fprintf(env.Stdout, "session pipeline %s (%s); knowledge directory %s\n", state, path, knowledge)
-				return nil
+				return pipeline.WriteState(env.Getenv, env.Stdout)
 			}
 			return usagef("unknown argument %q: pipeline on or pipeline off", c.Args().First())
 		},
@@ -97,7 +80,7 @@ func handoffNowCommand(env Env) *ucli.Command {
 				if !ok {
 					return fmt.Errorf("session %s: the worker left no outcome (see %s)", id, "cairn pipeline status")
 				}
-				fmt.Fprintf(env.Stdout, "%s\n", outcomeLine(o))
+				fmt.Fprintf(env.Stdout, "%s\n", o.Line())
 			}
 			return nil
 		},
@@ -131,12 +114,7 @@ func promoteCommand(env Env) *ucli.Command {
 				if c.Bool("json") {
 					return writeJSON(env.Stdout, entryjson.List(entries))
 				}
-				if len(entries) == 0 {
-					fmt.Fprintln(env.Stderr, "cairn: no personal entries for this project yet (the session pipeline writes them: cairn pipeline on)")
-				}
-				for _, e := range entries {
-					fmt.Fprintf(env.Stdout, "%s\t%s\n", e.Key, e.Content)
-				}
+				pipeline.WriteEntries(env.Stdout, env.Stderr, entries)
 				return nil
 			}
 			done, err := pipeline.Promote(own, c.Args().Slice(), p.Add)
@@ -146,13 +124,7 @@ func promoteCommand(env Env) *ucli.Command {
 			if c.Bool("json") {
 				return writeJSON(env.Stdout, done)
 			}
-			for _, d := range done {
-				state := "added"
-				if !d.Added {
-					state = "already in the team log"
-				}
-				fmt.Fprintf(env.Stdout, "%s\t%s\n", d.Key, state)
-			}
+			pipeline.WritePromoted(env.Stdout, done)
 			return nil
 		},
 	}
@@ -183,56 +155,8 @@ func pipelineStatusCommand(env Env) *ucli.Command {
 			if c.Bool("json") {
 				return writeJSON(env.Stdout, st)
 			}
-			printPipelineStatus(env.Stdout, st)
+			pipeline.WriteStatus(env.Stdout, st)
 			return nil
 		},
 	}
-}
-
-func printPipelineStatus(w io.Writer, st pipeline.Status) {
-	state := "off"
-	if st.On {
-		state = "on"
-	}
-	fmt.Fprintf(w, "pipeline: %s (%s)\n", state, st.Config)
-	if st.Problem != "" {
-		fmt.Fprintf(w, "  config problem: %s\n", st.Problem)
-	}
-	fmt.Fprintf(w, "knowledge directory: %s\n", st.Knowledge)
-	found := "found at " + st.Found
-	if st.Found == "" {
-		found = "NOT FOUND on PATH: sessions are exported but not distilled"
-	}
-	fmt.Fprintf(w, "model command: %s (%s)\n", strings.Join(st.Command, " "), found)
-	fmt.Fprintf(w, "worker log: %s\n", st.Log)
-	fmt.Fprintf(w, "pending: %d\n", len(st.Pending))
-	for _, p := range st.Pending {
-		what := "queued"
-		if p.Working {
-			what = "being distilled"
-		}
-		fmt.Fprintf(w, "  %s\t%s\t%s (%s)\n", stamp(p.Enqueued), p.Session, what, p.Reason)
-	}
-	fmt.Fprintf(w, "recent sessions: %d\n", len(st.Recent))
-	for _, o := range st.Recent {
-		fmt.Fprintf(w, "  %s\t%s\n", stamp(o.Finished), outcomeLine(o))
-	}
-}
-
-// outcomeLine is a session's outcome on one line: "session S: skipped:
-// why".
-func outcomeLine(o pipeline.Outcome) string {
-	line := "session " + o.Session + ": " + o.Result
-	if o.Why != "" {
-		line += ": " + o.Why
-	}
-	return line
-}
-
-// stamp writes Unix nanoseconds for a person (see package when).
-func stamp(ns int64) string {
-	if ns == 0 {
-		return "-"
-	}
-	return when.Person(time.Unix(0, ns))
 }

@@ -1,8 +1,9 @@
 package cli
 
 import (
-	"github.com/cairn-dev/cairn/helpers/internal/project"
 	ucli "github.com/urfave/cli/v2"
+
+	"github.com/cairn-dev/cairn/helpers/internal/project"
 )
 
 // findProject resolves the project of a command: --dir or CAIRN_DIR when

@@ -2,15 +2,15 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/cairn-dev/cairn/helpers/internal/agent"
+	ucli "github.com/urfave/cli/v2"
+
 	"github.com/cairn-dev/cairn/helpers/internal/holdout"
 	reports "github.com/cairn-dev/cairn/helpers/internal/report"
 	"github.com/cairn-dev/cairn/helpers/internal/userconf"
-	ucli "github.com/urfave/cli/v2"
 )
 
 func reportCommand(env Env) *ucli.Command {
@@ -61,12 +61,12 @@ func reportCommand(env Env) *ucli.Command {
 				if c.NArg() > 0 {
 					return usagef("report takes no argument but with --merge (got %q)", c.Args().First())
 				}
-				since, err := parseSince(c.String("since"))
+				since, err := reports.ParseSince(c.String("since"))
 				if err != nil {
-					return err
+					return usagef("--since %q: give days (30d) or a duration (12h)", c.String("since"))
 				}
-				if a := c.String("agent"); a != "" && !measured(a) {
-					return usagef("--agent %q: cairn reports on %s", a, strings.Join(measuredNames(), ", "))
+				if a := c.String("agent"); a != "" && !slices.Contains(reports.Measured(adapters), a) {
+					return usagef("--agent %q: cairn reports on %s", a, strings.Join(reports.Measured(adapters), ", "))
 				}
 				p, err := findProject(c, env)
 				if err != nil {
@@ -111,8 +111,7 @@ func holdoutCommand(env Env) *ucli.Command {
 					cfg, _ := p.Store.LoadConfig()
 					team = cfg.Holdout
 				}
-				fmt.Fprintf(env.Stdout, "holdout share %g (yours: %s; the team's: %s)\n",
-					holdout.Share(team, own), setting(own), setting(team))
+				fmt.Fprintln(env.Stdout, holdout.Describe(team, own))
 				return nil
 			}
 			if c.NArg() > 1 {
@@ -135,49 +134,4 @@ func holdoutCommand(env Env) *ucli.Command {
 			return nil
 		},
 	}
-}
-
-func setting(v *float64) string {
-	if v == nil {
-		return "not set"
-	}
-	return strconv.FormatFloat(*v, 'g', -1, 64)
-}
-
-// parseSince reads --since: a Go duration or a number of days ("30d").
-func parseSince(s string) (time.Duration, error) {
-	if s == "0" || s == "" {
-		return 0, nil
-	}
-	if days, ok := strings.CutSuffix(s, "d"); ok {
-		n, err := strconv.Atoi(days)
-		if err == nil && n >= 0 {
-			return time.Duration(n) * 24 * time.Hour, nil
-		}
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return 0, usagef("--since %q: give days (30d) or a duration (12h)", s)
-	}
-	return d, nil
-}
-
-// measuredNames are the agents whose sessions cairn reports on.
-func measuredNames() []string {
-	var out []string
-	for _, a := range adapters {
-		if _, ok := a.(agent.Measurer); ok {
-			out = append(out, a.Name())
-		}
-	}
-	return out
-}
-
-func measured(name string) bool {
-	for _, n := range measuredNames() {
-		if n == name {
-			return true
-		}
-	}
-	return false
 }

@@ -3,8 +3,9 @@ package cli
 import (
 	"fmt"
 
-	"github.com/cairn-dev/cairn/helpers/internal/curate"
 	ucli "github.com/urfave/cli/v2"
+
+	"github.com/cairn-dev/cairn/helpers/internal/curate"
 )
 
 func rmCommand(env Env) *ucli.Command {

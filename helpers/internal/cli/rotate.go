@@ -1,10 +1,9 @@
 package cli
 
 import (
-	"fmt"
+	ucli "github.com/urfave/cli/v2"
 
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
-	ucli "github.com/urfave/cli/v2"
 )
 
 func rotateCommand(env Env) *ucli.Command {
@@ -33,11 +32,7 @@ func rotateCommand(env Env) *ucli.Command {
 			if c.Bool("json") {
 				return writeJSON(env.Stdout, map[string]int{"lines": res.Lines, "archived": res.Archived, "kept": res.Kept})
 			}
-			if res.Archived == 0 {
-				fmt.Fprintf(env.Stdout, "nothing to rotate: %d lines (threshold %d)\n", res.Lines, c.Int("max-lines"))
-				return nil
-			}
-			fmt.Fprintf(env.Stdout, "archived %d entries to %s; %d lines remain in %s\n", res.Archived, knowledge.ArchiveName, res.Kept, knowledge.LogName)
+			res.Write(env.Stdout, c.Int("max-lines"))
 			return nil
 		},
 	}

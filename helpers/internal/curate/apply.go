@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
+	"os"
 	"slices"
 	"time"
 
@@ -22,7 +24,25 @@ var (
 	ErrAlreadyRetracted = errors.New("already retracted")
 	// ErrBadProposal: the proposal file does not read as one.
 	ErrBadProposal = errors.New("not a valid proposal")
+	// ErrNoProposal: there is no proposal file.
+	ErrNoProposal = errors.New("no proposal at")
 )
+
+// ApplyFile applies the proposal in file (see Apply); errors name it.
+func ApplyFile(s *knowledge.Store, file string) (int, error) {
+	data, err := os.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, fmt.Errorf("%w %s", ErrNoProposal, file)
+	}
+	if err != nil {
+		return 0, err
+	}
+	n, err := Apply(s, data)
+	if errors.Is(err, ErrBadProposal) || errors.Is(err, ErrNoEntry) {
+		return 0, fmt.Errorf("%s: %w", file, err)
+	}
+	return n, err
+}
 
 // proposalError is a failure to read a proposal: its own message, and
 // ErrBadProposal for errors.Is.

@@ -3,6 +3,7 @@ package curate
 import (
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -325,6 +326,22 @@ type Edited struct {
 	Entry      knowledge.Entry `json:"entry"` // as written
 	Superseded bool            `json:"superseded"`
 	InPlace    bool            `json:"in_place"` // the entry's lines were rewritten
+}
+
+// Write says what the edit of key did: the key written on out, how it
+// was written on note.
+func (ed Edited) Write(out, note io.Writer, key string) {
+	fmt.Fprintln(out, ed.Entry.Key)
+	switch {
+	case ed.Superseded:
+		fmt.Fprintf(note, "cairn: %s is committed: added %s, which supersedes it\n", key, ed.Entry.Key)
+	case ed.InPlace && ed.Entry.Key != key:
+		fmt.Fprintf(note, "cairn: rewrote %s in place as %s (no commit held it)\n", key, ed.Entry.Key)
+	case ed.InPlace:
+		fmt.Fprintf(note, "cairn: rewrote %s in place (no commit held it)\n", key)
+	default:
+		fmt.Fprintf(note, "cairn: %s is committed: added a later line of it\n", key)
+	}
 }
 
 // ErrUnchanged: an edit changes nothing of the entry.

@@ -5,6 +5,7 @@ package doctor
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -380,4 +381,14 @@ func PluralWord(n int, noun string) string {
 		return noun
 	}
 	return noun + "s"
+}
+
+// Write writes checks for people: one line each, with its fix under it.
+func Write(w io.Writer, checks []Check) {
+	for _, ch := range checks {
+		fmt.Fprintf(w, "%-4s %-14s %s\n", ch.Status, ch.Name, ch.Detail)
+		if ch.Fix != "" {
+			fmt.Fprintf(w, "     %-14s fix: %s\n", "", ch.Fix)
+		}
+	}
 }

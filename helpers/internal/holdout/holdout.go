@@ -8,7 +8,9 @@ package holdout
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"fmt"
 	"math"
+	"strconv"
 )
 
 // MaxShare is the largest share a config may ask for: half the sessions.
@@ -54,3 +56,15 @@ const OffCommand = "cairn report holdout off"
 
 // Status is the person's line at the start of a held-out session.
 const Status = "cairn: holdout session — no recall, for measuring (turn off: " + OffCommand + ")"
+
+// Describe says the share in effect and where it comes from: the
+// person's own (own) and the team's (team), each a share or not set.
+func Describe(team, own *float64) string {
+	setting := func(v *float64) string {
+		if v == nil {
+			return "not set"
+		}
+		return strconv.FormatFloat(*v, 'g', -1, 64)
+	}
+	return fmt.Sprintf("holdout share %g (yours: %s; the team's: %s)", Share(team, own), setting(own), setting(team))
+}

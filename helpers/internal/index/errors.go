@@ -3,6 +3,8 @@ package index
 import (
 	"errors"
 
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -11,8 +13,10 @@ import (
 // SQLite could not open, read or write it, or a link or special file
 // stands where its files belong. The cache is disposable, so deleting
 // .cairn/cache and running cairn sync --full always fixes one. Errors of
-// the log, the audit and the cache's lock are not ErrCache.
-var ErrCache = errors.New("search cache")
+// the log, the audit and the cache's lock are not ErrCache. It is
+// [knowledge.ErrCache], which the command line tests without importing
+// this package.
+var ErrCache = knowledge.ErrCache
 
 // ErrCorrupt is in the chain of an error SQLite gave because the cache's
 // file is damaged or is not a database; such an error is also [ErrCache].

@@ -3,6 +3,8 @@ package knowledge
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 )
 
 // ImportResult says what an import did.
@@ -87,4 +89,16 @@ func (s *Store) Import(src []byte) (ImportResult, error) {
 	}
 	res.Imported = len(lines)
 	return res, nil
+}
+
+// Write writes what an import of the log at path did, for people: the
+// counts, then each line skipped and why.
+func (res ImportResult) Write(w io.Writer, path string) {
+	fmt.Fprintf(w, "imported %d entries from %s (%d read, %d already present, %d double-encoded lines repaired, %d lines skipped)\n",
+		res.Imported, path, res.Read, res.AlreadyPresent, res.Report.ByKind["double-encoded"], res.Report.Skipped)
+	for _, pr := range res.Report.Problems {
+		if !pr.Repaired() {
+			fmt.Fprintf(w, "  line %d: %s: %s\n", pr.Line, pr.Kind, pr.Detail)
+		}
+	}
 }

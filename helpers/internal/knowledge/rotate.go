@@ -2,6 +2,8 @@ package knowledge
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"sort"
 )
 
@@ -136,4 +138,13 @@ func joinLines(lines [][]byte) []byte {
 		out = append(out, '\n')
 	}
 	return out
+}
+
+// Write says what a rotation at maxLines did, for people.
+func (res RotateResult) Write(w io.Writer, maxLines int) {
+	if res.Archived == 0 {
+		fmt.Fprintf(w, "nothing to rotate: %d lines (threshold %d)\n", res.Lines, maxLines)
+		return
+	}
+	fmt.Fprintf(w, "archived %d entries to %s; %d lines remain in %s\n", res.Archived, ArchiveName, res.Kept, LogName)
 }

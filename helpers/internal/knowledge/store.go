@@ -564,3 +564,9 @@ var typesByFirst = func() (t [256][]string) {
 	}
 	return t
 }()
+
+// ErrCache is in the chain of every error of the search cache's database
+// under .cairn/cache (package index's): disposable, so deleting the cache
+// and running cairn sync --full fixes one. It is defined here, below the
+// cache, so that the command line names its fix without importing it.
+var ErrCache = errors.New("search cache")

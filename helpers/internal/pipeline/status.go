@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -156,4 +158,32 @@ func LastOutcome(getenv func(string) string, session string) (Outcome, bool) {
 		return Outcome{}, false
 	}
 	return Judge(dn), true
+}
+
+// Turn turns the person's pipeline on or off and says so on w.
+func Turn(getenv func(string) string, on bool, w io.Writer) error {
+	path, err := userconf.Turn(getenv, on)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "session pipeline %s (%s)\n", onOff(on), path)
+	return nil
+}
+
+// WriteState says on w whether the person's pipeline is on, where that
+// is set, and the knowledge directory.
+func WriteState(getenv func(string) string, w io.Writer) error {
+	on, path, knowledge, err := userconf.State(getenv)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "session pipeline %s (%s); knowledge directory %s\n", onOff(on), path, knowledge)
+	return nil
+}
+
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
 }

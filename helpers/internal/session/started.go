@@ -35,6 +35,17 @@ func (s *Session) noteStarted(e event.Event) {
 	}
 }
 
+// Provenance is who records an entry that does not say: "agent", with
+// the agent and its session, when one of adapters' agents runs cairn from
+// its tools (see Caller); else "user".
+func Provenance(adapters []agent.Adapter, getenv func(string) string, store *knowledge.Store) (source, agentName, sessionID string) {
+	name, id, ok := Caller(adapters, getenv, store)
+	if !ok {
+		return "user", "", ""
+	}
+	return "agent", name, id
+}
+
 // Caller names the coding agent whose tools run this process (an agent's
 // `cairn add`, its MCP server) and its session: the id the environment
 // gives, else the session of that agent that started last in the project

@@ -19,6 +19,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
+	"github.com/cairn-dev/cairn/helpers/internal/review"
 	"github.com/cairn-dev/cairn/helpers/internal/userconf"
 )
 
@@ -42,11 +43,12 @@ func bigServer(t testing.TB, p *project.Project, n int) *Server {
 		ins.Write(append(line, '\n'))
 	}
 	writeFile(t, filepath.Join(p.Store.Dir, "local", "injections.jsonl"), ins.String())
-	s, err := New(Options{Project: p, Getenv: os.Getenv, Token: "tok", Diff: func(rev string) (Diff, error) {
-		return Diff{From: "HEAD", To: "working tree", Changes: changes}, nil
-	}})
+	s, err := New(Options{Project: p, Getenv: os.Getenv, Token: "tok"})
 	if err != nil {
 		t.Fatal(err)
+	}
+	s.diff = func(rev string) (review.DiffReport, error) {
+		return review.DiffReport{From: "HEAD", To: "working tree", Changes: changes}, nil
 	}
 	return s
 }

@@ -30,8 +30,8 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
+	"github.com/cairn-dev/cairn/helpers/internal/review"
 )
 
 // CSP is every answer's Content-Security-Policy: no script, no plugin,
@@ -39,19 +39,10 @@ import (
 // server (images also inline, as data: URLs); forms submit to the server.
 const CSP = "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
-// Diff is the knowledge change of a revision range, as cairn diff reads it.
-type Diff struct {
-	From, To string
-	Changes  []knowledge.Change
-}
-
 // Options are what a Server serves.
 type Options struct {
 	Project *project.Project
 	Getenv  func(string) string // the environment (the user's config, the personal wiki)
-	// Diff computes the knowledge change of a range ("" is the working
-	// tree against HEAD), as cairn diff does.
-	Diff func(rev string) (Diff, error)
 	// Token is the secret every request carries; "" draws a random one.
 	Token string
 	// Remote is set when the server listens beyond loopback: requests
@@ -68,6 +59,9 @@ type Server struct {
 	session string // the cookie's value: random per server, never the token
 	pages   map[string]*template.Template
 	mux     *http.ServeMux
+	// diff is the knowledge change of a range ("" is the working tree
+	// against HEAD): cairn diff's, review.Diff (a test's own in tests).
+	diff func(rev string) (review.DiffReport, error)
 }
 
 // random is n random bytes in hex.
@@ -109,6 +103,7 @@ func New(opt Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{opt: opt, token: tok, cookie: "cairn_ui_" + name, session: session, mux: http.NewServeMux()}
+	s.diff = func(rev string) (review.DiffReport, error) { return review.Diff(opt.Project, rev) }
 	if err := s.parseTemplates(); err != nil {
 		return nil, err
 	}

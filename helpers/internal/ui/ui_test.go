@@ -15,6 +15,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/pipeline"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
+	"github.com/cairn-dev/cairn/helpers/internal/review"
 	"github.com/cairn-dev/cairn/helpers/internal/userconf"
 )
 
@@ -107,14 +108,15 @@ func writeFile(t testing.TB, path, data string) {
 
 func newServer(t testing.TB, p *project.Project) *Server {
 	t.Helper()
-	s, err := New(Options{Project: p, Getenv: os.Getenv, Token: "tok", Diff: func(rev string) (Diff, error) {
-		return Diff{From: "HEAD", To: "working tree " + hostile, Changes: []knowledge.Change{
+	s, err := New(Options{Project: p, Getenv: os.Getenv, Token: "tok"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.diff = func(rev string) (review.DiffReport, error) {
+		return review.DiffReport{From: "HEAD", To: "working tree " + hostile, Changes: []knowledge.Change{
 			{Kind: knowledge.ChangeAdded, Entry: knowledge.Entry{Key: "k1", Type: "fact", Content: "added " + hostile, Author: hostile}},
 			{Kind: knowledge.ChangeRetracted, Entry: knowledge.Entry{Key: "k2", Type: "fact", Content: "gone"}, Reason: hostile},
 		}}, nil
-	}})
-	if err != nil {
-		t.Fatal(err)
 	}
 	return s
 }

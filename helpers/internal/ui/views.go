@@ -25,6 +25,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/rank"
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
 	"github.com/cairn-dev/cairn/helpers/internal/relevance"
+	"github.com/cairn-dev/cairn/helpers/internal/review"
 	"github.com/cairn-dev/cairn/helpers/internal/ui/markdown"
 	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
 	"github.com/cairn-dev/cairn/helpers/internal/userconf"
@@ -366,7 +367,7 @@ func (s *Server) logPage(w http.ResponseWriter, r *http.Request) {
 
 type diffView struct {
 	Rev      string
-	Diff     Diff
+	Diff     review.DiffReport
 	Sections []diffSection // the page's changes
 	Ran      bool
 	Pager    pager
@@ -393,17 +394,12 @@ func (s *Server) diffPage(w http.ResponseWriter, r *http.Request) {
 	p := page{Title: "Knowledge diff", Nav: "diff"}
 	v := diffView{Rev: strings.TrimSpace(r.URL.Query().Get("rev"))}
 	p.Data = &v
-	if s.opt.Diff == nil {
-		p.Error = "no diff here"
-		s.render(w, "diff", p)
-		return
-	}
 	if strings.HasPrefix(v.Rev, "-") {
 		p.Error = "a revision does not start with -"
 		s.render(w, "diff", p)
 		return
 	}
-	d, err := s.opt.Diff(v.Rev)
+	d, err := s.diff(v.Rev)
 	if err != nil {
 		p.Error = err.Error()
 		s.render(w, "diff", p)

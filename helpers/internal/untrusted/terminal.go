@@ -158,3 +158,15 @@ func writeEscape(b *strings.Builder, kind byte, v rune, digits int) {
 		b.WriteByte(hex[v>>uint(shift)&0xF])
 	}
 }
+
+// Line is untrusted text on one terminal line (see ForTerminal), cut to n
+// runes (see CutRunes).
+func Line(s string, n int) string { return CutRunes(ForTerminal(s), n) }
+
+// CutRunes is s cut to n runes, the last three "..." when it was longer.
+func CutRunes(s string, n int) string {
+	if rs := []rune(s); len(rs) > n {
+		return string(rs[:n-3]) + "..."
+	}
+	return s
+}

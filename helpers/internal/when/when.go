@@ -25,3 +25,12 @@ func MachineDay(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 // Machine writes t for a program: RFC 3339 in UTC, to the second,
 // "2026-12-06T22:30:05Z".
 func Machine(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// PersonNanos is a time in Unix nanoseconds (a queue's, an injection
+// record's) as Person writes it; "-" for none (0).
+func PersonNanos(ns int64) string {
+	if ns == 0 {
+		return "-"
+	}
+	return Person(time.Unix(0, ns))
+}

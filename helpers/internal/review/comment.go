@@ -1,4 +1,4 @@
-package cli
+package review
 
 import (
 	"fmt"
@@ -23,7 +23,7 @@ const commentReserve = 600
 // can render.
 func mdField(s string, n int) string {
 	clean, _ := redact.String(untrusted.ForTerminal(s)) // control characters shown, then redacted
-	return untrusted.ForMarkdown(cutRunes(clean, n))
+	return untrusted.ForMarkdown(untrusted.CutRunes(clean, n))
 }
 
 // comment writes a pull-request comment whose item lines stop before

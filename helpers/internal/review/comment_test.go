@@ -1,4 +1,4 @@
-package cli
+package review
 
 import (
 	"fmt"
@@ -25,20 +25,20 @@ func TestPullRequestMarkdownIsRedactedAndFits(t *testing.T) {
 		entries = append(entries, knowledge.Entry{Key: fmt.Sprintf("fact-%04d", i), Type: "fact", Content: fmt.Sprintf("%d %s %s", i, secret, strings.Repeat("x", 400)), Author: "ana " + githubToken})
 	}
 	var changes []knowledge.Change
-	var checked []checkEntry
+	var checked []CheckEntry
 	for _, e := range entries {
 		changes = append(changes, knowledge.Change{Kind: knowledge.ChangeAdded, Entry: e})
-		checked = append(checked, checkEntry{Entry: e, Changed: []string{"cmd/" + awsKey + ".go"}, Reasons: []string{"renamed " + awsKey}})
+		checked = append(checked, CheckEntry{Entry: e, Changed: []string{"cmd/" + awsKey + ".go"}, Reasons: []string{"renamed " + awsKey}})
 	}
 	for _, tc := range []struct {
 		name, all string
 		print     func(*strings.Builder)
 	}{
 		{"diff", "cairn diff 'origin/main...HEAD'", func(b *strings.Builder) {
-			printDiffMarkdown(b, diffReport{From: "origin/main", To: "HEAD", Changes: changes}, "cairn diff 'origin/main...HEAD'")
+			WriteDiffMarkdown(b, DiffReport{From: "origin/main", To: "HEAD", Changes: changes}, "cairn diff 'origin/main...HEAD'")
 		}},
 		{"check", "cairn check --base origin/main", func(b *strings.Builder) {
-			printCheckMarkdown(b, checkReport{Base: "origin/main " + awsKey, Head: "working tree", Entries: checked, Added: entries}, "cairn check --base origin/main")
+			WriteCheckMarkdown(b, CheckReport{Base: "origin/main " + awsKey, Head: "working tree", Entries: checked, Added: entries}, "cairn check --base origin/main")
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -62,7 +62,7 @@ func TestPullRequestMarkdownIsRedactedAndFits(t *testing.T) {
 	}
 	// A short one is whole, with no such line.
 	var b strings.Builder
-	printDiffMarkdown(&b, diffReport{From: "a", To: "b", Changes: changes[:3]}, "cairn diff a..b")
+	WriteDiffMarkdown(&b, DiffReport{From: "a", To: "b", Changes: changes[:3]}, "cairn diff a..b")
 	if strings.Contains(b.String(), "not shown") || strings.Count(b.String(), "\n- ") != 3 {
 		t.Errorf("three changes:\n%s", b.String())
 	}

@@ -1,4 +1,4 @@
-package cli
+package search
 
 import (
 	"fmt"
@@ -12,9 +12,9 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
 )
 
-// explanation is `cairn recall --explain`: how the query was read, then
+// Explanation is `cairn recall --explain`: how the query was read, then
 // recall's hits in recall's order, each with why it is there.
-type explanation struct {
+type Explanation struct {
 	Query    string             `json:"query"`
 	Analysis relevance.Analysis `json:"analysis"`
 	// Order is how the hits are ordered: "score" (bm25 times the priors)
@@ -55,8 +55,8 @@ type termMatch struct {
 // explain says why each of hits, the answer to q (read as a), is there,
 // in their order; fields[i] are the fields of hits[i] each term matched
 // (see [index.Index.Fields]).
-func explain(q rank.Query, a relevance.Analysis, hits []rank.Hit, fields []map[string][]string, g *rank.Gate) explanation {
-	x := explanation{Query: q.Text, Analysis: a, Order: "score", Hits: []explainedHit{}, Gate: g, Knobs: rank.Default.List()}
+func explain(q rank.Query, a relevance.Analysis, hits []rank.Hit, fields []map[string][]string, g *rank.Gate) Explanation {
+	x := Explanation{Query: q.Text, Analysis: a, Order: "score", Hits: []explainedHit{}, Gate: g, Knobs: rank.Default.List()}
 	if q.NewestFirst {
 		x.Order = "newest"
 	}
@@ -90,9 +90,9 @@ func explain(q rank.Query, a relevance.Analysis, hits []rank.Hit, fields []map[s
 	return x
 }
 
-// printExplanation prints x for a person: the query's reading, then each
+// WriteExplanation writes x for a person: the query's reading, then each
 // hit, its texts made inert as recall's are (see printHits).
-func printExplanation(w io.Writer, x explanation) {
+func WriteExplanation(w io.Writer, x Explanation) {
 	inert := func(s string) string { return untrusted.ForAgent(s, 0) }
 	fmt.Fprintf(w, "query: %s\n", inert(x.Query))
 	fmt.Fprintf(w, "  terms: %s\n", orNone(termList(x.Analysis.Terms)))

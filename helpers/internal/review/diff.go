@@ -1,0 +1,268 @@
+package review
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/project"
+	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
+)
+
+// Diff is the knowledge change of arg (see [Sources.Diff]) in project p:
+// what cairn diff and cairn ui's diff page show.
+func Diff(p *project.Project, arg string) (DiffReport, error) {
+	src, close, err := Open(p)
+	if errors.Is(err, ErrNotGit) {
+		return DiffReport{}, fmt.Errorf("cairn diff compares git revisions, and %s is %w", p.Root, err)
+	}
+	if err != nil {
+		return DiffReport{}, err
+	}
+	defer close()
+	return src.Diff(arg)
+}
+
+// Diff is the knowledge change of arg: none (the working tree against
+// HEAD), REV (the working tree against REV), A..B (B against A) or A...B
+// (B against where it branched from A).
+func (s Sources) Diff(arg string) (DiffReport, error) {
+	from, to, err := s.diffSides(arg)
+	if err != nil {
+		return DiffReport{}, err
+	}
+	before, err := s.read(from)
+	if err != nil {
+		return DiffReport{}, err
+	}
+	after, err := s.read(to)
+	if err != nil {
+		return DiffReport{}, err
+	}
+	r := DiffReport{From: from.label, To: to.label, Changes: knowledge.Compare(before, after)}
+	r.Counts = map[string]int{}
+	for _, ch := range r.Changes {
+		r.Counts[ch.Kind]++
+	}
+	if r.Changes == nil {
+		r.Changes = []knowledge.Change{}
+	}
+	return r, nil
+}
+
+// DiffReport is what cairn diff prints.
+type DiffReport struct {
+	From    string             `json:"from"`
+	To      string             `json:"to"`
+	Counts  map[string]int     `json:"counts"`
+	Changes []knowledge.Change `json:"changes"`
+}
+
+// diffSide is one state of the log: a commit, or the working tree.
+type diffSide struct {
+	label string
+	id    string // the commit; "" is the working tree, or nothing (empty)
+	work  bool   // the working tree
+	empty bool   // a HEAD with no commit yet: no log
+}
+
+// diffSides reads the command's argument: none (HEAD and the working
+// tree), REV (REV and the working tree), A..B or A...B.
+func (s Sources) diffSides(arg string) (from, to diffSide, err error) {
+	side := func(rev string) (diffSide, error) {
+		if rev == "" {
+			rev = "HEAD"
+		}
+		id, err := s.Git.Resolve(rev)
+		if err != nil && rev == "HEAD" {
+			return diffSide{label: "HEAD (no commits yet)", empty: true}, nil
+		}
+		if err != nil {
+			return diffSide{}, revisionError{err}
+		}
+		return diffSide{label: rev, id: id}, nil
+	}
+	work := diffSide{label: "working tree", work: true}
+	switch {
+	case strings.Contains(arg, "..."):
+		a, b, _ := strings.Cut(arg, "...")
+		if from, err = side(a); err != nil {
+			return
+		}
+		if to, err = side(b); err != nil {
+			return
+		}
+		if from.id != "" && to.id != "" {
+			base, err := s.Git.MergeBase(from.id, to.id)
+			if err != nil {
+				return from, to, err
+			}
+			from.label, from.id = "merge base of "+from.label+" and "+to.label, base
+		}
+		return from, to, nil
+	case strings.Contains(arg, ".."):
+		a, b, _ := strings.Cut(arg, "..")
+		if from, err = side(a); err != nil {
+			return
+		}
+		to, err = side(b)
+		return from, to, err
+	default:
+		from, err = side(arg)
+		return from, work, err
+	}
+}
+
+// read returns the records of the side's log and archive.
+func (s Sources) read(d diffSide) ([]knowledge.Record, error) {
+	switch {
+	case d.empty:
+		return nil, nil
+	case d.work:
+		return s.Log()
+	}
+	var recs []knowledge.Record
+	for _, name := range []string{knowledge.LogName, knowledge.ArchiveName} {
+		data, ok, err := s.Git.FileAt(d.id, strings.TrimPrefix(s.Dir+"/"+name, "./"), knowledge.MaxLogBytes)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		knowledge.Parse(data, func(r knowledge.Record) {
+			r.Archived = name == knowledge.ArchiveName
+			recs = append(recs, r)
+		})
+	}
+	return recs, nil
+}
+
+// diffSections are the kinds of change in the order they are printed,
+// with their headings.
+var diffSections = []struct{ kind, title string }{
+	{knowledge.ChangeAdded, "Added"},
+	{knowledge.ChangeRetracted, "Retracted"},
+	{knowledge.ChangeSuperseded, "Superseded"},
+	{knowledge.ChangeStatus, "Status changed"},
+	{knowledge.ChangeEdited, "Edited"},
+	{knowledge.ChangeArchived, "Archived by rotation (moved to knowledge.archive.jsonl, not removed)"},
+	{knowledge.ChangeRestored, "Restored from the archive"},
+	{knowledge.ChangeRemoved, "Removed (no line left in the log or the archive)"},
+}
+
+// summary is the counts of r in words: "2 added, 1 retracted".
+func (r DiffReport) summary() string {
+	var parts []string
+	for _, s := range diffSections {
+		if n := r.Counts[s.kind]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, s.kind))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// sections calls fn for each kind of change r holds, in the order of
+// diffSections, with its title and its changes.
+func (r DiffReport) sections(fn func(title string, changes []knowledge.Change)) {
+	for _, s := range diffSections {
+		var changes []knowledge.Change
+		for _, c := range r.Changes {
+			if c.Kind == s.kind {
+				changes = append(changes, c)
+			}
+		}
+		if len(changes) > 0 {
+			fn(s.title, changes)
+		}
+	}
+}
+
+// statusName is a status for people ("" is active).
+func statusName(s string) string {
+	if s == "" {
+		return "active"
+	}
+	return s
+}
+
+// oneLine is untrusted text on one terminal line, cut to n characters.
+func oneLine(s string, n int) string { return untrusted.Line(s, n) }
+
+// WriteDiff writes r for people.
+func WriteDiff(w io.Writer, r DiffReport) {
+	if len(r.Changes) == 0 {
+		fmt.Fprintf(w, "no knowledge change from %s to %s\n", r.From, r.To)
+		return
+	}
+	fmt.Fprintf(w, "knowledge change from %s to %s: %s\n", r.From, r.To, r.summary())
+	r.sections(func(title string, changes []knowledge.Change) {
+		fmt.Fprintf(w, "\n%s:\n", title)
+		for _, c := range changes {
+			e := c.Entry
+			fmt.Fprintf(w, "  [%s] %s\n", oneLine(e.Type, 20), oneLine(e.Content, 300))
+			meta := []string{oneLine(e.Key, 100)}
+			if e.Author != "" {
+				meta = append(meta, "by "+oneLine(e.Author, 60))
+			}
+			switch c.Kind {
+			case knowledge.ChangeRetracted:
+				meta = append(meta, "reason: "+orNone(oneLine(c.Reason, 200)))
+			case knowledge.ChangeSuperseded:
+				if c.New != nil {
+					fmt.Fprintf(w, "    -> [%s] %s\n", oneLine(c.New.Type, 20), oneLine(c.New.Content, 300))
+					meta = append(meta, "replaced by "+oneLine(c.New.Key, 100))
+				} else {
+					meta = append(meta, "replaced by "+orNone(oneLine(e.SupersededBy, 100)))
+				}
+			case knowledge.ChangeStatus:
+				meta = append(meta, statusName(oneLine(c.FromStatus, 30))+" -> "+statusName(oneLine(c.ToStatus, 30)))
+				if c.Reason != "" {
+					meta = append(meta, "reason: "+oneLine(c.Reason, 200))
+				}
+			}
+			fmt.Fprintf(w, "    %s\n", strings.Join(meta, " | "))
+		}
+	})
+}
+
+// WriteDiffMarkdown writes r as a pull-request comment. Every text from
+// the log is redacted and an inline code span (see mdField): no markdown,
+// HTML, link or mention in an entry can render, and no committed secret
+// is printed. It stays under maxComment characters; all is the command
+// that lists every change.
+func WriteDiffMarkdown(w io.Writer, r DiffReport, all string) {
+	var out comment
+	defer out.close(w, "changes", all)
+	md := func(s string) string { return mdField(s, 500) }
+	out.head("### cairn: team knowledge changes\n\nFrom %s to %s", md(r.From), md(r.To))
+	if len(r.Changes) == 0 {
+		out.head(": no change.\n")
+		return
+	}
+	out.head(": %s.\n\nThese entries steer every teammate's agent: review them like CI config.\n", r.summary())
+	r.sections(func(title string, changes []knowledge.Change) {
+		out.head("\n#### %s\n\n", title)
+		for _, c := range changes {
+			e := c.Entry
+			line := "- " + md(e.Type) + " " + md(e.Content)
+			switch c.Kind {
+			case knowledge.ChangeRetracted:
+				line += " — reason: " + mdField(c.Reason, 300)
+			case knowledge.ChangeSuperseded:
+				if c.New != nil {
+					line += " → " + md(c.New.Type) + " " + md(c.New.Content)
+				}
+			case knowledge.ChangeStatus:
+				line += " — " + md(statusName(c.FromStatus)) + " → " + md(statusName(c.ToStatus))
+			}
+			if e.Author != "" {
+				line += " — by " + mdField(e.Author, 80)
+			}
+			line += " <sub>" + md(e.Key) + "</sub>"
+			out.item(line)
+		}
+	})
+}
