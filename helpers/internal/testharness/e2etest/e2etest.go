@@ -1,10 +1,11 @@
-// Package e2etest holds what cairn's two end-to-end packages share:
+// Package e2etest holds what cairn's end-to-end packages share:
 // teammates (a HOME, a checkout and a PATH each), a Claude Code session
 // with the plugin, the context it injected, the project's log as entries,
-// and a project with anchored notes. helpers/e2e runs Claude Code,
-// install.sh, the CI recipe and the viewer; helpers/e2e/agents runs Codex,
-// Gemini CLI, OpenCode and Cursor. Two packages keep each test binary well
-// inside go test's default timeout on a loaded machine.
+// and a project with anchored notes. helpers/e2e runs Claude Code;
+// helpers/e2e/agents Codex, Gemini CLI, OpenCode and Cursor;
+// helpers/e2e/front install.sh, the CI recipe and the viewer. Three
+// packages keep each test binary well inside go test's default timeout on
+// a loaded machine.
 package e2etest
 
 import (

@@ -1,6 +1,6 @@
 //go:build unix
 
-package e2e
+package front
 
 import (
 	"bufio"
