@@ -1,9 +1,12 @@
 package judge
 
 import (
+	"bytes"
+	"encoding/json"
 	"testing"
 
 	"github.com/cairn-dev/cairn/helpers/internal/event"
+	"github.com/cairn-dev/cairn/helpers/internal/typed"
 )
 
 func TestHookArgs(t *testing.T) {
@@ -45,4 +48,25 @@ func TestJudge(t *testing.T) {
 			t.Errorf("Judge(%v, %q) = %v, want %v", tc.kind, tc.payload, got, tc.want)
 		}
 	}
+}
+
+// FuzzJudge: the rule runs in an init, where a panic would exit 2 (which
+// Claude Code reads as "block"), so it must never panic; and it drops a
+// payload only when that is a JSON object (around white space) of a
+// capture-only event with no typed prefix anywhere in it.
+func FuzzJudge(f *testing.F) {
+	for _, s := range []string{`{"last_assistant_message":"done"}`, `{"x":"LEARNED: y"}`, `not json`, `[1]`, "", `{"a":"\u004cEARNED: z"}`} {
+		f.Add(uint8(event.Reply), []byte(s))
+		f.Add(uint8(event.ToolRan), []byte(s))
+	}
+	f.Fuzz(func(t *testing.T, k uint8, payload []byte) {
+		kind := event.Kind(k % 16)
+		if Judge(kind, payload) != Nothing {
+			return
+		}
+		trimmed := bytes.TrimSpace(payload) // the white space Judge skips
+		if !kind.CaptureOnly() || typed.MightContain(string(payload)) || !json.Valid(trimmed) || trimmed[0] != '{' {
+			t.Errorf("Judge(%v, %q) dropped a payload it should keep", kind, payload)
+		}
+	})
 }
