@@ -1,18 +1,15 @@
 package e2e
 
 import (
-	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/cairn-dev/cairn/helpers/internal/holdout"
 	"github.com/cairn-dev/cairn/helpers/internal/recall"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/claudetest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/e2etest"
 )
 
 // With the real Claude Code and a holdout share of 0.5: a session whose
@@ -24,21 +21,8 @@ func TestClaudeHoldoutAndReport(t *testing.T) {
 	t.Parallel() // a real-client test: it mostly waits on the CLI
 	cli := claudetest.FindCLI(t)
 	repo := claudetest.NewGitRepo(t)
-	cairntest.In(t, repo, "add", "learned", "OAuth redirect URI must match exactly, including the trailing slash")
-	cairntest.In(t, repo, "add", "must-check", "Run the database migrations before deploying the API")
-	if err := os.WriteFile(filepath.Join(repo, ".cairn", "config.json"), []byte(`{"holdout": 0.5}`+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var held, kept string
-	for i := 0; held == "" || kept == ""; i++ {
-		id := fmt.Sprintf("00000000-0000-4000-8000-%012d", i)
-		switch {
-		case holdout.Out(id, 0.5) && held == "":
-			held = id
-		case !holdout.Out(id, 0.5) && kept == "":
-			kept = id
-		}
-	}
+	e2etest.HoldoutProject(t, repo)
+	held, kept := e2etest.HoldoutIDs("00000000-0000-4000-8000-%012d")
 	home := t.TempDir()
 	run := func(id string) []string {
 		api := claudetest.StartFakeAPI(t, [][]claudetest.Block{{claudetest.Text("ok")}})
@@ -67,32 +51,13 @@ func TestClaudeHoldoutAndReport(t *testing.T) {
 		t.Errorf("a kept session's first request carries no cairn context:\n%.3000s", texts[0])
 	}
 
-	cmd := exec.Command(cairntest.Binary(t), "report", "--json", "--since", "0")
-	cmd.Dir = repo
-	cmd.Env = append(os.Environ(), "HOME="+home)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("cairn report: %v\n%s", err, out)
-	}
-	var r struct {
-		Agents []struct {
-			Agent   string
-			With    int `json:"with_recall"`
-			Without int `json:"without_recall"`
-			Figures []struct {
-				Name          string
-				With, Without struct{ N int }
-			} `json:"figures"`
-		}
-	}
-	if err := json.Unmarshal(out, &r); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	env := append(os.Environ(), "HOME="+home)
+	r, out := e2etest.RunReport(t, repo, env, "--since", "0")
 	if len(r.Agents) != 1 || r.Agents[0].Agent != "claude" || r.Agents[0].With != 1 || r.Agents[0].Without != 1 {
 		t.Fatalf("cairn report counted %+v, want one Claude Code session with recall and one without\n%s", r.Agents, out)
 	}
 	text := exec.Command(cairntest.Binary(t), "report", "--since", "0")
-	text.Dir, text.Env = repo, cmd.Env
+	text.Dir, text.Env = repo, env
 	if out, err := text.Output(); err != nil || !strings.Contains(string(out), "not enough sessions yet (1 with, 1 without; need at least 10)") {
 		t.Errorf("cairn report (%v):\n%s", err, out)
 	}

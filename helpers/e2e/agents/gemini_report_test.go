@@ -1,17 +1,14 @@
 package agents
 
 import (
-	"encoding/json"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
-	"github.com/cairn-dev/cairn/helpers/internal/holdout"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/e2etest"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/geminitest"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/testenv"
 )
@@ -28,26 +25,13 @@ func TestGeminiHoldoutAndReport(t *testing.T) {
 	t.Parallel() // a real-client test: it mostly waits on the CLI
 	cli := geminitest.FindCLI(t)
 	repo := geminiRepo(t)
-	cairntest.In(t, repo, "add", "learned", "OAuth redirect URI must match exactly, including the trailing slash")
-	cairntest.In(t, repo, "add", "must-check", "Run the database migrations before deploying the API")
-	if err := os.WriteFile(filepath.Join(repo, ".cairn", "config.json"), []byte(`{"holdout": 0.5}`+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	e2etest.HoldoutProject(t, repo)
 	if err := os.WriteFile(filepath.Join(repo, "redirect.go"), []byte("package oauth\n\nconst RedirectURI = \"https://example.com/callback/\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// Gemini CLI names a transcript by the minute and the id's first eight
 	// characters: the two ids differ there.
-	var held, kept string
-	for i := 0; held == "" || kept == ""; i++ {
-		id := fmt.Sprintf("%08d-0000-4000-8000-000000000000", i)
-		switch {
-		case holdout.Out(id, 0.5) && held == "":
-			held = id
-		case !holdout.Out(id, 0.5) && kept == "":
-			kept = id
-		}
-	}
+	held, kept := e2etest.HoldoutIDs("%08d-0000-4000-8000-000000000000")
 	home := t.TempDir()
 	run := func(id string) []string {
 		// Two tool calls, one of them failed, then the answer.
@@ -113,36 +97,7 @@ func TestGeminiHoldoutAndReport(t *testing.T) {
 		t.Errorf("the transcripts name %v, want %s and %s", named, held, kept)
 	}
 
-	cmd := exec.Command(cairntest.Binary(t), "report", "--agent", "gemini", "--since", "0", "--json")
-	cmd.Dir = repo
-	cmd.Env = append(os.Environ(), testenv.Home(home)...)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("cairn report: %v\n%s", err, out)
-	}
-	var r struct {
-		Agents []struct {
-			Agent   string
-			With    int `json:"with_recall"`
-			Without int `json:"without_recall"`
-			Figures []struct {
-				Name          string
-				NotRecordedBy string `json:"not_recorded_by"`
-				With          struct {
-					N      int
-					Median float64
-				} `json:"with_recall"`
-				Without struct {
-					N      int
-					Median float64
-				} `json:"without_recall"`
-			}
-		}
-		Skipped int
-	}
-	if err := json.Unmarshal(out, &r); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	r, out := e2etest.RunReport(t, repo, append(os.Environ(), testenv.Home(home)...), "--agent", "gemini", "--since", "0")
 	if len(r.Agents) != 1 || r.Agents[0].Agent != "gemini" || r.Agents[0].With != 1 || r.Agents[0].Without != 1 || r.Skipped != 0 {
 		t.Fatalf("cairn report counted %+v (%d skipped), want one Gemini CLI session with recall and one without\n%s", r.Agents, r.Skipped, out)
 	}

@@ -9,11 +9,15 @@
 package e2etest
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn/helpers/internal/holdout"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/claudetest"
@@ -167,3 +171,69 @@ const Distillation = "```json\n" + `{
  "handoff": ["Write a test for the jittered backoff"],
  "learnings": [{"title": "Fake servers must close their connections", "content": "A fake server that keeps sockets open makes reset tests hang until their timeout.", "context": "TestReset in client_test.go", "scope": "universal", "tags": ["testing"]}]
 }` + "\n```"
+
+// HoldoutProject gives repo the two entries the holdout tests look for (a
+// note on the OAuth redirect URI and a must-check every session start
+// brings) and the team's holdout share of one half.
+func HoldoutProject(t *testing.T, repo string) {
+	t.Helper()
+	cairntest.In(t, repo, "add", "learned", "OAuth redirect URI must match exactly, including the trailing slash")
+	cairntest.In(t, repo, "add", "must-check", "Run the database migrations before deploying the API")
+	if err := os.WriteFile(filepath.Join(repo, ".cairn", "config.json"), []byte(`{"holdout": 0.5}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// HoldoutIDs are the first session ids, made by format from 0, 1, 2, …,
+// that a holdout share of one half holds out (held) and keeps (kept).
+func HoldoutIDs(format string) (held, kept string) {
+	for i := 0; held == "" || kept == ""; i++ {
+		id := fmt.Sprintf(format, i)
+		switch out := holdout.Out(id, 0.5); {
+		case out && held == "":
+			held = id
+		case !out && kept == "":
+			kept = id
+		}
+	}
+	return held, kept
+}
+
+// Report is `cairn report --json` as a script reads it, by its JSON names.
+type Report struct {
+	Agents []struct {
+		Agent   string `json:"agent"`
+		With    int    `json:"with_recall"`
+		Without int    `json:"without_recall"`
+		Figures []struct {
+			Name          string `json:"name"`
+			NotRecordedBy string `json:"not_recorded_by"`
+			With          Group  `json:"with_recall"`
+			Without       Group  `json:"without_recall"`
+		} `json:"figures"`
+	} `json:"agents"`
+	Skipped int `json:"skipped"`
+}
+
+// Group is one group's part of a figure in [Report].
+type Group struct {
+	N      int     `json:"n"`
+	Median float64 `json:"median"`
+}
+
+// RunReport runs the cairn binary's `report --json` with args in dir, with
+// env, and decodes what it prints.
+func RunReport(t *testing.T, dir string, env []string, args ...string) (Report, []byte) {
+	t.Helper()
+	cmd := exec.Command(cairntest.Binary(t), append([]string{"report", "--json"}, args...)...)
+	cmd.Dir, cmd.Env = dir, env
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("cairn report: %v\n%s", err, out)
+	}
+	var r Report
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	return r, out
+}
