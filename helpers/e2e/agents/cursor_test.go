@@ -144,29 +144,6 @@ func cursorContext(t *testing.T, stdout string) string {
 	return *out.AdditionalContext
 }
 
-// checkRecalled checks the recall block of the seeded entries.
-func checkRecalled(t *testing.T, ctx string) {
-	t.Helper()
-	open := strings.Index(ctx, "<untrusted-knowledge")
-	close := strings.Index(ctx, "</untrusted-knowledge>")
-	if open < 0 || close < open {
-		t.Fatalf("no untrusted wrapper in the context:\n%s", ctx)
-	}
-	inside := ctx[open:close]
-	if !strings.Contains(inside, "OAuth redirect URI must match exactly") {
-		t.Errorf("relevant entry not inside the wrapper:\n%s", inside)
-	}
-	if !strings.Contains(inside, "Run the database migrations before deploying") {
-		t.Errorf("must-check entry not inside the wrapper:\n%s", inside)
-	}
-	if strings.Contains(ctx, "Kafka") {
-		t.Errorf("irrelevant entry was injected:\n%s", ctx)
-	}
-	if !strings.Contains(ctx, "LEARNED:") {
-		t.Errorf("no how-to-record lines:\n%s", ctx)
-	}
-}
-
 // userCursorHooks is the project's own .cursor/hooks.json before cairn.
 const userCursorHooks = `{
   "version": 1,
@@ -230,7 +207,7 @@ func TestCursorReplayedHooks(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%s: exit %d", file, code)
 		}
-		checkRecalled(t, cursorContext(t, stdout))
+		e2etest.CheckStartContext(t, cursorContext(t, stdout))
 	}
 	// An older Cursor that sets no CURSOR_PROJECT_DIR, the hook run from
 	// elsewhere: the payload's workspace root is the project.
@@ -245,7 +222,7 @@ func TestCursorReplayedHooks(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("sessionStart from elsewhere: exit %d", code)
 	}
-	checkRecalled(t, cursorContext(t, stdout))
+	e2etest.CheckStartContext(t, cursorContext(t, stdout))
 
 	before := len(e2etest.LogEntries(t, repo))
 	stdout, code = cursorHook(t, repo, "afterShellExecution", cursorPayload(t, "afterShellExecution.json", repo))

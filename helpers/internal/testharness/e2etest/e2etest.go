@@ -237,3 +237,30 @@ func RunReport(t *testing.T, dir string, env []string, args ...string) (Report, 
 	}
 	return r, out
 }
+
+// CheckStartContext checks the session-start context ctx of a project
+// seeded with the OAuth note, the must-check and an unrelated Kafka fact,
+// on a branch about the redirect: the note and the must-check inside the
+// untrusted wrapper, the Kafka fact nowhere, and the lines that tell the
+// model how to record (LEARNED:).
+func CheckStartContext(t *testing.T, ctx string) {
+	t.Helper()
+	open := strings.Index(ctx, "<untrusted-knowledge")
+	close := strings.Index(ctx, "</untrusted-knowledge>")
+	if open < 0 || close < open {
+		t.Fatalf("no untrusted wrapper in the context:\n%s", ctx)
+	}
+	inside := ctx[open:close]
+	if !strings.Contains(inside, "OAuth redirect URI must match exactly") {
+		t.Errorf("relevant entry not inside the wrapper:\n%s", inside)
+	}
+	if !strings.Contains(inside, "Run the database migrations before deploying") {
+		t.Errorf("must-check entry not inside the wrapper:\n%s", inside)
+	}
+	if strings.Contains(ctx, "Kafka") {
+		t.Errorf("irrelevant entry was injected:\n%s", ctx)
+	}
+	if !strings.Contains(ctx, "LEARNED:") {
+		t.Errorf("no how-to-record lines:\n%s", ctx)
+	}
+}
