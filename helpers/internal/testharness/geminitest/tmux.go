@@ -220,13 +220,36 @@ func (s *Interactive) WaitIdle() {
 	})
 }
 
+// quitSign is the line of Gemini CLI 0.61.0's command menu for /quit: it
+// shows once the typed "/quit" is taken for that command.
+const quitSign = "Exit the cli"
+
 // Exit ends the session by typing "/quit", as a person would, and waits
 // for the CLI to exit. Gemini CLI 0.61.0 fires SessionEnd as it exits,
 // without waiting for its hooks.
+//
+// The Enter waits for the command menu: one pressed while the menu is
+// being drawn can be lost, leaving "/quit" in the prompt. A person then
+// presses Enter again, and so does Exit, once, if the CLI still shows the
+// command a few seconds later.
 func (s *Interactive) Exit() {
 	s.t.Helper()
-	s.Type("/quit")
-	s.WaitExit()
+	s.pane.SendText("/quit")
+	s.pane.WaitScreen(quitSign)
+	s.pane.Settle()
+	s.Keys("Enter")
+	pressed := time.Now()
+	again := false
+	s.pane.WaitFor("the CLI to exit", func(screen string) (bool, error) {
+		if s.pane.Exited() {
+			return true, nil
+		}
+		if !again && time.Since(pressed) > 5*time.Second && strings.Contains(screen, quitSign) {
+			again = true
+			s.Keys("Enter")
+		}
+		return false, nil
+	})
 }
 
 // WaitExit waits for the CLI to exit.
