@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/tidwall/gjson"
+	"github.com/cairn-dev/cairn/helpers/internal/jsonfield"
 )
 
 // Config is the team's settings in .cairn/config.json. Every field is
@@ -105,15 +105,15 @@ func (s *Store) SetInstallHint(hint string) (bool, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		data = []byte("{}\n")
 	}
-	if !gjson.ValidBytes(data) {
+	if !jsonfield.Valid(data) {
 		return false, fmt.Errorf("%s: not valid JSON; fix it by hand, then run again", ConfigName)
 	}
-	cfg := gjson.ParseBytes(data)
+	cfg := jsonfield.Parse(data)
 	if !cfg.IsObject() {
 		return false, fmt.Errorf("%s: not a JSON object; fix it by hand, then run again", ConfigName)
 	}
 	cur := cfg.Get("install_hint")
-	if cur.Type == gjson.String && cur.Str == hint {
+	if cur.Type == jsonfield.String && cur.Str == hint {
 		return false, nil
 	}
 	var buf bytes.Buffer

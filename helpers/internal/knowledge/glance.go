@@ -9,7 +9,7 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/tidwall/gjson"
+	"github.com/cairn-dev/cairn/helpers/internal/jsonfield"
 )
 
 // Glance is what one bounded read of the log shows without the search
@@ -128,8 +128,8 @@ func readFacts(line []byte) (facts, bool) {
 	if len(t) == 0 || t[0] != '{' {
 		return facts{}, false
 	}
-	r := gjson.GetManyBytes(t, "key", "ts", "type", "status")
-	if r[0].Type != gjson.String || r[0].Str == "" {
+	r := jsonfield.GetMany(t, "key", "ts", "type", "status")
+	if r[0].Type != jsonfield.String || r[0].Str == "" {
 		return facts{}, false
 	}
 	st := r[3].Str

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tidwall/gjson"
+	"github.com/cairn-dev/cairn/helpers/internal/jsonfield"
 )
 
 // glanceLog writes lines as the store's log.
@@ -119,10 +119,10 @@ func FuzzReadFacts(f *testing.F) {
 	f.Add([]byte(`{"key":"k","type":"fact","content":"c","ts":12345678901234567890}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fa, ok := readFacts(data)
-		if !ok || !gjson.ValidBytes(bytes.TrimSpace(data)) {
+		if !ok || !jsonfield.Valid(bytes.TrimSpace(data)) {
 			return
 		}
-		r := gjson.GetManyBytes(bytes.TrimSpace(data), "key", "type", "ts")
+		r := jsonfield.GetMany(bytes.TrimSpace(data), "key", "type", "ts")
 		if fa.key != r[0].Str || fa.typ != r[1].Str && r[1].Exists() {
 			t.Fatalf("facts %+v; JSON says key %q type %q", fa, r[0].Str, r[1].Str)
 		}
@@ -130,7 +130,7 @@ func FuzzReadFacts(f *testing.F) {
 		if bytes.Count(data, []byte(`"ts":`)) > 1 {
 			return
 		}
-		if fa.ts != r[2].Int() && fa.ts >= 0 && r[2].Type == gjson.Number && !strings.ContainsAny(r[2].Raw, ".eE-") {
+		if fa.ts != r[2].Int() && fa.ts >= 0 && r[2].Type == jsonfield.Number && !strings.ContainsAny(r[2].Raw, ".eE-") {
 			t.Fatalf("facts %+v; JSON says ts %s", fa, r[2].Raw)
 		}
 	})

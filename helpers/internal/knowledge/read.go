@@ -12,7 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/tidwall/gjson"
+	"github.com/cairn-dev/cairn/helpers/internal/jsonfield"
 )
 
 // Problem kinds the reader reports. Every kind but the repaired ones means a
@@ -286,14 +286,14 @@ func splitGlued(line []byte) [][]byte {
 
 // decodeDetail reads a detail object; what is not an object, and fields
 // that are not strings (or a list, for alternatives), are left out.
-func decodeDetail(v gjson.Result) *Detail {
+func decodeDetail(v jsonfield.Value) *Detail {
 	if !v.IsObject() {
 		return nil
 	}
 	var d Detail
-	v.ForEach(func(k, v gjson.Result) bool {
+	v.ForEach(func(k, v jsonfield.Value) bool {
 		s := ""
-		if v.Type == gjson.String {
+		if v.Type == jsonfield.String {
 			s = strings.ToValidUTF8(v.Str, "\uFFFD")
 		}
 		switch k.Str {
@@ -323,24 +323,24 @@ func decodeDetail(v gjson.Result) *Detail {
 // files and merged_from as a list or one string) and strict where a wrong
 // type would mislead (a string field holding a number is an error).
 func DecodeEntry(obj []byte) (Entry, error) {
-	if !gjson.ValidBytes(obj) {
+	if !jsonfield.Valid(obj) {
 		return Entry{}, errors.New("decode entry: invalid JSON")
 	}
-	root := gjson.ParseBytes(obj)
+	root := jsonfield.Parse(obj)
 	if !root.IsObject() {
 		return Entry{}, errors.New("decode entry: not an object")
 	}
 	var e Entry
-	var ts gjson.Result
+	var ts jsonfield.Value
 	var err error
-	str := func(v gjson.Result, name string) string {
+	str := func(v jsonfield.Value, name string) string {
 		switch v.Type {
-		case gjson.String:
+		case jsonfield.String:
 			if !utf8.ValidString(v.Str) {
 				return strings.ToValidUTF8(v.Str, "\uFFFD")
 			}
 			return v.Str
-		case gjson.Null:
+		case jsonfield.Null:
 			return ""
 		}
 		if err == nil {
@@ -348,7 +348,7 @@ func DecodeEntry(obj []byte) (Entry, error) {
 		}
 		return ""
 	}
-	root.ForEach(func(k, v gjson.Result) bool {
+	root.ForEach(func(k, v jsonfield.Value) bool {
 		switch k.Str {
 		case "key":
 			e.Key = str(v, "key")
@@ -412,17 +412,17 @@ func DecodeEntry(obj []byte) (Entry, error) {
 	return e, nil
 }
 
-func decodeTS(v gjson.Result) (int64, error) {
+func decodeTS(v jsonfield.Value) (int64, error) {
 	switch v.Type {
-	case gjson.Number:
+	case jsonfield.Number:
 		if n, err := strconv.ParseInt(v.Raw, 10, 64); err == nil {
 			return n, nil
 		}
-	case gjson.String:
+	case jsonfield.String:
 		if n, err := strconv.ParseInt(strings.TrimSpace(v.Str), 10, 64); err == nil {
 			return n, nil
 		}
-	case gjson.Null:
+	case jsonfield.Null:
 		return 0, fmt.Errorf("missing ts")
 	default:
 		if !v.Exists() {
@@ -431,7 +431,7 @@ func decodeTS(v gjson.Result) (int64, error) {
 		return 0, fmt.Errorf("bad ts %s", clip([]byte(v.Raw)))
 	}
 	raw := v.Raw
-	if v.Type == gjson.String {
+	if v.Type == jsonfield.String {
 		raw = strings.TrimSpace(v.Str)
 	}
 	f, err := strconv.ParseFloat(raw, 64)
@@ -441,17 +441,17 @@ func decodeTS(v gjson.Result) (int64, error) {
 	return int64(f), nil
 }
 
-func decodeList(v gjson.Result) []string {
+func decodeList(v jsonfield.Value) []string {
 	switch {
 	case v.IsArray():
 		var list []string
 		for _, x := range v.Array() {
-			if x.Type == gjson.String {
+			if x.Type == jsonfield.String {
 				list = append(list, x.Str)
 			}
 		}
 		return list
-	case v.Type == gjson.String:
+	case v.Type == jsonfield.String:
 		return strings.FieldsFunc(v.Str, func(r rune) bool { return r == ',' || r == ' ' })
 	}
 	return nil

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"sort"
 
+	"github.com/cairn-dev/cairn/helpers/internal/jsonfield"
 	"github.com/cairn-dev/cairn/helpers/internal/redact"
-	"github.com/tidwall/gjson"
 )
 
 // Redaction happens here, where lines are built for the log, and nowhere
@@ -80,7 +80,7 @@ func sortedKinds(kinds map[string]bool) []string {
 // it also records in the line's "redacted" field. A line with nothing to
 // redact is returned as it is, byte for byte.
 func redactLine(line []byte) ([]byte, []string) {
-	v := gjson.ParseBytes(line)
+	v := jsonfield.Parse(line)
 	if !v.IsObject() {
 		return line, nil
 	}
@@ -106,13 +106,13 @@ func redactLine(line []byte) ([]byte, []string) {
 
 // writeRedacted writes v with its strings redacted and reports whether
 // anything changed.
-func writeRedacted(buf *bytes.Buffer, v gjson.Result, kinds map[string]bool) bool {
+func writeRedacted(buf *bytes.Buffer, v jsonfield.Value, kinds map[string]bool) bool {
 	changed := false
 	switch {
 	case v.IsObject():
 		buf.WriteByte('{')
 		first := true
-		v.ForEach(func(k, val gjson.Result) bool {
+		v.ForEach(func(k, val jsonfield.Value) bool {
 			if !first {
 				buf.WriteByte(',')
 			}
@@ -128,7 +128,7 @@ func writeRedacted(buf *bytes.Buffer, v gjson.Result, kinds map[string]bool) boo
 	case v.IsArray():
 		buf.WriteByte('[')
 		first := true
-		v.ForEach(func(_, val gjson.Result) bool {
+		v.ForEach(func(_, val jsonfield.Value) bool {
 			if !first {
 				buf.WriteByte(',')
 			}
@@ -139,7 +139,7 @@ func writeRedacted(buf *bytes.Buffer, v gjson.Result, kinds map[string]bool) boo
 			return true
 		})
 		buf.WriteByte(']')
-	case v.Type == gjson.String:
+	case v.Type == jsonfield.String:
 		out := redactText(v.Str, kinds)
 		if out == v.Str {
 			buf.WriteString(v.Raw)

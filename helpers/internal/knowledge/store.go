@@ -13,7 +13,7 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/anchor"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
-	"github.com/tidwall/gjson"
+	"github.com/cairn-dev/cairn/helpers/internal/jsonfield"
 )
 
 // File names inside a project's .cairn directory.
@@ -370,7 +370,7 @@ func dedupe(lf *logFile, entries []Entry, res *InsertResult) ([]Entry, error) {
 			}
 			obj = objs[0]
 		}
-		r := gjson.GetManyBytes(obj, "type", "content", "key")
+		r := jsonfield.GetMany(obj, "type", "content", "key")
 		if keys[r[2].String()] {
 			seenKey[r[2].String()] = true
 		}
@@ -463,8 +463,8 @@ func lineSortPos(line []byte) (sortPos, bool) {
 	if len(line) == 0 || line[0] != '{' {
 		return sortPos{}, false
 	}
-	r := gjson.GetManyBytes(line, "key", "ts")
-	if r[0].Type != gjson.String || r[0].Str == "" {
+	r := jsonfield.GetMany(line, "key", "ts")
+	if r[0].Type != jsonfield.String || r[0].Str == "" {
 		return sortPos{}, false
 	}
 	return sortPos{hash: SortKey(r[0].Str), ts: r[1].Int()}, true

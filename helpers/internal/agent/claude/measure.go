@@ -15,6 +15,7 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
+	"github.com/cairn-dev/cairn/helpers/internal/jsonfield"
 )
 
 // Transcripts lists Claude Code's transcripts of the project at root on
@@ -73,9 +74,9 @@ func ProjectDirName(path string) string {
 	return string(b)
 }
 
-// measureRecord is the part of a transcript line Measure reads, walked
-// with [agent.EachField]: a record's large parts (a tool's output, a
-// file's contents) are skipped, not decoded.
+// measureRecord is the part of a transcript line Measure reads, picked
+// with [jsonfield]: a record's large parts (a tool's output, a file's
+// contents) are skipped, not decoded.
 type measureRecord struct {
 	Type, Subtype, SessionID, Cwd, Timestamp string
 	IsSidechain, IsMeta, IsCompactSummary    bool
@@ -84,62 +85,70 @@ type measureRecord struct {
 	Usage                                bool
 	Input, Output, CacheRead, CacheWrite int64
 	// Content is the message's content: a string (Text, IsText) or a list
-	// of blocks (raw, read by blocks).
+	// of blocks (read by blocks).
 	Text    string
 	IsText  bool
-	Content []byte
+	Content jsonfield.Value
 }
 
-// read fills rec from a transcript line; false when the line is not a
-// JSON object.
+// read fills rec from a transcript line; false when the line is not one
+// well-formed JSON object.
 func (rec *measureRecord) read(line []byte) bool {
-	return agent.EachField(line, func(k, v []byte) bool {
-		switch string(k) {
+	if !jsonfield.Valid(line) {
+		return false
+	}
+	v := jsonfield.Parse(line)
+	if !v.IsObject() {
+		return false
+	}
+	v.ForEach(func(k, v jsonfield.Value) bool {
+		switch k.Str {
 		case "type":
-			rec.Type, _ = agent.JSONString(v)
+			rec.Type = v.Str
 		case "subtype":
-			rec.Subtype, _ = agent.JSONString(v)
+			rec.Subtype = v.Str
 		case "sessionId":
-			rec.SessionID, _ = agent.JSONString(v)
+			rec.SessionID = v.Str
 		case "cwd":
-			rec.Cwd, _ = agent.JSONString(v)
+			rec.Cwd = v.Str
 		case "timestamp":
-			rec.Timestamp, _ = agent.JSONString(v)
+			rec.Timestamp = v.Str
 		case "isSidechain":
-			rec.IsSidechain = agent.JSONTrue(v)
+			rec.IsSidechain = v.Type == jsonfield.True
 		case "isMeta":
-			rec.IsMeta = agent.JSONTrue(v)
+			rec.IsMeta = v.Type == jsonfield.True
 		case "isCompactSummary":
-			rec.IsCompactSummary = agent.JSONTrue(v)
+			rec.IsCompactSummary = v.Type == jsonfield.True
 		case "message":
-			agent.EachField(v, rec.message)
+			v.ForEach(rec.message)
 		}
 		return true
 	})
+	return true
 }
 
 // message reads one field of a record's message.
-func (rec *measureRecord) message(k, v []byte) bool {
-	switch string(k) {
+func (rec *measureRecord) message(k, v jsonfield.Value) bool {
+	switch k.Str {
 	case "id":
-		rec.ID, _ = agent.JSONString(v)
+		rec.ID = v.Str
 	case "content":
-		rec.Text, rec.IsText = agent.JSONString(v)
-		if !rec.IsText && len(v) > 0 && v[0] == '[' {
+		rec.Text, rec.IsText = v.Str, v.Type == jsonfield.String
+		if v.IsArray() {
 			rec.Content = v
 		}
 	case "usage":
-		rec.Usage = len(v) > 0 && v[0] == '{'
-		agent.EachField(v, func(k, v []byte) bool {
-			switch string(k) {
+		rec.Usage = v.IsObject()
+		v.ForEach(func(k, v jsonfield.Value) bool {
+			switch k.Str {
 			case "input_tokens":
-				rec.Input = agent.JSONInt(v)
+				rec.Input = v.Int()
 			case "output_tokens":
-				rec.Output = agent.JSONInt(v)
+				rec.Output = v.Int()
 			case "cache_read_input_tokens":
-				rec.CacheRead = agent.JSONInt(v)
+				rec.CacheRead = v.Int()
 			case "cache_creation_input_tokens":
-				rec.CacheWrite = agent.JSONInt(v)
+				rec.CacheWrite = v.Int()
 			}
 			return true
 		})
@@ -157,42 +166,42 @@ type measureBlock struct {
 
 // read fills b from a content block; the tool's input only for a
 // tool_use (whichever order the fields come in).
-func (b *measureBlock) read(data []byte) {
-	var input []byte
-	agent.EachField(data, func(k, v []byte) bool {
-		switch string(k) {
+func (b *measureBlock) read(data jsonfield.Value) {
+	var input jsonfield.Value
+	data.ForEach(func(k, v jsonfield.Value) bool {
+		switch k.Str {
 		case "type":
-			b.Type, _ = agent.JSONString(v)
+			b.Type = v.Str
 		case "text":
-			b.Text, _ = agent.JSONString(v)
+			b.Text = v.Str
 		case "id":
-			b.ID, _ = agent.JSONString(v)
+			b.ID = v.Str
 		case "name":
-			b.Name, _ = agent.JSONString(v)
+			b.Name = v.Str
 		case "is_error":
-			b.IsError = agent.JSONTrue(v)
+			b.IsError = v.Type == jsonfield.True
 		case "input":
 			input = v
 		}
 		return true
 	})
-	if b.Type != "tool_use" || input == nil {
+	if b.Type != "tool_use" || !input.IsObject() {
 		return
 	}
-	agent.EachField(input, func(k, v []byte) bool {
-		switch string(k) {
+	input.ForEach(func(k, v jsonfield.Value) bool {
+		switch k.Str {
 		case "file_path":
-			b.FilePath, _ = agent.JSONString(v)
+			b.FilePath = v.Str
 		case "path":
-			b.Path, _ = agent.JSONString(v)
+			b.Path = v.Str
 		case "notebook_path":
-			b.Notebook, _ = agent.JSONString(v)
+			b.Notebook = v.Str
 		case "old_string":
-			b.OldString, _ = agent.JSONString(v)
+			b.OldString = v.Str
 		case "new_string":
-			b.NewString, _ = agent.JSONString(v)
+			b.NewString = v.Str
 		case "content":
-			b.Content, _ = agent.JSONString(v)
+			b.Content = v.Str
 		}
 		return true
 	})
@@ -313,7 +322,7 @@ func measureLine(m *agent.Measured, line []byte, answers, calls map[string]bool,
 		return
 	}
 	var typed []string
-	agent.EachElement(rec.Content, func(v []byte) bool {
+	rec.Content.ForEach(func(_, v jsonfield.Value) bool {
 		var b measureBlock
 		b.read(v)
 		switch b.Type {

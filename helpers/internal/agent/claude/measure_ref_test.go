@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
+	"github.com/cairn-dev/cairn/helpers/internal/jsonfield"
 )
 
 // The reference the scanning reader is checked against: the same reading
@@ -260,30 +261,23 @@ func caseVariant(line []byte) bool {
 			return true
 		}
 	}
-	// A key given twice: encoding/json merges objects, the scanner reads
+	// A key given twice: encoding/json merges objects, Measure reads
 	// each in turn.
-	var walk func(v []byte) bool
+	var walk func(v jsonfield.Value)
 	dup := false
-	walk = func(v []byte) bool {
-		if len(v) == 0 {
-			return true
-		}
-		switch v[0] {
-		case '{':
-			keys := map[string]bool{}
-			agent.EachField(v, func(k, v []byte) bool {
-				if keys[string(k)] {
-					dup = true
-				}
-				keys[string(k)] = true
+	walk = func(v jsonfield.Value) {
+		keys := map[string]bool{}
+		v.ForEach(func(k, v jsonfield.Value) bool {
+			if keys[k.Str] {
+				dup = true
+			}
+			keys[k.Str] = true
+			if v.IsObject() || v.IsArray() {
 				walk(v)
-				return true
-			})
-		case '[':
-			agent.EachElement(v, walk)
-		}
-		return true
+			}
+			return true
+		})
 	}
-	walk(line)
+	walk(jsonfield.Parse(line))
 	return dup
 }
