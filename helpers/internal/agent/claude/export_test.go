@@ -28,9 +28,6 @@ var EncodeContextStatus = encodeContextStatus
 // Marker is marker, for the external tests.
 const Marker = marker
 
-// MaxTranscriptLine is maxTranscriptLine, for the external tests.
-const MaxTranscriptLine = maxTranscriptLine
-
 // ToolInput is toolInput, for the external tests.
 type ToolInput = toolInput
 

@@ -1,8 +1,6 @@
 package claude
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
@@ -207,38 +204,6 @@ func (b *measureBlock) read(data jsonfield.Value) {
 	})
 }
 
-// readers are the buffered readers Measure reads transcripts through,
-// reused: `cairn report` reads thousands.
-var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
-
-// measureLineOf reads one line without its end into scratch (or, when it
-// fits in br's buffer, returns it from there, valid until the next read),
-// up to maxTranscriptLine bytes; past that it discards the rest of the
-// line and reports errLineTooLong.
-func measureLineOf(br *bufio.Reader, scratch *[]byte) ([]byte, error) {
-	chunk, err := br.ReadSlice('\n')
-	if !errors.Is(err, bufio.ErrBufferFull) {
-		return bytes.TrimRight(chunk, "\r\n"), err
-	}
-	line := append((*scratch)[:0], chunk...)
-	for errors.Is(err, bufio.ErrBufferFull) {
-		chunk, err = br.ReadSlice('\n')
-		if len(line)+len(chunk) > maxTranscriptLine {
-			for errors.Is(err, bufio.ErrBufferFull) {
-				_, err = br.ReadSlice('\n')
-			}
-			*scratch = line[:0]
-			if err == io.EOF {
-				return nil, io.EOF
-			}
-			return nil, errLineTooLong
-		}
-		line = append(line, chunk...)
-	}
-	*scratch = line[:0]
-	return bytes.TrimRight(line, "\r\n"), err
-}
-
 // Measure reads a Claude Code transcript for `cairn report`: the tokens
 // of each model answer (counted once, though Claude Code writes one
 // record per content block), tool calls and their failed results, the
@@ -252,28 +217,14 @@ func (Adapter) Measure(r io.Reader, see func(agent.Seen)) (agent.Measured, error
 	}
 	answers := map[string]bool{}
 	calls := map[string]bool{}
-	br := readers.Get().(*bufio.Reader)
-	br.Reset(agent.LimitTranscript(r, event.MaxTranscript))
-	defer func() {
-		br.Reset(nil)
-		readers.Put(br)
-	}()
-	var scratch []byte
-	for {
-		line, err := measureLineOf(br, &scratch)
-		if len(bytes.TrimSpace(line)) > 0 {
-			measureLine(&m, line, answers, calls, see)
-		}
-		if errors.Is(err, errLineTooLong) {
-			continue
-		}
-		if err == io.EOF {
-			return m, nil
-		}
-		if err != nil {
-			return m, fmt.Errorf("read transcript: %w", err)
-		}
+	_, err := agent.EachLine(agent.LimitTranscript(r, event.MaxTranscript), func(line []byte) bool {
+		measureLine(&m, line, answers, calls, see)
+		return true
+	})
+	if err != nil {
+		return m, fmt.Errorf("read transcript: %w", err)
 	}
+	return m, nil
 }
 
 // measureLine folds one record into m.

@@ -1,10 +1,8 @@
 package claude
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -13,10 +11,6 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 )
-
-// maxTranscriptLine caps one record of a transcript; a longer one (a huge
-// tool result) is skipped, not held in memory.
-const maxTranscriptLine = 16 << 20
 
 // record is the part of a transcript line the reader uses.
 type record struct {
@@ -55,58 +49,25 @@ func (Adapter) ReadTranscript(r io.Reader) (event.Conversation, error) {
 func readTranscript(r io.Reader, max int64) (event.Conversation, error) {
 	t := transcript{c: event.Conversation{Agent: "Claude Code"}}
 	lr := agent.LimitTranscript(r, max)
-	br := bufio.NewReaderSize(lr, 64<<10)
 	first := true
-	for {
-		line, err := readLine(br)
-		if len(bytes.TrimSpace(line)) > 0 {
-			t.add(line, first)
-			first = false
-		}
-		if errors.Is(err, errLineTooLong) {
-			t.c.Skipped++
-			continue
-		}
-		if err == io.EOF {
-			t.c.Messages, t.c.Cut = t.turns.Messages(), lr.Cut()
-			return t.c, nil
-		}
-		if err != nil {
-			t.c.Messages = t.turns.Messages()
-			return t.c, fmt.Errorf("read transcript: %w", err)
-		}
+	skipped, err := agent.EachLine(lr, func(line []byte) bool {
+		t.add(line, first)
+		first = false
+		return true
+	})
+	t.c.Skipped += skipped
+	t.c.Messages = t.turns.Messages()
+	if err != nil {
+		return t.c, fmt.Errorf("read transcript: %w", err)
 	}
+	t.c.Cut = lr.Cut()
+	return t.c, nil
 }
 
 // transcript is a conversation being read.
 type transcript struct {
 	c     event.Conversation
 	turns agent.Turns
-}
-
-var errLineTooLong = errors.New("transcript line too long")
-
-// readLine reads one line without its end, up to MaxTranscriptLine bytes;
-// past that it discards the rest of the line and reports errLineTooLong.
-func readLine(br *bufio.Reader) ([]byte, error) {
-	var line []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if len(line)+len(chunk) > maxTranscriptLine {
-			for errors.Is(err, bufio.ErrBufferFull) {
-				_, err = br.ReadSlice('\n')
-			}
-			if err == io.EOF {
-				return nil, io.EOF
-			}
-			return nil, errLineTooLong
-		}
-		line = append(line, chunk...)
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		return bytes.TrimRight(line, "\r\n"), err
-	}
 }
 
 // add folds one record into t.

@@ -89,7 +89,7 @@ func TestReadTranscriptFixtures(t *testing.T) {
 // than the cap is skipped without being held, and reading goes on.
 func TestReadTranscriptDamaged(t *testing.T) {
 	good := readFixture(t, "interactive-two-turns.jsonl")
-	huge := `{"type":"user","message":{"role":"user","content":"` + strings.Repeat("x", claude.MaxTranscriptLine) + `"}}` + "\n"
+	huge := `{"type":"user","message":{"role":"user","content":"` + strings.Repeat("x", agent.MaxTranscriptLine) + `"}}` + "\n"
 	in := "not json\n" + huge + string(good) + `{"type":"user","message":{"role":"user","content":"torn`
 	tr, err := claude.Adapter{}.ReadTranscript(strings.NewReader(in))
 	if err != nil {

@@ -1,7 +1,6 @@
 package codex
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -55,7 +54,11 @@ func rolloutCwd(path string) string {
 		return ""
 	}
 	defer f.Close()
-	line, _, _ := nextLine(bufio.NewReaderSize(f, 64<<10))
+	var line []byte
+	agent.EachLine(f, func(l []byte) bool {
+		line = append(line, l...)
+		return false
+	})
 	var rec record
 	var m sessionMeta
 	if json.Unmarshal(line, &rec) != nil || rec.Type != "session_meta" || json.Unmarshal(rec.Payload, &m) != nil {
@@ -107,19 +110,14 @@ func (Adapter) Measure(r io.Reader, see func(agent.Seen)) (agent.Measured, error
 	if see == nil {
 		see = func(agent.Seen) {}
 	}
-	br := bufio.NewReaderSize(agent.LimitTranscript(r, event.MaxTranscript), 64<<10)
-	for {
-		line, _, err := nextLine(br)
-		if err != nil && err != io.EOF {
-			return m, fmt.Errorf("read codex transcript: %w", err)
-		}
-		if len(line) > 0 {
-			measureRecord(&m, line, see)
-		}
-		if err == io.EOF {
-			return m, nil
-		}
+	_, err := agent.EachLine(agent.LimitTranscript(r, event.MaxTranscript), func(line []byte) bool {
+		measureRecord(&m, line, see)
+		return true
+	})
+	if err != nil {
+		return m, fmt.Errorf("read codex transcript: %w", err)
 	}
+	return m, nil
 }
 
 func measureRecord(m *agent.Measured, line []byte, see func(agent.Seen)) {

@@ -1,7 +1,6 @@
 package codex
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -12,9 +11,6 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 )
-
-// maxRecord caps one line of a rollout file; a longer line is skipped.
-const maxRecord = 16 << 20
 
 // record is one line of a Codex rollout file ($CODEX_HOME/sessions/...,
 // the transcript_path of its hooks).
@@ -66,25 +62,11 @@ func readTranscript(r io.Reader, max int64) (event.Conversation, error) {
 	c := event.Conversation{Agent: "Codex"}
 	var items, legacy []event.Message
 	lr := agent.LimitTranscript(r, max)
-	br := bufio.NewReaderSize(lr, 64<<10)
-	for {
-		line, long, err := nextLine(br)
-		if err != nil && err != io.EOF {
-			return c, fmt.Errorf("read codex transcript: %w", err)
-		}
-		if long {
-			c.Skipped++
-		}
-		if len(line) == 0 {
-			if err == io.EOF {
-				break
-			}
-			continue
-		}
+	skipped, err := agent.EachLine(lr, func(line []byte) bool {
 		var rec record
 		if json.Unmarshal(line, &rec) != nil || rec.Type == "" {
 			c.Skipped++
-			continue
+			return true
 		}
 		when, _ := time.Parse(time.RFC3339Nano, rec.Timestamp)
 		switch rec.Type {
@@ -92,14 +74,14 @@ func readTranscript(r io.Reader, max int64) (event.Conversation, error) {
 			var m sessionMeta
 			if json.Unmarshal(rec.Payload, &m) != nil {
 				c.Skipped++
-				continue
+				return true
 			}
 			readMeta(&c, m)
 		case "event_msg":
 			var m eventMsg
 			if json.Unmarshal(rec.Payload, &m) != nil {
 				c.Skipped++
-				continue
+				return true
 			}
 			switch {
 			case m.Type == "item_completed" && m.Item != nil && (m.Item.Type == "UserMessage" || m.Item.Type == "AgentMessage"):
@@ -122,6 +104,11 @@ func readTranscript(r io.Reader, max int64) (event.Conversation, error) {
 				legacy = append(legacy, event.Message{Role: "assistant", Text: m.Message, Time: when})
 			}
 		}
+		return true
+	})
+	c.Skipped += skipped
+	if err != nil {
+		return c, fmt.Errorf("read codex transcript: %w", err)
 	}
 	c.Messages = items
 	if len(items) == 0 {
@@ -129,25 +116,6 @@ func readTranscript(r io.Reader, max int64) (event.Conversation, error) {
 	}
 	c.Cut = lr.Cut()
 	return c, nil
-}
-
-// nextLine returns the next line, trimmed; one longer than maxRecord is
-// read past and returned empty, with long set.
-func nextLine(br *bufio.Reader) (line []byte, long bool, err error) {
-	for {
-		var chunk []byte
-		chunk, err = br.ReadSlice('\n')
-		if !long {
-			if len(line)+len(chunk) > maxRecord {
-				long, line = true, nil
-			} else {
-				line = append(line, chunk...)
-			}
-		}
-		if err != bufio.ErrBufferFull {
-			return bytes.TrimSpace(line), long, err
-		}
-	}
 }
 
 // readMeta takes the session's id, cwd, branch and version from the first

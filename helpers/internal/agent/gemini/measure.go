@@ -1,7 +1,6 @@
 package gemini
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -227,21 +226,12 @@ func (Adapter) Measure(r io.Reader, see func(agent.Seen)) (agent.Measured, error
 		see = func(agent.Seen) {}
 	}
 	t := measurement{index: map[string]int{}, shown: map[string]bool{}, see: see}
-	br := bufio.NewReaderSize(agent.LimitTranscript(r, event.MaxTranscript), 64<<10)
-	for {
-		line, err := readLine(br)
-		if len(line) > 0 {
-			t.add(line)
-		}
-		if errors.Is(err, errLineTooLong) {
-			continue
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return t.result(), fmt.Errorf("read gemini transcript: %w", err)
-		}
+	_, err := agent.EachLine(agent.LimitTranscript(r, event.MaxTranscript), func(line []byte) bool {
+		t.add(line)
+		return true
+	})
+	if err != nil {
+		return t.result(), fmt.Errorf("read gemini transcript: %w", err)
 	}
 	return t.result(), nil
 }

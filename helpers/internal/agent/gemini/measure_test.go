@@ -192,7 +192,7 @@ func TestMeasureLinear(t *testing.T) {
 		t.Errorf("measuring %d bytes allocated %d bytes: more than 10 times the transcript", len(data), alloc)
 	}
 
-	huge := append([]byte(`{"id":"big","type":"gemini","content":"`), bytes.Repeat([]byte("x"), maxTranscriptLine+1)...)
+	huge := append([]byte(`{"id":"big","type":"gemini","content":"`), bytes.Repeat([]byte("x"), agent.MaxTranscriptLine+1)...)
 	huge = append(huge, "\"}\n"...)
 	data = append(append(lines(`{"sessionId":"s-huge","kind":"main"}`), huge...),
 		lines(`{"id":"u1","type":"user","timestamp":"2026-11-24T10:00:00Z","content":[{"text":"after the huge record"}]}`)...)

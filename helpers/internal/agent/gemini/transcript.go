@@ -1,10 +1,8 @@
 package gemini
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -23,10 +21,6 @@ import (
 // its token counts), metadata updates ({"$set": {...}}, which may replace
 // every message) and rewinds ({"$rewindTo": id}, which drop that message
 // and those after it).
-
-// maxTranscriptLine caps one record of a transcript; a longer one (a huge
-// tool result) is skipped, not held in memory.
-const maxTranscriptLine = 16 << 20
 
 // maxReplyRead caps how much of a transcript's end LastReply reads to find
 // the last turn.
@@ -257,22 +251,13 @@ func (Adapter) ReadTranscript(r io.Reader) (event.Conversation, error) {
 func readTranscript(r io.Reader, max int64) (event.Conversation, error) {
 	var t transcript
 	lr := agent.LimitTranscript(r, max)
-	br := bufio.NewReaderSize(lr, 64<<10)
-	for {
-		line, err := readLine(br)
-		if len(bytes.TrimSpace(line)) > 0 {
-			t.add(line)
-		}
-		if errors.Is(err, errLineTooLong) {
-			t.skipped++
-			continue
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return t.conversation(), fmt.Errorf("read transcript: %w", err)
-		}
+	skipped, err := agent.EachLine(lr, func(line []byte) bool {
+		t.add(line)
+		return true
+	})
+	t.skipped += skipped
+	if err != nil {
+		return t.conversation(), fmt.Errorf("read transcript: %w", err)
 	}
 	c := t.conversation()
 	c.Cut = lr.Cut()
@@ -373,34 +358,9 @@ func lastReply(path string) (string, bool) {
 func replyOf(data []byte) (string, bool) {
 	var t transcript
 	for line := range bytes.SplitSeq(data, []byte("\n")) {
-		if len(bytes.TrimSpace(line)) > 0 && len(line) <= maxTranscriptLine {
+		if len(bytes.TrimSpace(line)) > 0 && len(line) <= agent.MaxTranscriptLine {
 			t.add(line)
 		}
 	}
 	return t.lastTurn()
-}
-
-var errLineTooLong = errors.New("transcript line too long")
-
-// readLine reads one line without its end, up to MaxTranscriptLine bytes;
-// past that it discards the rest of the line and reports errLineTooLong.
-func readLine(br *bufio.Reader) ([]byte, error) {
-	var line []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if len(line)+len(chunk) > maxTranscriptLine {
-			for errors.Is(err, bufio.ErrBufferFull) {
-				_, err = br.ReadSlice('\n')
-			}
-			if err == io.EOF {
-				return nil, io.EOF
-			}
-			return nil, errLineTooLong
-		}
-		line = append(line, chunk...)
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		return bytes.TrimRight(line, "\r\n"), err
-	}
 }
