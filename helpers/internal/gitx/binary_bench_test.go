@@ -101,7 +101,7 @@ func pair(b *testing.B, dir string, goGit func(*Repo), binary func(dir string)) 
 func BenchmarkReadRecentCommits(b *testing.B) {
 	dir := benchRepo(b)
 	pair(b, dir, func(r *Repo) {
-		if c, err := r.RecentCommits(5, 20); err != nil || len(c) != 5 {
+		if c, err := RecentCommits(r.Root(), 5, 20); err != nil || len(c) != 5 {
 			b.Fatalf("RecentCommits = %d, %v", len(c), err)
 		}
 	}, func(dir string) {

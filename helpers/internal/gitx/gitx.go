@@ -1,10 +1,10 @@
 // Package gitx reads what cairn needs from a git repository beyond what
 // package gitmeta reads from .git directly: recent commits and the files
 // they touched, files at a revision, merge bases. It reads with go-git,
-// except where the git binary does the job as git itself does: its one
-// write, [Add] (git add, for cairn resolve), attributes, and the files a
+// except where the git binary does the job as git itself does, or faster:
+// its one write, [Add] (git add, for cairn resolve), attributes, the files a
 // range changed with renames detected ([Repo.ChangedSince], for cairn
-// check). It never computes the worktree status with go-git (seconds on
+// check), and the recent commits of a session's start ([RecentCommits]). It never computes the worktree status with go-git (seconds on
 // a big repository). It is the only package that imports go-git.
 package gitx
 
@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/cairn-dev/cairn/helpers/internal/gitmeta"
@@ -53,60 +54,46 @@ type Commit struct {
 	Files   []string
 }
 
-// RecentCommits returns up to n commits reachable from HEAD, newest first,
-// with the files each changed (compared with its first parent), listing at
-// most maxFiles files per commit.
-func (g *Repo) RecentCommits(n, maxFiles int) ([]Commit, error) {
-	head, err := g.r.Head()
+// RecentCommits returns up to n commits of the work tree at root, newest
+// first along HEAD's first parents, with the files each changed against
+// its first parent (every file, for a root commit), at most maxFiles per
+// commit; none in a repository without commits. The session start reads
+// it in every session: it runs `git log`, which reads packed history
+// several times faster than go-git (docs/ARCHITECTURE.md, "go-git or the
+// git binary").
+func RecentCommits(root string, n, maxFiles int) ([]Commit, error) {
+	out, err := runGit(root, "log", "-n", strconv.Itoa(n), "--first-parent", "--diff-merges=first-parent", "--root",
+		"--no-renames", "--no-color", "--no-show-signature", "--name-only", "-z", "--format=%x1e%H%x1f%s", "HEAD", "--")
 	if err != nil {
-		return nil, nil // no commits yet
-	}
-	c, err := g.r.CommitObject(head.Hash())
-	if err != nil {
-		return nil, fmt.Errorf("read HEAD commit: %w", err)
-	}
-	var out []Commit
-	for c != nil && len(out) < n {
-		subject, _, _ := strings.Cut(c.Message, "\n")
-		cm := Commit{Hash: c.Hash.String()[:7], Subject: strings.TrimSpace(subject)}
-		var parent *object.Commit
-		if c.NumParents() > 0 {
-			parent, _ = c.Parent(0)
+		if gitmeta.Read(root).Head == "" {
+			return nil, nil // no commits yet
 		}
-		cm.Files = changedFiles(c, parent, maxFiles)
-		out = append(out, cm)
-		c = parent
+		return nil, err
 	}
-	return out, nil
+	return parseLog(out, maxFiles), nil
 }
 
-func changedFiles(c, parent *object.Commit, max int) []string {
-	tree, err := c.Tree()
-	if err != nil {
-		return nil
-	}
-	var ptree *object.Tree
-	if parent != nil {
-		if ptree, err = parent.Tree(); err != nil {
-			return nil
+// parseLog reads RecentCommits' `git log` output: per commit, a record
+// separator, the hash, a unit separator, the subject and a NUL, then a
+// newline and each file NUL-terminated. A record whose hash is not an
+// object id (a subject holding a separator) is dropped.
+func parseLog(out []byte, maxFiles int) []Commit {
+	var commits []Commit
+	for rec := range strings.SplitSeq(string(out), "\x1e") {
+		hash, rest, ok := strings.Cut(rec, "\x1f")
+		if !ok || !IsObjectID(hash) || len(hash) < 7 {
+			continue
 		}
-	}
-	changes, err := object.DiffTree(ptree, tree)
-	if err != nil {
-		return nil
-	}
-	var files []string
-	for _, ch := range changes {
-		name := ch.To.Name
-		if name == "" {
-			name = ch.From.Name
+		subject, files, _ := strings.Cut(rest, "\x00")
+		c := Commit{Hash: hash[:7], Subject: strings.TrimSpace(subject)}
+		for f := range strings.SplitSeq(strings.TrimLeft(files, "\n"), "\x00") {
+			if f != "" && len(c.Files) < maxFiles {
+				c.Files = append(c.Files, f)
+			}
 		}
-		files = append(files, name)
-		if len(files) == max {
-			break
-		}
+		commits = append(commits, c)
 	}
-	return files
+	return commits
 }
 
 // TrackedFile is a file in the repository's index (what `git ls-files`

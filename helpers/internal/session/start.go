@@ -273,9 +273,10 @@ func (s *Session) context() recall.Context {
 	var c recall.Context
 	p := s.Proj
 	if p.IsGit {
-		c.Branch = gitmeta.Read(p.Root).Branch
-		if repo, err := gitx.Open(p.Root); err == nil {
-			commits, err := repo.RecentCommits(5, 20)
+		info := gitmeta.Read(p.Root)
+		c.Branch = info.Branch
+		if info.Head != "" {
+			commits, err := gitx.RecentCommits(p.Root, 5, 20)
 			if err != nil {
 				s.Logf("recent commits: %v", err)
 			}
