@@ -5,6 +5,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Why an install hint is refused (see [CheckInstallHint]).
@@ -27,8 +28,12 @@ var placeholderWords = map[string]bool{
 }
 
 var (
-	angleRE   = regexp.MustCompile(`<[^<>]*>|\{\{[^{}]*\}\}|\$\{?(URL|REPO|HINT|COMMAND|CMD)\}?`)
-	hintWords = regexp.MustCompile(`\$\(|<\(|&&|\|\||[|;()` + "`" + `]|[^\s|;()` + "`" + `&<]+`)
+	angleRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`<[^<>]*>|\{\{[^{}]*\}\}|\$\{?(URL|REPO|HINT|COMMAND|CMD)\}?`)
+	})
+	hintWords = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\$\(|<\(|&&|\|\||[|;()` + "`" + `]|[^\s|;()` + "`" + `&<]+`)
+	})
 )
 
 // downloaders fetch code; interpreters run what they are given; a
@@ -68,7 +73,7 @@ func placeholder(hint string) bool {
 	if !strings.ContainsFunc(hint, func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }) {
 		return true // "...", "…", "-"
 	}
-	if strings.Contains(hint, "...") || strings.Contains(hint, "…") || angleRE.MatchString(hint) {
+	if strings.Contains(hint, "...") || strings.Contains(hint, "…") || angleRE().MatchString(hint) {
 		return true
 	}
 	for _, w := range strings.Fields(hint) {
@@ -84,7 +89,7 @@ func placeholder(hint string) bool {
 // an interpreter, PowerShell's iex, or a downloader and an interpreter (or
 // a ./script) in one command line.
 func runsRemote(hint string) bool {
-	toks := hintWords.FindAllString(strings.ToLower(hint), -1)
+	toks := hintWords().FindAllString(strings.ToLower(hint), -1)
 	download, run := false, false
 	start := true // the next word is a command's first
 	afterPipe := false

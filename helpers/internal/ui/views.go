@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/curate"
@@ -617,13 +618,13 @@ func (s *Server) personalPage(w http.ResponseWriter, r *http.Request) {
 	var exports []string
 	months, _ := os.ReadDir(filepath.Join(know, "sessions"))
 	for i := len(months) - 1; i >= 0; i-- {
-		if !monthRE.MatchString(months[i].Name()) || !months[i].IsDir() {
+		if !monthRE().MatchString(months[i].Name()) || !months[i].IsDir() {
 			continue
 		}
 		files, _ := os.ReadDir(filepath.Join(know, "sessions", months[i].Name()))
 		sort.Slice(files, func(a, b int) bool { return files[a].Name() > files[b].Name() })
 		for _, f := range files {
-			if exportRE.MatchString(f.Name()) {
+			if exportRE().MatchString(f.Name()) {
 				exports = append(exports, months[i].Name()+"/"+f.Name())
 			}
 		}
@@ -645,8 +646,10 @@ func (s *Server) personalDir() (string, bool, error) {
 }
 
 var (
-	monthRE  = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}$`)
-	exportRE = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}-[A-Za-z0-9_.-]{1,100}\.md$`)
+	monthRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]{4}-[0-9]{2}$`) })
+	exportRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}-[A-Za-z0-9_.-]{1,100}\.md$`)
+	})
 )
 
 // maxExport caps an export read for display.
@@ -661,7 +664,7 @@ func (s *Server) exportPage(w http.ResponseWriter, r *http.Request) {
 	p := page{Title: "Session export", Nav: "personal"}
 	name := r.URL.Query().Get("name")
 	month, file, _ := strings.Cut(name, "/")
-	if !monthRE.MatchString(month) || !exportRE.MatchString(file) {
+	if !monthRE().MatchString(month) || !exportRE().MatchString(file) {
 		p.Status = http.StatusNotFound
 		p.Error = "no such export"
 		s.render(w, "export", p)

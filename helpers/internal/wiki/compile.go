@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -370,7 +371,7 @@ const maxEdits = 30
 
 // slugPath is an article path: an article directory and a lowercase-hyphen
 // slug.
-var slugPath = regexp.MustCompile(`^(concepts|connections|qa)/[a-z0-9]+(-[a-z0-9]+)*$`)
+var slugPath = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(concepts|connections|qa)/[a-z0-9]+(-[a-z0-9]+)*$`) })
 
 // cleanPath validates an edit's path: refused (why) when it is outside the
 // article directories, else the path with its slug made lowercase-hyphen.
@@ -387,7 +388,7 @@ func cleanPath(p string) (string, string) {
 		return "", "not under concepts/, connections/ or qa/"
 	}
 	slug = knowledge.Slug(slug, 80)
-	if slug == "" || !slugPath.MatchString(dir+"/"+slug) {
+	if slug == "" || !slugPath().MatchString(dir+"/"+slug) {
 		return "", "no usable slug"
 	}
 	if redactText(slug) != slug {
@@ -401,7 +402,7 @@ func cleanPath(p string) (string, string) {
 // it unlinked.
 func repairLinks(body string, valid map[string]bool, link string, src Sources) (string, []string) {
 	var repairs []string
-	out := wikilink.ReplaceAllStringFunc(body, func(m string) string {
+	out := wikilink().ReplaceAllStringFunc(body, func(m string) string {
 		inner := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(m, "!"), "[["), "]]")
 		target, alias, _ := strings.Cut(inner, "|")
 		target, _, _ = strings.Cut(target, "#")
@@ -419,7 +420,7 @@ func repairLinks(body string, valid map[string]bool, link string, src Sources) (
 }
 
 // wikilink matches a wikilink or an embed.
-var wikilink = regexp.MustCompile(`!?\[\[[^\[\]\n]+\]\]`)
+var wikilink = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`!?\[\[[^\[\]\n]+\]\]`) })
 
 // basenameOK reports whether a target without a directory names exactly
 // one page by its file name, as Obsidian resolves it.
@@ -616,7 +617,7 @@ func RelevantRows(w, query string, n int) ([]IndexRow, error) {
 				s++
 			}
 		}
-		if s > 0 && slugPath.MatchString(r.Path) {
+		if s > 0 && slugPath().MatchString(r.Path) {
 			best = append(best, scored{r, s})
 		}
 	}
