@@ -199,37 +199,72 @@ func TestClaudeSearchToolsBringAnchoredNote(t *testing.T) {
 	t.Parallel() // a real-client test: it mostly waits on the CLI
 	cli := claudetest.FindCLI(t)
 	repo := e2etest.AnchoredProject(t)
-	const note = "The payments retry loop must stop when the request context is cancelled"
-	const mustCheck = "Dry-run every migration against a staging snapshot first"
-	api := claudetest.StartFakeAPI(t, [][]claudetest.Block{
-		{claudetest.ToolUse("toolu_01", "Grep", map[string]any{"pattern": "payments", "path": filepath.Join(repo, "payments/client.go")})},
-		{claudetest.ToolUse("toolu_02", "Glob", map[string]any{"pattern": "*.sql", "path": filepath.Join(repo, "db/migrations")})},
-		{claudetest.Text("done")},
-	})
+	api := claudetest.StartFakeAPI(t, searchTurns(repo))
 	res := claudetest.Run(t, claudetest.RunOptions{CLI: cli, API: api, Dir: repo, Prompt: "where does the code talk to the bank",
 		AllowedTools: []string{"Grep", "Glob"}, PluginDirs: []string{cairntest.RepoRoot(t)},
 		Env: []string{"CAIRN_BIN=" + cairntest.Binary(t)}})
 	if res.ExitCode != 0 {
 		t.Fatalf("claude exited %d\n%s", res.ExitCode, res)
 	}
-	texts := api.MainRequestTexts()
-	if len(texts) != 3 {
-		t.Fatalf("%d main requests, want 3\n%s", len(texts), res)
+	checkSearchNotes(t, api.MainRequestTexts())
+}
+
+// The same searches in the terminal UI, as a person would run them in
+// tmux: the Grep brings the anchored note and the Glob the must-check,
+// each in the request after the tool's result.
+func TestClaudeInteractiveSearchToolsBringAnchoredNote(t *testing.T) {
+	t.Parallel() // a real-client test: it mostly waits on the CLI
+	cli := claudetest.FindCLI(t)
+	repo := e2etest.AnchoredProject(t)
+	api := claudetest.StartFakeAPI(t, searchTurns(repo))
+	s := claudetest.StartInteractive(t, claudetest.InteractiveOptions{CLI: cli, API: api, Dir: repo,
+		PluginDirs: []string{cairntest.RepoRoot(t)}, Args: []string{"--allowedTools", "Grep,Glob"},
+		Env: []string{"CAIRN_BIN=" + cairntest.Binary(t)}})
+	s.Type("where does the code talk to the bank")
+	s.WaitRequests(3)
+	s.WaitScreen("searches done")
+	s.WaitIdle()
+	s.Exit()
+	checkSearchNotes(t, api.MainRequestTexts())
+}
+
+// Notes of the search tests.
+const (
+	searchNote      = "The payments retry loop must stop when the request context is cancelled"
+	searchMustCheck = "Dry-run every migration against a staging snapshot first"
+)
+
+// searchTurns are the model's turns of the search tests: a Grep of an
+// anchored file, a Glob in a must-check's directory, then an answer.
+func searchTurns(repo string) [][]claudetest.Block {
+	return [][]claudetest.Block{
+		{claudetest.ToolUse("toolu_01", "Grep", map[string]any{"pattern": "payments", "path": filepath.Join(repo, "payments/client.go")})},
+		{claudetest.ToolUse("toolu_02", "Glob", map[string]any{"pattern": "*.sql", "path": filepath.Join(repo, "db/migrations")})},
+		{claudetest.Text("searches done")},
 	}
-	if strings.Contains(texts[0], note) {
+}
+
+// checkSearchNotes checks the requests of a search test: the note is not
+// in the first, once in the second (after the Grep) inside the untrusted
+// wrapper, and the must-check, which opens every session, comes once
+// more after the Glob in its directory, beside the listing.
+func checkSearchNotes(t *testing.T, texts []string) {
+	t.Helper()
+	if len(texts) != 3 {
+		t.Fatalf("%d main requests, want 3", len(texts))
+	}
+	if strings.Contains(texts[0], searchNote) {
 		t.Fatalf("the note came before the search:\n%.3000s", texts[0])
 	}
-	if n := strings.Count(texts[1], note); n != 1 {
+	if n := strings.Count(texts[1], searchNote); n != 1 {
 		t.Fatalf("the request after the Grep carries the note %d times:\n%.4000s", n, texts[1])
 	}
-	i := strings.Index(texts[1], note)
+	i := strings.Index(texts[1], searchNote)
 	if open := strings.LastIndex(texts[1][:i], "<untrusted-knowledge"); open < 0 || strings.Contains(texts[1][open:i], "</untrusted-knowledge>") {
 		t.Errorf("the note is not inside the untrusted wrapper:\n%.4000s", texts[1])
 	}
-	// The must-check opens every session; the Glob in its directory brings
-	// it again, beside the listing.
-	before := strings.Count(texts[1], mustCheck)
-	if after := strings.Count(texts[2], mustCheck); after != before+1 {
+	before := strings.Count(texts[1], searchMustCheck)
+	if after := strings.Count(texts[2], searchMustCheck); after != before+1 {
 		t.Errorf("after the Glob in db/migrations the must-check is there %d times, before it %d:\n%.4000s", after, before, texts[2])
 	}
 }
