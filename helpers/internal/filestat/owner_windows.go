@@ -1,6 +1,6 @@
 //go:build windows
 
-package fsx
+package filestat
 
 import (
 	"io/fs"

@@ -1,6 +1,6 @@
 //go:build unix
 
-package fsx
+package filestat
 
 import (
 	"io/fs"
