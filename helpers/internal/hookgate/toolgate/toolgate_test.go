@@ -1,4 +1,4 @@
-package hookgate
+package toolgate
 
 import (
 	"os"
