@@ -1,7 +1,8 @@
 // Package filestat is what cairn reads of a file's stat without opening
 // it: its identity ([FileID]) and whether the person running cairn owns
-// it ([Owned]). It is a leaf of the standard library (os, io/fs, syscall;
-// golang.org/x/sys/windows on Windows) so that the hook before a tool call
+// it ([Owned], on Unix; fsx.Owned is the portable one, whose Windows half
+// needs golang.org/x/sys, which only fsx imports). It imports only the
+// standard library's io/fs, os and syscall, so that the hook before a tool call
 // can compare the anchor map's identity and find the project before the
 // program's later packages initialise (see package hookgate/toolgate);
 // package fsx keeps the confined reads and writes and uses these.
@@ -25,12 +26,3 @@ type FileID struct {
 // reads (Windows, whose file index fsx reads from an open handle, and the
 // systems other than Linux and macOS).
 func Of(fi fs.FileInfo) (id FileID, ok bool) { return of(fi) }
-
-// Owned reports whether the file at path, which os.Lstat described as fi,
-// belongs to the user running this process: a directory that someone else
-// made in a shared place (/tmp, C:\) is not one to trust. On Unix it
-// compares owner and user ids (true when fi carries none); on Windows the
-// owner's SID with the process user's, an owner that is the Administrators
-// group counting when this process is a member (what an elevated process
-// creates belongs to the group).
-func Owned(path string, fi fs.FileInfo) bool { return owned(path, fi) }

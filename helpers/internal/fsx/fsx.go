@@ -240,8 +240,13 @@ func Inherited(fd uintptr) (*Lock, error) {
 }
 
 // Owned reports whether the file at path, which os.Lstat described as fi,
-// belongs to the user running this process ([filestat.Owned]).
-func Owned(path string, fi fs.FileInfo) bool { return filestat.Owned(path, fi) }
+// belongs to the user running this process: a directory that someone else
+// made in a shared place (/tmp, C:\) is not one to trust. On Unix it
+// compares owner and user ids (true when fi carries none: [filestat.Owned]);
+// on Windows the owner's SID with the process user's, an owner that is the
+// Administrators group counting when this process is a member (what an
+// elevated process creates belongs to the group).
+func Owned(path string, fi fs.FileInfo) bool { return owned(path, fi) }
 
 // ReadMapped calls fn with the first size bytes of the open file f mapped
 // into memory read-only, without copying them (mmap on Unix), and unmaps

@@ -18,19 +18,15 @@
 // tree that holds it, else the nearest directory at or above it holding a
 // .cairn owned by this user, else (Found false) the directory itself.
 //
-// It imports only the standard library's early packages (os, and on
-// Unix path, whose functions are path/filepath's there; path/filepath on
-// Windows) and the leaf filestat, so that the hooks' fast paths (packages
+// On Unix it imports only the standard library's early packages (os, and
+// path, whose functions are path/filepath's there) and the leaf filestat
+// (path/filepath and fsx on Windows), so that the hooks' fast paths (packages
 // hookgate and hookgate/toolgate) can use it before the program's later
 // packages are initialised: path/filepath and fsx sort late in Go's init
 // order.
 package projroot
 
-import (
-	"os"
-
-	"github.com/cairn-dev/cairn/helpers/internal/filestat"
-)
+import "os"
 
 // EnvVar is the environment variable that names the project as --dir does.
 const EnvVar = "CAIRN_DIR"
@@ -86,7 +82,7 @@ func Search(dir string) Root {
 	}
 	for d := dir; ; {
 		p := join(d, cairnDir)
-		if fi, err := os.Lstat(p); err == nil && fi.IsDir() && filestat.Owned(p, fi) {
+		if fi, err := os.Lstat(p); err == nil && fi.IsDir() && owned(p, fi) {
 			return Root{Dir: d, Found: true}
 		}
 		parent := parentDir(d)

@@ -170,5 +170,5 @@ func (s *store) OpenFile(name string, flag int, _ os.FileMode) (*os.File, error)
 // person's own with no group or other bits (what fsx's private part
 // keeps).
 func (s *store) private(name string, fi fs.FileInfo) bool {
-	return fi.Mode().Perm()&0o077 == 0 && filestat.Owned(s.root.Name()+string(os.PathSeparator)+name, fi)
+	return fi.Mode().Perm()&0o077 == 0 && owned(s.root.Name()+string(os.PathSeparator)+name, fi)
 }

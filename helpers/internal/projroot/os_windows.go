@@ -1,6 +1,14 @@
 package projroot
 
-import "path/filepath"
+import (
+	"io/fs"
+	"path/filepath"
+
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+)
+
+// owned is fsx.Owned.
+func owned(p string, fi fs.FileInfo) bool { return fsx.Owned(p, fi) }
 
 // The path functions of the rule: path/filepath's (volumes, backslashes).
 

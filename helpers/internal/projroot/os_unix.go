@@ -1,11 +1,17 @@
-//go:build !windows
+//go:build unix
 
 package projroot
 
 import (
+	"io/fs"
 	"os"
 	"path"
+
+	"github.com/cairn-dev/cairn/helpers/internal/filestat"
 )
+
+// owned is fsx.Owned (filestat holds its Unix half, without fsx's imports).
+func owned(p string, fi fs.FileInfo) bool { return filestat.Owned(p, fi) }
 
 // The path functions of the rule: package path's, which are
 // path/filepath's where the separator is a slash (path/filepath itself

@@ -1,6 +1,6 @@
 //go:build windows
 
-package filestat
+package fsx
 
 import (
 	"io/fs"
