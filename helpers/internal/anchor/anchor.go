@@ -4,9 +4,9 @@
 // must-checks to which command prefixes ("terraform apply"). The cache
 // writes it beside the search index (.cairn/cache/anchors.map) at every
 // sync that changes the index, with the identity of the log files it was
-// built from; the hook that runs before every tool call reads it with one
-// read and looks a path up by byte search, without parsing the whole map,
-// so that a tool call that touches nothing anchored costs what the capture
+// built from; the hook that runs before every tool call looks a path up
+// by a binary search over its sorted lines, reading a few blocks of it by
+// offset ([LookupAt]), without parsing the whole map, so that a tool call that touches nothing anchored costs what the capture
 // hook's reject path costs. It depends on nothing but the standard
 // library's early packages (never path/filepath, os/exec or fsx) and the
 // leaves bashcmd and filestat, so that path can read it before the rest
