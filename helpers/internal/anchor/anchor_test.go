@@ -214,7 +214,7 @@ func TestLookupAt(t *testing.T) {
 		if want := Lookup(data, []string{p}, "terraform apply -auto-approve"); err != nil || !reflect.DeepEqual(hits, want) {
 			t.Errorf("LookupAt(%q) = %+v, %v; Lookup finds %+v", p, hits, err, want)
 		}
-		if blocks := (len(data) + blockSize - 1) / blockSize; r.reads > blocks/4 {
+		if blocks := (len(data) + blockSize - 1) / blockSize; r.reads > blocks/3 {
 			t.Errorf("LookupAt(%q) read %d of the map's %d blocks", p, r.reads, blocks)
 		}
 	}

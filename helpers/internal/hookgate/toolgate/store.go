@@ -90,17 +90,17 @@ func (s *store) StatID(name string) (filestat.FileID, error) {
 // open opens the regular file name that Lstat described as fi (nil: one
 // it creates, 0600), with flag, without blocking, and checks it is that
 // file.
-func (s *store) open(name string, fi fs.FileInfo, flag int) (*os.File, error) {
+func (s *store) open(name string, fi fs.FileInfo, flag int) (*os.File, fs.FileInfo, error) {
 	f, err := s.root.OpenFile(name, flag|syscall.O_NONBLOCK, 0o600)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	st, err := f.Stat()
 	if err != nil || !st.Mode().IsRegular() || (fi != nil && !os.SameFile(fi, st)) {
 		f.Close()
-		return nil, errUnsafe
+		return nil, nil, errUnsafe
 	}
-	return f, nil
+	return f, st, nil
 }
 
 // nothingAnchored reports whether the anchor map is current with the log
@@ -111,13 +111,12 @@ func (s *store) nothingAnchored(id string, paths []string, command string) bool 
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > anchor.MaxBytes {
 		return false
 	}
-	f, err := s.open(anchor.File, fi, os.O_RDONLY)
+	f, st, err := s.open(anchor.File, fi, os.O_RDONLY)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || st.Size() > anchor.MaxBytes {
+	if st.Size() > anchor.MaxBytes {
 		return false
 	}
 	head := make([]byte, min(st.Size(), 4096))
@@ -155,7 +154,8 @@ func (s *store) OpenFile(name string, flag int, _ os.FileMode) (*os.File, error)
 	fi, err := s.root.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) && flag&os.O_CREATE != 0 {
 		// O_EXCL: os.Root follows no link when it creates.
-		return s.open(name, nil, flag|os.O_EXCL)
+		f, _, err := s.open(name, nil, flag|os.O_EXCL)
+		return f, err
 	}
 	if err != nil {
 		return nil, err
@@ -163,7 +163,8 @@ func (s *store) OpenFile(name string, flag int, _ os.FileMode) (*os.File, error)
 	if !fi.Mode().IsRegular() || !s.private(name, fi) {
 		return nil, errUnsafe
 	}
-	return s.open(name, fi, flag&^os.O_CREATE)
+	f, _, err := s.open(name, fi, flag&^os.O_CREATE)
+	return f, err
 }
 
 // private reports whether name, which Lstat described as fi, is the
