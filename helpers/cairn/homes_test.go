@@ -104,7 +104,11 @@ func TestOneAtomicWriter(t *testing.T) {
 		"helpers/internal/testharness",
 		// A learning of the person's own, created once under a new name
 		// and never replaced (a failed write removes it): no rename.
-		"helpers/internal/pipeline/learning.go")
+		"helpers/internal/pipeline/learning.go",
+		// The turn's record of edited files, created by the tool gate,
+		// whose init runs before fsx's: exclusively, so that its os.Root
+		// follows no link; appended to, never replaced.
+		"helpers/internal/hookgate/toolgate/store.go")
 }
 
 // The user's own config is package userconf's, read by these callers

@@ -8,7 +8,7 @@
 // it imports are initialised, taking ready packages in import-path order,
 // so a package that imports only light packages runs its init before
 // SQLite, go-git, the MCP SDK and the CLI framework initialise. cairn
-// answers the capture hook in three such inits, and calls os.Exit before
+// answers the hooks in four such inits, and calls os.Exit before
 // main runs:
 //
 //   - package hookgate/judge's init is the reject rule. For `cairn hook
@@ -19,11 +19,16 @@
 //     path/filepath, os/exec, sort, runtime/debug, crypto/rand or
 //     golang.org/x/sys) and cairn's leaves event, typed and the agents'
 //     event tables (agent/*/hooks, not the adapters).
+//   - package hookgate/toolgate's init answers the hook before a tool
+//     call on a file with no note from the anchor map (and notes an edit
+//     for the turn's capture), right after judge's: it may import, beyond
+//     judge's, only the leaves anchor, projroot and filestat, which import
+//     none of those late packages either (it reads .cairn through an
+//     os.Root, not fsx).
 //   - package hookgate's init is the rest of the reject path: a reply
 //     without a prefix has its session queued for the personal pipeline
-//     when the user turned it on (hookgate.Run), and a tool call on a file
-//     with no note is answered from the anchor map. It may import, beyond
-//     judge's, projroot, anchor, fsx and the pipeline's producer
+//     when the user turned it on (hookgate.Run). It may import, beyond
+//     judge's and toolgate's, fsx and the pipeline's producer
 //     (pipeline/queue, with userconf and detach).
 //   - package hookgate/accept's init is the accept path: a payload that
 //     does hold a typed prefix is captured there by session/record (the
@@ -33,14 +38,15 @@
 //
 // Anything else (another event, a payload the gate cannot judge) reaches
 // main and cli.Main, whose stdin is what the gate already read
-// ([hookgate.Stdin]). Packages that exist for this order: hookgate/judge, hookgate,
-// hookgate/accept, session/record (the session layer's light half),
+// ([hookgate.Stdin]). Packages that exist for this order: hookgate/judge,
+// hookgate/toolgate, hookgate, hookgate/accept, session/record (the session layer's light half),
 // agent/*/hooks (the event tables apart from their adapters),
 // pipeline/queue (the producer apart from the worker), gitmeta (a
 // repository's metadata read from .git's files, without go-git), and the
-// leaves projroot and userconf. TestGateRunsBeforeHeavyPackages
-// (hookgate_test.go) runs the binary with GODEBUG=inittrace=1 and fails
-// when either path waits for a heavy package's init. docs/ARCHITECTURE.md
+// leaves projroot, filestat and userconf. TestGateRunsBeforeHeavyPackages
+// and TestToolGateRunsBeforeHeavyPackages (hookgate_test.go) run the
+// binary with GODEBUG=inittrace=1 and fail when a path waits for a heavy
+// package's init or runs more initialisers than its ceiling. docs/ARCHITECTURE.md
 // traces both paths ("A capture hook: payload to log line").
 package main
 

@@ -4,12 +4,15 @@
 // must-checks to which command prefixes ("terraform apply"). The cache
 // writes it beside the search index (.cairn/cache/anchors.map) at every
 // sync that changes the index, with the identity of the log files it was
-// built from; the hook that runs before every tool call reads it with one
-// read and looks a path up by byte search, without parsing the whole map,
-// so that a tool call that touches nothing anchored costs what the capture
-// hook's reject path costs. It depends on nothing but the standard library
-// and packages fsx and bashcmd, so that path can read it before the rest of the
-// program starts (see package hookgate).
+// built from; the hook that runs before every tool call looks a path up
+// by a binary search over its sorted lines, reading a few blocks of it by
+// offset ([LookupAt]), without parsing the whole map, so that a tool call that touches nothing anchored costs what the capture
+// hook's reject path costs. It depends on nothing but the standard
+// library's early packages (never path/filepath, os/exec or fsx) and the
+// leaves bashcmd and filestat, so that path can read it before the rest
+// of the program starts (see package hookgate/toolgate); what it reads
+// and writes under .cairn, it reads through the caller's fsx.Root or the
+// gate's confined reader.
 package anchor
 
 import (
@@ -24,13 +27,13 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/helpers/internal/bashcmd"
-	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+	"github.com/cairn-dev/cairn/helpers/internal/filestat"
 )
 
 // Name is the map's file name under .cairn/cache.
 const Name = "anchors.map"
 
-// File is the map's name under .cairn (for [fsx.Root]).
+// File is the map's name under .cairn (for an fsx.Root).
 const File = "cache/" + Name
 
 // Sources are the log files, under .cairn, the map is built from (package
@@ -58,10 +61,13 @@ type Map struct {
 // ErrFormat: the data is not an anchor map of this format.
 var ErrFormat = errors.New("not an anchor map")
 
-// Identity is the identity of the log files under the .cairn at root:
-// what a map built from them records, and what the hook compares.
-func Identity(root fsx.Root) (string, error) {
-	ids := make([]fsx.FileID, len(Sources))
+// Identity is the identity of the log files under the .cairn at root (an
+// fsx.Root, or the hook gate's reader; StatID gives a missing file's ID as
+// zero): what a map built from them records, and what the hook compares.
+func Identity(root interface {
+	StatID(name string) (filestat.FileID, error)
+}) (string, error) {
+	ids := make([]filestat.FileID, len(Sources))
 	for i, name := range Sources {
 		id, err := root.StatID(name)
 		if err != nil {
@@ -73,7 +79,7 @@ func Identity(root fsx.Root) (string, error) {
 }
 
 // FormatIDs is the identity of files whose IDs are ids, in order.
-func FormatIDs(ids ...fsx.FileID) string {
+func FormatIDs(ids ...filestat.FileID) string {
 	var b strings.Builder
 	for i, id := range ids {
 		if i > 0 {
@@ -166,103 +172,6 @@ type Hit struct {
 	Anchor  string
 	Command bool
 	Keys    []string
-}
-
-// Lookup finds, in a map's data, the anchors of the project-relative
-// paths (each path and every directory above it) and the command
-// prefixes that begin command (after blanks are folded), most specific
-// first for each path. The path lines are sorted (see [Encode]): each
-// candidate is a binary search, so a lookup reads a few dozen lines of a
-// map of any size, and the command lines, which come first and are few.
-func Lookup(data []byte, paths []string, command string) []Hit {
-	var hits []Hit
-	files := len(data)
-	if i := bytes.Index(data, []byte("\nf ")); i >= 0 {
-		files = i + 1
-	}
-	for _, p := range paths {
-		for _, cand := range Candidates(p) {
-			if line, ok := findLine(data, files, cand); ok {
-				hits = append(hits, Hit{Anchor: cand, Keys: keysOf(line)})
-			}
-		}
-	}
-	if command = foldBlanks(command); command != "" {
-		head := data[:files]
-		needle := []byte("\nc ")
-		for off := 0; ; {
-			i := bytes.Index(head[off:], needle)
-			if i < 0 {
-				break
-			}
-			line := head[off+i+len(needle):]
-			if j := bytes.IndexByte(line, '\n'); j >= 0 {
-				line = line[:j]
-			}
-			off += i + len(needle)
-			prefix, keys, ok := bytes.Cut(line, []byte("\t"))
-			if ok && commandHas(command, string(prefix)) {
-				hits = append(hits, Hit{Anchor: string(prefix), Command: true, Keys: strings.Fields(string(keys))})
-			}
-		}
-	}
-	return hits
-}
-
-// findLine finds the path line of name among the sorted path lines of
-// data that start at lo (a line start): a binary search by byte offset,
-// then a scan of the few lines left.
-func findLine(data []byte, lo int, name string) ([]byte, bool) {
-	hi := len(data)
-	for hi-lo > 512 {
-		mid := lo + (hi-lo)/2
-		j := bytes.IndexByte(data[mid:hi], '\n')
-		if j < 0 || mid+j+1 >= hi {
-			break
-		}
-		s := mid + j + 1 // a line start inside (lo, hi)
-		e := s + lineLen(data[s:])
-		switch c := compareName(data[s:e], name); {
-		case c < 0:
-			lo = min(e+1, len(data))
-		case c > 0:
-			hi = s
-		default:
-			return data[s:e], true
-		}
-	}
-	for lo < hi {
-		e := lo + lineLen(data[lo:hi])
-		if compareName(data[lo:e], name) == 0 {
-			return data[lo:e], true
-		}
-		lo = e + 1
-	}
-	return nil, false
-}
-
-func lineLen(b []byte) int {
-	if i := bytes.IndexByte(b, '\n'); i >= 0 {
-		return i
-	}
-	return len(b)
-}
-
-// compareName compares the name of a path line ("f NAME\tKEYS") with
-// name; a line that is not a path line sorts first.
-func compareName(line []byte, name string) int {
-	rest, ok := bytes.CutPrefix(line, []byte("f "))
-	if !ok {
-		return -1
-	}
-	n, _, _ := bytes.Cut(rest, []byte("\t"))
-	return bytes.Compare(n, []byte(name))
-}
-
-// keysOf is the keys of a path line.
-func keysOf(line []byte) []string {
-	_, keys, _ := bytes.Cut(line, []byte("\t"))
-	return strings.Fields(string(keys))
 }
 
 // commandHas reports whether a command line (blanks folded) runs prefix:
@@ -407,8 +316,11 @@ func SessionName(session string) string {
 }
 
 // NoteTouched appends paths (project-relative) to the session's record of
-// the turn's edited files under the .cairn at root.
-func NoteTouched(root fsx.Root, session string, paths ...string) error {
+// the turn's edited files under the .cairn at root (an fsx.Root, or the
+// hook gate's writer).
+func NoteTouched(root interface {
+	OpenFile(name string, flag int, perm os.FileMode) (*os.File, error)
+}, session string, paths ...string) error {
 	if session == "" || len(paths) == 0 {
 		return nil
 	}
@@ -428,7 +340,9 @@ const maxTouchedBytes = 64 << 10
 
 // ReadTouched returns the most recent paths of the session's record of
 // the turn's edited files (see [LastTouched]); none when there is none.
-func ReadTouched(root fsx.Root, session string) []string {
+func ReadTouched(root interface {
+	ReadFile(name string, max int64) ([]byte, error)
+}, session string) []string {
 	if session == "" {
 		return nil
 	}
@@ -441,7 +355,7 @@ func ReadTouched(root fsx.Root, session string) []string {
 
 // ForgetTouched removes the session's record of the turn's edited files
 // (a new turn starts).
-func ForgetTouched(root fsx.Root, session string) error {
+func ForgetTouched(root interface{ Remove(name string) error }, session string) error {
 	if session == "" {
 		return nil
 	}

@@ -1,6 +1,7 @@
 package anchor
 
 import (
+	"bytes"
 	"reflect"
 	"slices"
 	"testing"
@@ -186,5 +187,39 @@ func TestLookupLargeMap(t *testing.T) {
 	}
 	if !slices.Equal(anchors, []string{"src/pkg5/sub5/file5.go", "src/pkg5", "terraform apply"}) {
 		t.Errorf("hits %v", anchors)
+	}
+}
+
+// shortReader is a map that shrank under the reader: it holds fewer bytes
+// than the size the lookup was given, and counts its reads.
+type shortReader struct {
+	data  []byte
+	reads int
+}
+
+func (r *shortReader) ReadAt(p []byte, off int64) (int, error) {
+	r.reads++
+	return bytes.NewReader(r.data).ReadAt(p, off)
+}
+
+// LookupAt reads a large map by offset: it finds what Lookup finds in a
+// few block reads, and a map shorter than its size (truncated under the
+// reader) is an error, not hits and not a fault.
+func TestLookupAt(t *testing.T) {
+	data := synthMap(10_000)
+	anchored := "src/pkg5/sub5/file5.go"
+	for _, p := range []string{anchored, "src/none/nothing.go"} {
+		r := &shortReader{data: data}
+		hits, err := LookupAt(r, int64(len(data)), []string{p}, "terraform apply -auto-approve")
+		if want := Lookup(data, []string{p}, "terraform apply -auto-approve"); err != nil || !reflect.DeepEqual(hits, want) {
+			t.Errorf("LookupAt(%q) = %+v, %v; Lookup finds %+v", p, hits, err, want)
+		}
+		if blocks := (len(data) + blockSize - 1) / blockSize; r.reads > blocks/3 {
+			t.Errorf("LookupAt(%q) read %d of the map's %d blocks", p, r.reads, blocks)
+		}
+	}
+	r := &shortReader{data: data[:len(data)/2]}
+	if hits, err := LookupAt(r, int64(len(data)), []string{"src/pkg96/sub12/file9999.go"}, ""); err == nil {
+		t.Errorf("a map shorter than its size: %+v, no error", hits)
 	}
 }

@@ -1,18 +1,26 @@
 package anchor
 
 import (
+	"bytes"
+	"reflect"
 	"testing"
 )
 
-// Parse and Lookup never panic, and what Parse accepts encodes back to a
-// map Parse reads the same.
+// Parse and Lookup never panic, a lookup read by offset in small blocks
+// (what the hook gate's LookupAt does) finds what Lookup finds in the
+// whole data, and what Parse accepts encodes back to a map Parse reads
+// the same.
 func FuzzParse(f *testing.F) {
 	f.Add(Encode(sample()), "db/migrations/x.sql", "terraform apply")
 	f.Add([]byte(magic+"\nsrc \nf a\tk\nc b c\tk\n"), "a", "b c")
 	f.Add([]byte("junk"), "", "")
 	f.Add(synthMap(200), "src/pkg3/sub3/file3.go", "")
 	f.Fuzz(func(t *testing.T, data []byte, p, command string) {
-		Lookup(data, []string{p}, command)
+		want := Lookup(data, []string{p}, command)
+		got, err := lookup(&mapReader{r: bytes.NewReader(data), size: int64(len(data)), block: 7}, []string{p}, command)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("read by offset: %+v, %v; whole: %+v", got, err, want)
+		}
 		m, err := Parse(data)
 		if err != nil {
 			return

@@ -19,6 +19,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/cairn-dev/cairn/helpers/internal/filestat"
 )
 
 // tempMarker is part of every temporary file name Root.WriteAtomic creates, so
@@ -174,16 +176,9 @@ func (l *Lock) Release() error {
 	return cerr
 }
 
-// FileID identifies one version of a file without reading it: size,
-// modification and change times (nanoseconds) and inode (on Windows, the
-// file index). Any write, rename over or touch of the file changes it;
-// equal IDs mean the file is unchanged.
-type FileID struct {
-	Size  int64  `json:"size"`
-	Mtime int64  `json:"mtime"`
-	Ctime int64  `json:"ctime"`
-	Ino   uint64 `json:"ino"`
-}
+// FileID identifies one version of a file without reading it
+// ([filestat.FileID]).
+type FileID = filestat.FileID
 
 // PassTo arranges for cmd, not started yet, to inherit the lock, and
 // returns the number the child gives to [Inherited] (through its
@@ -247,10 +242,10 @@ func Inherited(fd uintptr) (*Lock, error) {
 // Owned reports whether the file at path, which os.Lstat described as fi,
 // belongs to the user running this process: a directory that someone else
 // made in a shared place (/tmp, C:\) is not one to trust. On Unix it
-// compares owner and user ids (true when fi carries none); on Windows the
-// owner's SID with the process user's, an owner that is the Administrators
-// group counting when this process is a member (what an elevated process
-// creates belongs to the group).
+// compares owner and user ids (true when fi carries none: [filestat.Owned]);
+// on Windows the owner's SID with the process user's, an owner that is the
+// Administrators group counting when this process is a member (what an
+// elevated process creates belongs to the group).
 func Owned(path string, fi fs.FileInfo) bool { return owned(path, fi) }
 
 // ReadMapped calls fn with the first size bytes of the open file f mapped

@@ -4,11 +4,8 @@ package fsx
 
 import (
 	"io/fs"
-	"os"
-	"syscall"
+
+	"github.com/cairn-dev/cairn/helpers/internal/filestat"
 )
 
-func owned(_ string, fi fs.FileInfo) bool {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return !ok || int(st.Uid) == os.Getuid()
-}
+func owned(path string, fi fs.FileInfo) bool { return filestat.Owned(path, fi) }

@@ -1,19 +1,20 @@
-// Package hookgate is the capture hook's reject path for a reply, and the
-// no-match path of the hook that runs before a tool call (see quiet). Most
+// Package hookgate is the capture hook's reject path for a reply. Most
 // shell commands and replies carry nothing to capture, and for those the
 // hook must cost almost nothing (a budget of 3 ms for the whole process).
 // The reject rule itself and the payload's read are package
 // hookgate/judge's, whose init runs first and answers a tool's output with
-// nothing to capture on its own. Go runs a package's init once the
-// packages it imports are initialised, taking ready packages in
-// import-path order; this package imports judge, the standard library's
-// os, io, bytes, fmt, time, path/filepath and encoding/json and cairn's
-// leaf packages event, the agents' specs (agent/spec, agent/*/hooks, not the
-// adapters, whose imports would run first), projroot (which project),
-// anchor and fsx (the anchor map), typed, and the session pipeline's
-// producer (pipeline/queue, with userconf and detach), so its init runs
-// before SQLite's, go-git's and the CLI framework's, after about 115
-// small packages (measured with GODEBUG=inittrace=1: Go takes every ready
+// nothing to capture on its own; the hook before a tool call on a file
+// with no note is answered by package hookgate/toolgate's init, next
+// (this package imports it, so its init runs before this one's). Go runs
+// a package's init once the packages it imports are initialised, taking
+// ready packages in import-path order; this package imports judge, the
+// standard library's os, io, bytes, fmt, time and encoding/json and
+// cairn's leaf packages event, the agents' specs (agent/spec,
+// agent/*/hooks, not the adapters, whose imports would run first),
+// projroot (which project), typed, and the session pipeline's producer
+// (pipeline/queue, with fsx, userconf and detach), so its init runs before
+// SQLite's, go-git's and the CLI framework's, after about 115 small
+// packages (measured with GODEBUG=inittrace=1: Go takes every ready
 // package whose path sorts before path/filepath and os/exec, which it
 // waits for). For a reply with nothing to capture of an agent whose
 // transcript cairn reads, when the user turned the session pipeline on,
@@ -37,6 +38,10 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/hookgate/judge"
 	"github.com/cairn-dev/cairn/helpers/internal/projroot"
+
+	// The hook before a tool call: a call on a file with no note is
+	// answered in its init, before this package's.
+	_ "github.com/cairn-dev/cairn/helpers/internal/hookgate/toolgate"
 )
 
 // accepted is the agent and event name of a capture event whose payload
@@ -69,10 +74,7 @@ func init() {
 		return
 	}
 	if c.Before {
-		if quiet(c.Agent, c.Payload) {
-			os.Exit(0)
-		}
-		return
+		return // hookgate/toolgate's init answered what it could judge
 	}
 	switch reject(c.Agent, c.Kind, c.Payload) {
 	case Nothing:

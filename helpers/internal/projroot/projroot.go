@@ -18,17 +18,15 @@
 // tree that holds it, else the nearest directory at or above it holding a
 // .cairn owned by this user, else (Found false) the directory itself.
 //
-// It imports only the standard library and package fsx, so that the
-// capture hook's fast path (package hookgate) can use it before the
-// program's heavy packages are initialised.
+// On Unix it imports only the standard library's early packages (os, and
+// path, whose functions are path/filepath's there) and the leaf filestat
+// (path/filepath and fsx on Windows), so that the hooks' fast paths (packages
+// hookgate and hookgate/toolgate) can use it before the program's later
+// packages are initialised: path/filepath and fsx sort late in Go's init
+// order.
 package projroot
 
-import (
-	"os"
-	"path/filepath"
-
-	"github.com/cairn-dev/cairn/helpers/internal/fsx"
-)
+import "os"
 
 // EnvVar is the environment variable that names the project as --dir does.
 const EnvVar = "CAIRN_DIR"
@@ -66,7 +64,7 @@ func Resolve(r Request) Root {
 	}
 	if explicit != "" {
 		dir := r.abs(explicit)
-		return Root{Dir: dir, IsGit: exists(filepath.Join(dir, ".git")), Explicit: true, Found: true}
+		return Root{Dir: dir, IsGit: exists(join(dir, ".git")), Explicit: true, Found: true}
 	}
 	dir := r.Agent
 	if dir == "" {
@@ -83,11 +81,11 @@ func Search(dir string) Root {
 		return Root{Dir: root, IsGit: true, Found: true}
 	}
 	for d := dir; ; {
-		p := filepath.Join(d, cairnDir)
-		if fi, err := os.Lstat(p); err == nil && fi.IsDir() && fsx.Owned(p, fi) {
+		p := join(d, cairnDir)
+		if fi, err := os.Lstat(p); err == nil && fi.IsDir() && owned(p, fi) {
 			return Root{Dir: d, Found: true}
 		}
-		parent := filepath.Dir(d)
+		parent := parentDir(d)
 		if parent == d {
 			return Root{Dir: dir}
 		}
@@ -98,15 +96,15 @@ func Search(dir string) Root {
 // GitRoot returns the top directory of the git work tree that holds dir,
 // by looking for .git upwards; it opens nothing.
 func GitRoot(dir string) (string, bool) {
-	abs, err := filepath.Abs(dir)
+	abs, err := absolute(dir)
 	if err != nil {
 		return "", false
 	}
 	for d := abs; ; {
-		if exists(filepath.Join(d, ".git")) {
+		if exists(join(d, ".git")) {
 			return d, true
 		}
-		parent := filepath.Dir(d)
+		parent := parentDir(d)
 		if parent == d {
 			return "", false
 		}
@@ -119,13 +117,13 @@ func (r Request) abs(p string) string {
 	if p == "" {
 		p = "."
 	}
-	if filepath.IsAbs(p) {
-		return filepath.Clean(p)
+	if isAbs(p) {
+		return clean(p)
 	}
 	if r.Dir != "" {
-		return filepath.Join(r.Dir, p)
+		return join(r.Dir, p)
 	}
-	if a, err := filepath.Abs(p); err == nil {
+	if a, err := absolute(p); err == nil {
 		return a
 	}
 	return p

@@ -12,16 +12,18 @@
 // with GODEBUG=inittrace=1: its init runs after about 75 initialisers,
 // where package hookgate's, which needs the file system's package fsx,
 // runs after about 115; TestGateRunsBeforeHeavyPackages holds the
-// ceiling).
+// ceiling, and package hookgate/toolgate, which imports this one and
+// leaves as light, runs right after it).
 //
 // For `cairn hook EVENT` (Claude Code) and `cairn hook AGENT EVENT` of a
 // capture-only event (a tool ran, a reply) or of the hook before a tool
 // call, its init reads the payload. A capture-only event other than a
 // reply whose payload holds no typed prefix has nothing to capture: it
 // exits 0 having written nothing. Everything else is left, with the
-// payload ([Read]), to package hookgate's init: a reply's session is
-// queued there, a tool call is judged against the anchor map there, and a
-// payload that holds a typed prefix goes on to hookgate/accept.
+// payload ([Read]), to the next inits: a tool call is judged against the
+// anchor map in package hookgate/toolgate's, a reply's session is queued
+// in package hookgate's, and a payload that holds a typed prefix goes on
+// to hookgate/accept.
 package judge
 
 import (

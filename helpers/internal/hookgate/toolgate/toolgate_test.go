@@ -1,4 +1,4 @@
-package hookgate
+package toolgate
 
 import (
 	"os"
@@ -94,3 +94,32 @@ func BenchmarkQuiet(b *testing.B) {
 
 // claudeAgent is Claude Code as the registry lists it.
 var claudeAgent, _ = registry.Find(registry.Default)
+
+// The gate's identity of the log files is fsx's, which the cache records
+// in the map: a present log, a missing archive, and after a write.
+func TestIdentityAgreesWithFsx(t *testing.T) {
+	dir := gateProject(t)
+	cairn := filepath.Join(dir, ".cairn")
+	check := func(what string) {
+		t.Helper()
+		fi, err := os.Lstat(cairn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := openStore(cairn, fi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		got, err := anchor.Identity(s)
+		want, werr := anchor.Identity(fsx.NewRoot(cairn))
+		if err != nil || werr != nil || got != want {
+			t.Errorf("%s: the gate's identity %q (%v), fsx's %q (%v)", what, got, err, want, werr)
+		}
+	}
+	check("log, no archive")
+	if err := os.WriteFile(filepath.Join(cairn, "knowledge.archive.jsonl"), []byte("{}\n{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check("log and archive")
+}

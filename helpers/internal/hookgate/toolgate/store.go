@@ -1,0 +1,175 @@
+package toolgate
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"strings"
+	"syscall"
+
+	"github.com/cairn-dev/cairn/helpers/internal/anchor"
+	"github.com/cairn-dev/cairn/helpers/internal/filestat"
+)
+
+// store is a project's .cairn as the gate reads it and writes the turn's
+// record of edited files: with fsx.Root's safety and none of its imports.
+// The .cairn arrives by git pull from whoever pushed last, so nothing in
+// it is trusted. Every name is opened through an os.Root, so nothing
+// outside the .cairn is reached whatever links it holds; before use, each
+// of its components is checked with Lstat, and a link or anything but a
+// directory on the way, or anything but a regular file at the end, is
+// refused (an error: the full hook, through fsx, reports it). A file is
+// opened without blocking (a FIFO cannot hang the hook) and must be the
+// file Lstat saw. What it writes (under local/, the person's own) is
+// 0600 in directories made 0700; one it finds there with looser bits, or
+// not the person's, it leaves to the full hook, which tightens it.
+type store struct {
+	root *os.Root
+}
+
+// errUnsafe: a link, a special file or a file of the wrong kind, or one
+// this store leaves to fsx.
+var errUnsafe = errors.New("toolgate: not a file the gate uses")
+
+// openStore opens the .cairn directory dir, which os.Lstat described as
+// fi (a directory, not a link).
+func openStore(dir string, fi fs.FileInfo) (*store, error) {
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := r.Stat("."); err != nil || !os.SameFile(fi, st) {
+		r.Close()
+		return nil, errUnsafe // replaced since the Lstat
+	}
+	return &store{root: r}, nil
+}
+
+// Close closes the store.
+func (s *store) Close() error { return s.root.Close() }
+
+// lstat describes name (slash-separated, below the root) without
+// following a link, every directory on the way checked to be one.
+func (s *store) lstat(name string) (fs.FileInfo, error) {
+	parts := strings.Split(name, "/")
+	for i := range parts {
+		fi, err := s.root.Lstat(strings.Join(parts[:i+1], "/"))
+		if err != nil {
+			return nil, err
+		}
+		if i == len(parts)-1 {
+			return fi, nil
+		}
+		if !fi.IsDir() {
+			return nil, errUnsafe
+		}
+	}
+	return nil, errUnsafe // an empty name
+}
+
+// StatID is the identity of the regular file name (fsx.Root.StatID's): a
+// missing file's is zero.
+func (s *store) StatID(name string) (filestat.FileID, error) {
+	fi, err := s.lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return filestat.FileID{}, nil
+	}
+	if err != nil {
+		return filestat.FileID{}, err
+	}
+	if !fi.Mode().IsRegular() {
+		return filestat.FileID{}, errUnsafe
+	}
+	id, ok := filestat.Of(fi)
+	if !ok {
+		return filestat.FileID{}, errUnsafe // no stat to read here: fsx's
+	}
+	return id, nil
+}
+
+// open opens the regular file name that Lstat described as fi (nil: one
+// it creates, 0600), with flag, without blocking, and checks it is that
+// file.
+func (s *store) open(name string, fi fs.FileInfo, flag int) (*os.File, fs.FileInfo, error) {
+	f, err := s.root.OpenFile(name, flag|syscall.O_NONBLOCK, 0o600)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || (fi != nil && !os.SameFile(fi, st)) {
+		f.Close()
+		return nil, nil, errUnsafe
+	}
+	return f, st, nil
+}
+
+// nothingAnchored reports whether the anchor map is current with the log
+// (its sources are id) and anchors nothing to paths or command. A map
+// missing, too large, unreadable or not a regular file is not.
+func (s *store) nothingAnchored(id string, paths []string, command string) bool {
+	fi, err := s.lstat(anchor.File)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > anchor.MaxBytes {
+		return false
+	}
+	f, st, err := s.open(anchor.File, fi, os.O_RDONLY)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if st.Size() > anchor.MaxBytes {
+		return false
+	}
+	head := make([]byte, min(st.Size(), 4096))
+	n, _ := f.ReadAt(head, 0)
+	if src, ok := anchor.SourcesOf(head[:n]); !ok || src != id {
+		return false
+	}
+	hits, err := anchor.LookupAt(f, st.Size(), paths, command)
+	return err == nil && len(hits) == 0
+}
+
+// OpenFile opens the regular file name below the root for the turn's
+// record (anchor.NoteTouched): flag is os.O_* (O_CREATE creates missing
+// directories, 0700, and the file, 0600; perm is not used). Every
+// directory on the way and the file, when they exist, must be the
+// person's own with no group or other bits.
+func (s *store) OpenFile(name string, flag int, _ os.FileMode) (*os.File, error) {
+	parts := strings.Split(name, "/")
+	for i := range len(parts) - 1 {
+		d := strings.Join(parts[:i+1], "/")
+		fi, err := s.root.Lstat(d)
+		if errors.Is(err, fs.ErrNotExist) && flag&os.O_CREATE != 0 {
+			if err := s.root.Mkdir(d, 0o700); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !fi.IsDir() || !s.private(d, fi) {
+			return nil, errUnsafe
+		}
+	}
+	fi, err := s.root.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) && flag&os.O_CREATE != 0 {
+		// O_EXCL: os.Root follows no link when it creates.
+		f, _, err := s.open(name, nil, flag|os.O_EXCL)
+		return f, err
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || !s.private(name, fi) {
+		return nil, errUnsafe
+	}
+	f, _, err := s.open(name, fi, flag&^os.O_CREATE)
+	return f, err
+}
+
+// private reports whether name, which Lstat described as fi, is the
+// person's own with no group or other bits (what fsx's private part
+// keeps).
+func (s *store) private(name string, fi fs.FileInfo) bool {
+	return fi.Mode().Perm()&0o077 == 0 && owned(s.root.Name()+string(os.PathSeparator)+name, fi)
+}

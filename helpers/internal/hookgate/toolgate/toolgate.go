@@ -1,0 +1,106 @@
+// Package toolgate answers the hook before a tool call when the call
+// touches nothing anchored, in an init that runs before the program's
+// later packages initialise: the second of the hook's gates, after
+// package hookgate/judge, whose read of the payload it takes ([judge.Read]).
+//
+// Go initialises a package once the packages it imports are initialised,
+// taking ready packages in import-path order, so a package waits for
+// every ready package whose path sorts before the last of its imports.
+// This package imports only judge, the agents' specs, the leaves anchor,
+// projroot and filestat, and the standard library's early packages (os,
+// io/fs, errors, strings, syscall): never fsx, path/filepath, os/exec,
+// runtime/debug or golang.org/x/sys, which sort late (measured with
+// GODEBUG=inittrace=1: its init runs after about 75 initialisers, as the
+// reject rule's does; TestToolGateRunsBeforeHeavyPackages holds the
+// ceiling). So it reads the project's .cairn without fsx: through an
+// os.Root, refusing links and special files as fsx does (see [store]),
+// and it looks the anchor map up by offset ([anchor.LookupAt]), a few
+// small reads, rather than mapping it, so that no fault can come of a map
+// that shrinks under it.
+//
+// A call it cannot judge (a map missing, older than the log, too large,
+// or not a regular file; a link or a special file on the way; a payload
+// it cannot read; a failure to note an edit) goes on to the full hook,
+// which answers it and brings the map up to date.
+package toolgate
+
+import (
+	"os"
+
+	"github.com/cairn-dev/cairn/helpers/internal/agent/spec"
+	"github.com/cairn-dev/cairn/helpers/internal/anchor"
+	"github.com/cairn-dev/cairn/helpers/internal/hookgate/judge"
+	"github.com/cairn-dev/cairn/helpers/internal/projroot"
+)
+
+func init() {
+	if c, ok := judge.Read(); ok && c.OK && c.Before && quiet(c.Agent, c.Payload) {
+		os.Exit(0)
+	}
+}
+
+// quiet reports whether a tool call has nothing to be told: the project
+// has no .cairn, or the anchor map, current with the log, anchors nothing
+// to the call's file (or a directory above it) or, for a shell command,
+// to the files it names or a command prefix it runs. An edit it answers
+// is noted for the turn's capture. A few stats and small reads; no
+// SQLite, no git. It never panics: a panic in an init would exit 2, which
+// Claude Code reads as "block".
+func quiet(a spec.Spec, data []byte) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	c, ok := a.ToolCall(data)
+	if !ok {
+		return false
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return false
+	}
+	agentDir := c.ProjectDir
+	if agentDir == "" && a.ProjectVar != "" {
+		agentDir = os.Getenv(a.ProjectVar)
+	}
+	root := projroot.Resolve(projroot.Request{Getenv: os.Getenv, Agent: agentDir, Cwd: c.Cwd, Dir: wd}).Dir
+	dir := root + string(os.PathSeparator) + ".cairn"
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return os.IsNotExist(err) // no team memory here: nothing to say
+	}
+	if !fi.IsDir() {
+		return false // a link or a file: the full hook reports it
+	}
+	s, err := openStore(dir, fi)
+	if err != nil {
+		return false
+	}
+	defer s.Close()
+	id, err := anchor.Identity(s)
+	if err != nil {
+		return false
+	}
+	var paths []string
+	file, fileOK := anchor.Rel(root, c.Cwd, c.Path)
+	if fileOK {
+		paths = append(paths, file)
+	}
+	command := ""
+	if c.Shell {
+		command = c.Command
+		for _, w := range anchor.CommandPaths(c.Command) {
+			if rel, ok := anchor.Rel(root, c.Cwd, w); ok {
+				paths = append(paths, rel)
+			}
+		}
+	}
+	if !s.nothingAnchored(id, paths, command) {
+		return false
+	}
+	if c.Edits && fileOK && anchor.NoteTouched(s, c.Session, file) != nil {
+		return false
+	}
+	return true
+}
