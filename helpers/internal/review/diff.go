@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/cairn-dev/cairn/helpers/internal/gitx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
 	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
@@ -33,15 +34,29 @@ func (s Sources) Diff(arg string) (DiffReport, error) {
 	if err != nil {
 		return DiffReport{}, err
 	}
-	before, err := s.read(from)
+	before, err := s.files(from)
 	if err != nil {
 		return DiffReport{}, err
 	}
-	after, err := s.read(to)
+	after, err := s.files(to)
 	if err != nil {
 		return DiffReport{}, err
 	}
-	r := DiffReport{From: from.label, To: to.label, Changes: knowledge.Compare(before, after)}
+	// The working tree's files get the ids git would give them, for a
+	// file committed unchanged to be neither read nor compared.
+	for _, pair := range [][2]*knowledge.LogFile{{&before.Log, &after.Log}, {&before.Archive, &after.Archive}} {
+		for i, f := range pair {
+			if f.ID == "" && f.Read != nil && pair[1-i].ID != "" && (i == 0 && from.work || i == 1 && to.work) {
+				data, _ := f.Read()
+				f.ID = gitx.BlobID(data, pair[1-i].ID)
+			}
+		}
+	}
+	changes, err := knowledge.CompareFiles(before, after)
+	if err != nil {
+		return DiffReport{}, err
+	}
+	r := DiffReport{From: from.label, To: to.label, Changes: changes}
 	r.Counts = map[string]int{}
 	for _, ch := range r.Changes {
 		r.Counts[ch.Kind]++
@@ -115,25 +130,90 @@ func (s Sources) diffSides(arg string) (from, to diffSide, err error) {
 	}
 }
 
-// read returns the records of the side's log and archive.
-func (s Sources) read(d diffSide) ([]knowledge.Record, error) {
+// blobGit is a Git that lists a commit's files by their blob ids and
+// reads blobs (a [*gitx.Repo]): the diff then reads a file of a commit
+// only when the other side differs in it.
+type blobGit interface {
+	BlobsAt(id string, paths ...string) (map[string]gitx.Blob, error)
+	ReadBlob(b gitx.Blob, max int64) ([]byte, error)
+}
+
+// files are the side's log and archive.
+func (s Sources) files(d diffSide) (knowledge.LogFiles, error) {
 	switch {
 	case d.empty:
-		return nil, nil
-	case d.work:
+		return knowledge.LogFiles{}, nil
+	case d.work && s.LogData != nil:
+		log, arc, err := s.LogData()
+		if err != nil {
+			return knowledge.LogFiles{}, err
+		}
+		return knowledge.LogFiles{Log: knowledge.Data(log), Archive: knowledge.Data(arc)}, nil
+	case d.work: // sources that give the log only as records
+		recs, err := s.Log()
+		if err != nil {
+			return knowledge.LogFiles{}, err
+		}
+		log, arc := knowledge.RecordLines(recs)
+		return knowledge.LogFiles{Log: knowledge.Data(log), Archive: knowledge.Data(arc)}, nil
+	}
+	path := func(name string) string { return strings.TrimPrefix(s.Dir+"/"+name, "./") }
+	logPath, arcPath := path(knowledge.LogName), path(knowledge.ArchiveName)
+	g, ok := s.Git.(blobGit)
+	if !ok {
+		var out [2][]byte
+		for i, p := range []string{logPath, arcPath} {
+			data, _, err := s.Git.FileAt(d.id, p, knowledge.MaxLogBytes)
+			if err != nil {
+				return knowledge.LogFiles{}, err
+			}
+			out[i] = data
+		}
+		return knowledge.LogFiles{Log: knowledge.Data(out[0]), Archive: knowledge.Data(out[1])}, nil
+	}
+	blobs, err := g.BlobsAt(d.id, logPath, arcPath)
+	if err != nil {
+		return knowledge.LogFiles{}, err
+	}
+	file := func(p string) (knowledge.LogFile, error) {
+		b, ok := blobs[p]
+		if !ok {
+			return knowledge.LogFile{}, nil
+		}
+		if b.Size > knowledge.MaxLogBytes {
+			return knowledge.LogFile{}, fmt.Errorf("%s at %s: %w (%d bytes, at most %d)", p, d.id, gitx.ErrTooLarge, b.Size, int64(knowledge.MaxLogBytes))
+		}
+		return knowledge.LogFile{ID: b.ID, Read: func() ([]byte, error) { return g.ReadBlob(b, knowledge.MaxLogBytes) }}, nil
+	}
+	var f knowledge.LogFiles
+	if f.Log, err = file(logPath); err != nil {
+		return f, err
+	}
+	f.Archive, err = file(arcPath)
+	return f, err
+}
+
+// read returns the records of the side's log and archive, all of them
+// parsed (the check's read).
+func (s Sources) read(d diffSide) ([]knowledge.Record, error) {
+	if d.work {
 		return s.Log()
 	}
+	f, err := s.files(d)
+	if err != nil {
+		return nil, err
+	}
 	var recs []knowledge.Record
-	for _, name := range []string{knowledge.LogName, knowledge.ArchiveName} {
-		data, ok, err := s.Git.FileAt(d.id, strings.TrimPrefix(s.Dir+"/"+name, "./"), knowledge.MaxLogBytes)
+	for i, file := range []knowledge.LogFile{f.Log, f.Archive} {
+		if file.Read == nil {
+			continue
+		}
+		data, err := file.Read()
 		if err != nil {
 			return nil, err
 		}
-		if !ok {
-			continue
-		}
 		knowledge.Parse(data, func(r knowledge.Record) {
-			r.Archived = name == knowledge.ArchiveName
+			r.Archived = i == 1
 			recs = append(recs, r)
 		})
 	}
