@@ -2,6 +2,7 @@ package knowledge
 
 import (
 	"bytes"
+	"hash/maphash"
 	"unicode/utf8"
 )
 
@@ -34,24 +35,23 @@ func Data(data []byte) LogFile {
 // else by content) has no changed line. The changes are those Compare
 // gives for the whole of both states.
 func CompareFiles(before, after LogFiles) ([]Change, error) {
-	if same(before.Log, after.Log) && same(before.Archive, after.Archive) {
-		return nil, nil
-	}
-	var b, a [2][]byte // log, archive
-	var err error
-	for i, pair := range [2][2]LogFile{{before.Log, after.Log}, {before.Archive, after.Archive}} {
-		if b[i], err = read(pair[0]); err != nil {
-			return nil, err
-		}
-		if same(pair[0], pair[1]) {
-			a[i] = b[i]
-		} else if a[i], err = read(pair[1]); err != nil {
-			return nil, err
-		}
-	}
+	pairs := [2][2]LogFile{{before.Log, after.Log}, {before.Archive, after.Archive}}
+	var b, a [2][][]byte // the lines of the log and the archive
+	var known [2]bool    // b[i] and a[i] are read
 	// The keys of the changed lines, and the entries they say replace them.
 	want := map[string]bool{}
-	for i := range 2 {
+	for i, pair := range pairs {
+		if same(pair[0], pair[1]) {
+			continue // read below if a changed key needs it
+		}
+		db, da, err := readBoth(pair[0], pair[1])
+		if err != nil {
+			return nil, err
+		}
+		b[i], a[i], known[i] = split(db), split(da), true
+		if bytes.Equal(db, da) {
+			continue
+		}
 		gone, come := changedLines(b[i], a[i])
 		for _, l := range append(gone, come...) {
 			parseLine(l, false, func(Problem) {}, func(_ []byte, e Entry) { want[e.Key] = true })
@@ -60,13 +60,23 @@ func CompareFiles(before, after LogFiles) ([]Change, error) {
 	if len(want) == 0 {
 		return nil, nil
 	}
+	for i, pair := range pairs {
+		if !known[i] { // the same in both
+			data, err := read(pair[0])
+			if err != nil {
+				return nil, err
+			}
+			b[i] = split(data)
+			a[i] = b[i]
+		}
+	}
 	var recB, recA []Record
 	for round := 0; len(want) > 0; round++ {
 		more := map[string]bool{}
 		for i, side := range [2]*[]Record{&recB, &recA} {
-			data := [2][]byte{b[0], b[1]}
+			data := b
 			if i == 1 {
-				data = [2][]byte{a[0], a[1]}
+				data = a
 			}
 			for f := range 2 {
 				linesOf(data[f], want, func(r Record) {
@@ -89,6 +99,21 @@ func CompareFiles(before, after LogFiles) ([]Change, error) {
 // same reports whether two files are known to be the same by their IDs.
 func same(x, y LogFile) bool { return x.ID != "" && x.ID == y.ID }
 
+// readBoth reads two files at once (each a git process, for a commit's).
+func readBoth(x, y LogFile) (dx, dy []byte, err error) {
+	done := make(chan error, 1)
+	go func() {
+		var err error
+		dy, err = read(y)
+		done <- err
+	}()
+	dx, err = read(x)
+	if errY := <-done; err == nil {
+		err = errY
+	}
+	return dx, dy, err
+}
+
 func read(f LogFile) ([]byte, error) {
 	if f.Read == nil {
 		return nil, nil
@@ -96,63 +121,78 @@ func read(f LogFile) ([]byte, error) {
 	return f.Read()
 }
 
-// changedLines returns the lines, trimmed and not blank, that before holds
-// more often than after (gone) and after more often than before (come).
-func changedLines(before, after []byte) (gone, come [][]byte) {
-	if bytes.Equal(before, after) {
-		return nil, nil
+// split returns the lines of data, trimmed, blank ones left out, as
+// [ParseEach] reads them.
+func split(data []byte) [][]byte {
+	lines, _ := Lines(data)
+	out := lines[:0]
+	for _, l := range lines {
+		if l = bytes.TrimSpace(l); len(l) > 0 {
+			out = append(out, l)
+		}
 	}
-	bl, _ := Lines(before)
-	al, _ := Lines(after)
+	return out
+}
+
+// changedLines returns the lines that before holds more often than after
+// (gone) and after more often than before (come).
+func changedLines(before, after [][]byte) (gone, come [][]byte) {
 	// The lines both start and end with are kept: a change of one place
 	// costs no more.
-	for len(bl) > 0 && len(al) > 0 && bytes.Equal(bl[0], al[0]) {
-		bl, al = bl[1:], al[1:]
+	for len(before) > 0 && len(after) > 0 && bytes.Equal(before[0], after[0]) {
+		before, after = before[1:], after[1:]
 	}
-	for len(bl) > 0 && len(al) > 0 && bytes.Equal(bl[len(bl)-1], al[len(al)-1]) {
-		bl, al = bl[:len(bl)-1], al[:len(al)-1]
+	for len(before) > 0 && len(after) > 0 && bytes.Equal(before[len(before)-1], after[len(after)-1]) {
+		before, after = before[:len(before)-1], after[:len(after)-1]
 	}
-	count := make(map[string]int, len(bl))
-	for _, l := range bl {
-		if l = bytes.TrimSpace(l); len(l) > 0 {
-			count[string(l)]++
+	// Each line of before is counted on its first copy, found by its
+	// hash (lines of one hash chained through next): no line is copied.
+	seed := maphash.MakeSeed()
+	first := make(map[uint64]int32, len(before)) // a hash's first line, + 1
+	next := make([]int32, len(before))           // the next line of the same hash, + 1
+	count := make([]int32, len(before))
+	find := func(l []byte, h uint64) int {
+		for j := int(first[h]) - 1; j >= 0; j = int(next[j]) - 1 {
+			if bytes.Equal(before[j], l) {
+				return j
+			}
 		}
+		return -1
 	}
-	for _, l := range al {
-		if l = bytes.TrimSpace(l); len(l) == 0 {
+	for i, l := range before {
+		h := maphash.Bytes(seed, l)
+		if j := find(l, h); j >= 0 {
+			count[j]++
 			continue
 		}
-		if n := count[string(l)]; n > 0 {
-			count[string(l)] = n - 1
+		next[i], first[h], count[i] = first[h], int32(i+1), 1
+	}
+	for _, l := range after {
+		if j := find(l, maphash.Bytes(seed, l)); j >= 0 && count[j] > 0 {
+			count[j]--
 		} else {
 			come = append(come, l)
 		}
 	}
-	for _, l := range bl {
-		if l = bytes.TrimSpace(l); len(l) > 0 && count[string(l)] > 0 {
-			count[string(l)]--
-			gone = append(gone, l)
+	for i, n := range count {
+		for range n {
+			gone = append(gone, before[i])
 		}
 	}
 	return gone, come
 }
 
-// linesOf calls fn for each record of data whose key is in want, in file
+// linesOf calls fn for each record of lines whose key is in want, in
 // order. A line whose key [quickKey] reads, and is not wanted, is not
 // parsed.
-func linesOf(data []byte, want map[string]bool, fn func(Record)) {
-	lines, torn := Lines(data)
-	for i, line := range lines {
-		trimmed := bytes.TrimSpace(line)
-		if len(trimmed) == 0 {
+func linesOf(lines [][]byte, want map[string]bool, fn func(Record)) {
+	for _, line := range lines {
+		if k, ok := quickKey(line); ok && !want[string(k)] {
 			continue
 		}
-		if k, ok := quickKey(trimmed); ok && !want[string(k)] {
-			continue
-		}
-		parseLine(trimmed, torn && i == len(lines)-1, func(Problem) {}, func(obj []byte, e Entry) {
+		parseLine(line, false, func(Problem) {}, func(obj []byte, e Entry) {
 			if want[e.Key] {
-				fn(Record{Line: i + 1, Raw: line, JSON: obj, Entry: e})
+				fn(Record{Raw: line, JSON: obj, Entry: e})
 			}
 		})
 	}
@@ -160,9 +200,10 @@ func linesOf(data []byte, want map[string]bool, fn func(Record)) {
 
 // quickKey reads the key of a line cairn wrote ({"key":"...", then the
 // rest) without parsing it. ok is set only when no entry of the line can
-// have another key: the line holds one object, whose only "key" field is
-// the first, valid UTF-8 with no escape, and no field whose escaped name
-// could read as "key" (\u0060 to \u007f). Any other line is for the parser.
+// have another key: the line's only "key" field is its first, valid UTF-8
+// with no escape, and no field's name has an escape that could read as
+// "key" (\u0060 to \u007f). (A second object glued on would need one of
+// those to have a key.) Any other line is for the parser.
 func quickKey(line []byte) (key []byte, ok bool) {
 	const head = `{"key":"`
 	if !bytes.HasPrefix(line, []byte(head)) {
@@ -173,9 +214,17 @@ func quickKey(line []byte) (key []byte, ok bool) {
 	if end < 0 || bytes.IndexByte(rest[:end], '\\') >= 0 || !utf8.Valid(rest[:end]) {
 		return nil, false
 	}
-	if bytes.Contains(rest, []byte(`"key"`)) || bytes.Contains(rest, []byte("}{")) ||
-		bytes.Contains(rest, []byte(`\u006`)) || bytes.Contains(rest, []byte(`\u007`)) {
+	if bytes.Contains(rest, []byte(`"key"`)) {
 		return nil, false
+	}
+	for r := rest; ; {
+		i := bytes.Index(r, []byte(`\u00`))
+		if i < 0 {
+			break
+		}
+		if r = r[i+4:]; len(r) > 0 && (r[0] == '6' || r[0] == '7') {
+			return nil, false
+		}
 	}
 	return rest[:end], true
 }
