@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/cairn-dev/cairn/helpers/internal/gitx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
@@ -14,7 +15,10 @@ import (
 
 // Diff is the knowledge change of arg (see [Sources.Diff]) in project p:
 // what cairn diff and cairn ui's diff page show.
-func Diff(p *project.Project, arg string) (DiffReport, error) {
+func Diff(p *project.Project, arg string) (DiffReport, error) { return diff(p, arg, nil) }
+
+// diff is Diff through memo (none when nil).
+func diff(p *project.Project, arg string, memo *DiffMemo) (DiffReport, error) {
 	src, close, err := Open(p)
 	if errors.Is(err, ErrNotGit) {
 		return DiffReport{}, fmt.Errorf("cairn diff compares git revisions, and %s is %w", p.Root, err)
@@ -23,6 +27,7 @@ func Diff(p *project.Project, arg string) (DiffReport, error) {
 		return DiffReport{}, err
 	}
 	defer close()
+	src.memo = memo
 	return src.Diff(arg)
 }
 
@@ -52,11 +57,19 @@ func (s Sources) Diff(arg string) (DiffReport, error) {
 			}
 		}
 	}
+	key := ""
+	if s.memo != nil {
+		key = memoKey(from, to, before, after)
+		if r, ok := s.memo.get(key); ok {
+			return r, nil
+		}
+	}
 	changes, err := knowledge.CompareFiles(before, after)
 	if err != nil {
 		return DiffReport{}, err
 	}
 	r := DiffReport{From: from.label, To: to.label, Changes: changes}
+	defer func() { s.memo.put(key, r) }()
 	r.Counts = map[string]int{}
 	for _, ch := range r.Changes {
 		r.Counts[ch.Kind]++
@@ -65,6 +78,57 @@ func (s Sources) Diff(arg string) (DiffReport, error) {
 		r.Changes = []knowledge.Change{}
 	}
 	return r, nil
+}
+
+// DiffMemo is [Diff] that remembers its last answer by what it compared:
+// asked again of the same revisions, whose files have the same ids, it
+// answers without comparing again. The viewer keeps one, so that paging
+// through a diff costs reading the working tree's log, not the diff.
+type DiffMemo struct {
+	mu       sync.Mutex
+	key      string
+	report   DiffReport
+	computed int // how many diffs it computed (for tests)
+}
+
+// Diff is [Diff] through m.
+func (m *DiffMemo) Diff(p *project.Project, arg string) (DiffReport, error) { return diff(p, arg, m) }
+
+func (m *DiffMemo) get(key string) (DiffReport, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.report, key != "" && key == m.key
+}
+
+func (m *DiffMemo) put(key string, r DiffReport) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.key, m.report = key, r
+	m.computed++
+}
+
+// memoKey names what a diff compares: the two sides and their files' ids
+// (a working tree's file gets its content's).
+func memoKey(from, to diffSide, before, after knowledge.LogFiles) string {
+	var b strings.Builder
+	for _, d := range []diffSide{from, to} {
+		fmt.Fprintf(&b, "%s\x00%s\x00%v\x00", d.label, d.id, d.work)
+	}
+	for _, f := range []knowledge.LogFile{before.Log, before.Archive, after.Log, after.Archive} {
+		id := f.ID
+		if id == "" && f.Read != nil {
+			data, err := f.Read()
+			if err != nil {
+				return "" // not remembered
+			}
+			id = gitx.BlobID(data, "")
+		}
+		b.WriteString(id + "\x00")
+	}
+	return b.String()
 }
 
 // DiffReport is what cairn diff prints.

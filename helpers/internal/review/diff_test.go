@@ -140,3 +140,41 @@ func BenchmarkDiff100k(b *testing.B) {
 		})
 	}
 }
+
+// A DiffMemo answers a diff asked again of the same states without
+// computing it, and computes it again when a revision or the working
+// tree's log moves.
+func TestDiffMemoRemembersTheSameStates(t *testing.T) {
+	clitest.IsolateGit(t)
+	p := changedRepo(t, 200, false)
+	var m DiffMemo
+	ask := func(arg string, computed int) DiffReport {
+		t.Helper()
+		d, err := m.Diff(p, arg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.computed != computed {
+			t.Errorf("after diff %q: %d computed, want %d", arg, m.computed, computed)
+		}
+		if want, _ := Diff(p, arg); !reflect.DeepEqual(d, want) {
+			t.Errorf("diff %q remembered %d changes, Diff says %d", arg, len(d.Changes), len(want.Changes))
+		}
+		return d
+	}
+	ask("HEAD~1", 1)
+	ask("HEAD~1", 1)
+	ask("HEAD~1..HEAD", 2)
+	ask("HEAD~1..HEAD", 2)
+	ask("HEAD~1", 3)
+	f, err := os.OpenFile(p.Store.LogPath(), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(synthlog.Log(500, 501, 1)[0])
+	f.Write([]byte("\n"))
+	f.Close()
+	if d := ask("HEAD~1", 4); d.Counts[knowledge.ChangeAdded] != 21 {
+		t.Errorf("after a line was added: %v", d.Counts)
+	}
+}

@@ -56,6 +56,8 @@ type Sources struct {
 	// (nil for a missing file), for the diff to parse only the lines
 	// that changed; without it the diff reads Log.
 	LogData func() (log, archive []byte, err error)
+
+	memo *DiffMemo // remembers the diff's last answer
 }
 
 // ErrNotGit is the error of a diff or a check outside a git work tree.
