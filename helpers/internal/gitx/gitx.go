@@ -2,10 +2,13 @@
 // package gitmeta reads from .git directly: recent commits and the files
 // they touched, files at a revision, merge bases. It reads with go-git,
 // except where the git binary does the job as git itself does: its one
-// write, [Add] (git add, for cairn resolve), attributes, and the files a
+// write, [Add] (git add, for cairn resolve), attributes, the files a
 // range changed with renames detected ([Repo.ChangedSince], for cairn
-// check). It never computes the worktree status with go-git (seconds on
-// a big repository). It is the only package that imports go-git.
+// check), and a commit's files by blob id and the blobs themselves
+// ([Repo.BlobsAt], [Repo.ReadBlob], for cairn diff: go-git copies a
+// blob whole in memory before it reads it). It never computes the
+// worktree status with go-git (seconds on a big repository). It is the
+// only package that imports go-git.
 package gitx
 
 import (

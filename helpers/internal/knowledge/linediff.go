@@ -182,12 +182,36 @@ func changedLines(before, after [][]byte) (gone, come [][]byte) {
 	return gone, come
 }
 
-// linesOf calls fn for each record of lines whose key is in want, in
-// order. A line whose key [quickKey] reads, and is not wanted, is not
-// parsed.
+// ParseKeys is [Parse] of the entries of keys alone: fn is called for
+// each record of data whose key is in keys, in file order, as Parse calls
+// it. A line whose key [quickKey] reads, and is not wanted, is not
+// parsed: reading one entry of a big log costs a scan of it.
+func ParseKeys(data []byte, keys map[string]bool, fn func(Record)) {
+	lines, torn := Lines(data)
+	for i, line := range lines {
+		trimmed := bytes.TrimSpace(line)
+		if len(trimmed) == 0 || unwanted(trimmed, keys) {
+			continue
+		}
+		parseLine(trimmed, torn && i == len(lines)-1, func(Problem) {}, func(obj []byte, e Entry) {
+			if keys[e.Key] {
+				fn(Record{Line: i + 1, Raw: line, JSON: obj, Entry: e})
+			}
+		})
+	}
+}
+
+// unwanted reports whether the line's entries are surely of none of keys.
+func unwanted(line []byte, keys map[string]bool) bool {
+	k, ok := quickKey(line)
+	return ok && !keys[string(k)]
+}
+
+// linesOf calls fn for each record of lines (split) whose key is in
+// want, in order, as ParseKeys does.
 func linesOf(lines [][]byte, want map[string]bool, fn func(Record)) {
 	for _, line := range lines {
-		if k, ok := quickKey(line); ok && !want[string(k)] {
+		if unwanted(line, want) {
 			continue
 		}
 		parseLine(line, false, func(Problem) {}, func(obj []byte, e Entry) {

@@ -292,3 +292,28 @@ func TestRecordLinesReadBack(t *testing.T) {
 		t.Errorf("RecordLines = %q, %q", log, arc)
 	}
 }
+
+// ParseKeys gives what Parse gives of the keys asked for, line numbers
+// and all, on every line the comparison's table and fuzz seeds hold.
+func TestParseKeysMatchesParse(t *testing.T) {
+	data := mustLine(t, Entry{Key: "fact-a", Type: "fact", Content: "a", TS: 1}) +
+		"\xef\xbb\xbf broken\n\n" +
+		`{"k\u0065y":"fact-b","type":"fact","content":"x","ts":9}` + "\n" +
+		`{"key":"fact-q","type":"fact","content":"x","ts":99,"key":"fact-b"}` + "\n" +
+		`{"key":"fact-c","type":"fact","content":"c","ts":3}{"key":"fact-b","type":"fact","content":"b","ts":4}` + "\n" +
+		fmt.Sprintf("%q\n", strings.TrimSuffix(mustLine(t, Entry{Key: "fact-b", Type: "fact", Content: "d", TS: 5}), "\n")) +
+		mustLine(t, Entry{Key: "fact-b", Type: "fact", Content: "e", TS: 6}) + "  \r\n" +
+		strings.TrimSuffix(mustLine(t, Entry{Key: "fact-b", Type: "fact", Content: "torn", TS: 7}), "\n")
+	for _, keys := range []map[string]bool{{"fact-b": true}, {"fact-a": true, "fact-c": true}, {"none": true}} {
+		var want, got []Record
+		Parse([]byte(data), func(r Record) {
+			if keys[r.Entry.Key] {
+				want = append(want, r)
+			}
+		})
+		ParseKeys([]byte(data), keys, func(r Record) { got = append(got, r) })
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("keys %v: ParseKeys gave %d records, Parse %d", keys, len(got), len(want))
+		}
+	}
+}
