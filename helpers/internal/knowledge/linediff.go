@@ -36,8 +36,9 @@ func Data(data []byte) LogFile {
 // gives for the whole of both states.
 func CompareFiles(before, after LogFiles) ([]Change, error) {
 	pairs := [2][2]LogFile{{before.Log, after.Log}, {before.Archive, after.Archive}}
-	var b, a [2][][]byte // the lines of the log and the archive
-	var known [2]bool    // b[i] and a[i] are read
+	var lines [2][][]byte      // the lines of before's log and archive
+	var gone, come [2][][]byte // the lines only before has, and only after
+	var known [2]bool          // lines[i] is read
 	// The keys of the changed lines, and the entries they say replace them.
 	want := map[string]bool{}
 	for i, pair := range pairs {
@@ -48,12 +49,12 @@ func CompareFiles(before, after LogFiles) ([]Change, error) {
 		if err != nil {
 			return nil, err
 		}
-		b[i], a[i], known[i] = split(db), split(da), true
+		lines[i], known[i] = split(db), true
 		if bytes.Equal(db, da) {
 			continue
 		}
-		gone, come := changedLines(b[i], a[i])
-		for _, l := range append(gone, come...) {
+		gone[i], come[i] = changedLines(lines[i], split(da))
+		for _, l := range append(gone[i], come[i]...) {
 			parseLine(l, false, func(Problem) {}, func(_ []byte, e Entry) { want[e.Key] = true })
 		}
 	}
@@ -66,31 +67,43 @@ func CompareFiles(before, after LogFiles) ([]Change, error) {
 			if err != nil {
 				return nil, err
 			}
-			b[i] = split(data)
-			a[i] = b[i]
+			lines[i] = split(data)
 		}
 	}
+	// Before's lines of the wanted keys are read; after has the same
+	// lines but the gone ones, and the come ones.
 	var recB, recA []Record
 	for round := 0; len(want) > 0; round++ {
 		more := map[string]bool{}
-		for i, side := range [2]*[]Record{&recB, &recA} {
-			data := b
-			if i == 1 {
-				data = a
+		keep := func(recs []Record, side *[]Record) {
+			*side = append(*side, recs...)
+			for _, r := range recs {
+				if s := r.Entry.SupersededBy; round == 0 && s != "" && !want[s] {
+					more[s] = true
+				}
 			}
-			for f := range 2 {
-				linesOf(data[f], want, func(r Record) {
-					r.Archived = f == 1
-					*side = append(*side, r)
-					if s := r.Entry.SupersededBy; round == 0 && s != "" && !want[s] {
-						more[s] = true
-					}
-				})
+		}
+		for f := range 2 {
+			left := map[string]int{}
+			for _, l := range gone[f] {
+				left[string(l)]++
+			}
+			linesOf(lines[f], want, f == 1, func(line []byte, recs []Record) {
+				keep(recs, &recB)
+				if n := left[string(line)]; n > 0 {
+					left[string(line)] = n - 1
+				} else {
+					keep(recs, &recA)
+				}
+			})
+			if round == 0 {
+				linesOf(come[f], want, f == 1, func(_ []byte, recs []Record) { keep(recs, &recA) })
 			}
 		}
 		// The entries replacing a changed one are read as they are (an
-		// unchanged key adds no change), for the superseded change to
-		// show its replacement; they need no replacements of their own.
+		// unchanged key adds no change, and no changed line holds one),
+		// for the superseded change to show its replacement; they need no
+		// replacements of their own.
 		want = more
 	}
 	return Compare(recB, recA), nil
@@ -207,18 +220,24 @@ func unwanted(line []byte, keys map[string]bool) bool {
 	return ok && !keys[string(k)]
 }
 
-// linesOf calls fn for each record of lines (split) whose key is in
-// want, in order, as ParseKeys does.
-func linesOf(lines [][]byte, want map[string]bool, fn func(Record)) {
+// linesOf calls fn with each of lines (split) that holds records of
+// want, and those records (Archived set to archived), in order, as
+// ParseKeys reads them.
+func linesOf(lines [][]byte, want map[string]bool, archived bool, fn func(line []byte, recs []Record)) {
+	var recs []Record
 	for _, line := range lines {
 		if unwanted(line, want) {
 			continue
 		}
+		recs = recs[:0]
 		parseLine(line, false, func(Problem) {}, func(obj []byte, e Entry) {
 			if want[e.Key] {
-				fn(Record{Raw: line, JSON: obj, Entry: e})
+				recs = append(recs, Record{Raw: line, JSON: obj, Entry: e, Archived: archived})
 			}
 		})
+		if len(recs) > 0 {
+			fn(line, recs)
+		}
 	}
 }
 
