@@ -46,7 +46,7 @@ var pathNormalisers = []string{"filepath.Clean", "path.Clean", "filepath.ToSlash
 // that are no anchors, each with why ("file:function").
 var notAnchorData = map[string]string{
 	"helpers/internal/review/review.go:Open":                       "the project's and the log's directories inside the repository (the prefix of the change's paths; the log in a commit)",
-	"helpers/internal/review/diff.go:Sources.read":                 "the log's path inside a commit",
+	"helpers/internal/review/diff.go:Sources.files":                "the log's path inside a commit",
 	"helpers/internal/curate/steer.go:headLines":                   "the log's path inside HEAD",
 	"helpers/internal/agent/gemini/wiring.go:realPath":             "a directory Gemini CLI's settings name, compared with the project's",
 	"helpers/internal/agent/codex/measure.go:Adapter.Transcripts":  "the project's root, to match a Codex rollout's working directory",

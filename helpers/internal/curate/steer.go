@@ -75,22 +75,20 @@ type Shown struct {
 // that names the nearest keys.
 func Show(p *project.Project, key string) (Shown, error) {
 	var sh Shown
-	recs, _, err := p.Store.ReadAll(true)
+	mine, err := p.Store.ReadKeys(map[string]bool{key: true}, true)
 	if err != nil {
 		return sh, err
 	}
-	var mine []knowledge.Record
-	for _, r := range recs {
-		if r.Entry.Key == key {
-			mine = append(mine, r)
-		}
-	}
 	if len(mine) == 0 {
+		recs, _, err := p.Store.ReadAll(true)
+		if err != nil {
+			return sh, err
+		}
 		return sh, unknownKey(key, recs)
 	}
 	latest := knowledge.Latest(mine)[0]
 	sh.Entry, sh.Archived = latest.Entry, latest.Archived
-	head := headLines(p)
+	head := headLines(p, key)
 	sh.Commit, sh.CommitOf = head.state, head.detail
 	if head.state == CommitNone || head.state == CommitAll {
 		in := 0
@@ -133,7 +131,7 @@ func Show(p *project.Project, key string) (Shown, error) {
 	return sh, nil
 }
 
-// head is what HEAD's log and archive hold.
+// head is what HEAD's log and archive hold of a key.
 type head struct {
 	state  string          // CommitNone when HEAD could be read
 	detail string          // why it could not
@@ -141,8 +139,9 @@ type head struct {
 	keys   map[string]bool
 }
 
-// headLines reads the log and the archive as HEAD has them.
-func headLines(p *project.Project) head {
+// headLines reads the lines of key in the log and the archive as HEAD
+// has them (the other keys' lines are not parsed).
+func headLines(p *project.Project, key string) head {
 	h := head{lines: map[string]bool{}, keys: map[string]bool{}}
 	if !p.IsGit {
 		h.state = CommitNoGit
@@ -166,7 +165,7 @@ func headLines(p *project.Project) head {
 			return h
 		}
 		found = found || ok
-		knowledge.Parse(data, func(r knowledge.Record) {
+		knowledge.ParseKeys(data, map[string]bool{key: true}, func(r knowledge.Record) {
 			h.lines[string(r.JSON)] = true
 			h.keys[r.Entry.Key] = true
 		})
@@ -281,7 +280,7 @@ func Remove(p *project.Project, key string) (int, error) {
 	if err := known(p, key); err != nil {
 		return 0, err
 	}
-	h := headLines(p)
+	h := headLines(p, key)
 	if h.keys[key] {
 		return 0, committedError(key)
 	}
@@ -394,7 +393,7 @@ func Edit(p *project.Project, key string, ch Change, by Editor, now time.Time) (
 	if next.Content != cur.Content || !slices.Equal(next.Files, cur.Files) {
 		p.Restamp(&next) // rewritten against its files as they are now
 	}
-	if h := headLines(p); h.keys[key] {
+	if h := headLines(p, key); h.keys[key] {
 		if !rekey {
 			return restate(p, cur, next, by, now)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 )
@@ -13,21 +14,38 @@ var ErrNoGit = errors.New("the git binary is not on PATH")
 
 // runGit runs the git binary in the work tree root and returns its stdout;
 // a failure carries git's own message.
-func runGit(root string, args ...string) ([]byte, error) {
+func runGit(root string, args ...string) ([]byte, error) { return runGitEnv(root, nil, nil, args...) }
+
+// runGitEnv is runGit with env added to git's environment, writing stdout
+// into buf when it is not nil.
+func runGitEnv(root string, buf *bytes.Buffer, env []string, args ...string) ([]byte, error) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, ErrNoGit
 	}
 	cmd := exec.Command("git", append([]string{"-C", root}, args...)...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
+	if buf == nil {
+		buf = new(bytes.Buffer)
+	}
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = buf, &stderr
 	if err := cmd.Run(); err != nil {
 		msg := strings.TrimSpace(stderr.String())
 		if msg == "" {
 			msg = err.Error()
 		}
-		return nil, fmt.Errorf("git %s: %s", args[0], msg)
+		name := args[0]
+		for _, a := range args { // the command, past git's own options
+			if !strings.HasPrefix(a, "-") {
+				name = a
+				break
+			}
+		}
+		return nil, fmt.Errorf("git %s: %s", name, msg)
 	}
-	return stdout.Bytes(), nil
+	return buf.Bytes(), nil
 }
 
 // InIndex reports whether git's index holds path (relative to root): a

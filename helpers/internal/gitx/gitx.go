@@ -2,10 +2,14 @@
 // package gitmeta reads from .git directly: recent commits and the files
 // they touched, files at a revision, merge bases. It reads with go-git,
 // except where the git binary does the job as git itself does, or faster:
-// its one write, [Add] (git add, for cairn resolve), attributes, the files a
-// range changed with renames detected ([Repo.ChangedSince], for cairn
-// check), and the recent commits of a session's start ([RecentCommits]). It never computes the worktree status with go-git (seconds on
-// a big repository). It is the only package that imports go-git.
+// its one write, [Add] (git add, for cairn resolve), attributes, the files
+// a range changed with renames detected ([Repo.ChangedSince], for cairn
+// check), the recent commits of a session's start ([RecentCommits]), and
+// a commit's files by blob id and the blobs themselves ([Repo.BlobsAt],
+// [Repo.ReadBlob], for cairn diff: go-git copies a blob whole in memory
+// before it reads it). It never computes the worktree status with go-git
+// (seconds on a big repository). It is the only package that imports
+// go-git.
 package gitx
 
 import (

@@ -1,9 +1,15 @@
 package gitx
 
 import (
+	"bytes"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -84,4 +90,86 @@ func (g *Repo) FileAt(id, path string, max int64) (data []byte, ok bool, err err
 		return nil, false, fmt.Errorf("read %s at %s: %w", path, id, err)
 	}
 	return data, true, nil
+}
+
+// Blob is a regular file of a commit: its blob's id and size.
+type Blob struct {
+	ID   string
+	Size int64
+}
+
+// BlobsAt returns those of paths (slash-separated, from the work tree's
+// root) that commit id (an id from [Repo.Resolve]) holds as regular files,
+// by path, with their blob ids and sizes: what `git ls-tree` says, with
+// the git binary. A link, a directory or a submodule there is left out,
+// as [Repo.FileAt] leaves it. Nothing is read of the files.
+func (g *Repo) BlobsAt(id string, paths ...string) (map[string]Blob, error) {
+	if !IsObjectID(id) {
+		return nil, fmt.Errorf("list files of %q: not an object id", id)
+	}
+	out, err := runGitEnv(g.root, nil, []string{"GIT_LITERAL_PATHSPECS=1"},
+		append([]string{"--no-replace-objects", "ls-tree", "-z", "-l", "--full-tree", id, "--"}, paths...)...)
+	if err != nil {
+		return nil, err
+	}
+	return parseLsTree(out)
+}
+
+// parseLsTree reads `git ls-tree -z -l`: MODE SP TYPE SP ID SP+ SIZE TAB
+// PATH NUL, each entry. It keeps the regular files.
+func parseLsTree(out []byte) (map[string]Blob, error) {
+	blobs := map[string]Blob{}
+	for _, rec := range strings.Split(string(out), "\x00") {
+		if rec == "" {
+			continue
+		}
+		meta, path, ok := strings.Cut(rec, "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) != 4 {
+			return nil, fmt.Errorf("git ls-tree: unexpected output %q", rec)
+		}
+		if f[1] != "blob" || f[0] == "120000" { // a link's target is not the file
+			continue
+		}
+		size, err := strconv.ParseInt(f[3], 10, 64)
+		if err != nil || !IsObjectID(f[2]) {
+			return nil, fmt.Errorf("git ls-tree: unexpected output %q", rec)
+		}
+		blobs[path] = Blob{ID: f[2], Size: size}
+	}
+	return blobs, nil
+}
+
+// ReadBlob reads blob b (from [Repo.BlobsAt]) with the git binary (`git
+// cat-file blob`: its bytes as committed, no filter applied), refusing one
+// over max bytes.
+func (g *Repo) ReadBlob(b Blob, max int64) ([]byte, error) {
+	if !IsObjectID(b.ID) {
+		return nil, fmt.Errorf("read blob %q: not an object id", b.ID)
+	}
+	if b.Size > max {
+		return nil, fmt.Errorf("blob %s: %w (%d bytes, at most %d)", b.ID, ErrTooLarge, b.Size, max)
+	}
+	var buf bytes.Buffer
+	buf.Grow(int(b.Size) + bytes.MinRead)
+	out, err := runGitEnv(g.root, &buf, nil, "--no-replace-objects", "cat-file", "blob", b.ID)
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(out)) > max {
+		return nil, fmt.Errorf("blob %s: %w (%d bytes, at most %d)", b.ID, ErrTooLarge, len(out), max)
+	}
+	return out, nil
+}
+
+// BlobID is the id git gives data as a blob, in the hash of the object id
+// like: SHA-256 for 64 hex digits, else SHA-1.
+func BlobID(data []byte, like string) string {
+	h := sha1.New()
+	if len(like) == 64 {
+		h = sha256.New()
+	}
+	fmt.Fprintf(h, "blob %d\x00", len(data))
+	h.Write(data)
+	return hex.EncodeToString(h.Sum(nil))
 }

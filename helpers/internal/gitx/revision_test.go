@@ -65,3 +65,62 @@ func TestResolveFileAtMergeBase(t *testing.T) {
 		t.Errorf("MergeBase = %s, %v; git says %s", base, err, want)
 	}
 }
+
+// BlobsAt lists a commit's regular files with the ids git gives them (a
+// link, a directory and a missing path left out, a path with spaces or
+// glob characters read as written), ReadBlob reads one as committed with
+// a cap, and BlobID names data as git hash-object does.
+func TestBlobsAtReadBlobBlobID(t *testing.T) {
+	dir := t.TempDir()
+	clitest.Git(t, dir, "init", "-q", "-b", "main")
+	for name, body := range map[string]string{"a dir/log [1].jsonl": "one\r\ntwo\n", "a dir/log 1.jsonl": "other\n", "sub/x": "x"} {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("sub/x", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".gitattributes"), []byte("*.jsonl text eol=crlf filter=nope\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	clitest.Git(t, dir, "add", "-A")
+	clitest.Git(t, dir, "commit", "-q", "-m", "files")
+	g, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := g.Resolve("HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blobs, err := g.BlobsAt(head, "a dir/log [1].jsonl", "link", "sub", "missing")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.TrimSpace(clitest.Git(t, dir, "rev-parse", "HEAD:a dir/log [1].jsonl"))
+	if len(blobs) != 1 || blobs["a dir/log [1].jsonl"].ID != want {
+		t.Fatalf("BlobsAt = %v; want only the file, %s", blobs, want)
+	}
+	b := blobs["a dir/log [1].jsonl"]
+	committed := clitest.Git(t, dir, "cat-file", "blob", want)
+	data, err := g.ReadBlob(b, 1<<20)
+	if err != nil || strings.TrimSpace(string(data)) != committed || b.Size != int64(len(data)) {
+		t.Errorf("ReadBlob = %q, %v (size %d)", data, err, b.Size)
+	}
+	if _, err := g.ReadBlob(b, 3); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("ReadBlob over the cap: %v", err)
+	}
+	if got := BlobID(data, head); got != want {
+		t.Errorf("BlobID = %s, git says %s", got, want)
+	}
+	if got := BlobID([]byte("x"), strings.Repeat("0", 64)); got != "4b6cea43da6e13c24f191bcb97b51a58781d1ccdd8281d96291a2582f5177b78" {
+		t.Errorf("BlobID in SHA-256 = %s", got)
+	}
+	if _, err := g.BlobsAt("HEAD^{/x}"); err == nil {
+		t.Error("BlobsAt took a revision expression for an id")
+	}
+}

@@ -153,37 +153,51 @@ func ParseEach(data []byte, fn func(Record), problem func(Problem)) Report {
 			rep.Blank++
 			continue
 		}
-		if isConflictMarker(trimmed) {
-			rep.add(Problem{Line: n, Kind: ProblemConflictMarker, Detail: clip(trimmed)})
-			continue
-		}
-		objs, kind, err := decodeLine(trimmed)
-		if err != nil {
-			k := ProblemInvalidJSON
-			if torn && i == len(lines)-1 {
-				k = ProblemTornLine
-			}
-			if kind != "" {
-				k = kind
-			}
-			rep.add(Problem{Line: n, Kind: k, Detail: err.Error()})
-			continue
-		}
-		if kind != "" {
-			rep.add(Problem{Line: n, Kind: kind})
-		}
-		for _, obj := range objs {
-			e, err := DecodeEntry(obj)
-			if err != nil {
-				rep.add(Problem{Line: n, Kind: ProblemInvalidEntry, Detail: err.Error()})
-				continue
-			}
+		parseLine(trimmed, torn && i == len(lines)-1, func(p Problem) {
+			p.Line = n
+			rep.add(p)
+		}, func(obj []byte, e Entry) {
 			rep.Entries++
 			fn(Record{Line: n, Raw: line, JSON: obj, Entry: e})
-		}
+		})
 	}
 	rep.each = nil
 	return rep
+}
+
+// parseLine reads one line, trimmed and not blank: entry is called for each
+// entry it holds, problem (without the line's number) for what had to be
+// skipped or repaired. torn says the line is the data's last and has no
+// newline. It is the whole of the rule for one line: [ParseEach] applies
+// it to each, and [CompareFiles] to the lines a change touched.
+func parseLine(trimmed []byte, torn bool, problem func(Problem), entry func(obj []byte, e Entry)) {
+	if isConflictMarker(trimmed) {
+		problem(Problem{Kind: ProblemConflictMarker, Detail: clip(trimmed)})
+		return
+	}
+	objs, kind, err := decodeLine(trimmed)
+	if err != nil {
+		k := ProblemInvalidJSON
+		if torn {
+			k = ProblemTornLine
+		}
+		if kind != "" {
+			k = kind
+		}
+		problem(Problem{Kind: k, Detail: err.Error()})
+		return
+	}
+	if kind != "" {
+		problem(Problem{Kind: kind})
+	}
+	for _, obj := range objs {
+		e, err := DecodeEntry(obj)
+		if err != nil {
+			problem(Problem{Kind: ProblemInvalidEntry, Detail: err.Error()})
+			continue
+		}
+		entry(obj, e)
+	}
 }
 
 // MarkerSize is the length of the conflict markers git writes (its

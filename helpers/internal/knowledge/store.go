@@ -169,6 +169,28 @@ func (s *Store) ReadAll(withArchive bool) ([]Record, Report, error) {
 	return recs, rep, nil
 }
 
+// ReadKeys is ReadAll of the entries of keys alone (see [ParseKeys]):
+// their records, the log's then the archive's (when withArchive is set,
+// marked Archived), each in file order.
+func (s *Store) ReadKeys(keys map[string]bool, withArchive bool) ([]Record, error) {
+	var recs []Record
+	names := []string{LogName}
+	if withArchive {
+		names = append(names, ArchiveName)
+	}
+	for _, n := range names {
+		data, err := s.ReadFile(n, MaxLogBytes)
+		if err != nil {
+			return nil, err
+		}
+		ParseKeys(data, keys, func(rec Record) {
+			rec.Archived = n == ArchiveName
+			recs = append(recs, rec)
+		})
+	}
+	return recs, nil
+}
+
 // lock takes the writers' lock of the store, creating .cairn (never the
 // directories above it) and, under the lock, whichever of its provisioned
 // files are missing, so a first insert and a provisioning never race; and

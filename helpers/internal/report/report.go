@@ -280,14 +280,12 @@ func injectedEntries(s *knowledge.Store, log map[string]*logged) (map[string]*wa
 	if len(keys) == 0 {
 		return out, nil
 	}
-	recs, _, err := s.ReadAll(false)
+	recs, err := s.ReadKeys(keys, false)
 	if err != nil {
 		return nil, err
 	}
 	for _, rec := range recs {
-		if keys[rec.Entry.Key] {
-			out[rec.Entry.Key] = newWatched(rec.Entry)
-		}
+		out[rec.Entry.Key] = newWatched(rec.Entry)
 	}
 	return out, nil
 }

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
+	"github.com/cairn-dev/cairn/helpers/internal/gitx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
 	"github.com/cairn-dev/cairn/helpers/internal/untrusted"
@@ -13,7 +15,10 @@ import (
 
 // Diff is the knowledge change of arg (see [Sources.Diff]) in project p:
 // what cairn diff and cairn ui's diff page show.
-func Diff(p *project.Project, arg string) (DiffReport, error) {
+func Diff(p *project.Project, arg string) (DiffReport, error) { return diff(p, arg, nil) }
+
+// diff is Diff through memo (none when nil).
+func diff(p *project.Project, arg string, memo *DiffMemo) (DiffReport, error) {
 	src, close, err := Open(p)
 	if errors.Is(err, ErrNotGit) {
 		return DiffReport{}, fmt.Errorf("cairn diff compares git revisions, and %s is %w", p.Root, err)
@@ -22,6 +27,7 @@ func Diff(p *project.Project, arg string) (DiffReport, error) {
 		return DiffReport{}, err
 	}
 	defer close()
+	src.memo = memo
 	return src.Diff(arg)
 }
 
@@ -33,15 +39,37 @@ func (s Sources) Diff(arg string) (DiffReport, error) {
 	if err != nil {
 		return DiffReport{}, err
 	}
-	before, err := s.read(from)
+	before, err := s.files(from)
 	if err != nil {
 		return DiffReport{}, err
 	}
-	after, err := s.read(to)
+	after, err := s.files(to)
 	if err != nil {
 		return DiffReport{}, err
 	}
-	r := DiffReport{From: from.label, To: to.label, Changes: knowledge.Compare(before, after)}
+	// The working tree's files get the ids git would give them, for a
+	// file committed unchanged to be neither read nor compared.
+	for _, pair := range [][2]*knowledge.LogFile{{&before.Log, &after.Log}, {&before.Archive, &after.Archive}} {
+		for i, f := range pair {
+			if f.ID == "" && f.Read != nil && pair[1-i].ID != "" && (i == 0 && from.work || i == 1 && to.work) {
+				data, _ := f.Read()
+				f.ID = gitx.BlobID(data, pair[1-i].ID)
+			}
+		}
+	}
+	key := ""
+	if s.memo != nil {
+		key = memoKey(from, to, before, after)
+		if r, ok := s.memo.get(key); ok {
+			return r, nil
+		}
+	}
+	changes, err := knowledge.CompareFiles(before, after)
+	if err != nil {
+		return DiffReport{}, err
+	}
+	r := DiffReport{From: from.label, To: to.label, Changes: changes}
+	defer func() { s.memo.put(key, r) }()
 	r.Counts = map[string]int{}
 	for _, ch := range r.Changes {
 		r.Counts[ch.Kind]++
@@ -50,6 +78,57 @@ func (s Sources) Diff(arg string) (DiffReport, error) {
 		r.Changes = []knowledge.Change{}
 	}
 	return r, nil
+}
+
+// DiffMemo is [Diff] that remembers its last answer by what it compared:
+// asked again of the same revisions, whose files have the same ids, it
+// answers without comparing again. The viewer keeps one, so that paging
+// through a diff costs reading the working tree's log, not the diff.
+type DiffMemo struct {
+	mu       sync.Mutex
+	key      string
+	report   DiffReport
+	computed int // how many diffs it computed (for tests)
+}
+
+// Diff is [Diff] through m.
+func (m *DiffMemo) Diff(p *project.Project, arg string) (DiffReport, error) { return diff(p, arg, m) }
+
+func (m *DiffMemo) get(key string) (DiffReport, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.report, key != "" && key == m.key
+}
+
+func (m *DiffMemo) put(key string, r DiffReport) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.key, m.report = key, r
+	m.computed++
+}
+
+// memoKey names what a diff compares: the two sides and their files' ids
+// (a working tree's file gets its content's).
+func memoKey(from, to diffSide, before, after knowledge.LogFiles) string {
+	var b strings.Builder
+	for _, d := range []diffSide{from, to} {
+		fmt.Fprintf(&b, "%s\x00%s\x00%v\x00", d.label, d.id, d.work)
+	}
+	for _, f := range []knowledge.LogFile{before.Log, before.Archive, after.Log, after.Archive} {
+		id := f.ID
+		if id == "" && f.Read != nil {
+			data, err := f.Read()
+			if err != nil {
+				return "" // not remembered
+			}
+			id = gitx.BlobID(data, "")
+		}
+		b.WriteString(id + "\x00")
+	}
+	return b.String()
 }
 
 // DiffReport is what cairn diff prints.
@@ -115,25 +194,90 @@ func (s Sources) diffSides(arg string) (from, to diffSide, err error) {
 	}
 }
 
-// read returns the records of the side's log and archive.
-func (s Sources) read(d diffSide) ([]knowledge.Record, error) {
+// blobGit is a Git that lists a commit's files by their blob ids and
+// reads blobs (a [*gitx.Repo]): the diff then reads a file of a commit
+// only when the other side differs in it.
+type blobGit interface {
+	BlobsAt(id string, paths ...string) (map[string]gitx.Blob, error)
+	ReadBlob(b gitx.Blob, max int64) ([]byte, error)
+}
+
+// files are the side's log and archive.
+func (s Sources) files(d diffSide) (knowledge.LogFiles, error) {
 	switch {
 	case d.empty:
-		return nil, nil
-	case d.work:
+		return knowledge.LogFiles{}, nil
+	case d.work && s.LogData != nil:
+		log, arc, err := s.LogData()
+		if err != nil {
+			return knowledge.LogFiles{}, err
+		}
+		return knowledge.LogFiles{Log: knowledge.Data(log), Archive: knowledge.Data(arc)}, nil
+	case d.work: // sources that give the log only as records
+		recs, err := s.Log()
+		if err != nil {
+			return knowledge.LogFiles{}, err
+		}
+		log, arc := knowledge.RecordLines(recs)
+		return knowledge.LogFiles{Log: knowledge.Data(log), Archive: knowledge.Data(arc)}, nil
+	}
+	path := func(name string) string { return strings.TrimPrefix(s.Dir+"/"+name, "./") }
+	logPath, arcPath := path(knowledge.LogName), path(knowledge.ArchiveName)
+	g, ok := s.Git.(blobGit)
+	if !ok {
+		var out [2][]byte
+		for i, p := range []string{logPath, arcPath} {
+			data, _, err := s.Git.FileAt(d.id, p, knowledge.MaxLogBytes)
+			if err != nil {
+				return knowledge.LogFiles{}, err
+			}
+			out[i] = data
+		}
+		return knowledge.LogFiles{Log: knowledge.Data(out[0]), Archive: knowledge.Data(out[1])}, nil
+	}
+	blobs, err := g.BlobsAt(d.id, logPath, arcPath)
+	if err != nil {
+		return knowledge.LogFiles{}, err
+	}
+	file := func(p string) (knowledge.LogFile, error) {
+		b, ok := blobs[p]
+		if !ok {
+			return knowledge.LogFile{}, nil
+		}
+		if b.Size > knowledge.MaxLogBytes {
+			return knowledge.LogFile{}, fmt.Errorf("%s at %s: %w (%d bytes, at most %d)", p, d.id, gitx.ErrTooLarge, b.Size, int64(knowledge.MaxLogBytes))
+		}
+		return knowledge.LogFile{ID: b.ID, Read: func() ([]byte, error) { return g.ReadBlob(b, knowledge.MaxLogBytes) }}, nil
+	}
+	var f knowledge.LogFiles
+	if f.Log, err = file(logPath); err != nil {
+		return f, err
+	}
+	f.Archive, err = file(arcPath)
+	return f, err
+}
+
+// read returns the records of the side's log and archive, all of them
+// parsed (the check's read).
+func (s Sources) read(d diffSide) ([]knowledge.Record, error) {
+	if d.work {
 		return s.Log()
 	}
+	f, err := s.files(d)
+	if err != nil {
+		return nil, err
+	}
 	var recs []knowledge.Record
-	for _, name := range []string{knowledge.LogName, knowledge.ArchiveName} {
-		data, ok, err := s.Git.FileAt(d.id, strings.TrimPrefix(s.Dir+"/"+name, "./"), knowledge.MaxLogBytes)
+	for i, file := range []knowledge.LogFile{f.Log, f.Archive} {
+		if file.Read == nil {
+			continue
+		}
+		data, err := file.Read()
 		if err != nil {
 			return nil, err
 		}
-		if !ok {
-			continue
-		}
 		knowledge.Parse(data, func(r knowledge.Record) {
-			r.Archived = name == knowledge.ArchiveName
+			r.Archived = i == 1
 			recs = append(recs, r)
 		})
 	}

@@ -52,6 +52,12 @@ type Sources struct {
 	Dir, Prefix string
 	// Log reads the log and its archive as they are now.
 	Log func() ([]knowledge.Record, error)
+	// LogData reads the bytes of the log and its archive as they are now
+	// (nil for a missing file), for the diff to parse only the lines
+	// that changed; without it the diff reads Log.
+	LogData func() (log, archive []byte, err error)
+
+	memo *DiffMemo // remembers the diff's last answer
 }
 
 // ErrNotGit is the error of a diff or a check outside a git work tree.
@@ -86,6 +92,13 @@ func Open(p *project.Project) (src Sources, close func(), err error) {
 		Log: func() ([]knowledge.Record, error) {
 			recs, _, err := p.Store.ReadAll(true)
 			return recs, err
+		},
+		LogData: func() (log, archive []byte, err error) {
+			if log, err = p.Store.ReadLog(); err != nil {
+				return nil, nil, err
+			}
+			archive, err = p.Store.ReadArchive()
+			return log, archive, err
 		},
 	}
 	return src, func() { tree.Close() }, nil

@@ -72,7 +72,11 @@ const maxPageBytes = 1 << 20
 // at the end.
 func benchmarkPage(b *testing.B, n int, path string) {
 	p := bigProject(b, n)
-	s := bigServer(b, p, n)
+	measurePage(b, bigServer(b, p, n), path)
+}
+
+// measurePage is benchmarkPage on server s.
+func measurePage(b *testing.B, s *Server, path string) {
 	if w := get(b, s, path); w.Code != 200 || strings.Contains(w.Body.String(), `class="error"`) {
 		b.Fatalf("status %d:\n%s", w.Code, w.Body)
 	}

@@ -4,12 +4,13 @@ package ui
 
 import "syscall"
 
-// cpuTime is the CPU time the process has used, user and system, in
-// seconds (what a loaded machine's wall clock does not show).
+// cpuTime is the CPU time, user and system, that the process and the
+// children it waited for (git, for the diff) have used, in seconds: what
+// a loaded machine's wall clock does not show.
 func cpuTime() float64 {
-	var u syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &u) != nil {
+	var self, children syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &self) != nil || syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children) != nil {
 		return 0
 	}
-	return float64(u.Utime.Nano()+u.Stime.Nano()) / 1e9
+	return float64(self.Utime.Nano()+self.Stime.Nano()+children.Utime.Nano()+children.Stime.Nano()) / 1e9
 }

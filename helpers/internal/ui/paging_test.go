@@ -302,3 +302,36 @@ func TestWikiListsArePaged(t *testing.T) {
 		t.Error("lint's findings have no next page")
 	}
 }
+
+// An address of the list's old numbered pages (page=N, from a bookmark or
+// a link of an older cairn) is sent to the page of the same rows, its
+// filters kept: page 1 to the first, page N to the rows after page N-1's
+// last, a page past the end to the last (last=1, the list's last 50).
+func TestOldPageNumbersRedirect(t *testing.T) {
+	const n = 230
+	p := spreadProject(t, n, 600)
+	s := newServer(t, p)
+	for _, tc := range []struct{ path, pager string }{
+		{"/?page=1", "1–50 of 230"},
+		{"/?page=3", "101–150 of 230"},
+		{"/?page=5", "201–230 of 230"},
+		{"/?page=99", "181–230 of 230"}, // the last page: its last 50
+
+		{"/?page=x", "1–50 of 230"},
+		{"/?author=dev03&page=2", "1–"}, // past the end of its few: their last page
+	} {
+		w := get(t, s, tc.path)
+		to := w.Header().Get("Location")
+		if w.Code != 302 || to == "" || strings.Contains(to, "page=") {
+			t.Errorf("%s: status %d, to %q; want a redirect off page=", tc.path, w.Code, to)
+			continue
+		}
+		if strings.Contains(tc.path, "author=") && !strings.Contains(to, "author=dev03") {
+			t.Errorf("%s: the redirect to %s drops the filter", tc.path, to)
+		}
+		body := get(t, s, to).Body.String()
+		if m := pagerRE.FindStringSubmatch(body); m == nil || !strings.HasPrefix(m[0][len(`<span class="of">`):], tc.pager) {
+			t.Errorf("%s, sent to %s: pager %q, want %q", tc.path, to, m, tc.pager)
+		}
+	}
+}

@@ -60,7 +60,7 @@ type Server struct {
 	pages   map[string]*template.Template
 	mux     *http.ServeMux
 	// diff is the knowledge change of a range ("" is the working tree
-	// against HEAD): cairn diff's, review.Diff (a test's own in tests).
+	// against HEAD): cairn diff's, through a review.DiffMemo (a test's own in tests).
 	diff func(rev string) (review.DiffReport, error)
 }
 
@@ -103,7 +103,8 @@ func New(opt Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{opt: opt, token: tok, cookie: "cairn_ui_" + name, session: session, mux: http.NewServeMux()}
-	s.diff = func(rev string) (review.DiffReport, error) { return review.Diff(opt.Project, rev) }
+	memo := &review.DiffMemo{} // paging through a diff computes it once
+	s.diff = func(rev string) (review.DiffReport, error) { return memo.Diff(opt.Project, rev) }
 	if err := s.parseTemplates(); err != nil {
 		return nil, err
 	}

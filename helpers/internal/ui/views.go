@@ -169,8 +169,13 @@ func (s *Server) knowledgePage(w http.ResponseWriter, r *http.Request) {
 	if q.NewestFirst {
 		// Newest first, the list is paged from a place: any page costs
 		// what the first does.
+		at := readPlace(r)
+		if f.Has("page") && at == (placed{}) {
+			s.numberedPage(w, r, q)
+			return
+		}
 		q.Limit = perPage
-		hits, err = s.listing(q, readPlace(r), &v.Pager)
+		hits, err = s.listing(q, at, &v.Pager)
 	} else {
 		var total int
 		q.Skip, q.Limit = v.Pager.Skip(), perPage
@@ -247,6 +252,35 @@ func (s *Server) listing(q rank.Query, at placed, pg *pager) ([]rank.Hit, error)
 	}
 	pg.SetPlaced(before, len(hits), total, first, last)
 	return hits, nil
+}
+
+// numberedPage sends an address of the newest-first list's numbered
+// pages (page=N, from a link or a bookmark of an older cairn) to the page
+// that shows the same rows: the rows after the one that ends page N-1
+// (older=), the first page, or past the end the last (last=1).
+func (s *Server) numberedPage(w http.ResponseWriter, r *http.Request, q rank.Query) {
+	pg := newPager(r, perPage)
+	to := pg.base()
+	if pg.Page > 1 {
+		ix, _, err := index.OpenSynced(s.opt.Project.Store)
+		if err != nil {
+			s.render(w, "knowledge", page{Title: "Knowledge", Nav: "knowledge", Error: err.Error(), Data: &knowledgeView{}})
+			return
+		}
+		q.Skip, q.Limit = pg.Skip()-1, 1
+		hits, err := rank.Search(ix, q)
+		ix.Close()
+		switch {
+		case err != nil:
+			s.render(w, "knowledge", page{Title: "Knowledge", Nav: "knowledge", Error: err.Error(), Data: &knowledgeView{}})
+			return
+		case len(hits) == 0:
+			to.Set("last", "1")
+		default:
+			to.Set("older", placeParam(index.Place{TS: hits[0].Entry.TS, Key: hits[0].Entry.Key}))
+		}
+	}
+	http.Redirect(w, r, pg.encode(to), http.StatusFound)
 }
 
 // search answers one page of q from the project's cache, synced with the

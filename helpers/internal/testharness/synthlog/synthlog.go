@@ -109,3 +109,44 @@ func Log(from, to int, seed uint64) [][]byte {
 	knowledge.SortLines(out)
 	return out
 }
+
+// Changed returns the log of Log(0, n, seed) before and after a day of a
+// team's work, as cairn writes it: 20 entries added, and 10 each
+// retracted, edited and superseded by a new entry, each change a line of
+// its own beside the entry's, sorted as the log keeps them. Each change
+// names the entry it changes (the one of the first 30 lines of the
+// log, in order).
+func Changed(n int, seed uint64) (before, after [][]byte) {
+	before = Log(0, n, seed)
+	after = Log(n, n+20, seed)
+	rng := rand.New(rand.NewPCG(seed, uint64(n)))
+	for i, line := range before[:min(30, len(before))] {
+		var e knowledge.Entry
+		knowledge.Parse(line, func(r knowledge.Record) { e = r.Entry })
+		e.TS += 60
+		switch i / 10 {
+		case 0:
+			e.Status, e.ReviewReason = knowledge.StatusRetracted, "no longer true"
+		case 1:
+			e.Content += " (edited)"
+		case 2:
+			next := Entry(rng, n+20+i)
+			after = append(after, mustMarshal(&next))
+			e.Status, e.SupersededBy = knowledge.StatusSuperseded, next.Key
+		default:
+			continue
+		}
+		after = append(after, mustMarshal(&e))
+	}
+	after = append(after, before...)
+	knowledge.SortLines(after)
+	return before, after
+}
+
+func mustMarshal(e *knowledge.Entry) []byte {
+	b, err := knowledge.Marshal(e)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

@@ -1,0 +1,180 @@
+package review
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/cairn-dev/cairn/helpers/internal/gitx"
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/project"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/clitest"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/synthlog"
+)
+
+// changedRepo is a git repository whose log of n entries has two commits
+// (the second a day of synthlog.Changed's work); the working tree is the
+// second's, its log ahead by one more line when dirty.
+func changedRepo(t testing.TB, n int, dirty bool) *project.Project {
+	t.Helper()
+	dir := t.TempDir()
+	clitest.Git(t, dir, "init", "-q", "-b", "main")
+	p := project.New(dir, true)
+	if err := p.Store.Provision(); err != nil {
+		t.Fatal(err)
+	}
+	before, after := synthlog.Changed(n, 7)
+	write := func(lines [][]byte) {
+		t.Helper()
+		if err := os.WriteFile(p.Store.LogPath(), append(bytes.Join(lines, []byte("\n")), '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(before)
+	clitest.Git(t, dir, "add", "-A")
+	clitest.Git(t, dir, "commit", "-q", "-m", "before")
+	write(after)
+	clitest.Git(t, dir, "commit", "-q", "-am", "after")
+	if dirty {
+		write(append(after, synthlog.Log(n+100, n+101, 7)...))
+	}
+	return p
+}
+
+// wholeDiff is the diff the long way: both states read whole and
+// compared (what cairn diff did before it parsed only the changed lines).
+func wholeDiff(t *testing.T, p *project.Project, from, to string) []knowledge.Change {
+	t.Helper()
+	read := func(rev string) []knowledge.Record {
+		var recs []knowledge.Record
+		if rev == "" {
+			recs, _, err := p.Store.ReadAll(true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return recs
+		}
+		data := clitest.Git(t, p.Root, "show", rev+":.cairn/knowledge.jsonl")
+		knowledge.Parse([]byte(data+"\n"), func(r knowledge.Record) { recs = append(recs, r) })
+		return recs
+	}
+	cs := knowledge.Compare(read(from), read(to))
+	if cs == nil {
+		cs = []knowledge.Change{}
+	}
+	return cs
+}
+
+// On a real repository, the diff of two commits, of a commit and the
+// working tree (dirty or as committed) and of a merge base gives the
+// changes of the whole comparison.
+func TestDiffMatchesTheWholeComparison(t *testing.T) {
+	clitest.IsolateGit(t)
+	for _, dirty := range []bool{false, true} {
+		p := changedRepo(t, 2000, dirty)
+		for _, tc := range []struct{ arg, from, to string }{
+			{"HEAD~1..HEAD", "HEAD~1", "HEAD"},
+			{"HEAD..HEAD~1", "HEAD", "HEAD~1"},
+			{"HEAD~1...HEAD", "HEAD~1", "HEAD"},
+			{"HEAD~1", "HEAD~1", ""},
+			{"", "HEAD", ""},
+		} {
+			d, err := Diff(p, tc.arg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := wholeDiff(t, p, tc.from, tc.to)
+			if !reflect.DeepEqual(d.Changes, want) {
+				t.Errorf("dirty %v, cairn diff %s: %d changes, the whole comparison %d", dirty, tc.arg, len(d.Changes), len(want))
+			}
+			if tc.arg == "HEAD~1..HEAD" && (d.Counts[knowledge.ChangeAdded] != 20 || d.Counts[knowledge.ChangeRetracted] != 10 ||
+				d.Counts[knowledge.ChangeEdited] != 10 || d.Counts[knowledge.ChangeSuperseded] != 10) {
+				t.Errorf("cairn diff %s counts %v", tc.arg, d.Counts)
+			}
+		}
+	}
+}
+
+// bigBlobs is a repository whose every log is over the cap.
+type bigBlobs struct{ fakeGit }
+
+func (bigBlobs) BlobsAt(id string, paths ...string) (map[string]gitx.Blob, error) {
+	return map[string]gitx.Blob{paths[0]: {ID: "abcd", Size: knowledge.MaxLogBytes + 1}}, nil
+}
+func (bigBlobs) ReadBlob(gitx.Blob, int64) ([]byte, error) { panic("read over the cap") }
+
+// A log committed over the cap is refused with the cap, unread.
+func TestDiffRefusesALogOverTheCap(t *testing.T) {
+	src := Sources{Git: bigBlobs{fakeGit{revs: map[string]string{"HEAD": "c2", "main": "c1"}}}, Dir: ".cairn"}
+	if _, err := src.Diff("main..HEAD"); !errors.Is(err, gitx.ErrTooLarge) || !strings.Contains(err.Error(), "at most") {
+		t.Errorf("a committed log over the cap: %v", err)
+	}
+}
+
+// The diff at 100k entries, of two commits a day's work apart, of the
+// working tree as committed (the viewer's first diff) and of the working
+// tree and the commit before. cpu-ms/op counts git's processes too.
+//
+//	go test ./helpers/internal/review -run '^$' -bench Diff100k -count 6
+func BenchmarkDiff100k(b *testing.B) {
+	clitest.IsolateGit(b)
+	p := changedRepo(b, 100_000, false)
+	for _, bc := range []struct{ name, arg string }{
+		{"commits", "HEAD~1..HEAD"},
+		{"worktree-as-committed", ""},
+		{"worktree-a-day-ahead", "HEAD~1"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			cpu := cpuTime()
+			for b.Loop() {
+				if _, err := Diff(p, bc.arg); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if c := cpuTime(); c > 0 {
+				b.ReportMetric((c-cpu)*1000/float64(b.N), "cpu-ms/op")
+			}
+		})
+	}
+}
+
+// A DiffMemo answers a diff asked again of the same states without
+// computing it, and computes it again when a revision or the working
+// tree's log moves.
+func TestDiffMemoRemembersTheSameStates(t *testing.T) {
+	clitest.IsolateGit(t)
+	p := changedRepo(t, 200, false)
+	var m DiffMemo
+	ask := func(arg string, computed int) DiffReport {
+		t.Helper()
+		d, err := m.Diff(p, arg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.computed != computed {
+			t.Errorf("after diff %q: %d computed, want %d", arg, m.computed, computed)
+		}
+		if want, _ := Diff(p, arg); !reflect.DeepEqual(d, want) {
+			t.Errorf("diff %q remembered %d changes, Diff says %d", arg, len(d.Changes), len(want.Changes))
+		}
+		return d
+	}
+	ask("HEAD~1", 1)
+	ask("HEAD~1", 1)
+	ask("HEAD~1..HEAD", 2)
+	ask("HEAD~1..HEAD", 2)
+	ask("HEAD~1", 3)
+	f, err := os.OpenFile(p.Store.LogPath(), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(synthlog.Log(500, 501, 1)[0])
+	f.Write([]byte("\n"))
+	f.Close()
+	if d := ask("HEAD~1", 4); d.Counts[knowledge.ChangeAdded] != 21 {
+		t.Errorf("after a line was added: %v", d.Counts)
+	}
+}
