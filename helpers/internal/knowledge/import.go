@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/cairn-dev/cairn/helpers/internal/anchor"
 )
 
 // ImportResult says what an import did.
@@ -61,7 +63,9 @@ func (s *Store) Import(src []byte) (ImportResult, error) {
 		}
 	}
 	var dr InsertResult
-	fresh, err := dedupe(lf, firsts, &dr)
+	before, idErr := anchor.Identity(s.root)
+	ks := s.keyLookup(before, idErr)
+	fresh, err := dedupe(lf, firsts, &dr, ks)
 	if err != nil {
 		return res, err
 	}
@@ -82,12 +86,16 @@ func (s *Store) Import(src []byte) (ImportResult, error) {
 		lines = append(lines, line)
 	}
 	if len(lines) == 0 {
+		s.saveKeyIndex(ks, before, nil)
 		return res, nil
 	}
 	if err := s.spliceLog(lf, lines); err != nil {
 		return res, err
 	}
 	res.Imported = len(lines)
+	if after, err := anchor.Identity(s.root); err == nil && idErr == nil {
+		s.saveKeyIndex(ks, after, lines)
+	}
 	return res, nil
 }
 
