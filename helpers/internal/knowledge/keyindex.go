@@ -1,9 +1,10 @@
 package knowledge
 
 import (
-	"bytes"
 	"encoding/binary"
+	"io"
 	"math/bits"
+	"os"
 	"slices"
 	"sort"
 	"sync/atomic"
@@ -161,22 +162,27 @@ type keyIndex struct {
 
 // readKeyIndex reads the key index if it is current with the log whose
 // identity is id; ok is false when it is missing, damaged or of another
-// log.
+// log. Its head is read first: the hashes of an index of another log are
+// not.
 func (s *Store) readKeyIndex(id string) (ix keyIndex, ok bool) {
-	data, err := s.root.ReadFile(keyIndexFile, maxKeyIndexBytes)
+	f, err := s.root.OpenFile(keyIndexFile, os.O_RDONLY, 0)
 	if err != nil {
 		return ix, false
 	}
-	body, ok := bytes.CutPrefix(data, []byte(keyIndexMagic))
-	if !ok {
+	defer f.Close()
+	fi, err := f.Stat()
+	head := len(keyIndexMagic) + len(id) + 1
+	if err != nil || fi.Size() < int64(head) || fi.Size() > maxKeyIndexBytes || (fi.Size()-int64(head))%8 != 0 {
 		return ix, false
 	}
-	nl := bytes.IndexByte(body, '\n')
-	if nl < 0 || string(body[:nl]) != id {
+	h := make([]byte, head)
+	if _, err := io.ReadFull(f, h); err != nil ||
+		string(h[:len(keyIndexMagic)]) != keyIndexMagic ||
+		string(h[len(keyIndexMagic):head-1]) != id || h[head-1] != '\n' {
 		return ix, false
 	}
-	body = body[nl+1:]
-	if len(body)%8 != 0 {
+	body := make([]byte, fi.Size()-int64(head))
+	if _, err := io.ReadFull(f, body); err != nil {
 		return ix, false
 	}
 	return keyIndex{body: body}, true
@@ -190,8 +196,43 @@ func (ix keyIndex) at(i int) uint64 { return binary.LittleEndian.Uint64(ix.body[
 
 // has reports whether h is in the index.
 func (ix keyIndex) has(h uint64) bool {
-	i := sort.Search(ix.len(), func(i int) bool { return ix.at(i) >= h })
+	i := ix.search(0, h)
 	return i < ix.len() && ix.at(i) == h
+}
+
+// search is the index of the first hash from from on that is not below h.
+func (ix keyIndex) search(from int, h uint64) int {
+	return from + sort.Search(ix.len()-from, func(j int) bool { return ix.at(from+j) >= h })
+}
+
+// writeKeyIndex writes the index for the log whose identity is id: ix's
+// hashes with those of lines (added to the log since) merged in. A failure
+// is left to the next insertion's pass: the index is a cache's.
+func (s *Store) writeKeyIndex(id string, ix keyIndex, lines [][]byte) {
+	var add []uint64
+	for _, l := range lines {
+		lineHashes(l, func(h uint64) { add = append(add, h) })
+	}
+	slices.Sort(add)
+	out := make([]byte, 0, len(keyIndexMagic)+len(id)+1+len(ix.body)+8*len(add))
+	out = append(out, keyIndexMagic...)
+	out = append(out, id...)
+	out = append(out, '\n')
+	from := 0 // the index's hashes before from are in out
+	for i, h := range add {
+		if i > 0 && h == add[i-1] {
+			continue
+		}
+		at := ix.search(from, h)
+		out = append(out, ix.body[8*from:8*at]...)
+		from = at
+		if at < ix.len() && ix.at(at) == h {
+			continue
+		}
+		out = binary.LittleEndian.AppendUint64(out, h)
+	}
+	out = append(out, ix.body[8*from:]...)
+	_ = s.root.ReplaceFile(keyIndexFile, out, 0o644)
 }
 
 // indexOf is the index of hashes (sorted, each once).
@@ -203,52 +244,17 @@ func indexOf(hashes []uint64) keyIndex {
 	return keyIndex{body: body}
 }
 
-// writeKeyIndex writes ix for the log whose identity is id. A failure is
-// left to the next insertion's pass: the index is a cache's.
-func (s *Store) writeKeyIndex(id string, ix keyIndex) {
-	out := make([]byte, 0, len(keyIndexMagic)+len(id)+1+len(ix.body))
-	out = append(out, keyIndexMagic...)
-	out = append(out, id...)
-	out = append(out, '\n')
-	out = append(out, ix.body...)
-	_ = s.root.ReplaceFile(keyIndexFile, out, 0o644)
-}
-
-// withLines returns the index with the hashes of lines added.
-func (ix keyIndex) withLines(lines [][]byte) keyIndex {
-	var add []uint64
-	for _, l := range lines {
-		lineHashes(l, func(h uint64) { add = append(add, h) })
-	}
-	slices.Sort(add)
-	out := make([]byte, 0, len(ix.body)+8*len(add))
-	from := 0 // the index's hashes before from are copied
-	for i, h := range add {
-		if i > 0 && h == add[i-1] {
-			continue
-		}
-		at := from + sort.Search(ix.len()-from, func(j int) bool { return ix.at(from+j) >= h })
-		out = append(out, ix.body[8*from:8*at]...)
-		from = at
-		if at < ix.len() && ix.at(at) == h {
-			continue
-		}
-		out = binary.LittleEndian.AppendUint64(out, h)
-	}
-	out = append(out, ix.body[8*from:]...)
-	return keyIndex{body: out}
-}
-
-// sortHashes sorts hs and drops repeats. Hashes are spread evenly, so one
-// counting pass on their top bits puts each in a bucket of about one,
+// sortHashes returns hs sorted, each once. Hashes are spread evenly, so
+// one counting pass on their top bits puts each in a bucket of about two,
 // sorted in place: linear in the hashes (a build of the index at 100k
-// lines sorts some 100k).
+// lines sorts some 100k). It may reorder hs.
 func sortHashes(hs []uint64) []uint64 {
-	if len(hs) == 0 {
-		return hs
+	if len(hs) < 64 {
+		slices.Sort(hs)
+		return slices.Compact(hs)
 	}
-	shift := uint(64 - max(8, min(16, bits.Len(uint(len(hs))))))
-	count := make([]int, 1<<(64-shift)+1)
+	shift := uint(64 - min(16, bits.Len(uint(len(hs)))-1))
+	count := make([]uint32, 1<<(64-shift)+1)
 	for _, h := range hs {
 		count[h>>shift+1]++
 	}
@@ -256,16 +262,18 @@ func sortHashes(hs []uint64) []uint64 {
 		count[i] += count[i-1]
 	}
 	out := make([]uint64, len(hs))
-	next := slices.Clone(count[:len(count)-1])
 	for _, h := range hs {
 		b := h >> shift
-		out[next[b]] = h
-		next[b]++
+		out[count[b]] = h
+		count[b]++
 	}
+	// count[b] is now where bucket b+1 starts.
+	start := uint32(0)
 	for b := 0; b+1 < len(count); b++ {
-		if count[b+1]-count[b] > 1 {
-			slices.Sort(out[count[b]:count[b+1]])
+		if count[b]-start > 1 {
+			slices.Sort(out[start:count[b]])
 		}
+		start = count[b]
 	}
 	return slices.Compact(out)
 }
@@ -331,11 +339,7 @@ func (ks *keyLookup) build(hashes []uint64) {
 // index current with the log it read, with the lines' hashes added. An
 // index that was not current stays so (its identity is not the log's).
 func (s *Store) saveKeyIndex(ks *keyLookup, id string, lines [][]byte) {
-	switch {
-	case !ks.known || !ks.current:
-	case len(lines) > 0:
-		s.writeKeyIndex(id, ks.ix.withLines(lines))
-	case ks.built:
-		s.writeKeyIndex(id, ks.ix)
+	if ks.known && ks.current && (len(lines) > 0 || ks.built) {
+		s.writeKeyIndex(id, ks.ix, lines)
 	}
 }

@@ -123,7 +123,7 @@ func TestInsertFindsDuplicatesThroughKeyIndex(t *testing.T) {
 			}
 			e := mkEntry("learned", "a colliding note", 1)
 			h := entryHashes(&e)
-			s.writeKeyIndex(id, indexOf(sortHashes(append(hashesOf(ks.ix), h[2]))))
+			s.writeKeyIndex(id, indexOf(sortHashes(append(hashesOf(ks.ix), h[2]))), nil)
 		}, mkEntry("learned", "a colliding note", 1), true, 1},
 	}
 	for _, c := range cases {

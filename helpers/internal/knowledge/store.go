@@ -370,7 +370,7 @@ func dedupe(lf *logFile, entries []Entry, res *InsertResult, ks *keyLookup) ([]E
 	building := ks.wanted()
 	var collected []uint64
 	if building {
-		collected = make([]uint64, 0, lf.size/128) // lines are longer
+		collected = make([]uint64, 0, lf.size/200) // about a line's length
 	}
 	collect := func(h uint64) { collected = append(collected, h) }
 	// A line under cairn's own key scheme holds the content its key was
