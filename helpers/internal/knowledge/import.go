@@ -26,6 +26,8 @@ func (s *Store) Import(src []byte) (ImportResult, error) {
 	var recs []Record
 	res.Report = Parse(src, func(r Record) { recs = append(recs, r) })
 	res.Read = len(recs)
+	var ks *keyLookup
+	defer writeKeyIndexAfter(&ks)
 	l, err := s.lock()
 	if err != nil {
 		return res, err
@@ -64,7 +66,7 @@ func (s *Store) Import(src []byte) (ImportResult, error) {
 	}
 	var dr InsertResult
 	before, idErr := anchor.Identity(s.root)
-	ks := s.keyLookup(before, idErr)
+	ks = s.keyLookup(before, idErr)
 	fresh, err := dedupe(lf, firsts, &dr, ks)
 	if err != nil {
 		return res, err

@@ -282,9 +282,10 @@ func sortHashes(hs []uint64) []uint64 {
 type keyLookup struct {
 	passes  *atomic.Int64 // the store's count of passes over the log
 	ix      keyIndex
-	known   bool // the log's identity is known: the index can be used and kept
-	current bool // ix is current with the log as read
-	built   bool // ix was built by this writer's pass over the log
+	known   bool   // the log's identity is known: the index can be used and kept
+	current bool   // ix is current with the log as read
+	built   bool   // ix was built by this writer's pass over the log
+	save    func() // writes the index (see saveKeyIndex)
 }
 
 // keyLookup reads the key index for the log whose identity is id (idErr:
@@ -338,8 +339,20 @@ func (ks *keyLookup) build(hashes []uint64) {
 // the index its pass built; with lines written (id is the new log's), an
 // index current with the log it read, with the lines' hashes added. An
 // index that was not current stays so (its identity is not the log's).
+// The file is written by writeKeyIndexAfter, once the writers' lock is let
+// go: the hashes and the identity were taken under it, so a later writer
+// that overtakes this one only makes the index not current.
 func (s *Store) saveKeyIndex(ks *keyLookup, id string, lines [][]byte) {
 	if ks.known && ks.current && (len(lines) > 0 || ks.built) {
-		s.writeKeyIndex(id, ks.ix, lines)
+		ks.save = func() { s.writeKeyIndex(id, ks.ix, lines) }
+	}
+}
+
+// writeKeyIndexAfter writes what saveKeyIndex kept, if anything. A writer
+// defers it before it takes the lock, so that it runs after the lock is
+// let go.
+func writeKeyIndexAfter(ks **keyLookup) {
+	if *ks != nil && (*ks).save != nil {
+		(*ks).save()
 	}
 }

@@ -232,6 +232,8 @@ func (s *Store) Insert(entries []Entry) (InsertResult, error) {
 	if err := prepare(entries); err != nil {
 		return res, err
 	}
+	var ks *keyLookup
+	defer writeKeyIndexAfter(&ks)
 	l, err := s.lock()
 	if err != nil {
 		return res, err
@@ -243,7 +245,7 @@ func (s *Store) Insert(entries []Entry) (InsertResult, error) {
 	}
 	defer lf.Close()
 	before, idErr := anchor.Identity(s.root)
-	ks := s.keyLookup(before, idErr)
+	ks = s.keyLookup(before, idErr)
 	fresh, err := dedupe(lf, entries, &res, ks)
 	if err != nil {
 		return res, err
@@ -303,6 +305,8 @@ func (s *Store) InsertLinesIf(lines [][]byte, check func(log []byte) error) erro
 	for i := range lines {
 		lines[i], _ = redactLine(lines[i])
 	}
+	var ks *keyLookup
+	defer writeKeyIndexAfter(&ks)
 	l, err := s.lock()
 	if err != nil {
 		return err
@@ -326,7 +330,7 @@ func (s *Store) InsertLinesIf(lines [][]byte, check func(log []byte) error) erro
 		return nil
 	}
 	before, idErr := anchor.Identity(s.root)
-	ks := s.keyLookup(before, idErr)
+	ks = s.keyLookup(before, idErr)
 	if err := s.spliceLog(lf, lines); err != nil {
 		return err
 	}
