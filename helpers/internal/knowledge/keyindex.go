@@ -16,18 +16,20 @@ import (
 // entry is new without reading the log: it holds a 64-bit hash of every
 // line's key, and of the type and normalised content of every line of
 // another key scheme (an import, a hand edit), sorted, for the log whose
-// identity (see [anchor.Identity]) it names. An entry none of whose
-// hashes (its key, the key its content would have, its type and content)
-// is in an index current with the log is new; one with a hash in it, or
-// any entry when the index is missing or not current, is checked by the
-// pass over the log as before, so a collision of hashes costs a pass and
-// never drops an entry. The pass that checks a log with no current index
-// builds one; an insertion with a current index brings it to the log it
-// wrote, with the new lines' hashes. Only writers of the log, under its
-// lock, read or write it; any other change of the log (a pull, a hand
-// edit, a rotation) changes the log's identity, and the index is built
-// again by the next insertion's pass. The search cache (package index) is
-// not used: opening its database costs more than the pass at 10k entries.
+// identity (anchor.Identity: size, times and inode of the log files) it
+// names. An entry none of whose hashes (its key, the key its content would
+// have, its type and content) is in an index current with the log is new;
+// one with a hash in it, or any entry when the index is missing or not
+// current, is checked by the pass over the log as before, so a collision
+// of hashes costs a pass and never drops an entry. The pass that checks a
+// log with no current index builds one; an insertion with a current index
+// brings it to the log it wrote, with the new lines' hashes. Only writers
+// of the log read it, under the log's lock, and write it, from what they
+// read and wrote under the lock (see saveKeyIndex); any other change of
+// the log (a pull, a hand edit, a rotation, a rewrite) changes the log's
+// identity, and the index is built again by the next insertion's pass. The
+// search cache (package index) is not used: opening its database costs
+// more than the pass at 10k entries.
 //
 // Format: the line "cairn-keys 1", the line of the identity, then the
 // hashes as little-endian uint64s in ascending order, each once.
