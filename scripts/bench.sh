@@ -31,6 +31,8 @@
 #                                          each case interleaved with a Go
 #                                          hello world (and the baseline)
 #        BENCH_ROUNDS=21                   rounds of the floor table
+#        BENCH_CASES=REGEX                 only the floor cases whose name
+#                                          matches (grep -E), e.g. insert
 #        BENCH_FLOOR_SIZES="10000 100000"  log sizes of the floor table
 #        BENCH_QUERY="oauth redirect"      the recall query
 #        BENCH_WORD=oauth                  the grep word
@@ -365,6 +367,9 @@ floor_setup() {
 floor_case() {
 	local name=$1 n=$2 budget=$3 prep=$4 cmd=$5 b bin d p c out h t bm="" base_cell="—" vs_base="—"
 	local args=(hello "" "$tmp/hello")
+	if [ -n "${BENCH_CASES:-}" ] && ! grep -qE -- "$BENCH_CASES" <<<"$name"; then
+		return 0
+	fi
 	for b in "${builds[@]}"; do
 		bin=$(bin_of "$b")
 		d=$tmp/floor-$n-$b
@@ -412,6 +417,9 @@ for n in ${BENCH_FLOOR_SIZES:-10000 100000}; do
 	floor_restore "$n"
 	floor_case "insert one entry (cairn add)" "$n" "<= 8 ms at 10k, <= 30 ms at 100k" \
 		"cp @dir@.before.jsonl @dir@/.cairn/knowledge.jsonl" "@cairn@ --dir @dir@ add learned the-bench-entry-retries-back-off-with-jitter"
+	# The log as the insertion before left it (its key index current).
+	floor_case "insert one entry after an insert (cairn add)" "$n" "<= 8 ms at 10k, <= 30 ms at 100k" \
+		"cp @dir@.before.jsonl @dir@/.cairn/knowledge.jsonl && @cairn@ --dir @dir@ add learned bench warm-up @n@ >/dev/null" "@cairn@ --dir @dir@ add learned the-bench-entry-retries-back-off-with-jitter"
 	floor_restore "$n"
 done
 print_floor() {

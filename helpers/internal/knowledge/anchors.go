@@ -7,21 +7,18 @@ import (
 
 // advanceAnchors brings the anchor map beside the cache (see package
 // anchor) from the log an insertion read, whose identity was before, to
-// the log it wrote, with the anchors of the entries it added: new keys
+// the log it wrote, whose identity is after, with the anchors of the
+// entries it added: new keys
 // only, so no anchor loses one. Then the hook before the next tool call
 // still answers from the map, without the cache, as it did before the
 // insertion. A map that was not current before is left to the next sync
 // of the cache, as is any failure: the map is a cache's.
-func (s *Store) advanceAnchors(before string, added []Entry) {
+func (s *Store) advanceAnchors(before, after string, added []Entry) {
 	data, err := s.root.ReadFile(anchor.File, anchor.MaxBytes)
 	if err != nil {
 		return
 	}
 	if src, ok := anchor.SourcesOf(data); !ok || src != before {
-		return
-	}
-	after, err := anchor.Identity(s.root)
-	if err != nil {
 		return
 	}
 	c := anchor.Change{Keys: map[string]bool{}, New: anchor.Map{Files: map[string][]string{}, Commands: map[string][]string{}}}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/cairn-dev/cairn/helpers/internal/anchor"
 )
 
 // ImportResult says what an import did.
@@ -24,6 +26,8 @@ func (s *Store) Import(src []byte) (ImportResult, error) {
 	var recs []Record
 	res.Report = Parse(src, func(r Record) { recs = append(recs, r) })
 	res.Read = len(recs)
+	var ks *keyLookup
+	defer writeKeyIndexAfter(&ks)
 	l, err := s.lock()
 	if err != nil {
 		return res, err
@@ -61,7 +65,9 @@ func (s *Store) Import(src []byte) (ImportResult, error) {
 		}
 	}
 	var dr InsertResult
-	fresh, err := dedupe(lf, firsts, &dr)
+	before, idErr := anchor.Identity(s.root)
+	ks = s.keyLookup(before, idErr)
+	fresh, err := dedupe(lf, firsts, &dr, ks)
 	if err != nil {
 		return res, err
 	}
@@ -82,12 +88,16 @@ func (s *Store) Import(src []byte) (ImportResult, error) {
 		lines = append(lines, line)
 	}
 	if len(lines) == 0 {
+		s.saveKeyIndex(ks, before, nil)
 		return res, nil
 	}
 	if err := s.spliceLog(lf, lines); err != nil {
 		return res, err
 	}
 	res.Imported = len(lines)
+	if after, err := anchor.Identity(s.root); err == nil && idErr == nil {
+		s.saveKeyIndex(ks, after, lines)
+	}
 	return res, nil
 }
 

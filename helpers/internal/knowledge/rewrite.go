@@ -74,7 +74,7 @@ func (s *Store) Rewrite(rw Rewrite) ([]Entry, error) {
 		data = withoutLines(data, drop)
 	}
 	var res InsertResult
-	fresh, err := dedupe(memLog(data), add, &res)
+	fresh, err := dedupe(memLog(data), add, &res, &keyLookup{}) // a log in memory has no key index
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"sort"
+	"sync/atomic"
 	"time"
 
 	"github.com/cairn-dev/cairn/helpers/internal/anchor"
@@ -52,6 +53,9 @@ const (
 type Store struct {
 	Dir  string // the .cairn directory
 	root fsx.Root
+	// passes counts the duplicate checks that read the whole log (for
+	// tests of the key index).
+	passes atomic.Int64
 }
 
 // Open returns the store of the project rooted at root (its .cairn
@@ -237,17 +241,21 @@ type InsertResult struct {
 // is already in the log, or whose type and normalised content equal an
 // existing entry's, is not added again. Existing lines are never changed.
 //
-// Its cost is one pass over the log's bytes that decodes only lines of
-// other key schemes, a binary search that reads a few lines, and a copy
-// of the file that the kernel makes: the log is never parsed or held in
-// memory whole. An anchor map that was current with the log before is
-// brought to the new log with the new entries' anchors (see
-// advanceAnchors), so the next tool call's hook needs no cache.
+// Its cost is a look-up of each entry in the key index (see keyindex.go)
+// when that is current with the log, else one pass over the log's bytes
+// that decodes only lines of other key schemes (and builds the index); a
+// binary search that reads a few lines; and a copy of the file that the
+// kernel makes: the log is never parsed or held in memory whole. An
+// anchor map that was current with the log before is brought to the new
+// log with the new entries' anchors (see advanceAnchors), so the next
+// tool call's hook needs no cache, and so is the key index.
 func (s *Store) Insert(entries []Entry) (InsertResult, error) {
 	var res InsertResult
 	if err := prepare(entries); err != nil {
 		return res, err
 	}
+	var ks *keyLookup
+	defer writeKeyIndexAfter(&ks)
 	l, err := s.lock()
 	if err != nil {
 		return res, err
@@ -258,11 +266,14 @@ func (s *Store) Insert(entries []Entry) (InsertResult, error) {
 		return res, err
 	}
 	defer lf.Close()
-	fresh, err := dedupe(lf, entries, &res)
+	before, idErr := anchor.Identity(s.root)
+	ks = s.keyLookup(before, idErr)
+	fresh, err := dedupe(lf, entries, &res, ks)
 	if err != nil {
 		return res, err
 	}
 	if len(fresh) == 0 {
+		s.saveKeyIndex(ks, before, nil)
 		return res, nil
 	}
 	lines := make([][]byte, len(fresh))
@@ -271,14 +282,19 @@ func (s *Store) Insert(entries []Entry) (InsertResult, error) {
 			return res, err
 		}
 	}
-	before, idErr := anchor.Identity(s.root)
 	if err := s.spliceLog(lf, lines); err != nil {
 		return res, err
 	}
 	res.Added = fresh
-	if idErr == nil {
-		s.advanceAnchors(before, fresh)
+	if idErr != nil {
+		return res, nil
 	}
+	after, err := anchor.Identity(s.root)
+	if err != nil {
+		return res, nil
+	}
+	s.saveKeyIndex(ks, after, lines)
+	s.advanceAnchors(before, after, fresh)
 	return res, nil
 }
 
@@ -311,6 +327,8 @@ func (s *Store) InsertLinesIf(lines [][]byte, check func(log []byte) error) erro
 	for i := range lines {
 		lines[i], _ = redactLine(lines[i])
 	}
+	var ks *keyLookup
+	defer writeKeyIndexAfter(&ks)
 	l, err := s.lock()
 	if err != nil {
 		return err
@@ -333,12 +351,23 @@ func (s *Store) InsertLinesIf(lines [][]byte, check func(log []byte) error) erro
 	if len(lines) == 0 {
 		return nil
 	}
-	return s.spliceLog(lf, lines)
+	before, idErr := anchor.Identity(s.root)
+	ks = s.keyLookup(before, idErr)
+	if err := s.spliceLog(lf, lines); err != nil {
+		return err
+	}
+	if after, err := anchor.Identity(s.root); err == nil {
+		s.saveKeyIndex(ks, after, lines)
+	}
+	return nil
 }
 
 // dedupe returns the entries that are neither in the log nor repeated
-// earlier in entries, and records the others in res.Duplicates.
-func dedupe(lf *logFile, entries []Entry, res *InsertResult) ([]Entry, error) {
+// earlier in entries, and records the others in res.Duplicates. With ks
+// current, an entry none of whose hashes is in the key index is new
+// without reading the log; else the log is read, and the key index built
+// into ks if it was not current.
+func dedupe(lf *logFile, entries []Entry, res *InsertResult, ks *keyLookup) ([]Entry, error) {
 	type tc struct{ typ, content string }
 	want := map[tc]bool{}
 	keys := map[string]bool{}
@@ -353,9 +382,23 @@ func dedupe(lf *logFile, entries []Entry, res *InsertResult) ([]Entry, error) {
 		want[id] = true
 		fresh = append(fresh, e)
 	}
-	if len(fresh) == 0 || lf.size == 0 {
+	if len(fresh) == 0 {
 		return fresh, nil
 	}
+	if lf.size == 0 {
+		ks.build(nil)
+		return fresh, nil
+	}
+	if ks.misses(fresh) {
+		return fresh, nil
+	}
+	ks.passed()
+	building := ks.wanted()
+	var collected []uint64
+	if building {
+		collected = make([]uint64, 0, lf.size/200) // about a line's length
+	}
+	collect := func(h uint64) { collected = append(collected, h) }
 	// A line under cairn's own key scheme holds the content its key was
 	// made from, so its key alone says whether it repeats a wanted entry
 	// (by the key the entry's content would have, or by the entry's own
@@ -375,7 +418,10 @@ func dedupe(lf *logFile, entries []Entry, res *InsertResult) ([]Entry, error) {
 		mine.add(e.Key, e.Key)
 	}
 	err := lf.eachLine(func(line []byte) {
-		if key, ok := canonicalKey(line); ok && ownKey(key) {
+		if key, ok := ownLineKey(line); ok {
+			if building {
+				collect(keyHash(key))
+			}
 			if id, ok := own.find(key); ok {
 				seen[*id] = true
 			}
@@ -383,6 +429,9 @@ func dedupe(lf *logFile, entries []Entry, res *InsertResult) ([]Entry, error) {
 				seenKey[k] = true
 			}
 			return
+		}
+		if building {
+			otherLineHashes(line, collect)
 		}
 		obj := line
 		if len(line) > 0 && line[0] == '"' {
@@ -405,6 +454,9 @@ func dedupe(lf *logFile, entries []Entry, res *InsertResult) ([]Entry, error) {
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read %s/%s: %w", DirName, LogName, err)
+	}
+	if building {
+		ks.build(collected)
 	}
 	if len(seen) == 0 && len(seenKey) == 0 {
 		return fresh, nil

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn/helpers/internal/anchor"
 	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 )
 
@@ -231,11 +232,11 @@ func TestInsertKeepsHashOrder(t *testing.T) {
 	if err != nil || fi.Mode().Perm() != 0o644 {
 		t.Errorf("log mode %v, %v", fi.Mode().Perm(), err)
 	}
-	// No temp or stray file beside the log, its lock and what provisioning
-	// adds.
+	// No temp or stray file beside the log, its lock, what provisioning
+	// adds and the cache (the key index).
 	ents, _ := os.ReadDir(s.Dir)
 	for _, e := range ents {
-		if e.Name() != LogName && e.Name() != lockName && e.Name() != ".gitattributes" && e.Name() != ".gitignore" {
+		if e.Name() != LogName && e.Name() != lockName && e.Name() != ".gitattributes" && e.Name() != ".gitignore" && e.Name() != CacheDir {
 			t.Errorf("unexpected file in %s: %s", s.Dir, e.Name())
 		}
 	}
@@ -1209,8 +1210,40 @@ func BenchmarkInsertSteps(b *testing.B) {
 			done := reportCPU(b)
 			for b.Loop() {
 				var res InsertResult
-				if fresh, err := dedupe(lf, []Entry{e}, &res); err != nil || len(fresh) != 1 {
+				if fresh, err := dedupe(lf, []Entry{e}, &res, &keyLookup{}); err != nil || len(fresh) != 1 {
 					b.Fatalf("dedupe: %v, %v", fresh, err)
+				}
+			}
+			done()
+		})
+		id, err := anchor.Identity(s.root)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("dedupe+build/log=%dk", n/1000), func(b *testing.B) {
+			done := reportCPU(b)
+			for b.Loop() {
+				var res InsertResult
+				ks := &keyLookup{known: true}
+				if fresh, err := dedupe(lf, []Entry{e}, &res, ks); err != nil || len(fresh) != 1 || !ks.built {
+					b.Fatalf("dedupe: %v, %v", fresh, err)
+				}
+			}
+			done()
+		})
+		var ks keyLookup
+		first := &keyLookup{known: true}
+		if _, err := dedupe(lf, []Entry{e}, &InsertResult{}, first); err != nil {
+			b.Fatal(err)
+		}
+		s.saveKeyIndex(first, id, nil)
+		b.Run(fmt.Sprintf("lookup/log=%dk", n/1000), func(b *testing.B) {
+			done := reportCPU(b)
+			for b.Loop() {
+				var res InsertResult
+				ks = *s.keyLookup(id, nil)
+				if fresh, err := dedupe(lf, []Entry{e}, &res, &ks); err != nil || len(fresh) != 1 || ks.built {
+					b.Fatalf("dedupe: %v, %v, built %v", fresh, err, ks.built)
 				}
 			}
 			done()

@@ -1,0 +1,360 @@
+package knowledge
+
+import (
+	"encoding/binary"
+	"io"
+	"math/bits"
+	"os"
+	"slices"
+	"sort"
+	"sync/atomic"
+
+	"github.com/tidwall/gjson"
+)
+
+// The key index (.cairn/cache/keys.idx) lets an insertion find that an
+// entry is new without reading the log: it holds a 64-bit hash of every
+// line's key, and of the type and normalised content of every line of
+// another key scheme (an import, a hand edit), sorted, for the log whose
+// identity (anchor.Identity: size, times and inode of the log files) it
+// names. An entry none of whose hashes (its key, the key its content would
+// have, its type and content) is in an index current with the log is new;
+// one with a hash in it, or any entry when the index is missing or not
+// current, is checked by the pass over the log as before, so a collision
+// of hashes costs a pass and never drops an entry. The pass that checks a
+// log with no current index builds one; an insertion with a current index
+// brings it to the log it wrote, with the new lines' hashes. Only writers
+// of the log read it, under the log's lock, and write it, from what they
+// read and wrote under the lock (see saveKeyIndex); any other change of
+// the log (a pull, a hand edit, a rotation, a rewrite) changes the log's
+// identity, and the index is built again by the next insertion's pass. The
+// search cache (package index) is not used: opening its database costs
+// more than the pass at 10k entries.
+//
+// Format: the line "cairn-keys 1", the line of the identity, then the
+// hashes as little-endian uint64s in ascending order, each once.
+
+// keyIndexFile is the key index's name under .cairn.
+const keyIndexFile = CacheDir + "/keys.idx"
+
+// keyIndexMagic is the index's first line: its format.
+const keyIndexMagic = "cairn-keys 1\n"
+
+// maxKeyIndexBytes caps what is read of a key index: two hashes a line of
+// the largest log.
+const maxKeyIndexBytes = 256 << 20
+
+// Hash domains: a key and a type with content never share a hash by
+// construction of their input.
+const (
+	keyDomain     = 0x6b65790a // "key\n"
+	contentDomain = 0x74632e0a // "tc.\n"
+)
+
+// keyHash is the index's hash of a key. The pass that builds the index
+// hashes every line's key, so a long key is hashed by its length, first
+// eight and last sixteen bytes (cairn's keys end in their content's hash):
+// keys that share those are told apart by the pass a hit leads to.
+func keyHash[K string | []byte](key K) uint64 {
+	n := len(key)
+	if n < 24 {
+		return hash64(keyDomain, key)
+	}
+	h := mix(keyDomain^uint64(n), le64(key[:8]))
+	h = mix(h, le64(key[n-16:n-8]))
+	return final(mix(h, le64(key[n-8:])))
+}
+
+// contentHash is the index's hash of a type and a normalised content.
+func contentHash(typ, norm string) uint64 {
+	return hash64(contentDomain, typ+"\x00"+norm)
+}
+
+// hash64 is a fast 64-bit hash of s, eight bytes a step: stable across
+// processes and builds, as a file's content must be.
+func hash64[K string | []byte](seed uint64, s K) uint64 {
+	h := seed ^ uint64(len(s))
+	for len(s) >= 8 {
+		h = mix(h, le64(s[:8]))
+		s = s[8:]
+	}
+	var w uint64
+	for i := len(s) - 1; i >= 0; i-- {
+		w = w<<8 | uint64(s[i])
+	}
+	return final(mix(h, w))
+}
+
+// le64 reads eight bytes little-endian.
+func le64[K string | []byte](b K) uint64 {
+	_ = b[7]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+// mix folds w into h.
+func mix(h, w uint64) uint64 {
+	hi, lo := bits.Mul64(h^w, 0x9e3779b97f4a7c15)
+	return hi ^ lo
+}
+
+// final spreads h's bits over all 64.
+func final(h uint64) uint64 {
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	return h
+}
+
+// entryHashes are the hashes by which an entry would repeat a line: its
+// own key, the key its content would have under cairn's scheme, and its
+// type and normalised content.
+func entryHashes(e *Entry) [3]uint64 {
+	return [3]uint64{
+		keyHash(e.Key),
+		keyHash(MakeKey(e.Type, e.Content)),
+		contentHash(e.Type, NormalizeContent(e.Content)),
+	}
+}
+
+// lineHashes calls add with the hashes of what the duplicate check
+// compares of a line (see dedupe): its key, and for a line of another key
+// scheme its type and normalised content. It reads the line as dedupe
+// does.
+func lineHashes(line []byte, add func(uint64)) {
+	if key, ok := ownLineKey(line); ok {
+		add(keyHash(key))
+		return
+	}
+	otherLineHashes(line, add)
+}
+
+// ownLineKey is the key of a line written the way cairn writes its own
+// lines, under its own key scheme: such a line's key stands for its type
+// and content. ok is false for any other line.
+func ownLineKey(line []byte) (key []byte, ok bool) {
+	key, ok = canonicalKey(line)
+	return key, ok && ownKey(key)
+}
+
+// otherLineHashes is lineHashes of a line that is not cairn's own.
+func otherLineHashes(line []byte, add func(uint64)) {
+	obj := line
+	if len(line) > 0 && line[0] == '"' {
+		objs, _, err := decodeLine(line)
+		if err != nil || len(objs) == 0 {
+			return
+		}
+		obj = objs[0]
+	}
+	r := gjson.GetManyBytes(obj, "type", "content", "key")
+	if r[2].Exists() {
+		add(keyHash(r[2].String()))
+	}
+	if r[0].Exists() {
+		add(contentHash(r[0].String(), NormalizeContent(r[1].String())))
+	}
+}
+
+// keyIndex is a key index read from its file: its hashes, sorted, as
+// they are in the file.
+type keyIndex struct {
+	body []byte // little-endian uint64s
+}
+
+// readKeyIndex reads the key index if it is current with the log whose
+// identity is id; ok is false when it is missing, damaged or of another
+// log. Its head is read first: the hashes of an index of another log are
+// not.
+func (s *Store) readKeyIndex(id string) (ix keyIndex, ok bool) {
+	f, err := s.root.OpenFile(keyIndexFile, os.O_RDONLY, 0)
+	if err != nil {
+		return ix, false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	head := len(keyIndexMagic) + len(id) + 1
+	if err != nil || fi.Size() < int64(head) || fi.Size() > maxKeyIndexBytes || (fi.Size()-int64(head))%8 != 0 {
+		return ix, false
+	}
+	h := make([]byte, head)
+	if _, err := io.ReadFull(f, h); err != nil ||
+		string(h[:len(keyIndexMagic)]) != keyIndexMagic ||
+		string(h[len(keyIndexMagic):head-1]) != id || h[head-1] != '\n' {
+		return ix, false
+	}
+	body := make([]byte, fi.Size()-int64(head))
+	if _, err := io.ReadFull(f, body); err != nil {
+		return ix, false
+	}
+	return keyIndex{body: body}, true
+}
+
+// len is how many hashes the index holds.
+func (ix keyIndex) len() int { return len(ix.body) / 8 }
+
+// at is the index's i-th hash.
+func (ix keyIndex) at(i int) uint64 { return binary.LittleEndian.Uint64(ix.body[8*i:]) }
+
+// has reports whether h is in the index.
+func (ix keyIndex) has(h uint64) bool {
+	i := ix.search(0, h)
+	return i < ix.len() && ix.at(i) == h
+}
+
+// search is the index of the first hash from from on that is not below h.
+func (ix keyIndex) search(from int, h uint64) int {
+	return from + sort.Search(ix.len()-from, func(j int) bool { return ix.at(from+j) >= h })
+}
+
+// writeKeyIndex writes the index for the log whose identity is id: ix's
+// hashes with those of lines (added to the log since) merged in. A failure
+// is left to the next insertion's pass: the index is a cache's.
+func (s *Store) writeKeyIndex(id string, ix keyIndex, lines [][]byte) {
+	var add []uint64
+	for _, l := range lines {
+		lineHashes(l, func(h uint64) { add = append(add, h) })
+	}
+	slices.Sort(add)
+	out := make([]byte, 0, len(keyIndexMagic)+len(id)+1+len(ix.body)+8*len(add))
+	out = append(out, keyIndexMagic...)
+	out = append(out, id...)
+	out = append(out, '\n')
+	from := 0 // the index's hashes before from are in out
+	for i, h := range add {
+		if i > 0 && h == add[i-1] {
+			continue
+		}
+		at := ix.search(from, h)
+		out = append(out, ix.body[8*from:8*at]...)
+		from = at
+		if at < ix.len() && ix.at(at) == h {
+			continue
+		}
+		out = binary.LittleEndian.AppendUint64(out, h)
+	}
+	out = append(out, ix.body[8*from:]...)
+	_ = s.root.ReplaceFile(keyIndexFile, out, 0o644)
+}
+
+// indexOf is the index of hashes (sorted, each once).
+func indexOf(hashes []uint64) keyIndex {
+	body := make([]byte, 0, 8*len(hashes))
+	for _, h := range hashes {
+		body = binary.LittleEndian.AppendUint64(body, h)
+	}
+	return keyIndex{body: body}
+}
+
+// sortHashes returns hs sorted, each once. Hashes are spread evenly, so
+// one counting pass on their top bits puts each in a bucket of about two,
+// sorted in place: linear in the hashes (a build of the index at 100k
+// lines sorts some 100k). It may reorder hs.
+func sortHashes(hs []uint64) []uint64 {
+	if len(hs) < 64 {
+		slices.Sort(hs)
+		return slices.Compact(hs)
+	}
+	shift := uint(64 - min(16, bits.Len(uint(len(hs)))-1))
+	count := make([]uint32, 1<<(64-shift)+1)
+	for _, h := range hs {
+		count[h>>shift+1]++
+	}
+	for i := 1; i < len(count); i++ {
+		count[i] += count[i-1]
+	}
+	out := make([]uint64, len(hs))
+	for _, h := range hs {
+		b := h >> shift
+		out[count[b]] = h
+		count[b]++
+	}
+	// count[b] is now where bucket b+1 starts.
+	start := uint32(0)
+	for b := 0; b+1 < len(count); b++ {
+		if count[b]-start > 1 {
+			slices.Sort(out[start:count[b]])
+		}
+		start = count[b]
+	}
+	return slices.Compact(out)
+}
+
+// keyLookup is what a writer of the log knows of the key index.
+type keyLookup struct {
+	passes  *atomic.Int64 // the store's count of passes over the log
+	ix      keyIndex
+	known   bool   // the log's identity is known: the index can be used and kept
+	current bool   // ix is current with the log as read
+	built   bool   // ix was built by this writer's pass over the log
+	save    func() // writes the index (see saveKeyIndex)
+}
+
+// keyLookup reads the key index for the log whose identity is id (idErr:
+// the identity could not be read).
+func (s *Store) keyLookup(id string, idErr error) *keyLookup {
+	ks := &keyLookup{passes: &s.passes, known: idErr == nil}
+	if ks.known {
+		ks.ix, ks.current = s.readKeyIndex(id)
+	}
+	return ks
+}
+
+// misses reports whether the index is current and holds none of the
+// entries' hashes: then none of them is in the log.
+func (ks *keyLookup) misses(entries []Entry) bool {
+	if !ks.current {
+		return false
+	}
+	for i := range entries {
+		for _, h := range entryHashes(&entries[i]) {
+			if ks.ix.has(h) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// passed counts a pass over the log.
+func (ks *keyLookup) passed() {
+	if ks.passes != nil {
+		ks.passes.Add(1)
+	}
+}
+
+// wanted reports whether a pass over the log should build the index.
+func (ks *keyLookup) wanted() bool { return ks.known && !ks.current }
+
+// build makes hashes (of every line of the log as read, in any order) the
+// index.
+func (ks *keyLookup) build(hashes []uint64) {
+	if !ks.wanted() {
+		return
+	}
+	ks.ix = indexOf(sortHashes(hashes))
+	ks.current, ks.built = true, true
+}
+
+// saveKeyIndex keeps what a writer learnt of the key index, for the log
+// whose identity is id: with no lines written (id is the log it read),
+// the index its pass built; with lines written (id is the new log's), an
+// index current with the log it read, with the lines' hashes added. An
+// index that was not current stays so (its identity is not the log's).
+// The file is written by writeKeyIndexAfter, once the writers' lock is let
+// go: the hashes and the identity were taken under it, so a later writer
+// that overtakes this one only makes the index not current.
+func (s *Store) saveKeyIndex(ks *keyLookup, id string, lines [][]byte) {
+	if ks.known && ks.current && (len(lines) > 0 || ks.built) {
+		ks.save = func() { s.writeKeyIndex(id, ks.ix, lines) }
+	}
+}
+
+// writeKeyIndexAfter writes what saveKeyIndex kept, if anything. A writer
+// defers it before it takes the lock, so that it runs after the lock is
+// let go.
+func writeKeyIndexAfter(ks **keyLookup) {
+	if *ks != nil && (*ks).save != nil {
+		(*ks).save()
+	}
+}
