@@ -10,6 +10,7 @@ import (
 	"os"
 	"sync"
 
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 )
 
@@ -467,26 +468,27 @@ type quickDiff struct {
 // before the merge-join reads them.
 var beforeMergeJoin func()
 
+// splitBytes is the least size of file whose merge-join is done in two
+// halves at once: most of its cost is reading the file, once.
+const splitBytes = 4 << 20
+
 // mergeJoin lines up the files' lines with the list, source by source.
 // It gives up (ok false) when about half of the lines differ.
 //
 // Any alignment of the two that pairs only equal lines gives the same
 // difference (the lines added and removed, counted by hash): the places
-// of the lines, and the groups passed over whole, only keep it short.
+// of the lines, and the groups passed over whole, only keep it short. So
+// a big file is joined in two halves at once, split where a line of the
+// file's second half is the first of one of the list's groups.
 func (ix *Index) mergeJoin(datas map[string][]byte, old map[string][]group) (quickDiff, bool, error) {
-	var n int
+	var n, size int
 	for _, gs := range old {
 		for _, g := range gs {
 			n += g.len()
-		}
-	}
-	maxWork := n/2 + 64
-	var size int
-	for _, gs := range old {
-		for _, g := range gs {
 			size += len(g.raw)
 		}
 	}
+	maxWork := n/2 + 64
 	d := quickDiff{delta: map[[16]byte]int{}, lines: map[[16]byte]*lineRow{}, list: newListFile(size + listSize(datas)/64), changed: map[string]bool{}}
 	placeOf, done, err := ix.oldPlaces()
 	if err != nil {
@@ -499,97 +501,47 @@ func (ix *Index) mergeJoin(datas map[string][]byte, old map[string][]group) (qui
 	for _, src := range ix.sources() {
 		data := datas[src.path]
 		gs := old[src.path]
-		rd := newLineReader(data)
-		enc := d.list.source(data, 2*groupLines)
-		work := d.work
-		g, k := 0, 0 // the old line: group g's k-th
-		add := func(r lineRec) {
-			torn := r.size&tornBit != 0
-			line := r.line(data)
-			h := hashLine(src.archived, torn, line)
-			copy(r.hash[:], h)
-			d.delta[r.hash]++
-			if d.lines[r.hash] == nil {
-				d.lines[r.hash] = &lineRow{hash: h, archived: src.archived, json: line, torn: torn}
-			}
-			enc.add(r)
-			rd.next()
-			d.work++
+		at, g2 := splitAt(data, gs)
+		first := d.list.source(data[:at], 2*groupLines)
+		var second joinPart
+		var wg sync.WaitGroup
+		if at < int64(len(data)) {
+			second = joinPart{delta: map[[16]byte]int{}, lines: map[[16]byte]*lineRow{}, maxWork: maxWork,
+				enc: &listEncoder{data: data, max: 2 * groupLines}}
+			wg.Go(func() {
+				second.err = fsx.Guard(func() {
+					second.join(src.archived, &lineReader{data: data, at: at}, gs[g2:], placeOf)
+				})
+			})
 		}
-		remove := func() {
-			d.delta[gs[g].at(k).hash]--
-			d.work++
-			k++
+		p := joinPart{delta: d.delta, lines: d.lines, maxWork: maxWork, enc: first}
+		p.join(src.archived, newLineReader(data[:at]), gs[:g2], placeOf)
+		wg.Wait()
+		if p.err == nil {
+			p.err = second.err
 		}
-		for {
-			if d.work > maxWork {
-				return d, false, nil
+		if p.err != nil {
+			return d, false, p.err
+		}
+		if second.enc != nil {
+			first.buf = append(first.finish(), second.enc.finish()...)
+			for h, n := range second.delta {
+				d.delta[h] += n
 			}
-			if g < len(gs) && k == gs[g].len() {
-				g, k = g+1, 0
-				continue
-			}
-			r, rok := rd.peek()
-			wok := g < len(gs)
-			if rok && wok && k == 0 && r.sameLine(gs[g].at(0)) && gs[g].spanAt(data, r.off) {
-				// The whole group is where it was: passed over.
-				enc.copyGroup(gs[g], r.off)
-				rd.skip(r.off + int64(gs[g].span))
-				g++
-				continue
-			}
-			if !rok && !wok {
-				break
-			}
-			d.compared++
-			if !wok {
-				add(r)
-				continue
-			}
-			if !rok {
-				remove()
-				continue
-			}
-			w := gs[g].at(k)
-			if r.sameLine(w) {
-				r.hash = w.hash
-				enc.add(r)
-				rd.next()
-				k++
-				continue
-			}
-			// A line of one side found a few lines ahead on the other
-			// was added or removed: most pulls are told so, without
-			// parsing a line or asking the database.
-			if lookAhead(gs, g, k, r.sameLine) {
-				remove()
-				continue
-			}
-			if rd.ahead(w.sameLine) {
-				add(r)
-				continue
-			}
-			pn := newPlace(r.line(data))
-			po, err := placeOf(w.hash)
-			if err != nil {
-				return d, false, err
-			}
-			switch {
-			case !pn.ok:
-				add(r)
-			case !po.ok:
-				remove()
-			case pn.less(po):
-				add(r)
-			case po.less(pn):
-				remove()
-			default: // the same place, another line
-				add(r)
-				remove()
+			for h, l := range second.lines {
+				if d.lines[h] == nil {
+					d.lines[h] = l
+				}
 			}
 		}
-		d.list.end(enc)
-		d.changed[src.path] = d.work > work
+		d.list.end(first)
+		work := p.work + second.work
+		d.work += work
+		d.compared += p.compared + second.compared
+		d.changed[src.path] = work > 0
+		if d.work > maxWork {
+			return d, false, nil
+		}
 	}
 	for h, n := range d.delta {
 		if n == 0 {
@@ -597,6 +549,138 @@ func (ix *Index) mergeJoin(datas map[string][]byte, old map[string][]group) (qui
 		}
 	}
 	return d, true, nil
+}
+
+// splitAt is where the merge-join of data with gs, its old list, splits
+// in two: at offset at of data, a line's start, and gs's group g2, whose
+// first line is that line. It is the data's end (and gs's) for a file
+// too small to split, or with no such line near its middle.
+func splitAt(data []byte, gs []group) (at int64, g2 int) {
+	if len(data) < splitBytes || len(gs) < 4 {
+		return int64(len(data)), len(gs)
+	}
+	firsts := make(map[[2]uint32]int, len(gs)/2)
+	for g := len(gs) - 1; g >= len(gs)/4; g-- {
+		r := gs[g].at(0)
+		firsts[[2]uint32{r.crc, r.size}] = g
+	}
+	i := bytes.IndexByte(data[len(data)/2:], '\n')
+	if i < 0 {
+		return int64(len(data)), len(gs)
+	}
+	rd := &lineReader{data: data, at: int64(len(data)/2 + i + 1)}
+	for range 4 * groupLines {
+		r, ok := rd.peek()
+		if !ok {
+			break
+		}
+		if g, ok := firsts[[2]uint32{r.crc, r.size}]; ok {
+			return r.off, g
+		}
+		rd.next()
+	}
+	return int64(len(data)), len(gs)
+}
+
+// joinPart is the merge-join of a part of a file with a part of its old
+// list: the count of each line hash's change, the lines added, and the
+// part's list.
+type joinPart struct {
+	delta          map[[16]byte]int
+	lines          map[[16]byte]*lineRow
+	enc            *listEncoder
+	work, compared int
+	maxWork        int // past which it gives up
+	err            error
+}
+
+// join lines up rd's lines with gs's, for a source of the archive or not.
+func (p *joinPart) join(archived bool, rd *lineReader, gs []group, placeOf func([16]byte) (place, error)) {
+	data := rd.data
+	g, k := 0, 0 // the old line: group g's k-th
+	add := func(r lineRec) {
+		torn := r.size&tornBit != 0
+		line := r.line(data)
+		h := hashLine(archived, torn, line)
+		copy(r.hash[:], h)
+		p.delta[r.hash]++
+		if p.lines[r.hash] == nil {
+			p.lines[r.hash] = &lineRow{hash: h, archived: archived, json: line, torn: torn}
+		}
+		p.enc.add(r)
+		rd.next()
+		p.work++
+	}
+	remove := func() {
+		p.delta[gs[g].at(k).hash]--
+		p.work++
+		k++
+	}
+	for p.work <= p.maxWork {
+		if g < len(gs) && k == gs[g].len() {
+			g, k = g+1, 0
+			continue
+		}
+		r, rok := rd.peek()
+		wok := g < len(gs)
+		if rok && wok && k == 0 && r.sameLine(gs[g].at(0)) && gs[g].spanAt(data, r.off) {
+			// The whole group is where it was: passed over.
+			p.enc.copyGroup(gs[g], r.off)
+			rd.skip(r.off + int64(gs[g].span))
+			g++
+			continue
+		}
+		if !rok && !wok {
+			return
+		}
+		p.compared++
+		if !wok {
+			add(r)
+			continue
+		}
+		if !rok {
+			remove()
+			continue
+		}
+		w := gs[g].at(k)
+		if r.sameLine(w) {
+			r.hash = w.hash
+			p.enc.add(r)
+			rd.next()
+			k++
+			continue
+		}
+		// A line of one side found a few lines ahead on the other was
+		// added or removed: most pulls are told so, without parsing a
+		// line or asking the database.
+		if lookAhead(gs, g, k, r.sameLine) {
+			remove()
+			continue
+		}
+		if rd.ahead(w.sameLine) {
+			add(r)
+			continue
+		}
+		pn := newPlace(r.line(data))
+		po, err := placeOf(w.hash)
+		if err != nil {
+			p.err = err
+			return
+		}
+		switch {
+		case !pn.ok:
+			add(r)
+		case !po.ok:
+			remove()
+		case pn.less(po):
+			add(r)
+		case po.less(pn):
+			remove()
+		default: // the same place, another line
+			add(r)
+			remove()
+		}
+	}
 }
 
 // oldPlaces returns a lookup of the place of a cache line, by hash, and

@@ -453,7 +453,10 @@ func TestNoRollbackJournal(t *testing.T) {
 // process with SIGBUS, and loses nothing: the next sync reads the log as
 // it is then.
 func TestSyncOfLogShortenedWhileMapped(t *testing.T) {
-	s, lines, ix := syncedStore(t, 2000)
+	s, lines, ix := syncedStore(t, 20_000) // over splitBytes: joined in two halves at once
+	if size := len(join(lines)); size < splitBytes {
+		t.Fatalf("log of %d bytes: not joined in two halves", size)
+	}
 	lines = pull(t, s, lines, 90_000, 90_010, 2)
 	path := s.LogPath()
 	beforeMergeJoin = func() {
@@ -477,5 +480,134 @@ func TestSyncOfLogShortenedWhileMapped(t *testing.T) {
 	mustSync(t, rebuilt)
 	if got, want := dump(t, ix), dump(t, rebuilt); got != want {
 		t.Error("the cache after the failed sync differs from a rebuild of the log")
+	}
+}
+
+// sameAsRebuild fails t unless ix holds what a rebuild of s's files holds.
+func sameAsRebuild(t *testing.T, s *knowledge.Store, ix *Index, what string) {
+	t.Helper()
+	fresh := newStore(t)
+	for _, n := range []string{knowledge.LogName, knowledge.ArchiveName} {
+		if b, err := s.Root().ReadFile(n, 1<<30); err == nil {
+			if err := fresh.Root().WriteAtomic(n, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	rb := openIndex(t, fresh)
+	defer rb.Close()
+	mustSync(t, rb)
+	if got, want := dump(t, ix), dump(t, rb); got != want {
+		t.Fatalf("%s: the caught-up cache differs from a rebuild", what)
+	}
+}
+
+// A log big enough to be joined in two halves (see splitAt) is caught up
+// exactly as a rebuild would hold it, whatever its edits and wherever they
+// fall: lines added, retracted, edited in place and removed at the start,
+// in the middle (where the halves meet) and at the end; then a torn last
+// line, its completion, and the log rewritten wholesale.
+func TestQuickSyncOfBigLogMatchesRebuild(t *testing.T) {
+	s, lines, ix := syncedStore(t, 16_000)
+	data := join(lines)
+	if len(data) < splitBytes {
+		t.Fatalf("log of %d bytes: not joined in two halves", len(data))
+	}
+	at := func() int { // the line where the halves meet, in lines
+		files, err := ix.meta("files")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var where int64 = -1
+		err = ix.withLines(files, func(old map[string][]group) error {
+			where, _ = splitAt(join(lines), old[s.LogPath()])
+			return nil
+		})
+		if err != nil || where < 0 || where == int64(len(join(lines))) {
+			t.Fatalf("no split of the log: %d, %v", where, err)
+		}
+		return bytes.Count(join(lines)[:where], []byte("\n"))
+	}
+	retract := func(i int) {
+		k, ts, ok := knowledge.LineKeyTS(lines[i])
+		if !ok {
+			t.Fatalf("line %d has no key", i)
+		}
+		lines = append(lines, []byte(fmt.Sprintf(`{"key":%q,"type":"fact","content":"gone","ts":%d,"status":"retracted"}`, k, ts+1)))
+		knowledge.SortLines(lines)
+	}
+	edit := func(i int) {
+		lines[i] = bytes.Replace(lines[i], []byte(`"content":"`), []byte(`"content":"edited `), 1)
+	}
+	step := func(what string, change func()) {
+		t.Helper()
+		change()
+		writeLog(t, s, join(lines))
+		quick := ix.quick
+		res := mustSync(t, ix)
+		if res.Rebuilt || ix.quick != quick+1 {
+			t.Fatalf("%s: %+v, merge-joins %d -> %d; want one more", what, res, quick, ix.quick)
+		}
+		sameAsRebuild(t, s, ix, what)
+	}
+	step("a pull of 50", func() { lines = append(lines, synthLog(50_000, 50_050, 2)...); knowledge.SortLines(lines) })
+	for _, where := range []struct {
+		name string
+		i    func() int
+	}{
+		{"start", func() int { return 0 }},
+		{"place where the halves meet", func() int { return at() }},
+		{"end", func() int { return len(lines) - 1 }},
+	} {
+		step("lines retracted, edited, removed and added at the "+where.name, func() {
+			i := where.i()
+			retract(i)
+			edit(min(i+1, len(lines)-1))
+			lines = slices.Delete(lines, max(i-1, 0), max(i-1, 0)+1)
+			i = where.i()
+			lines = slices.Insert(lines, i, synthLog(60_000+i, 60_003+i, 5)...)
+		})
+	}
+	// A torn last line, then completed.
+	writeLog(t, s, bytes.TrimSuffix(join(lines), []byte("\n")))
+	mustSync(t, ix)
+	sameAsRebuild(t, s, ix, "a torn last line")
+	writeLog(t, s, join(lines))
+	mustSync(t, ix)
+	sameAsRebuild(t, s, ix, "the torn line completed")
+	// Rewritten wholesale: every line other (a rebuild, or a full diff).
+	for i := range lines {
+		edit(i)
+	}
+	writeLog(t, s, join(lines))
+	mustSync(t, ix)
+	sameAsRebuild(t, s, ix, "the log rewritten wholesale")
+}
+
+// A log cut short mid-line, or replaced by bytes that are no log at all,
+// is caught up as a rebuild would read it, the line list's groups passed
+// over only where the bytes are the same.
+func TestQuickSyncOfDamagedLogMatchesRebuild(t *testing.T) {
+	s, lines, ix := syncedStore(t, 1000)
+	data := join(lines)
+	for _, c := range []struct {
+		name string
+		data []byte
+	}{
+		{"cut mid-line", data[:len(data)*2/3]},
+		{"cut mid-line, then whole again", data},
+		{"garbage in the middle", append(append(slices.Clone(data[:len(data)/2]), "\x00\xff{not json\n\n   \r\n"...), data[len(data)/2:]...)},
+		{"whole again", data},
+		{"CRLF line ends", bytes.ReplaceAll(data, []byte("\n"), []byte("\r\n"))},
+		{"a BOM", append([]byte("\ufeff"), data...)},
+		{"blank lines between", bytes.ReplaceAll(data, []byte("}\n"), []byte("}\n \n"))},
+		{"no log at all", bytes.Repeat([]byte("\x00\x01garbage\n"), 500)},
+		{"whole at last", data},
+	} {
+		writeLog(t, s, c.data)
+		if _, err := ix.Sync(); err != nil {
+			t.Fatalf("%s: sync: %v", c.name, err)
+		}
+		sameAsRebuild(t, s, ix, c.name)
 	}
 }
