@@ -469,8 +469,9 @@ type quickDiff struct {
 var beforeMergeJoin func()
 
 // splitBytes is the least size of file whose merge-join is done in two
-// halves at once: most of its cost is reading the file, once.
-const splitBytes = 4 << 20
+// halves at once: most of its cost is reading the file, once. (A var:
+// tests split small files.)
+var splitBytes = 4 << 20
 
 // mergeJoin lines up the files' lines with the list, source by source.
 // It gives up (ok false) when about half of the lines differ.

@@ -453,7 +453,8 @@ func TestNoRollbackJournal(t *testing.T) {
 // process with SIGBUS, and loses nothing: the next sync reads the log as
 // it is then.
 func TestSyncOfLogShortenedWhileMapped(t *testing.T) {
-	s, lines, ix := syncedStore(t, 20_000) // over splitBytes: joined in two halves at once
+	splitSmall(t)
+	s, lines, ix := syncedStore(t, 2000) // over splitBytes: joined in two halves at once
 	if size := len(join(lines)); size < splitBytes {
 		t.Fatalf("log of %d bytes: not joined in two halves", size)
 	}
@@ -483,6 +484,14 @@ func TestSyncOfLogShortenedWhileMapped(t *testing.T) {
 	}
 }
 
+// splitSmall has the merge-join split files of 256 KiB and more in two
+// halves (see splitAt), for the test's length.
+func splitSmall(t *testing.T) {
+	was := splitBytes
+	splitBytes = 256 << 10
+	t.Cleanup(func() { splitBytes = was })
+}
+
 // sameAsRebuild fails t unless ix holds what a rebuild of s's files holds.
 func sameAsRebuild(t *testing.T, s *knowledge.Store, ix *Index, what string) {
 	t.Helper()
@@ -508,7 +517,8 @@ func sameAsRebuild(t *testing.T, s *knowledge.Store, ix *Index, what string) {
 // in the middle (where the halves meet) and at the end; then a torn last
 // line, its completion, and the log rewritten wholesale.
 func TestQuickSyncOfBigLogMatchesRebuild(t *testing.T) {
-	s, lines, ix := syncedStore(t, 16_000)
+	splitSmall(t)
+	s, lines, ix := syncedStore(t, 2500)
 	data := join(lines)
 	if len(data) < splitBytes {
 		t.Fatalf("log of %d bytes: not joined in two halves", len(data))
