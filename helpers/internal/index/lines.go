@@ -507,8 +507,12 @@ func (ix *Index) mergeJoin(datas map[string][]byte, old map[string][]group) (qui
 		var second joinPart
 		var wg sync.WaitGroup
 		if at < int64(len(data)) {
+			var size int
+			for _, g := range gs[g2:] {
+				size += len(g.raw)
+			}
 			second = joinPart{delta: map[[16]byte]int{}, lines: map[[16]byte]*lineRow{}, maxWork: maxWork,
-				enc: &listEncoder{data: data, max: 2 * groupLines}}
+				enc: &listEncoder{data: data, max: 2 * groupLines, buf: make([]byte, 0, size+size/64+4096)}}
 			wg.Go(func() {
 				second.err = fsx.Guard(func() {
 					second.join(src.archived, &lineReader{data: data, at: at}, gs[g2:], placeOf)
