@@ -47,7 +47,7 @@ type entryRow struct {
 
 // build writes a cache of the source files, complete, into a new database
 // at path, and returns the state of the files it holds and their lines'
-// lists (see saveLines).
+// list (see saveLines).
 func (ix *Index) build(path string) (res SyncResult, files string, list *listFile, err error) {
 	db, err := sql.Open("sqlite", dsn(path, buildPragmas))
 	if err != nil {
