@@ -48,7 +48,7 @@ type entryRow struct {
 // build writes a cache of the source files, complete, into a new database
 // at path, and returns the state of the files it holds and their lines'
 // list (see saveLines).
-func (ix *Index) build(path string) (res SyncResult, files string, recs map[string][]lineRec, err error) {
+func (ix *Index) build(path string) (res SyncResult, files string, list *listFile, err error) {
 	db, err := sql.Open("sqlite", dsn(path, buildPragmas))
 	if err != nil {
 		return res, "", nil, dbErr("create cache", err)
@@ -67,13 +67,13 @@ func (ix *Index) build(path string) (res SyncResult, files string, recs map[stri
 		return res, "", nil, err
 	}
 	err = ix.mapSources(func(datas map[string][]byte) error {
-		res, recs, err = ix.fill(db, datas, now)
+		res, list, err = ix.fill(db, datas, now)
 		return err
 	})
 	if err != nil {
 		return res, "", nil, err
 	}
-	return res, now.json(), recs, nil
+	return res, now.json(), list, nil
 }
 
 // A build of a big log lets the mapped files' pages go as it reads them
@@ -93,11 +93,11 @@ const (
 // now it records (their sums filled), and returns the list of their
 // lines. The data may be mapped: every goroutine that reads it runs under
 // [fsx.Guard], and the files' pages are let go as the build goes.
-func (ix *Index) fill(db *sql.DB, datas map[string][]byte, now state) (res SyncResult, recs map[string][]lineRec, err error) {
+func (ix *Index) fill(db *sql.DB, datas map[string][]byte, now state) (res SyncResult, list *listFile, err error) {
 	defer tightenGC()()
 	evict := evictor(datas)
-	recs = map[string][]lineRec{}
-	sorted, err := ix.readSources(datas, now, recs, evict)
+	list = newListFile(listSize(datas))
+	sorted, err := ix.readSources(datas, now, list, evict)
 	if err != nil {
 		return res, nil, err
 	}
@@ -130,7 +130,7 @@ func (ix *Index) fill(db *sql.DB, datas map[string][]byte, now state) (res SyncR
 	if err := ix.finishBuild(tx, bw, now); err != nil {
 		return res, nil, err
 	}
-	return res, recs, nil
+	return res, list, nil
 }
 
 // tightenGC sets the collector's target to buildGCPercent for a build,
@@ -169,9 +169,9 @@ func evictor(datas map[string][]byte) func() {
 
 // readSources reads the sources' distinct lines, in hash order (the
 // lines table's primary key: B-tree appends instead of random inserts),
-// each line's record appended to recs, and fills now's sums, computed
+// the sources' lines listed in list, and fills now's sums, computed
 // alongside.
-func (ix *Index) readSources(datas map[string][]byte, now state, recs map[string][]lineRec, evict func()) ([]distinct, error) {
+func (ix *Index) readSources(datas map[string][]byte, now state, list *listFile, evict func()) ([]distinct, error) {
 	sums := make(chan map[string]string, 1)
 	var sumErr error
 	go func() {
@@ -179,7 +179,7 @@ func (ix *Index) readSources(datas map[string][]byte, now state, recs map[string
 		sumErr = fsx.Guard(func() { m = sumData(datas) })
 		sums <- m
 	}()
-	sorted := distinctLines(ix.sources(), datas, recs, evict)
+	sorted := distinctLines(ix.sources(), datas, list, evict)
 	fillSums(now, <-sums)
 	if sumErr != nil {
 		return nil, fmt.Errorf("read the log: it changed while read (%w)", sumErr)
@@ -404,16 +404,17 @@ type distinct struct {
 
 // distinctLines is scanLines for a build, which needs no more of a line
 // than its hash, text and count: the distinct non-blank lines of the
-// sources, in file order, each line's record appended to recs. It calls
-// evict every evictLines lines.
-func distinctLines(srcs []source, datas map[string][]byte, recs map[string][]lineRec, evict func()) []distinct {
+// sources, in file order, their lines listed in list. It calls evict
+// every evictLines lines.
+func distinctLines(srcs []source, datas map[string][]byte, list *listFile, evict func()) []distinct {
 	var out []distinct
 	at := map[[16]byte]int{}
 	h := sha256.New()
 	var sum [sha256.Size]byte
 	for _, src := range srcs {
-		lines, torn := knowledge.Lines(datas[src.path])
-		rs := make([]lineRec, 0, len(lines))
+		data := datas[src.path]
+		lines, torn := knowledge.Lines(data)
+		enc := list.source(data, groupLines)
 		for i, line := range lines {
 			if i%evictLines == evictLines-1 {
 				evict()
@@ -423,6 +424,7 @@ func distinctLines(srcs []source, datas map[string][]byte, recs map[string][]lin
 			}
 			isTorn := torn && i == len(lines)-1
 			rec := quickRec(line, isTorn)
+			rec.off = offsetIn(data, line)
 			// hashLine, without its allocations.
 			flag := byte(0)
 			if src.archived {
@@ -435,7 +437,7 @@ func distinctLines(srcs []source, datas map[string][]byte, recs map[string][]lin
 			h.Write([]byte{flag})
 			h.Write(line)
 			copy(rec.hash[:], h.Sum(sum[:0]))
-			rs = append(rs, rec)
+			enc.add(rec)
 			if j, ok := at[rec.hash]; ok {
 				out[j].n++
 				continue
@@ -443,7 +445,7 @@ func distinctLines(srcs []source, datas map[string][]byte, recs map[string][]lin
 			at[rec.hash] = len(out)
 			out = append(out, distinct{hash: rec.hash, json: line, n: 1, first: len(out), archived: src.archived, torn: isTorn})
 		}
-		recs[src.path] = rs
+		list.end(enc)
 	}
 	return out
 }

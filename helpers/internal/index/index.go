@@ -591,8 +591,9 @@ func hashLine(archived, torn bool, line []byte) []byte {
 
 // scanLines adds the distinct non-blank lines of source data to rows, by
 // hash, counting repeats, and appends each new one's hash to order and
-// every line's record to recs. It parses none of them (see parseRow).
-func scanLines(data []byte, archived bool, rows map[string]*lineRow, order *[]string, recs *[]lineRec) {
+// every line's record to list, the encoder of data's list. It parses none
+// of them (see parseRow).
+func scanLines(data []byte, archived bool, rows map[string]*lineRow, order *[]string, list *listEncoder) {
 	lines, torn := knowledge.Lines(data)
 	for i, line := range lines {
 		if blank(line) {
@@ -600,9 +601,10 @@ func scanLines(data []byte, archived bool, rows map[string]*lineRow, order *[]st
 		}
 		isTorn := torn && i == len(lines)-1
 		rec := quickRec(line, isTorn)
+		rec.off = offsetIn(data, line)
 		hb := hashLine(archived, isTorn, line)
 		copy(rec.hash[:], hb)
-		*recs = append(*recs, rec)
+		list.add(rec)
 		h := string(hb)
 		if r, ok := rows[h]; ok {
 			r.n++
@@ -739,7 +741,7 @@ func (ix *Index) Rebuild() (SyncResult, error) {
 	root := ix.store.Root()
 	root.Remove(tmpName)
 	defer root.Remove(tmpName)
-	res, files, recs, err := ix.build(root.Path(tmpName))
+	res, files, list, err := ix.build(root.Path(tmpName))
 	if err != nil {
 		return res, err
 	}
@@ -753,7 +755,7 @@ func (ix *Index) Rebuild() (SyncResult, error) {
 	if err := root.Remove(dirtyName); err != nil {
 		return res, fmt.Errorf("unmark the cache: %w", err)
 	}
-	if err := ix.saveLines(files, recs); err != nil {
+	if err := ix.saveLines(files, list); err != nil {
 		ix.store.Root().Remove(linesName) // the next sync diffs in full
 	}
 	res.Rebuilt = true
@@ -843,29 +845,14 @@ func (ix *Index) catchUp(datas map[string][]byte, now state) (SyncResult, error)
 	fillSums(now, sumData(datas))
 	if saved.sameSums(now) {
 		// Touched, not changed (a checkout, a rewrite with the same bytes).
-		var recs map[string][]lineRec
-		rows := map[string]*lineRow{}
-		var order []string
-		recs = map[string][]lineRec{}
-		for _, src := range ix.sources() {
-			var rs []lineRec
-			scanLines(datas[src.path], src.archived, rows, &order, &rs)
-			recs[src.path] = rs
-		}
+		list, _, _ := ix.scanSources(datas)
 		if err := ix.touched(saved, now); err != nil {
 			return SyncResult{}, err
 		}
-		ix.saveOrDropLines(now, recs)
+		ix.saveOrDropLines(now, list)
 		return SyncResult{Current: true}, nil
 	}
-	rows := map[string]*lineRow{}
-	var order []string
-	recs := map[string][]lineRec{}
-	for _, src := range ix.sources() {
-		var rs []lineRec
-		scanLines(datas[src.path], src.archived, rows, &order, &rs)
-		recs[src.path] = rs
-	}
+	list, rows, order := ix.scanSources(datas)
 	d, err := ix.diff(rows, order)
 	if err != nil {
 		return SyncResult{}, err
@@ -876,7 +863,22 @@ func (ix *Index) catchUp(datas map[string][]byte, now state) (SyncResult, error)
 	if ix.hook && len(d.added)+len(d.removed) > hookMaxLines && !ix.small() {
 		return SyncResult{}, ErrNotReady
 	}
-	return ix.applyDiff(d, now, recs)
+	return ix.applyDiff(d, now, list)
+}
+
+// scanSources scans the sources' lines (see scanLines): their list, and
+// their distinct lines by hash, in order.
+func (ix *Index) scanSources(datas map[string][]byte) (*listFile, map[string]*lineRow, []string) {
+	rows := map[string]*lineRow{}
+	var order []string
+	list := newListFile(listSize(datas))
+	for _, src := range ix.sources() {
+		data := datas[src.path]
+		enc := list.source(data, groupLines)
+		scanLines(data, src.archived, rows, &order, enc)
+		list.end(enc)
+	}
+	return list, rows, order
 }
 
 // quickCatchUp is catchUp by a merge-join with the list of the cache's
@@ -893,7 +895,7 @@ func (ix *Index) catchUp(datas map[string][]byte, now state) (SyncResult, error)
 func (ix *Index) quickCatchUp(datas map[string][]byte, now, saved state, files string) (SyncResult, bool, error) {
 	var q quickDiff
 	var ok bool
-	err := ix.withLines(files, func(old map[string]recList) error {
+	err := ix.withLines(files, func(old map[string][]group) error {
 		var err error
 		q, ok, err = ix.mergeJoin(datas, old)
 		return err
@@ -925,10 +927,10 @@ func (ix *Index) quickCatchUp(datas map[string][]byte, now, saved state, files s
 		if err := ix.touched(saved, now); err != nil {
 			return SyncResult{}, true, err
 		}
-		ix.saveOrDropLines(now, q.recs)
+		ix.saveOrDropLines(now, q.list)
 		return SyncResult{Current: true}, true, nil
 	}
-	res, err := ix.applyDiff(d, now, q.recs)
+	res, err := ix.applyDiff(d, now, q.list)
 	ix.quick++
 	return res, true, err
 }
@@ -951,8 +953,8 @@ func (ix *Index) touched(saved, now state) error {
 const sumInlineBytes = 1 << 20
 
 // applyDiff writes d into the cache in one transaction, then the list of
-// the files' lines, recs.
-func (ix *Index) applyDiff(d lineDiff, now state, recs map[string][]lineRec) (SyncResult, error) {
+// the files' lines.
+func (ix *Index) applyDiff(d lineDiff, now state, list *listFile) (SyncResult, error) {
 	before, _ := ix.savedIdentity()
 	ch := newAnchorChange()
 	err := ix.immediate(func(tx connExec) error {
@@ -967,15 +969,15 @@ func (ix *Index) applyDiff(d lineDiff, now state, recs map[string][]lineRec) (Sy
 	if err != nil {
 		return SyncResult{}, err
 	}
-	ix.saveOrDropLines(now, recs)
+	ix.saveOrDropLines(now, list)
 	return SyncResult{Added: len(d.added), Removed: len(d.removed), Entries: ix.total}, nil
 }
 
 // saveOrDropLines writes the list of the files' lines, now recorded in
 // the database; failing that, it removes the old one, which no longer
 // describes the database (the next sync diffs in full).
-func (ix *Index) saveOrDropLines(now state, recs map[string][]lineRec) {
-	if err := ix.saveLines(now.json(), recs); err != nil {
+func (ix *Index) saveOrDropLines(now state, list *listFile) {
+	if err := ix.saveLines(now.json(), list); err != nil {
 		ix.store.Root().Remove(linesName)
 	}
 }

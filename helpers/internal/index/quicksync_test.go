@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -137,7 +138,7 @@ func TestQuickSyncWorkFollowsThePull(t *testing.T) {
 	datas := map[string][]byte{s.LogPath(): join(pulled), s.ArchivePath(): nil}
 	var q quickDiff
 	var ok bool
-	err = ix.withLines(files, func(old map[string]recList) error {
+	err = ix.withLines(files, func(old map[string][]group) error {
 		q, ok, err = ix.mergeJoin(datas, old)
 		return err
 	})
@@ -146,6 +147,52 @@ func TestQuickSyncWorkFollowsThePull(t *testing.T) {
 	}
 	if q.work != 50 || len(q.delta) != 50 {
 		t.Fatalf("a pull of 50 cost %d lines of work, %d changed hashes; want 50", q.work, len(q.delta))
+	}
+}
+
+// The merge-join passes over the groups of lines a pull left as they were
+// without splitting them into lines: a pull of 5 lines into a log of
+// 3,000 compares the lines of at most the 5 groups it changed (and the
+// new lines), not the log's.
+func TestQuickSyncPassesOverUnchangedGroups(t *testing.T) {
+	for name, at := range map[string]func(n int) int{
+		"start":  func(int) int { return 0 },
+		"middle": func(n int) int { return n / 2 },
+		"end":    func(n int) int { return n },
+		"spread": func(n int) int { return -1 },
+	} {
+		t.Run(name, func(t *testing.T) {
+			s, lines, ix := syncedStore(t, 3000)
+			files, err := ix.meta("files")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var pulled [][]byte
+			if i := at(len(lines)); i >= 0 {
+				// Lines placed together, where the log's order would not
+				// put them (a union merge appends): the same groups.
+				pulled = slices.Insert(slices.Clone(lines), i, synthLog(9000, 9005, 2)...)
+			} else {
+				pulled = append(slices.Clone(lines), synthLog(9000, 9005, 2)...)
+				knowledge.SortLines(pulled)
+			}
+			datas := map[string][]byte{s.LogPath(): join(pulled), s.ArchivePath(): nil}
+			var q quickDiff
+			var ok bool
+			err = ix.withLines(files, func(old map[string][]group) error {
+				q, ok, err = ix.mergeJoin(datas, old)
+				return err
+			})
+			if err != nil || !ok {
+				t.Fatalf("merge-join: %v, %v", ok, err)
+			}
+			if q.work != 5 || len(q.delta) != 5 {
+				t.Fatalf("a pull of 5 cost %d lines of work, %d changed hashes; want 5", q.work, len(q.delta))
+			}
+			if max := 5 * (groupLines + 1); q.compared > max {
+				t.Fatalf("a pull of 5 compared %d lines one by one; want at most %d", q.compared, max)
+			}
+		})
 	}
 }
 
@@ -158,8 +205,9 @@ func FuzzParseLines(f *testing.F) {
 		f.Fatal(err)
 	}
 	const files = `{"a":{"id":{"size":1}}}`
-	recs := map[string][]lineRec{s.LogPath(): {{crc: 1, size: 2, hash: [16]byte{3}}, {crc: 4, size: tornBit | 5}}}
-	if err := ix.saveLines(files, recs); err != nil {
+	data := []byte("{\"a\":1}\n{\"b\":2}")
+	recs := []lineRec{{crc: 1, size: 7, hash: [16]byte{3}}, {crc: 4, size: tornBit | 7, off: 8}}
+	if err := ix.saveLines(files, listOf(ix, map[string][]byte{s.LogPath(): encodeList(data, recs)})); err != nil {
 		f.Fatal(err)
 	}
 	seed, err := os.ReadFile(filepath.Join(s.Dir, linesName))
@@ -167,18 +215,24 @@ func FuzzParseLines(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(seed)
-	f.Add([]byte(linesMagic + files + "\n"))
-	f.Add(append([]byte(linesMagic+files+"\n"), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff))
+	f.Add([]byte(linesMagic + files))
+	f.Add(append([]byte(linesMagic), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if err := os.WriteFile(filepath.Join(s.Dir, linesName), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		var got map[string][]lineRec
-		err := ix.withLines(files, func(old map[string]recList) error {
-			got = map[string][]lineRec{}
-			for p, l := range old {
-				for j := range l.len() {
-					got[p] = append(got[p], l.at(j))
+		var got map[string][]byte
+		err := ix.withLines(files, func(old map[string][]group) error {
+			got = map[string][]byte{}
+			for p, gs := range old {
+				for _, g := range gs {
+					if g.len() == 0 {
+						t.Fatalf("an empty group read")
+					}
+					for j := range g.len() {
+						g.at(j)
+					}
+					got[p] = append(got[p], g.raw...)
 				}
 			}
 			return nil
@@ -186,20 +240,31 @@ func FuzzParseLines(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if err := ix.saveLines(files, got); err != nil {
+		if err := ix.saveLines(files, listOf(ix, got)); err != nil {
 			t.Fatal(err)
 		}
 		again, err := os.ReadFile(filepath.Join(s.Dir, linesName))
 		if err != nil || !bytes.Equal(again, data) {
-			t.Fatalf("read %d bytes as %d records, which save as other bytes", len(data), len(got))
+			t.Fatalf("read %d bytes as a list, which saves as other bytes", len(data))
 		}
 	})
 }
 
-// However a file is split among goroutines, its records are those of one
-// pass over it: the same lines, crcs, sizes and offsets, the torn last line
-// marked, blank lines skipped, a BOM and CRs not part of any line.
-func FuzzFileRecs(f *testing.F) {
+// listOf is the list file of the sources' lists, by path.
+func listOf(ix *Index, lists map[string][]byte) *listFile {
+	lf := newListFile(0)
+	for _, src := range ix.sources() {
+		lf.buf = binary.LittleEndian.AppendUint64(lf.buf, uint64(len(lists[src.path])))
+		lf.buf = append(lf.buf, lists[src.path]...)
+	}
+	return lf
+}
+
+// The line reader reads the lines knowledge.Lines splits: the same lines,
+// crcs, sizes and offsets, the torn last line marked, blank lines skipped,
+// a BOM and CRs not part of any line; and the list it makes of them is
+// whole (each group's span found at its first line's place).
+func FuzzLineReader(f *testing.F) {
 	for _, s := range []string{
 		"",
 		"{\"a\":1}\n{\"b\":2}\n",
@@ -208,9 +273,9 @@ func FuzzFileRecs(f *testing.F) {
 		"\n\n\n\n",
 		strings.Repeat("{\"k\":\"fact-x\"}\n", 50) + "torn",
 	} {
-		f.Add([]byte(s), uint8(3))
+		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, data []byte, parts uint8) {
+	f.Fuzz(func(t *testing.T, data []byte) {
 		var want []lineRec
 		var wantLines [][]byte
 		lines, torn := knowledge.Lines(data)
@@ -220,13 +285,15 @@ func FuzzFileRecs(f *testing.F) {
 				wantLines = append(wantLines, line)
 			}
 		}
-		base := 0
-		if bytes.HasPrefix(data, []byte("\ufeff")) {
-			base = 3
-		}
-		got, err := splitRecs(data[base:], base, int(parts%8)+1)
-		if err != nil {
-			t.Fatal(err)
+		var got []lineRec
+		rd := newLineReader(data)
+		for {
+			r, ok := rd.peek()
+			if !ok {
+				break
+			}
+			got = append(got, r)
+			rd.next()
 		}
 		if len(got) != len(want) {
 			t.Fatalf("%d records, want %d", len(got), len(want))
@@ -237,9 +304,19 @@ func FuzzFileRecs(f *testing.F) {
 				t.Fatalf("record %d: %+v (line %q), want %+v", i, r, r.line(data), w)
 			}
 		}
-		all, err := fileRecs(data)
-		if err != nil || !slices.Equal(all, got) {
-			t.Fatalf("fileRecs differs from splitRecs: %v", err)
+		gs, ok := recList(encodeList(data, got)).groups()
+		if !ok {
+			t.Fatal("the list of the lines is not a list")
+		}
+		j := 0
+		for _, g := range gs {
+			if r := got[j]; g.at(0).crc != r.crc || !g.spanAt(data, r.off) && (g.span == 0 || data[r.off+int64(g.span)-1] == '\n') {
+				t.Fatalf("group at line %d: its span is not found at its place", j)
+			}
+			j += g.len()
+		}
+		if j != len(got) {
+			t.Fatalf("the list's groups hold %d lines, want %d", j, len(got))
 		}
 	})
 }
@@ -376,9 +453,10 @@ func TestNoRollbackJournal(t *testing.T) {
 // process with SIGBUS, and loses nothing: the next sync reads the log as
 // it is then.
 func TestSyncOfLogShortenedWhileMapped(t *testing.T) {
-	s, lines, ix := syncedStore(t, 20_000) // over recsPartBytes: read by two goroutines
-	if size := len(join(lines)); size < recsPartBytes {
-		t.Fatalf("log of %d bytes: not split among goroutines", size)
+	splitSmall(t)
+	s, lines, ix := syncedStore(t, 2000) // over splitBytes: joined in two halves at once
+	if size := len(join(lines)); size < splitBytes {
+		t.Fatalf("log of %d bytes: not joined in two halves", size)
 	}
 	lines = pull(t, s, lines, 90_000, 90_010, 2)
 	path := s.LogPath()
@@ -403,5 +481,143 @@ func TestSyncOfLogShortenedWhileMapped(t *testing.T) {
 	mustSync(t, rebuilt)
 	if got, want := dump(t, ix), dump(t, rebuilt); got != want {
 		t.Error("the cache after the failed sync differs from a rebuild of the log")
+	}
+}
+
+// splitSmall has the merge-join split files of 256 KiB and more in two
+// halves (see splitAt), for the test's length.
+func splitSmall(t *testing.T) {
+	was := splitBytes
+	splitBytes = 256 << 10
+	t.Cleanup(func() { splitBytes = was })
+}
+
+// sameAsRebuild fails t unless ix holds what a rebuild of s's files holds.
+func sameAsRebuild(t *testing.T, s *knowledge.Store, ix *Index, what string) {
+	t.Helper()
+	fresh := newStore(t)
+	for _, n := range []string{knowledge.LogName, knowledge.ArchiveName} {
+		if b, err := s.Root().ReadFile(n, 1<<30); err == nil {
+			if err := fresh.Root().WriteAtomic(n, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	rb := openIndex(t, fresh)
+	defer rb.Close()
+	mustSync(t, rb)
+	if got, want := dump(t, ix), dump(t, rb); got != want {
+		t.Fatalf("%s: the caught-up cache differs from a rebuild", what)
+	}
+}
+
+// A log big enough to be joined in two halves (see splitAt) is caught up
+// exactly as a rebuild would hold it, whatever its edits and wherever they
+// fall: lines added, retracted, edited in place and removed at the start,
+// in the middle (where the halves meet) and at the end; then a torn last
+// line, its completion, and the log rewritten wholesale.
+func TestQuickSyncOfBigLogMatchesRebuild(t *testing.T) {
+	splitSmall(t)
+	s, lines, ix := syncedStore(t, 2500)
+	data := join(lines)
+	if len(data) < splitBytes {
+		t.Fatalf("log of %d bytes: not joined in two halves", len(data))
+	}
+	at := func() int { // the line where the halves meet, in lines
+		files, err := ix.meta("files")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var where int64 = -1
+		err = ix.withLines(files, func(old map[string][]group) error {
+			where, _ = splitAt(join(lines), old[s.LogPath()])
+			return nil
+		})
+		if err != nil || where < 0 || where == int64(len(join(lines))) {
+			t.Fatalf("no split of the log: %d, %v", where, err)
+		}
+		return bytes.Count(join(lines)[:where], []byte("\n"))
+	}
+	retract := func(i int) {
+		k, ts, ok := knowledge.LineKeyTS(lines[i])
+		if !ok {
+			t.Fatalf("line %d has no key", i)
+		}
+		lines = append(lines, []byte(fmt.Sprintf(`{"key":%q,"type":"fact","content":"gone","ts":%d,"status":"retracted"}`, k, ts+1)))
+		knowledge.SortLines(lines)
+	}
+	edit := func(i int) {
+		lines[i] = bytes.Replace(lines[i], []byte(`"content":"`), []byte(`"content":"edited `), 1)
+	}
+	step := func(what string, change func()) {
+		t.Helper()
+		change()
+		writeLog(t, s, join(lines))
+		quick := ix.quick
+		res := mustSync(t, ix)
+		if res.Rebuilt || ix.quick != quick+1 {
+			t.Fatalf("%s: %+v, merge-joins %d -> %d; want one more", what, res, quick, ix.quick)
+		}
+		sameAsRebuild(t, s, ix, what)
+	}
+	step("a pull of 50", func() { lines = append(lines, synthLog(50_000, 50_050, 2)...); knowledge.SortLines(lines) })
+	for _, where := range []struct {
+		name string
+		i    func() int
+	}{
+		{"start", func() int { return 0 }},
+		{"place where the halves meet", func() int { return at() }},
+		{"end", func() int { return len(lines) - 1 }},
+	} {
+		step("lines retracted, edited, removed and added at the "+where.name, func() {
+			i := where.i()
+			retract(i)
+			edit(min(i+1, len(lines)-1))
+			lines = slices.Delete(lines, max(i-1, 0), max(i-1, 0)+1)
+			i = where.i()
+			lines = slices.Insert(lines, i, synthLog(60_000+i, 60_003+i, 5)...)
+		})
+	}
+	// A torn last line, then completed.
+	writeLog(t, s, bytes.TrimSuffix(join(lines), []byte("\n")))
+	mustSync(t, ix)
+	sameAsRebuild(t, s, ix, "a torn last line")
+	writeLog(t, s, join(lines))
+	mustSync(t, ix)
+	sameAsRebuild(t, s, ix, "the torn line completed")
+	// Rewritten wholesale: every line other (a rebuild, or a full diff).
+	for i := range lines {
+		edit(i)
+	}
+	writeLog(t, s, join(lines))
+	mustSync(t, ix)
+	sameAsRebuild(t, s, ix, "the log rewritten wholesale")
+}
+
+// A log cut short mid-line, or replaced by bytes that are no log at all,
+// is caught up as a rebuild would read it, the line list's groups passed
+// over only where the bytes are the same.
+func TestQuickSyncOfDamagedLogMatchesRebuild(t *testing.T) {
+	s, lines, ix := syncedStore(t, 1000)
+	data := join(lines)
+	for _, c := range []struct {
+		name string
+		data []byte
+	}{
+		{"cut mid-line", data[:len(data)*2/3]},
+		{"cut mid-line, then whole again", data},
+		{"garbage in the middle", append(append(slices.Clone(data[:len(data)/2]), "\x00\xff{not json\n\n   \r\n"...), data[len(data)/2:]...)},
+		{"whole again", data},
+		{"CRLF line ends", bytes.ReplaceAll(data, []byte("\n"), []byte("\r\n"))},
+		{"a BOM", append([]byte("\ufeff"), data...)},
+		{"blank lines between", bytes.ReplaceAll(data, []byte("}\n"), []byte("}\n \n"))},
+		{"no log at all", bytes.Repeat([]byte("\x00\x01garbage\n"), 500)},
+		{"whole at last", data},
+	} {
+		writeLog(t, s, c.data)
+		if _, err := ix.Sync(); err != nil {
+			t.Fatalf("%s: sync: %v", c.name, err)
+		}
+		sameAsRebuild(t, s, ix, c.name)
 	}
 }
