@@ -9,7 +9,7 @@ import (
 	"sort"
 	"sync/atomic"
 
-	"github.com/tidwall/gjson"
+	"github.com/cairn-dev/cairn/helpers/internal/jsonfield"
 )
 
 // The key index (.cairn/cache/keys.idx) lets an insertion find that an
@@ -147,7 +147,7 @@ func otherLineHashes(line []byte, add func(uint64)) {
 		}
 		obj = objs[0]
 	}
-	r := gjson.GetManyBytes(obj, "type", "content", "key")
+	r := jsonfield.GetMany(obj, "type", "content", "key")
 	if r[2].Exists() {
 		add(keyHash(r[2].String()))
 	}
