@@ -15,7 +15,8 @@ type LogFiles struct {
 // LogFile is one file of a state. ID names its content (a git blob id;
 // "" when unknown): two files of one ID are the same and neither is read.
 // Read returns the content (nil for a missing file); it is called at most
-// once, and not at all when nothing needs the file.
+// once, and not at all when nothing needs the file. The two states' Reads
+// of a file may run at once, on two goroutines.
 type LogFile struct {
 	ID   string
 	Read func() ([]byte, error)

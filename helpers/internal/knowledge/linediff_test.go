@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -205,9 +206,15 @@ func TestCompareFilesOnRandomHistories(t *testing.T) {
 func TestCompareFilesReadsWhatDiffers(t *testing.T) {
 	a := mustLine(t, Entry{Key: "fact-a", Type: "fact", Content: "a", TS: 1})
 	b := mustLine(t, Entry{Key: "fact-b", Type: "fact", Content: "b", TS: 2})
+	var mu sync.Mutex // the two sides are read at once
 	reads := map[string]int{}
 	file := func(name, id, data string) LogFile {
-		return LogFile{ID: id, Read: func() ([]byte, error) { reads[name]++; return []byte(data), nil }}
+		return LogFile{ID: id, Read: func() ([]byte, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			reads[name]++
+			return []byte(data), nil
+		}}
 	}
 	got, err := CompareFiles(LogFiles{Log: file("log1", "1", a), Archive: file("arc1", "9", b)},
 		LogFiles{Log: file("log2", "1", a), Archive: file("arc2", "9", b)})
