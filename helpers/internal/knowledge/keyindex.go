@@ -126,7 +126,9 @@ func lineHashes(line []byte, add func(uint64)) {
 		add(keyHash(key))
 		return
 	}
-	otherLineHashes(line, add)
+	if f, ok := otherLineFields(line); ok {
+		otherLineHashes(f, add)
+	}
 }
 
 // ownLineKey is the key of a line written the way cairn writes its own
@@ -137,22 +139,29 @@ func ownLineKey(line []byte) (key []byte, ok bool) {
 	return key, ok && ownKey(key)
 }
 
-// otherLineHashes is lineHashes of a line that is not cairn's own.
-func otherLineHashes(line []byte, add func(uint64)) {
+// otherLineFields reads the type, content and key of a line that is not
+// cairn's own (of a glued line, its first object), as dedupe compares
+// them; ok is false for a line it cannot read.
+func otherLineFields(line []byte) (f []jsonfield.Value, ok bool) {
 	obj := line
 	if len(line) > 0 && line[0] == '"' {
 		objs, _, err := decodeLine(line)
 		if err != nil || len(objs) == 0 {
-			return
+			return nil, false
 		}
 		obj = objs[0]
 	}
-	r := jsonfield.GetMany(obj, "type", "content", "key")
-	if r[2].Exists() {
-		add(keyHash(r[2].String()))
+	return jsonfield.GetMany(obj, "type", "content", "key"), true
+}
+
+// otherLineHashes is lineHashes of a line that is not cairn's own, from
+// its fields (see otherLineFields).
+func otherLineHashes(f []jsonfield.Value, add func(uint64)) {
+	if f[2].Exists() {
+		add(keyHash(f[2].String()))
 	}
-	if r[0].Exists() {
-		add(contentHash(r[0].String(), NormalizeContent(r[1].String())))
+	if f[0].Exists() {
+		add(contentHash(f[0].String(), NormalizeContent(f[1].String())))
 	}
 }
 

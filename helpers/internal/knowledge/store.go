@@ -155,20 +155,14 @@ func (s *Store) ReadArchive() ([]byte, error) { return s.ReadFile(ArchiveName, M
 func (s *Store) ReadAll(withArchive bool) ([]Record, Report, error) {
 	var recs []Record
 	var rep Report
-	names := []string{LogName}
-	if withArchive {
-		names = append(names, ArchiveName)
-	}
-	for _, n := range names {
-		data, err := s.ReadFile(n, MaxLogBytes)
-		if err != nil {
-			return nil, rep, err
-		}
-		r := Parse(data, func(rec Record) {
-			rec.Archived = n == ArchiveName
+	err := s.eachFile(withArchive, func(data []byte, archived bool) {
+		rep.Merge(Parse(data, func(rec Record) {
+			rec.Archived = archived
 			recs = append(recs, rec)
-		})
-		rep.Merge(r)
+		}))
+	})
+	if err != nil {
+		return nil, rep, err
 	}
 	return recs, rep, nil
 }
@@ -178,6 +172,21 @@ func (s *Store) ReadAll(withArchive bool) ([]Record, Report, error) {
 // marked Archived), each in file order.
 func (s *Store) ReadKeys(keys map[string]bool, withArchive bool) ([]Record, error) {
 	var recs []Record
+	err := s.eachFile(withArchive, func(data []byte, archived bool) {
+		ParseKeys(data, keys, func(rec Record) {
+			rec.Archived = archived
+			recs = append(recs, rec)
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return recs, nil
+}
+
+// eachFile calls fn with the log's content, then the archive's when
+// withArchive is set.
+func (s *Store) eachFile(withArchive bool, fn func(data []byte, archived bool)) error {
 	names := []string{LogName}
 	if withArchive {
 		names = append(names, ArchiveName)
@@ -185,14 +194,11 @@ func (s *Store) ReadKeys(keys map[string]bool, withArchive bool) ([]Record, erro
 	for _, n := range names {
 		data, err := s.ReadFile(n, MaxLogBytes)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		ParseKeys(data, keys, func(rec Record) {
-			rec.Archived = n == ArchiveName
-			recs = append(recs, rec)
-		})
+		fn(data, n == ArchiveName)
 	}
-	return recs, nil
+	return nil
 }
 
 // lock takes the writers' lock of the store, creating .cairn (never the
@@ -430,18 +436,13 @@ func dedupe(lf *logFile, entries []Entry, res *InsertResult, ks *keyLookup) ([]E
 			}
 			return
 		}
+		r, ok := otherLineFields(line)
+		if !ok {
+			return
+		}
 		if building {
-			otherLineHashes(line, collect)
+			otherLineHashes(r, collect)
 		}
-		obj := line
-		if len(line) > 0 && line[0] == '"' {
-			objs, _, err := decodeLine(line)
-			if err != nil || len(objs) == 0 {
-				return
-			}
-			obj = objs[0]
-		}
-		r := jsonfield.GetMany(obj, "type", "content", "key")
 		if keys[r[2].String()] {
 			seenKey[r[2].String()] = true
 		}
