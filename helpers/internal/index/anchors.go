@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/helpers/internal/anchor"
+	"github.com/cairn-dev/cairn/helpers/internal/audit"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/typed"
 )
@@ -20,6 +21,13 @@ import (
 // nearly every row: a lookup by key must use the key's (see
 // TestHotQueriesUseTheirIndex).
 const live = `+e.archived=0 AND e.status NOT IN ('retracted','superseded') AND coalesce(v.effect,'') != 'removed'`
+
+// liveEntry is [live] for an entry folded from the log's lines rather
+// than read from the cache (see [behind]): e, archived or not, with
+// sanitize's verdict's effect on its line ("" for none).
+func liveEntry(e knowledge.Entry, archived bool, effect string) bool {
+	return !archived && e.Active() && effect != audit.EffectRemoved
+}
 
 // maxVars is how many keys one statement binds: SQLite refuses more than
 // 32,766 variables, and a few hundred keep each statement's plan a
@@ -265,7 +273,8 @@ const maxEntries = 2000
 
 // Entries returns the live entries of keys the cache holds, in the order
 // of keys (a key it does not hold, or holds archived or retracted, is
-// left out). It reads at most the first 2,000 keys, a few hundred to a
+// left out); when the cache is behind the log (see [OpenForTool]), as
+// the log holds them now. It reads at most the first 2,000 keys, a few hundred to a
 // statement, each looked up by the key's index.
 func (ix *Index) Entries(keys []string) ([]knowledge.Entry, error) {
 	keys = keys[:min(len(keys), maxEntries)]
@@ -279,6 +288,16 @@ func (ix *Index) Entries(keys []string) ([]knowledge.Entry, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	if ix.behind != nil {
+		for _, k := range keys {
+			if e, ok := ix.behind.now[k]; ok {
+				delete(by, k)
+				if e != nil {
+					by[k] = *e
+				}
+			}
+		}
 	}
 	var out []knowledge.Entry
 	for _, k := range keys {

@@ -121,6 +121,10 @@ type Index struct {
 	// applies at most hookMaxLines changed lines; past that, ErrNotReady.
 	hook bool
 
+	// behind, set by OpenForTool, is what the log holds that the cache
+	// does not yet.
+	behind *behind
+
 	// AnchorsErr is why the last Sync could not write the anchor map
 	// (nil when it could, or had no need).
 	AnchorsErr error
@@ -897,7 +901,7 @@ func (ix *Index) quickCatchUp(datas map[string][]byte, now, saved state, files s
 	var ok bool
 	err := ix.withLines(files, func(old map[string][]group) error {
 		var err error
-		q, ok, err = ix.mergeJoin(datas, old)
+		q, ok, err = ix.mergeJoin(datas, old, true)
 		return err
 	})
 	if errors.Is(err, errNoLines) {

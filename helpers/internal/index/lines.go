@@ -481,7 +481,10 @@ var splitBytes = 4 << 20
 // of the lines, and the groups passed over whole, only keep it short. So
 // a big file is joined in two halves at once, split where a line of the
 // file's second half is the first of one of the list's groups.
-func (ix *Index) mergeJoin(datas map[string][]byte, old map[string][]group) (quickDiff, bool, error) {
+//
+// Without keepList (a reader that writes nothing back), the files' new
+// list is not made: d.list is nil.
+func (ix *Index) mergeJoin(datas map[string][]byte, old map[string][]group, keepList bool) (quickDiff, bool, error) {
 	var n, size int
 	for _, gs := range old {
 		for _, g := range gs {
@@ -490,7 +493,10 @@ func (ix *Index) mergeJoin(datas map[string][]byte, old map[string][]group) (qui
 		}
 	}
 	maxWork := n/2 + 64
-	d := quickDiff{delta: map[[16]byte]int{}, lines: map[[16]byte]*lineRow{}, list: newListFile(size + listSize(datas)/64), changed: map[string]bool{}}
+	d := quickDiff{delta: map[[16]byte]int{}, lines: map[[16]byte]*lineRow{}, changed: map[string]bool{}}
+	if keepList {
+		d.list = newListFile(size + listSize(datas)/64)
+	}
 	placeOf, done, err := ix.oldPlaces()
 	if err != nil {
 		return quickDiff{}, false, err
@@ -503,16 +509,22 @@ func (ix *Index) mergeJoin(datas map[string][]byte, old map[string][]group) (qui
 		data := datas[src.path]
 		gs := old[src.path]
 		at, g2 := splitAt(data, gs)
-		first := d.list.source(data[:at], 2*groupLines)
+		var first *listEncoder
+		if keepList {
+			first = d.list.source(data[:at], 2*groupLines)
+		}
 		var second joinPart
 		var wg sync.WaitGroup
-		if at < int64(len(data)) {
+		split := at < int64(len(data))
+		if split {
 			var size int
 			for _, g := range gs[g2:] {
 				size += len(g.raw)
 			}
-			second = joinPart{delta: map[[16]byte]int{}, lines: map[[16]byte]*lineRow{}, maxWork: maxWork,
-				enc: &listEncoder{data: data, max: 2 * groupLines, buf: make([]byte, 0, size+size/64+4096)}}
+			second = joinPart{delta: map[[16]byte]int{}, lines: map[[16]byte]*lineRow{}, maxWork: maxWork}
+			if keepList {
+				second.enc = &listEncoder{data: data, max: 2 * groupLines, buf: make([]byte, 0, size+size/64+4096)}
+			}
 			wg.Go(func() {
 				second.err = fsx.Guard(func() {
 					second.join(src.archived, &lineReader{data: data, at: at}, gs[g2:], placeOf)
@@ -528,8 +540,10 @@ func (ix *Index) mergeJoin(datas map[string][]byte, old map[string][]group) (qui
 		if p.err != nil {
 			return d, false, p.err
 		}
-		if second.enc != nil {
-			first.buf = append(first.finish(), second.enc.finish()...)
+		if split {
+			if keepList {
+				first.buf = append(first.finish(), second.enc.finish()...)
+			}
 			for h, n := range second.delta {
 				d.delta[h] += n
 			}
@@ -539,7 +553,9 @@ func (ix *Index) mergeJoin(datas map[string][]byte, old map[string][]group) (qui
 				}
 			}
 		}
-		d.list.end(first)
+		if keepList {
+			d.list.end(first)
+		}
 		work := p.work + second.work
 		d.work += work
 		d.compared += p.compared + second.compared
@@ -593,7 +609,7 @@ func splitAt(data []byte, gs []group) (at int64, g2 int) {
 type joinPart struct {
 	delta          map[[16]byte]int
 	lines          map[[16]byte]*lineRow
-	enc            *listEncoder
+	enc            *listEncoder // nil: the part's list is not made
 	work, compared int
 	maxWork        int // past which it gives up
 	err            error
@@ -612,7 +628,9 @@ func (p *joinPart) join(archived bool, rd *lineReader, gs []group, placeOf func(
 		if p.lines[r.hash] == nil {
 			p.lines[r.hash] = &lineRow{hash: h, archived: archived, json: line, torn: torn}
 		}
-		p.enc.add(r)
+		if p.enc != nil {
+			p.enc.add(r)
+		}
 		rd.next()
 		p.work++
 	}
@@ -630,7 +648,9 @@ func (p *joinPart) join(archived bool, rd *lineReader, gs []group, placeOf func(
 		wok := g < len(gs)
 		if rok && wok && k == 0 && r.sameLine(gs[g].at(0)) && gs[g].spanAt(data, r.off) {
 			// The whole group is where it was: passed over.
-			p.enc.copyGroup(gs[g], r.off)
+			if p.enc != nil {
+				p.enc.copyGroup(gs[g], r.off)
+			}
 			rd.skip(r.off + int64(gs[g].span))
 			g++
 			continue
@@ -650,7 +670,9 @@ func (p *joinPart) join(archived bool, rd *lineReader, gs []group, placeOf func(
 		w := gs[g].at(k)
 		if r.sameLine(w) {
 			r.hash = w.hash
-			p.enc.add(r)
+			if p.enc != nil {
+				p.enc.add(r)
+			}
 			rd.next()
 			k++
 			continue

@@ -139,7 +139,7 @@ func TestQuickSyncWorkFollowsThePull(t *testing.T) {
 	var q quickDiff
 	var ok bool
 	err = ix.withLines(files, func(old map[string][]group) error {
-		q, ok, err = ix.mergeJoin(datas, old)
+		q, ok, err = ix.mergeJoin(datas, old, true)
 		return err
 	})
 	if err != nil || !ok {
@@ -180,7 +180,7 @@ func TestQuickSyncPassesOverUnchangedGroups(t *testing.T) {
 			var q quickDiff
 			var ok bool
 			err = ix.withLines(files, func(old map[string][]group) error {
-				q, ok, err = ix.mergeJoin(datas, old)
+				q, ok, err = ix.mergeJoin(datas, old, true)
 				return err
 			})
 			if err != nil || !ok {

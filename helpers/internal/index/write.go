@@ -34,7 +34,7 @@ func newWriter(ex preparer) (*writer, error) {
 		{&w.ftsDel, `INSERT INTO fts(fts,rowid,content,tags,type,idents) VALUES('delete',?,?,?,?,?)`},
 		{&w.entryDel, `DELETE FROM entries WHERE id=?`},
 		{&w.findEntry, `SELECT id,content,tags,type,idents,archived,anchored,json FROM entries WHERE key=?`},
-		{&w.bestLine, `SELECT archived,ts,json FROM lines WHERE key=? AND problem IN ('','double-encoded','glued-lines')`},
+		{&w.bestLine, `SELECT archived,ts,json FROM lines WHERE key=? AND ` + foldableLines},
 	} {
 		st, err := ex.Prepare(p.q)
 		if err != nil {
@@ -152,6 +152,16 @@ func (w *writer) refold(key string) error {
 		return nil
 	}
 	return w.putEntry(best)
+}
+
+// foldableLines selects the lines a key's entry is folded from: those
+// that hold an entry (read as they are, or repaired).
+const foldableLines = `problem IN ('','` + knowledge.ProblemDoubleEncoded + `','` + knowledge.ProblemGluedLines + `')`
+
+// foldable is foldableLines for a line's problem read in Go (see
+// [behind]).
+func foldable(problem string) bool {
+	return problem == "" || problem == knowledge.ProblemDoubleEncoded || problem == knowledge.ProblemGluedLines
 }
 
 func boolInt(b bool) int {

@@ -3,7 +3,7 @@ package session
 import (
 	"errors"
 	"fmt"
-	"io/fs"
+	"slices"
 	"strings"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent/registry"
@@ -70,8 +70,13 @@ func (s *Session) beforeTool(e event.Event) (event.Answer, error) {
 	if len(paths) == 0 && command == "" {
 		return none, nil
 	}
-	ix, err := s.openIndex()
+	// After a pull, the cache is read as it is with the lines it lacks
+	// (see index.OpenForTool), and caught up in the background: this
+	// hook runs at every tool call and never waits for a catch-up.
+	changes := changedBy(p.Root, e, file, fileOK)
+	ix, err := index.OpenForTool(p.Store, slices.Concat(paths, changes), command)
 	if errors.Is(err, index.ErrNotReady) {
+		s.startSync(false)
 		s.Logf("%v: no notes before the tool call", err)
 		return none, nil
 	}
@@ -79,11 +84,14 @@ func (s *Session) beforeTool(e event.Event) (event.Answer, error) {
 		return none, err
 	}
 	defer ix.Close()
+	if ix.Behind() {
+		s.startSync(false)
+	}
 	if ix.AnchorsErr != nil {
 		s.Logf("anchor map: %v", ix.AnchorsErr)
 	}
-	data, err := p.Store.Root().ReadFile(anchor.File, anchor.MaxBytes)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	data, err := ix.Anchors()
+	if err != nil {
 		return none, err
 	}
 	hits := anchor.Lookup(data, paths, command)
@@ -95,7 +103,6 @@ func (s *Session) beforeTool(e event.Event) (event.Answer, error) {
 	shown := recall.LoadShown(p.Store, e.Session)
 	musts, notes := unseen(entries, shown, recall.LoadChecked(p.Store, e.Session))
 	own := s.ownAnchored(paths, shown)
-	changes := changedBy(p.Root, e, file, fileOK)
 	asked := s.guarded(e, data, entries, changes, command)
 	if len(musts) == 0 && len(notes) == 0 && len(own) == 0 && len(asked) == 0 {
 		return none, nil
