@@ -354,8 +354,11 @@ floor_setup() {
 		"$tmp/gen" $((n + 50)) anchored >"$d.pulled.jsonl"
 		cp "$d.before.jsonl" "$d/.cairn/knowledge.jsonl"
 		"$bin" --dir "$d" sync >/dev/null
-		"$bin" --dir "$d" sanitize >/dev/null
 		hit=$(grep -m1 -o '"files":\["[^"]*"' "$d.before.jsonl" | sed 's/.*\["//; s/"$//')
+		# The hit's file exists, so sanitize keeps its notes (it marks a
+		# note on a missing file stale, and the hook does not show it).
+		mkdir -p "$(dirname "$d/$hit")" && : >"$d/$hit"
+		"$bin" --dir "$d" sanitize >/dev/null
 		printf '{"session_id":"b","cwd":"%s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"go test ./..."},"tool_response":{"stdout":"ok","stderr":""}}\n' "$d" >"$d.reject.json"
 		printf '{"session_id":"b","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"%s/src/none/nothing.go"}}\n' "$d" "$d" >"$d.miss.json"
 		printf '{"session_id":"b","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"%s/%s"}}\n' "$d" "$d" "$hit" >"$d.hit.json"
@@ -412,6 +415,7 @@ for n in ${BENCH_FLOOR_SIZES:-10000 100000}; do
 		"@cairn@ --dir @dir@ add learned 'bench note @n@: the timeout wraps the retry' >/dev/null; rm -rf @dir@/.cairn/local/sessions" "@cairn@ hook PreToolUse < @dir@.hit.json"
 	floor_restore "$n"
 	floor_case "first PreToolUse (no note) after a pull of +50" "$n" "<= 2x the same hook warm" "$pull" "@cairn@ hook PreToolUse < @dir@.miss.json"
+	floor_case "first PreToolUse (note) after a pull of +50" "$n" "<= 2x the same hook warm" "$pull; rm -rf @dir@/.cairn/local/sessions" "@cairn@ hook PreToolUse < @dir@.hit.json"
 	floor_case "resync after a pull of +50 (cairn sync)" "$n" "<= 30 ms at 100k" "$pull" "@cairn@ --dir @dir@ sync"
 	floor_case "SessionStart right after a pull of +50" "$n" "<= 60 ms at 100k" "$pull" "@cairn@ hook SessionStart < @dir@.start.json"
 	floor_restore "$n"
