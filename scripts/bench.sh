@@ -355,9 +355,10 @@ floor_setup() {
 		cp "$d.before.jsonl" "$d/.cairn/knowledge.jsonl"
 		"$bin" --dir "$d" sync >/dev/null
 		hit=$(grep -m1 -o '"files":\["[^"]*"' "$d.before.jsonl" | sed 's/.*\["//; s/"$//')
-		# The hit's file exists, so sanitize keeps its notes (it marks a
-		# note on a missing file stale, and the hook does not show it).
-		mkdir -p "$(dirname "$d/$hit")" && : >"$d/$hit"
+		# The hit's file is tracked, so sanitize keeps its notes (it marks
+		# a note on a file git does not track stale, and the hook does not
+		# show it).
+		mkdir -p "$(dirname "$d/$hit")" && : >"$d/$hit" && git -C "$d" add "$hit"
 		"$bin" --dir "$d" sanitize >/dev/null
 		printf '{"session_id":"b","cwd":"%s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"go test ./..."},"tool_response":{"stdout":"ok","stderr":""}}\n' "$d" >"$d.reject.json"
 		printf '{"session_id":"b","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"%s/src/none/nothing.go"}}\n' "$d" "$d" >"$d.miss.json"
