@@ -1,0 +1,80 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
+	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
+)
+
+// After a pull, the hook before a tool call shows the note the pull
+// anchored to the call's file without catching the cache up itself: it
+// starts a background sync, which does, and prints nothing but its
+// answer.
+func TestToolCallAfterPullSyncsInBackground(t *testing.T) {
+	bin := cairntest.Binary(t)
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".cairn"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cairntest.Git(t, dir, "init", "-q")
+	var log strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&log, `{"key":"fact-n%03d","type":"fact","content":"queue note %d: the worker backs off","ts":%d,"files":["src/f%d.go"]}`+"\n", i, i, 1700000000+i, i)
+	}
+	logPath := filepath.Join(dir, ".cairn", "knowledge.jsonl")
+	if err := os.WriteFile(logPath, []byte(log.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(background bool, stdin string, args ...string) (string, string) {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = dir
+		cmd.Stdin = strings.NewReader(stdin)
+		var env []string
+		for _, kv := range os.Environ() {
+			if !strings.HasPrefix(kv, "CAIRN_NO_BACKGROUND=") {
+				env = append(env, kv)
+			}
+		}
+		cmd.Env = append(env, "CAIRN_DIR=")
+		if !background {
+			cmd.Env = append(cmd.Env, "CAIRN_NO_BACKGROUND=1")
+		}
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, stderr.String())
+		}
+		return string(out), stderr.String()
+	}
+	if out, _ := run(false, "", "sync"); !strings.Contains(out, "200 entries") {
+		t.Fatalf("sync: %s", out)
+	}
+
+	// The pull: a note on a.go, appended (as a union merge leaves it).
+	pulled := log.String() + `{"key":"learned-a-go","type":"learned","content":"a.go must keep its retries bounded","ts":1700001000,"files":["a.go"]}` + "\n"
+	if err := os.WriteFile(logPath, []byte(pulled), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr := run(true, fmt.Sprintf(`{"session_id":"s","cwd":%q,"hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"a.go"}}`, dir), "hook", "PreToolUse")
+	if !strings.Contains(out, "a.go must keep its retries bounded") || stderr != "" {
+		t.Fatalf("the first tool call after the pull: stdout %q, stderr %q", out, stderr)
+	}
+	// The background sync holds its lock while it runs.
+	lock, err := fsx.Acquire(filepath.Join(dir, ".cairn", "cache", "sync.lock"), time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock.Release()
+	if out, _ := run(false, "", "sync"); !strings.Contains(out, "cache is current: 201 entries") {
+		t.Fatalf("the background sync did not catch the cache up: %s", out)
+	}
+}
