@@ -256,27 +256,19 @@ func (r Root) readCapped(f *os.File, name string, size, max int64) ([]byte, erro
 // no part of data, and a fault from a file shortened in place meanwhile
 // is returned as an error. Where files cannot be mapped it is read.
 func (r Root) MapFile(name string, max int64, fn func(data []byte) error) error {
-	return r.MapFileAt(name, max, func(data []byte, _ io.ReaderAt) error { return fn(data) })
-}
-
-// MapFileAt is [Root.MapFile] that also gives fn the open file the data
-// is of, to read by offset beside the mapping (a read copies the bytes
-// and maps no page of the file into the process, which, for one pass over
-// a big file, can cost less than the mapping's page faults).
-func (r Root) MapFileAt(name string, max int64, fn func(data []byte, f io.ReaderAt) error) error {
 	f, size, err := r.openCapped(name, max)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	var fnErr error
-	err = ReadMapped(f, size, func(data []byte) { fnErr = fn(data, f) })
+	err = ReadMapped(f, size, func(data []byte) { fnErr = fn(data) })
 	if errors.Is(err, errors.ErrUnsupported) {
 		data, err := r.readCapped(f, name, size, max)
 		if err != nil {
 			return err
 		}
-		return fn(data, f)
+		return fn(data)
 	}
 	if err != nil {
 		return err

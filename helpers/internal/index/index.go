@@ -21,7 +21,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/url"
 	"os"
@@ -116,17 +115,11 @@ type Index struct {
 	total int
 	// quick counts the catch-ups done by merge-join (for tests).
 	quick int
-	// windowed counts the groups the catch-ups' merge-joins passed over
-	// by reads by offset (for tests).
-	windowed int
 	// fullMaps counts the anchor maps built in full (for tests).
 	fullMaps int
 	// hook is an Index a hook opened (OpenForHook): it never rebuilds and
 	// applies at most hookMaxLines changed lines; past that, ErrNotReady.
 	hook bool
-
-	// readers are the source files mapSources has open, by path.
-	readers map[string]io.ReaderAt
 
 	// behind, set by OpenForTool, is what the log holds that the cache
 	// does not yet.
@@ -434,23 +427,18 @@ func (ix *Index) syncLog() (SyncResult, error) {
 // mapSources calls fn with the source files' content, by path, mapped
 // rather than read where they can be (see [fsx.Root.MapFile]): fn must
 // keep no part of it. A missing file is empty. Stat before read: a file
-// that changes in between is read again by the next sync. While fn runs,
-// ix.readers holds each mapped file, open, for reads by offset (see
-// [spanReader]).
+// that changes in between is read again by the next sync.
 func (ix *Index) mapSources(fn func(datas map[string][]byte) error) error {
 	datas := map[string][]byte{}
-	ix.readers = map[string]io.ReaderAt{}
-	defer func() { ix.readers = nil }()
 	var next func(srcs []source) error
 	next = func(srcs []source) error {
 		if len(srcs) == 0 {
 			return fn(datas)
 		}
 		called := false
-		err := ix.store.Root().MapFileAt(srcs[0].name, knowledge.MaxLogBytes, func(data []byte, f io.ReaderAt) error {
+		err := ix.store.Root().MapFile(srcs[0].name, knowledge.MaxLogBytes, func(data []byte) error {
 			called = true
 			datas[srcs[0].path] = data
-			ix.readers[srcs[0].path] = f
 			return next(srcs[1:])
 		})
 		if !called && errors.Is(err, fs.ErrNotExist) {
@@ -914,7 +902,6 @@ func (ix *Index) quickCatchUp(datas map[string][]byte, now, saved state, files s
 	err := ix.withLines(files, func(old map[string][]group) error {
 		var err error
 		q, ok, err = ix.mergeJoin(datas, old, true)
-		ix.windowed += q.windowed
 		return err
 	})
 	if errors.Is(err, errNoLines) {

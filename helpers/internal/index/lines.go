@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io"
 	"os"
 	"sync"
 
@@ -349,80 +348,6 @@ func (g group) spanAt(data []byte, at int64) bool {
 	return crc32.Checksum(data[at:end], castagnoli()) == g.crc
 }
 
-// A group passed over whole costs a CRC of its span; read through the
-// mapping, the span's pages also cost the faults that map them into the
-// process, which on some machines (a virtual machine whose page tables
-// the host keeps) cost more than the CRC: some 40 ms of CPU for a 30 MB
-// log against 24 ms read in 1 MB pieces. So the merge-join checks a group
-// at the place it expects it through a spanReader, which reads the file
-// by offset into a buffer that slides along, and reads the mapping only
-// where the two differ.
-
-// windowBytes is how much a spanReader reads at once (a var: tests
-// slide it by a few bytes).
-var windowBytes = 1 << 20
-
-// maxSpanRead is the largest span a spanReader reads; a larger group is
-// checked through the mapping.
-const maxSpanRead = 8 << 20
-
-// spanReader reads one source file by offset (see above); a nil one reads
-// nothing.
-type spanReader struct {
-	f     io.ReaderAt
-	size  int64  // the file's size as mapped
-	buf   []byte // the bytes from start
-	start int64
-}
-
-func newSpanReader(f io.ReaderAt, size int) *spanReader {
-	if f == nil {
-		return nil
-	}
-	return &spanReader{f: f, size: int64(size)}
-}
-
-// at is the n bytes of the file from offset off, valid until the next
-// call; false if they cannot be read (past the end, too many, a read
-// error): the caller reads the mapping.
-func (w *spanReader) at(off, n int64) ([]byte, bool) {
-	if w == nil || n <= 0 || off < 0 || off+n > w.size || n > maxSpanRead {
-		return nil, false
-	}
-	if off >= w.start && off+n <= w.start+int64(len(w.buf)) {
-		return w.buf[off-w.start : off-w.start+n], true
-	}
-	size := min(max(int64(windowBytes), n), w.size-off)
-	if int64(cap(w.buf)) < size {
-		w.buf = make([]byte, size)
-	}
-	w.buf = w.buf[:size]
-	if m, _ := w.f.ReadAt(w.buf, off); int64(m) < size {
-		w.buf = w.buf[:0]
-		return nil, false
-	}
-	w.start = off
-	return w.buf[:n], true
-}
-
-// groupAt reports whether g is found whole at offset at, its first line
-// starting there, read through w: what the mapping would tell (the line
-// at is g's first, by CRC and length, and g's span is at at, see
-// [group.spanAt]), without touching it. False is no answer: the caller
-// asks the mapping.
-func (w *spanReader) groupAt(g group, at int64) bool {
-	first := g.at(0)
-	n := int64(first.size)
-	if w == nil || first.size&tornBit != 0 || n == 0 {
-		return false
-	}
-	span, ok := w.at(at, int64(g.span))
-	if !ok || n >= int64(len(span)) || span[n] != '\n' || span[len(span)-1] != '\n' {
-		return false
-	}
-	return crc32.Checksum(span[:n], castagnoli()) == first.crc && crc32.Checksum(span, castagnoli()) == g.crc
-}
-
 // saveLines writes the list of the sources' lines, lf, for the files'
 // state files (the JSON the database holds as meta 'files'), in place.
 func (ix *Index) saveLines(files string, lf *listFile) error {
@@ -537,9 +462,6 @@ type quickDiff struct {
 	// compared counts the lines compared one by one (for tests): the
 	// rest were passed over in groups.
 	compared int
-	// windowed counts the groups passed over by reads by offset (for
-	// tests; see [spanReader]).
-	windowed int
 }
 
 // beforeMergeJoin, when set by a test, runs once the files are mapped,
@@ -586,7 +508,6 @@ func (ix *Index) mergeJoin(datas map[string][]byte, old map[string][]group, keep
 	for _, src := range ix.sources() {
 		data := datas[src.path]
 		gs := old[src.path]
-		f := ix.readers[src.path]
 		at, g2 := splitAt(data, gs)
 		var first *listEncoder
 		if keepList {
@@ -600,7 +521,7 @@ func (ix *Index) mergeJoin(datas map[string][]byte, old map[string][]group, keep
 			for _, g := range gs[g2:] {
 				size += len(g.raw)
 			}
-			second = joinPart{delta: map[[16]byte]int{}, lines: map[[16]byte]*lineRow{}, maxWork: maxWork, win: newSpanReader(f, len(data))}
+			second = joinPart{delta: map[[16]byte]int{}, lines: map[[16]byte]*lineRow{}, maxWork: maxWork}
 			if keepList {
 				second.enc = &listEncoder{data: data, max: 2 * groupLines, buf: make([]byte, 0, size+size/64+4096)}
 			}
@@ -610,7 +531,7 @@ func (ix *Index) mergeJoin(datas map[string][]byte, old map[string][]group, keep
 				})
 			})
 		}
-		p := joinPart{delta: d.delta, lines: d.lines, maxWork: maxWork, enc: first, win: newSpanReader(f, len(data))}
+		p := joinPart{delta: d.delta, lines: d.lines, maxWork: maxWork, enc: first}
 		p.join(src.archived, newLineReader(data[:at]), gs[:g2], placeOf)
 		wg.Wait()
 		if p.err == nil {
@@ -638,7 +559,6 @@ func (ix *Index) mergeJoin(datas map[string][]byte, old map[string][]group, keep
 		work := p.work + second.work
 		d.work += work
 		d.compared += p.compared + second.compared
-		d.windowed += p.windowed + second.windowed
 		d.changed[src.path] = work > 0
 		if d.work > maxWork {
 			return d, false, nil
@@ -690,9 +610,7 @@ type joinPart struct {
 	delta          map[[16]byte]int
 	lines          map[[16]byte]*lineRow
 	enc            *listEncoder // nil: the part's list is not made
-	win            *spanReader  // nil: the mapping alone is read
 	work, compared int
-	windowed       int
 	maxWork        int // past which it gives up
 	err            error
 }
@@ -724,17 +642,6 @@ func (p *joinPart) join(archived bool, rd *lineReader, gs []group, placeOf func(
 	for p.work <= p.maxWork {
 		if g < len(gs) && k == gs[g].len() {
 			g, k = g+1, 0
-			continue
-		}
-		if k == 0 && g < len(gs) && !rd.ok && p.win.groupAt(gs[g], rd.at) {
-			// The whole group is where it was, read by offset: passed
-			// over without touching the mapping.
-			if p.enc != nil {
-				p.enc.copyGroup(gs[g], rd.at)
-			}
-			rd.skip(rd.at + int64(gs[g].span))
-			g++
-			p.windowed++
 			continue
 		}
 		r, rok := rd.peek()

@@ -621,35 +621,3 @@ func TestQuickSyncOfDamagedLogMatchesRebuild(t *testing.T) {
 		sameAsRebuild(t, s, ix, c.name)
 	}
 }
-
-// slideWindow has the merge-join's reads by offset (see spanReader) read
-// n bytes at a time, for the test's length.
-func slideWindow(t *testing.T, n int) {
-	was := windowBytes
-	windowBytes = n
-	t.Cleanup(func() { windowBytes = was })
-}
-
-// The groups a catch-up passes over are checked by reads by offset, not
-// through the mapping, and the catch-up is still exactly a rebuild's,
-// whatever its edits, with a buffer that slides every few lines (a group
-// spans more than it: each read is the group's span) or holds the whole
-// log; and a log joined in two halves, each with its own reads.
-func TestQuickSyncReadsSpansByOffset(t *testing.T) {
-	for _, n := range []int{300, 1 << 20} {
-		t.Run(fmt.Sprintf("window=%d", n), func(t *testing.T) {
-			slideWindow(t, n)
-			TestQuickSyncMatchesRebuild(t)
-			TestQuickSyncOfBigLogMatchesRebuild(t)
-		})
-	}
-	s, lines, ix := syncedStore(t, 3000)
-	pulled := append(slices.Clone(lines), synthLog(9000, 9005, 2)...)
-	knowledge.SortLines(pulled)
-	writeLog(t, s, join(pulled))
-	mustSync(t, ix)
-	if ix.windowed < 3000/groupLines-10 {
-		t.Fatalf("%d groups of %d passed over by reads by offset", ix.windowed, 3000/groupLines)
-	}
-	sameAsRebuild(t, s, ix, "a pull of 5")
-}
