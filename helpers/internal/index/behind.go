@@ -195,6 +195,15 @@ func bearing(d lineDiff, data []byte, paths []string, command string) map[string
 	return out
 }
 
+// The statements of foldBehind, each a lookup by key (see
+// TestHotQueriesUseTheirIndex): a key's entry in the cache, its lines,
+// and the verdict on one of them.
+const (
+	behindEntry   = `SELECT type, anchored, json FROM entries WHERE key=?`
+	behindLines   = `SELECT hash, archived, ts, json FROM lines WHERE key=? AND ` + foldableLines
+	behindVerdict = `SELECT effect, note FROM verdicts WHERE key=? AND ts=?`
+)
+
 // foldBehind folds each of keys from the cache's lines, less those d
 // removes, and the lines d adds (parsed), by the latest-line rule, as a
 // catch-up's refold does; and updates the anchor map data (of the cache's
@@ -218,17 +227,17 @@ func (ix *Index) foldBehind(d lineDiff, data []byte, after string, keys map[stri
 	b := &behind{now: map[string]*knowledge.Entry{}}
 	ch := newAnchorChange()
 	var live []knowledge.Entry
-	old, err := ix.db.Prepare(`SELECT type, anchored, json FROM entries WHERE key=?`)
+	old, err := ix.db.Prepare(behindEntry)
 	if err != nil {
 		return nil, dbErr("read cache entry", err)
 	}
 	defer old.Close()
-	lines, err := ix.db.Prepare(`SELECT hash, archived, ts, json FROM lines WHERE key=? AND ` + foldableLines)
+	lines, err := ix.db.Prepare(behindLines)
 	if err != nil {
 		return nil, dbErr("read cache line", err)
 	}
 	defer lines.Close()
-	verdict, err := ix.db.Prepare(`SELECT effect, note FROM verdicts WHERE key=? AND ts=?`)
+	verdict, err := ix.db.Prepare(behindVerdict)
 	if err != nil {
 		return nil, dbErr("read verdict", err)
 	}

@@ -57,6 +57,9 @@ func TestHotQueriesUseTheirIndex(t *testing.T) {
 		{"refold's entry", `SELECT id,content,tags,type,idents,archived,anchored,json FROM entries WHERE key=?`, byKey, []any{"a"}},
 		{"refold's lines", `SELECT archived,ts,json FROM lines WHERE key=? AND problem IN ('','double-encoded','glued-lines')`, "lines_key (key=?)", []any{"a"}},
 		{"a verdict", entriesByKey("?"), "SEARCH v USING PRIMARY KEY (key=? AND ts=?)", []any{"a"}},
+		{"the entry of a key read behind", behindEntry, byKey, []any{"a"}},
+		{"the lines of a key read behind", behindLines, "lines_key (key=?)", []any{"a"}},
+		{"the verdict of a key read behind", behindVerdict, "PRIMARY KEY (key=? AND ts=?)", []any{"a", 1}},
 	} {
 		got := plan(t, ix, tc.query, tc.args...)
 		if !strings.Contains(got, tc.want) {
