@@ -114,7 +114,12 @@ func WriteExplanation(w io.Writer, x Explanation) {
 		if g.Passed {
 			verdict = "let it through by " + inert(g.By)
 		}
-		fmt.Fprintf(w, "  gate: %s: %s (best share %.2f, needs %.2f)\n", verdict, g.Why, g.Share, g.Need)
+		fmt.Fprintf(w, "  gate: %s: %s (best share %.2f, needs %.2f", verdict, g.Why, g.Share, g.Need)
+		if len(g.Words) > 0 {
+			k := rank.Default
+			fmt.Fprintf(w, "; best sentence %.2f, needs %.2f; or by chance in %.2g entries, needs at most %.2g", g.Sentence, k.GateSentence, g.Chance, k.GateChance)
+		}
+		fmt.Fprintln(w, ")")
 		var ws []string
 		for _, gw := range g.Words {
 			ws = append(ws, fmt.Sprintf("%s %.2f (in %d)", inert(gw.Word), gw.Weight, gw.DF))
