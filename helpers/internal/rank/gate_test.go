@@ -110,7 +110,7 @@ func TestProximityPhrase(t *testing.T) {
 	if got := keys(hits); len(got) != 2 || got[0] != "fact-phrase-bbbbbb" {
 		t.Fatalf("order: %v", got)
 	}
-	if hits[0].Proximity != 1+Default.ProximityPhraseBonus || hits[1].Proximity != 1 {
+	if hits[0].Proximity != 1+Default.ProximityPhraseBonus || hits[0].Phrase != hits[0].Proximity || hits[1].Proximity != 1 || hits[1].Phrase != 1 {
 		t.Errorf("proximity: %v, %v", hits[0].Proximity, hits[1].Proximity)
 	}
 }

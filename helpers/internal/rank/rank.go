@@ -60,8 +60,11 @@ type Hit struct {
 	// priors took into account.
 	Effect string
 	// Proximity is the factor the query's words standing together in the
-	// entry gave its score (see [proximity]); 1 when they do not.
+	// entry gave its score (see [proximity]); 1 when they do not. Phrase
+	// is its part for the words within a phrase (1 when none are), the
+	// rest is for words side by side.
 	Proximity float64
+	Phrase    float64
 	// Synonym is set when the entry came in with the query's synonyms,
 	// after every match of its words as written.
 	Synonym bool
@@ -317,11 +320,12 @@ func proximity(hits []Hit, terms []string, limit int) []Hit {
 		for i := range hits {
 			pos, held := relevance.Positions(hits[i].Entry, terms, false)
 			f := 1 + k.ProximityBonus*min(1, float64(relevance.Together(pos, held, k.ProximityGap))/float64(len(terms)-1))
+			phrase := 1.0
 			if w := relevance.BestWindow(pos, held, ones, k.ProximityPhrase); w >= 2 {
-				f *= 1 + k.ProximityPhraseBonus*(w-1)/float64(len(terms)-1)
+				phrase = 1 + k.ProximityPhraseBonus*(w-1)/float64(len(terms)-1)
 			}
-			hits[i].Score *= f
-			hits[i].Proximity = f
+			hits[i].Score *= f * phrase
+			hits[i].Proximity, hits[i].Phrase = f*phrase, phrase
 		}
 		sortHits(hits)
 	}
