@@ -509,14 +509,13 @@ func BestWindow(pos []int, held [][]int, weights []float64, window int) float64 
 
 // SentenceStarts lists the places, as [Positions] counts an entry's
 // content words, where a sentence of content begins after the first: the
-// word after a '.', '!', '?' or ';' that a space or a line's end follows,
-// or after a line break. A dot inside a word (1.24, openapi.yaml) ends
-// nothing.
+// word after a '.', '!', '?' or ';' that a space, a tab, a line's end or
+// the text's end follows, or after a line break. A dot inside a word
+// (1.24, openapi.yaml) ends nothing.
 func SentenceStarts(content string) []int {
 	var starts []int
 	n, inWord, ended := 0, false, false
-	rs := []rune(content)
-	for i, r := range rs {
+	for i, r := range content {
 		if !notWordRune(r) {
 			if !inWord {
 				if ended && n > 0 {
@@ -528,11 +527,11 @@ func SentenceStarts(content string) []int {
 			continue
 		}
 		inWord = false
-		switch {
-		case r == '\n':
+		switch r {
+		case '\n':
 			ended = true
-		case r == '.' || r == '!' || r == '?' || r == ';':
-			if i+1 == len(rs) || unicode.IsSpace(rs[i+1]) {
+		case '.', '!', '?', ';':
+			if next := content[i+1:]; next == "" || next[0] == ' ' || next[0] == '\t' || next[0] == '\n' || next[0] == '\r' {
 				ended = true
 			}
 		}

@@ -244,3 +244,15 @@ func TestSentences(t *testing.T) {
 		t.Errorf("apart: %v, want 4 (the tags hold printer and password, and are no sentence)", got)
 	}
 }
+
+// BenchmarkGateSentence is what the gate adds for one best hit of a long
+// note (2,000 characters): its sentences, and the best one's weight.
+func BenchmarkGateSentence(b *testing.B) {
+	e := knowledge.Entry{Content: strings.Repeat("The console polled GET /v1/loads every five seconds per open tab; the load board now listens to the stream. ", 19)}
+	terms := []string{"console", "load", "board", "stream", "wifi"}
+	weights := []float64{1, 2, 3, 4, 5}
+	pos, held := Positions(e, terms, true)
+	for b.Loop() {
+		BestSentence(pos, held, weights, SentenceStarts(e.Content))
+	}
+}
