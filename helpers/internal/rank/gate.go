@@ -16,8 +16,8 @@ import (
 // distinctive words, the heavy ones, are in no entry. An answer holds the
 // rare words of its question, in one place. A hit that holds the share
 // but not every word in one window must also say the question in one
-// sentence (GateSentence of the weight), or hold words so rare that fewer
-// than GateChance entries would hold them all by chance: an off-topic
+// sentence (GateSentence of the weight), or hold words so rare that at most
+// GateChance entries would hold them all by chance: an off-topic
 // question's common words, met in different sentences of a long note,
 // are neither. GateDFCap bounds the count of a word's entries: past it a
 // word is common, and counting on costs time without changing the

@@ -55,7 +55,7 @@ type Knobs struct {
 	// A best hit that holds the share but not every word in one window
 	// must also say the question in one place or hold words too rare to
 	// meet by chance: one sentence of it holds GateSentence of the
-	// weight, or fewer than GateChance entries would be expected to hold
+	// weight, or at most GateChance entries would be expected to hold
 	// the words it holds if words fell into entries at random.
 	GateSentence float64 `knob:"gate.sentence"`
 	GateChance   float64 `knob:"gate.chance"`
