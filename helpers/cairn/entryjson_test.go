@@ -149,7 +149,7 @@ func TestEveryEntryJSONIsOne(t *testing.T) {
 
 	x := decode("recall --explain --json", run("recall", "--explain", "--json", "oauth redirect"))
 	places = append(places, place{"recall --explain --json", objects("recall --explain --json", field(x, "hits")),
-		[]string{"rank", "bm25", "prior", "proximity", "via", "matched", "priors"}})
+		[]string{"rank", "bm25", "prior", "proximity", "phrase", "via", "matched", "priors"}})
 
 	sh := decode("show --json", run("show", "--json", oauth))
 	places = append(places, place{what: "show --json", objects: objects("show --json", field(sh, "entry"))},

@@ -21,22 +21,22 @@ type floors struct {
 	beatGrepSkip map[string]bool    // kinds where cairn need not beat grep
 }
 
-// The project's set (testdata/eval) measured MRR 0.869, R@5 0.793, 3 of
+// The project's set (testdata/eval) measured MRR 0.870, R@5 0.793, 0 of
 // 23 negatives answered; identifier R@5 0.957, paraphrase R@5 0.492, task
-// MRR 0.944, curated MRR 0.917 and R@5 0.805.
+// MRR 0.944, curated MRR 0.922 and R@5 0.805.
 var projectFloors = floors{
-	mrr: 0.85, rAt5: 0.78, maxAnswered: 3,
+	mrr: 0.85, rAt5: 0.78, maxAnswered: 1,
 	kindMRR:      map[string]float64{"task": 0.92, "curated": 0.89},
 	kindRAt5:     map[string]float64{"identifier": 0.94, "paraphrase": 0.47, "curated": 0.78},
 	beatGrepSkip: map[string]bool{"exact": true},
 }
 
-// The team-log set (testdata/eval/teamlog) measured MRR 0.868, R@5 0.911,
-// 12 of 35 negatives answered; identifier R@5 1.000, paraphrase R@5
-// 0.750, task MRR 0.875, sentence R@5 0.900.
+// The team-log set (testdata/eval/teamlog) measured MRR 0.877, R@5 0.911,
+// 8 of 35 negatives answered; identifier R@5 1.000, paraphrase R@5
+// 0.750, task MRR 0.917, sentence R@5 0.900.
 var teamLogFloors = floors{
-	mrr: 0.85, rAt5: 0.89, maxAnswered: 12,
-	kindMRR:  map[string]float64{"task": 0.85},
+	mrr: 0.86, rAt5: 0.89, maxAnswered: 8,
+	kindMRR:  map[string]float64{"task": 0.89},
 	kindRAt5: map[string]float64{"identifier": 0.95, "paraphrase": 0.70, "sentence": 0.85},
 	// The exact and sentence queries use the notes' own words: grep finds
 	// them as well.

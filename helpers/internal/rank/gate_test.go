@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn/helpers/internal/index"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 )
 
@@ -83,12 +84,34 @@ func TestProximityLiftsWordsTogether(t *testing.T) {
 	if got := keys(hits); len(got) != 2 || got[0] != "fact-together-bbbbbb" {
 		t.Fatalf("order: %v", got)
 	}
-	if hits[0].Proximity != 1+Default.ProximityBonus || hits[1].Proximity != 1 {
+	// Both say the words within ProximityPhrase words; only one says them
+	// side by side.
+	if k := Default; hits[0].Proximity != (1+k.ProximityBonus)*(1+k.ProximityPhraseBonus) || hits[1].Proximity != 1+k.ProximityPhraseBonus {
 		t.Errorf("proximity: %v, %v", hits[0].Proximity, hits[1].Proximity)
 	}
 	// One word: nothing to stand together.
 	if hits := mustSearch(t, ix, Query{Text: "board", Limit: 5}); len(hits) != 2 || hits[0].Proximity != 0 {
 		t.Errorf("one word: %+v", hits)
+	}
+}
+
+// Of two notes of one length that each say the query's words once, never
+// side by side, the one that says them within a phrase comes first.
+func TestProximityPhrase(t *testing.T) {
+	filler := strings.Repeat("filler words here ", 10)
+	s := newStore(t,
+		knowledge.Entry{Key: "fact-apart-aaaaaa", Type: "fact", TS: 101,
+			Content: "The sensor reported. " + filler + "Then the gateway rebooted."},
+		knowledge.Entry{Key: "fact-phrase-bbbbbb", Type: "fact", TS: 100,
+			Content: "The sensor reported and then the gateway rebooted. " + filler},
+	)
+	ix := openSynced(t, s)
+	hits := mustSearch(t, ix, Query{Text: "sensor gateway", Limit: 5})
+	if got := keys(hits); len(got) != 2 || got[0] != "fact-phrase-bbbbbb" {
+		t.Fatalf("order: %v", got)
+	}
+	if hits[0].Proximity != 1+Default.ProximityPhraseBonus || hits[0].Phrase != hits[0].Proximity || hits[1].Proximity != 1 || hits[1].Phrase != 1 {
+		t.Errorf("proximity: %v, %v", hits[0].Proximity, hits[1].Proximity)
 	}
 }
 
@@ -121,5 +144,46 @@ func TestContextGate(t *testing.T) {
 	hits, g, err = searchGate(ix, Query{Text: "kafka consumer rebalance driver", Limit: 10, Floor: true, Context: true}, false)
 	if err != nil || g == nil || g.Passed || len(hits) != 0 {
 		t.Fatalf("a context with one word held: gate %+v, %d hits, %v; want stopped", g, len(hits), err)
+	}
+}
+
+// A best hit that holds enough of the weight passes only when it says the
+// words in one sentence or holds words too rare to meet by chance: two
+// fairly common words in different sentences of one note are no answer.
+func TestGateWantsOneSentenceOrRareWords(t *testing.T) {
+	log := func(note string) *index.Index {
+		var es []knowledge.Entry
+		for i := range 12 {
+			word := "printer"
+			if i%2 == 1 {
+				word = "password"
+			}
+			es = append(es, knowledge.Entry{Key: fmt.Sprintf("fact-common-%06d", i), Type: "fact", TS: int64(100 + i),
+				Content: fmt.Sprintf("Entry %d mentions the %s once.", i, word)})
+		}
+		es = append(es,
+			knowledge.Entry{Key: "fact-toner-aaaaaa", Type: "fact", TS: 200, Content: "Toner is in the cupboard."},
+			knowledge.Entry{Key: "fact-note-bbbbbb", Type: "fact", TS: 201, Content: note})
+		return openSynced(t, newStore(t, es...))
+	}
+	for _, tc := range []struct {
+		note, query, why string
+		passed           bool
+	}{
+		{"The printer password is on the wall by the door.", "printer password toner", "in one sentence", true},
+		{"The printer jammed on Monday. The password rotated on Friday.", "printer password toner", "neither in one sentence nor too rare", false},
+		{"The printer jammed on Monday. The password rotated on Friday.", "printer password", "every word", true},
+		{"Alpha rose. Bravo fell. Charlie ran. Delta hid. Echo sang.", "alpha bravo charlie delta echo foxtrot", "too rare to meet by chance", true},
+	} {
+		ix := log(tc.note)
+		for _, weigh := range []bool{false, true} {
+			hits, g, err := searchGate(ix, Query{Text: tc.query, Limit: 10, Floor: true}, weigh)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g.Passed != tc.passed || (len(hits) > 0) != tc.passed || weigh && !strings.Contains(g.Why, tc.why) {
+				t.Errorf("%q in %q (weighed %v): %+v; want passed %v, %q", tc.query, tc.note, weigh, g, tc.passed, tc.why)
+			}
+		}
 	}
 }

@@ -33,10 +33,14 @@ type Knobs struct {
 
 	// The proximity bonus lifts a hit whose content says two of the
 	// query's words at most ProximityGap words apart, up to
-	// 1+ProximityBonus, over the best ProximityPool matches.
-	ProximityPool  int     `knob:"proximity.pool"`
-	ProximityBonus float64 `knob:"proximity.bonus"`
-	ProximityGap   int     `knob:"proximity.gap"`
+	// 1+ProximityBonus, over the best ProximityPool matches; and again,
+	// up to 1+ProximityPhraseBonus, by how many of the query's words
+	// stand within ProximityPhrase words of each other.
+	ProximityPool        int     `knob:"proximity.pool"`
+	ProximityBonus       float64 `knob:"proximity.bonus"`
+	ProximityGap         int     `knob:"proximity.gap"`
+	ProximityPhrase      int     `knob:"proximity.phrase"`
+	ProximityPhraseBonus float64 `knob:"proximity.phrase-bonus"`
 
 	// The confidence gate (see [Gate]): one of the best GateHits must
 	// hold, within GateWindow words, GateShare of the query's word
@@ -48,6 +52,13 @@ type Knobs struct {
 	// GateWords is how many of a query's words a best hit must hold (of
 	// a query that has as many); a session's context passes on that alone.
 	GateWords int `knob:"gate.words"`
+	// A best hit that holds the share but not every word in one window
+	// must also say the question in one place or hold words too rare to
+	// meet by chance: one sentence of it holds GateSentence of the
+	// weight, or at most GateChance entries would be expected to hold
+	// the words it holds if words fell into entries at random.
+	GateSentence float64 `knob:"gate.sentence"`
+	GateChance   float64 `knob:"gate.chance"`
 
 	// Per-prompt recall shows an entry only when it holds PromptTerms of
 	// the prompt's terms and PromptShare of them (a prompt is prose).
@@ -57,22 +68,26 @@ type Knobs struct {
 
 // Default are the knobs cairn ranks with.
 var Default = Knobs{
-	Columns:          index.Weights{Content: 10, Tags: 5, Type: 2, Idents: 4},
-	CandidatesPer:    3,
-	CandidatesMore:   20,
-	PriorCanonical:   1.25,
-	PriorNeedsReview: 0.7,
-	PriorFlagged:     0.7,
-	ProximityPool:    10,
-	ProximityBonus:   0.5,
-	ProximityGap:     2,
-	GateHits:         3,
-	GateShare:        0.16,
-	GateWindow:       40,
-	GateDFCap:        200,
-	GateWords:        2,
-	PromptTerms:      2,
-	PromptShare:      0.25,
+	Columns:              index.Weights{Content: 10, Tags: 5, Type: 2, Idents: 4},
+	CandidatesPer:        3,
+	CandidatesMore:       20,
+	PriorCanonical:       1.25,
+	PriorNeedsReview:     0.7,
+	PriorFlagged:         0.7,
+	ProximityPool:        10,
+	ProximityBonus:       0.5,
+	ProximityGap:         2,
+	ProximityPhrase:      10,
+	ProximityPhraseBonus: 0.1,
+	GateHits:             3,
+	GateShare:            0.16,
+	GateWindow:           40,
+	GateDFCap:            200,
+	GateWords:            2,
+	GateSentence:         0.28,
+	GateChance:           0.25,
+	PromptTerms:          2,
+	PromptShare:          0.25,
 }
 
 // Knob is one of [Knobs] by name, with its value.

@@ -60,8 +60,11 @@ type Hit struct {
 	// priors took into account.
 	Effect string
 	// Proximity is the factor the query's words standing together in the
-	// entry gave its score (see [proximity]); 1 when they do not.
+	// entry gave its score (see [proximity]); 1 when they do not. Phrase
+	// is its part for the words within a phrase (1 when none are), the
+	// rest is for words side by side.
 	Proximity float64
+	Phrase    float64
 	// Synonym is set when the entry came in with the query's synonyms,
 	// after every match of its words as written.
 	Synonym bool
@@ -302,16 +305,27 @@ func fill(hits, more []Hit, limit int) []Hit {
 // proximity lifts each of hits by how often two of terms stand together in
 // its content (see [relevance.Together]; [Knobs] ProximityGap, over the
 // best ProximityPool matches): up to 1+ProximityBonus when there are as
-// many such places as terms less one. A long note that
-// holds the query's words in different topics falls behind the one that
-// says them in one place. It returns the best limit.
+// many such places as terms less one; and by how many of terms stand
+// within ProximityPhrase words (see [relevance.BestWindow]): up to
+// 1+ProximityPhraseBonus when all do. A long note that holds the query's
+// words in different topics falls behind the one that says them in one
+// place. It returns the best limit.
 func proximity(hits []Hit, terms []string, limit int) []Hit {
 	if len(terms) > 1 {
+		k := Default
+		ones := make([]float64, len(terms))
+		for i := range ones {
+			ones[i] = 1
+		}
 		for i := range hits {
 			pos, held := relevance.Positions(hits[i].Entry, terms, false)
-			f := 1 + Default.ProximityBonus*min(1, float64(relevance.Together(pos, held, Default.ProximityGap))/float64(len(terms)-1))
-			hits[i].Score *= f
-			hits[i].Proximity = f
+			f := 1 + k.ProximityBonus*min(1, float64(relevance.Together(pos, held, k.ProximityGap))/float64(len(terms)-1))
+			phrase := 1.0
+			if w := relevance.BestWindow(pos, held, ones, k.ProximityPhrase); w >= 2 {
+				phrase = 1 + k.ProximityPhraseBonus*(w-1)/float64(len(terms)-1)
+			}
+			hits[i].Score *= f * phrase
+			hits[i].Proximity, hits[i].Phrase = f*phrase, phrase
 		}
 		sortHits(hits)
 	}

@@ -507,6 +507,69 @@ func BestWindow(pos []int, held [][]int, weights []float64, window int) float64 
 	return best
 }
 
+// SentenceStarts lists the places, as [Positions] counts an entry's
+// content words, where a sentence of content begins after the first: the
+// word after a '.', '!', '?' or ';' that a space, a tab, a line's end or
+// the text's end follows, or after a line break. A dot inside a word
+// (1.24, openapi.yaml) ends nothing.
+func SentenceStarts(content string) []int {
+	var starts []int
+	n, inWord, ended := 0, false, false
+	for i, r := range content {
+		if !notWordRune(r) {
+			if !inWord {
+				if ended && n > 0 {
+					starts = append(starts, n)
+				}
+				inWord, ended = true, false
+				n++
+			}
+			continue
+		}
+		inWord = false
+		switch r {
+		case '\n':
+			ended = true
+		case '.', '!', '?', ';':
+			if next := content[i+1:]; next == "" || next[0] == ' ' || next[0] == '\t' || next[0] == '\n' || next[0] == '\r' {
+				ended = true
+			}
+		}
+	}
+	return starts
+}
+
+// BestSentence is the most weight of distinct terms that one sentence of
+// an entry's content holds, from [Positions]' pos and held and
+// [SentenceStarts]' starts, with weights[i] the weight of term i. The
+// tags are no sentence.
+func BestSentence(pos []int, held [][]int, weights []float64, starts []int) float64 {
+	count := make([]bool, len(weights))
+	var cur, best float64
+	s := 0 // the sentence of the word at pos[i]: starts[s-1] <= pos[i] < starts[s]
+	for i, p := range pos {
+		if p >= 1<<20 {
+			break // the tags
+		}
+		next := s
+		for next < len(starts) && starts[next] <= p {
+			next++
+		}
+		if next != s || i == 0 {
+			clear(count)
+			cur, s = 0, next
+		}
+		for _, t := range held[i] {
+			if !count[t] {
+				count[t] = true
+				cur += weights[t]
+			}
+		}
+		best = max(best, cur)
+	}
+	return best
+}
+
 // Together counts the places where two different terms stand at most gap
 // words apart in an entry's content, from [Positions]' pos and held: the
 // query's words read together (load board, signed URL), not scattered

@@ -2,6 +2,7 @@ package relevance
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -209,5 +210,49 @@ func TestPositionsSkipStopWords(t *testing.T) {
 		if !reflect.DeepEqual(held[i], want[p]) {
 			t.Errorf("word %d holds %v, want %v", p, held[i], want[p])
 		}
+	}
+}
+
+// A sentence ends at . ! ? ; before a space or the end, and at a line
+// break; a dot inside a word ends nothing. BestSentence weighs the terms
+// of the best sentence, never the tags.
+func TestSentences(t *testing.T) {
+	for _, tc := range []struct {
+		content string
+		starts  []int
+	}{
+		{"Bumped Go to 1.24 and chi to v5.1. Renamed geo; kept it", []int{10, 12}},
+		{"see api/openapi.yaml now\nnext line", []int{5}},
+		{"no end at all", nil},
+		{"Trailing dot.", nil},
+		{"Why? Because! Yes.", []int{1, 2}},
+	} {
+		if got := SentenceStarts(tc.content); !slices.Equal(got, tc.starts) {
+			t.Errorf("SentenceStarts(%q) = %v, want %v", tc.content, got, tc.starts)
+		}
+	}
+	e := knowledge.Entry{Content: "The printer jammed. The password rotated. The printer password is on the wall.", Tags: []string{"printer", "password"}}
+	terms := []string{"printer", "password", "wall"}
+	pos, held := Positions(e, terms, false)
+	starts := SentenceStarts(e.Content)
+	if got := BestSentence(pos, held, []float64{1, 2, 4}, starts); got != 7 {
+		t.Errorf("best sentence: %v, want 7", got)
+	}
+	e.Content = "The printer jammed. The password rotated. The wall is white."
+	pos, held = Positions(e, terms, false)
+	if got := BestSentence(pos, held, []float64{1, 2, 4}, SentenceStarts(e.Content)); got != 4 {
+		t.Errorf("apart: %v, want 4 (the tags hold printer and password, and are no sentence)", got)
+	}
+}
+
+// BenchmarkGateSentence is what the gate adds for one best hit of a long
+// note (2,000 characters): its sentences, and the best one's weight.
+func BenchmarkGateSentence(b *testing.B) {
+	e := knowledge.Entry{Content: strings.Repeat("The console polled GET /v1/loads every five seconds per open tab; the load board now listens to the stream. ", 19)}
+	terms := []string{"console", "load", "board", "stream", "wifi"}
+	weights := []float64{1, 2, 3, 4, 5}
+	pos, held := Positions(e, terms, true)
+	for b.Loop() {
+		BestSentence(pos, held, weights, SentenceStarts(e.Content))
 	}
 }

@@ -38,6 +38,10 @@ type explainedHit struct {
 	// Proximity is the bonus for the query's words standing together in
 	// the entry (1 when they do not).
 	Proximity float64 `json:"proximity"`
+	// Phrase is the part of Proximity for the query's words standing
+	// within a phrase (see [rank.Knobs] ProximityPhrase); the rest is for
+	// words side by side.
+	Phrase float64 `json:"phrase"`
 	// Via says which search found it: "terms" (the query's words and
 	// their identifier parts) or "synonyms" (ranked after every match of
 	// the terms, filling up a short answer).
@@ -64,9 +68,9 @@ func explain(q rank.Query, a relevance.Analysis, hits []rank.Hit, fields []map[s
 	for i, h := range hits {
 		e := h.Entry
 		prior := rank.Prior(e, h.Effect)
-		bm, prox := h.Score, h.Proximity
+		bm, prox, phrase := h.Score, h.Proximity, h.Phrase
 		if x.Order != "score" || prox == 0 {
-			prox = 1
+			prox, phrase = 1, 1
 		}
 		if x.Order == "score" && prior != 0 {
 			bm = h.Score / prior / prox
@@ -77,7 +81,7 @@ func explain(q rank.Query, a relevance.Analysis, hits []rank.Hit, fields []map[s
 		}
 		xh := explainedHit{
 			Rank: i + 1, Entry: entryjson.New(e, h.Score, h.Archived),
-			BM25: entryjson.RoundScore(bm), Prior: entryjson.RoundScore(prior), Proximity: entryjson.RoundScore(prox),
+			BM25: entryjson.RoundScore(bm), Prior: entryjson.RoundScore(prior), Proximity: entryjson.RoundScore(prox), Phrase: entryjson.RoundScore(phrase),
 			Via: via, Matched: []termMatch{}, Priors: rank.Factors(e, h.Effect),
 		}
 		for _, t := range terms {
@@ -114,7 +118,12 @@ func WriteExplanation(w io.Writer, x Explanation) {
 		if g.Passed {
 			verdict = "let it through by " + inert(g.By)
 		}
-		fmt.Fprintf(w, "  gate: %s: %s (best share %.2f, needs %.2f)\n", verdict, g.Why, g.Share, g.Need)
+		fmt.Fprintf(w, "  gate: %s: %s (best share %.2f, needs %.2f", verdict, g.Why, g.Share, g.Need)
+		if len(g.Words) > 0 {
+			k := rank.Default
+			fmt.Fprintf(w, "; best sentence %.2f, needs %.2f; or by chance in %.2g entries, needs at most %.2g", g.Sentence, k.GateSentence, g.Chance, k.GateChance)
+		}
+		fmt.Fprintln(w, ")")
 		var ws []string
 		for _, gw := range g.Words {
 			ws = append(ws, fmt.Sprintf("%s %.2f (in %d)", inert(gw.Word), gw.Weight, gw.DF))
@@ -128,6 +137,9 @@ func WriteExplanation(w io.Writer, x Explanation) {
 	fmt.Fprintln(w, recall.OpenTag)
 	for _, h := range x.Hits {
 		fmt.Fprintf(w, "%d. %s  score %.4g = bm25 %.4g x prior %.4g x proximity %.4g", h.Rank, inert(h.Key), h.Score, h.BM25, h.Prior, h.Proximity)
+		if h.Phrase > 1 {
+			fmt.Fprintf(w, " (side by side x%.4g, within a phrase x%.4g)", h.Proximity/h.Phrase, h.Phrase)
+		}
 		if h.Via == "synonyms" {
 			fmt.Fprint(w, "  (found by synonyms, after every direct match)")
 		}
