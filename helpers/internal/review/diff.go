@@ -63,6 +63,9 @@ func (s Sources) Diff(arg string) (DiffReport, error) {
 		if r, ok := s.memo.get(key); ok {
 			return r, nil
 		}
+		if s.memo.computing != nil {
+			s.memo.computing()
+		}
 	}
 	changes, err := knowledge.CompareFiles(before, after)
 	if err != nil {
@@ -83,16 +86,41 @@ func (s Sources) Diff(arg string) (DiffReport, error) {
 // DiffMemo is [Diff] that remembers its last answer by what it compared:
 // asked again of the same revisions, whose files have the same ids, it
 // answers without comparing again. The viewer keeps one, so that paging
-// through a diff costs reading the working tree's log, not the diff.
+// through a diff costs reading the working tree's log, not the diff, and
+// computes its first page's diff as it starts.
+//
+// It computes one diff at a time: a diff asked while another runs waits
+// for it, then finds its answer if it asked the same (a page asked while
+// the viewer warms the memo costs no second diff).
 type DiffMemo struct {
-	mu       sync.Mutex
+	run      sync.Mutex // held through a diff
+	mu       sync.Mutex // guards the fields below
 	key      string
 	report   DiffReport
-	computed int // how many diffs it computed (for tests)
+	computed int // how many diffs it computed
+	// Test hooks: waiting is called when a diff must wait for another,
+	// computing when it starts to compare (nil outside tests).
+	waiting, computing func()
 }
 
 // Diff is [Diff] through m.
-func (m *DiffMemo) Diff(p *project.Project, arg string) (DiffReport, error) { return diff(p, arg, m) }
+func (m *DiffMemo) Diff(p *project.Project, arg string) (DiffReport, error) {
+	if !m.run.TryLock() {
+		if m.waiting != nil {
+			m.waiting()
+		}
+		m.run.Lock()
+	}
+	defer m.run.Unlock()
+	return diff(p, arg, m)
+}
+
+// Computed is how many diffs m computed (the others it remembered).
+func (m *DiffMemo) Computed() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.computed
+}
 
 func (m *DiffMemo) get(key string) (DiffReport, bool) {
 	m.mu.Lock()

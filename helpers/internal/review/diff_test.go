@@ -178,3 +178,42 @@ func TestDiffMemoRemembersTheSameStates(t *testing.T) {
 		t.Errorf("after a line was added: %v", d.Counts)
 	}
 }
+
+// A diff asked of a DiffMemo while it computes the same one (the viewer's
+// first page while it warms) waits for it and finds its answer: one diff
+// is computed, not two.
+func TestDiffMemoWaitsForTheDiffUnderWay(t *testing.T) {
+	clitest.IsolateGit(t)
+	p := changedRepo(t, 200, true)
+	var m DiffMemo
+	waited := make(chan struct{})
+	m.waiting = func() { close(waited) }
+	second := make(chan DiffReport, 1)
+	m.computing = func() {
+		m.computing = nil
+		go func() {
+			d, err := m.Diff(p, "")
+			if err != nil {
+				t.Error(err)
+			}
+			second <- d
+		}()
+		// The second diff either waits for this one or, computing
+		// its own, returns first.
+		select {
+		case <-waited:
+		case d := <-second:
+			second <- d
+		}
+	}
+	if _, err := m.Diff(p, ""); err != nil {
+		t.Fatal(err)
+	}
+	d := <-second
+	if n := m.Computed(); n != 1 {
+		t.Errorf("two diffs asked at once computed %d, want 1", n)
+	}
+	if want, _ := Diff(p, ""); !reflect.DeepEqual(d, want) || d.Counts[knowledge.ChangeAdded] == 0 {
+		t.Errorf("the diff that waited: %v, Diff says %v", d.Counts, want.Counts)
+	}
+}

@@ -126,6 +126,10 @@ func residentMB() float64 {
 func BenchmarkFirstPage10k(b *testing.B)  { benchmarkPage(b, 10_000, "/") }
 func BenchmarkFirstPage100k(b *testing.B) { benchmarkPage(b, 100_000, "/") }
 func BenchmarkSearch100k(b *testing.B)    { benchmarkPage(b, 100_000, "/?q=cache+retry+budget") }
+
+// BenchmarkSearchLastPage100k is a ranked search's last page (its
+// maxRanked-th hit), of a word most entries hold.
+func BenchmarkSearchLastPage100k(b *testing.B) { benchmarkPage(b, 100_000, "/?q=cache&page=10") }
 func BenchmarkFiltered100k(b *testing.B)  { benchmarkPage(b, 100_000, "/?author=dev03&month=2023-12") }
 func BenchmarkTimeline100k(b *testing.B)  { benchmarkPage(b, 100_000, "/timeline") }
 
