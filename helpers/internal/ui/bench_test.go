@@ -130,8 +130,8 @@ func BenchmarkSearch100k(b *testing.B)    { benchmarkPage(b, 100_000, "/?q=cache
 // BenchmarkSearchLastPage100k is a ranked search's last page (its
 // maxRanked-th hit), of a word most entries hold.
 func BenchmarkSearchLastPage100k(b *testing.B) { benchmarkPage(b, 100_000, "/?q=cache&page=10") }
-func BenchmarkFiltered100k(b *testing.B)  { benchmarkPage(b, 100_000, "/?author=dev03&month=2023-12") }
-func BenchmarkTimeline100k(b *testing.B)  { benchmarkPage(b, 100_000, "/timeline") }
+func BenchmarkFiltered100k(b *testing.B)       { benchmarkPage(b, 100_000, "/?author=dev03&month=2023-12") }
+func BenchmarkTimeline100k(b *testing.B)       { benchmarkPage(b, 100_000, "/timeline") }
 
 // The deepest pages: the list's last (its rows before it counted), and a
 // narrowed list's; the diff's last.

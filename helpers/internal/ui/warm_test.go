@@ -48,7 +48,9 @@ func TestFirstDiffPageFindsItsDiffComputed(t *testing.T) {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- s.Run(ctx, Listen{Addr: "127.0.0.1:0", Loopback: true, Stdout: io.Discard, Stderr: io.Discard}) }()
+	go func() {
+		done <- s.Run(ctx, Listen{Addr: "127.0.0.1:0", Loopback: true, Stdout: io.Discard, Stderr: io.Discard})
+	}()
 	<-s.warmed
 	if n := s.memo.Computed(); n != 1 {
 		t.Fatalf("cairn ui computed %d diffs as it started, want 1", n)
