@@ -3,6 +3,7 @@ package review
 import (
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"strings"
 	"sync"
@@ -39,23 +40,13 @@ func (s Sources) Diff(arg string) (DiffReport, error) {
 	if err != nil {
 		return DiffReport{}, err
 	}
-	before, err := s.files(from)
+	before, beforeSize, err := s.files(from)
 	if err != nil {
 		return DiffReport{}, err
 	}
-	after, err := s.files(to)
+	after, afterSize, err := s.files(to)
 	if err != nil {
 		return DiffReport{}, err
-	}
-	// The working tree's files get the ids git would give them, for a
-	// file committed unchanged to be neither read nor compared.
-	for _, pair := range [][2]*knowledge.LogFile{{&before.Log, &after.Log}, {&before.Archive, &after.Archive}} {
-		for i, f := range pair {
-			if f.ID == "" && f.Read != nil && pair[1-i].ID != "" && (i == 0 && from.work || i == 1 && to.work) {
-				data, _ := f.Read()
-				f.ID = gitx.BlobID(data, pair[1-i].ID)
-			}
-		}
 	}
 	key := ""
 	if s.memo != nil {
@@ -65,6 +56,19 @@ func (s Sources) Diff(arg string) (DiffReport, error) {
 		}
 		if s.memo.computing != nil {
 			s.memo.computing()
+		}
+	}
+	// A working tree's file of a committed file's size gets the id git
+	// would give it, for a file committed unchanged to be neither read
+	// nor compared (one of another size is surely not the same).
+	sizes := [2][2]int64{{beforeSize[0], afterSize[0]}, {beforeSize[1], afterSize[1]}}
+	for k, pair := range [][2]*knowledge.LogFile{{&before.Log, &after.Log}, {&before.Archive, &after.Archive}} {
+		for i, f := range pair {
+			if f.ID == "" && f.Read != nil && pair[1-i].ID != "" && (i == 0 && from.work || i == 1 && to.work) {
+				if data, _ := f.Read(); int64(len(data)) == sizes[k][1-i] {
+					f.ID = gitx.BlobID(data, pair[1-i].ID)
+				}
+			}
 		}
 	}
 	changes, err := knowledge.CompareFiles(before, after)
@@ -98,6 +102,11 @@ type DiffMemo struct {
 	key      string
 	report   DiffReport
 	computed int // how many diffs it computed
+	// blobs are the commits' files the last diff read, by blob id: a
+	// diff of the working tree against the same commit, after the log
+	// moved, reads the commit's log from here, not from git.
+	blobs, read map[string][]byte
+	blobReads   int // how many blobs it read from git
 	// Test hooks: waiting is called when a diff must wait for another,
 	// computing when it starts to compare (nil outside tests).
 	waiting, computing func()
@@ -112,7 +121,45 @@ func (m *DiffMemo) Diff(p *project.Project, arg string) (DiffReport, error) {
 		m.run.Lock()
 	}
 	defer m.run.Unlock()
+	defer m.keepBlobs()
 	return diff(p, arg, m)
+}
+
+// readBlob reads blob b of g through m (none when nil): from the blobs
+// the last diff read, else from git.
+func (m *DiffMemo) readBlob(g blobGit, b gitx.Blob) ([]byte, error) {
+	if m == nil {
+		return g.ReadBlob(b, knowledge.MaxLogBytes)
+	}
+	m.mu.Lock()
+	data, ok := m.blobs[b.ID]
+	m.mu.Unlock()
+	if !ok {
+		var err error
+		if data, err = g.ReadBlob(b, knowledge.MaxLogBytes); err != nil {
+			return nil, err
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.read == nil {
+		m.read = map[string][]byte{}
+	}
+	m.read[b.ID] = data
+	if !ok {
+		m.blobReads++
+	}
+	return data, nil
+}
+
+// keepBlobs keeps the blobs the diff just done read, if it read any, for
+// the next (and drops those it did not).
+func (m *DiffMemo) keepBlobs() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.read != nil {
+		m.blobs, m.read = m.read, nil
+	}
 }
 
 // Computed is how many diffs m computed (the others it remembered).
@@ -138,8 +185,10 @@ func (m *DiffMemo) put(key string, r DiffReport) {
 	m.computed++
 }
 
-// memoKey names what a diff compares: the two sides and their files' ids
-// (a working tree's file gets its content's).
+// memoKey names what a diff compares: the two sides and their files'
+// ids (a working tree's file gets its length and a hash of its content:
+// asked again of an unchanged log, the memo answers at the cost of
+// reading it, not of git's hash of it).
 func memoKey(from, to diffSide, before, after knowledge.LogFiles) string {
 	var b strings.Builder
 	for _, d := range []diffSide{from, to} {
@@ -152,12 +201,15 @@ func memoKey(from, to diffSide, before, after knowledge.LogFiles) string {
 			if err != nil {
 				return "" // not remembered
 			}
-			id = gitx.BlobID(data, "")
+			id = fmt.Sprintf("%d:%x", len(data), maphash.Bytes(memoSeed, data))
 		}
 		b.WriteString(id + "\x00")
 	}
 	return b.String()
 }
+
+// memoSeed seeds the hash of a working tree's file in a memo's key.
+var memoSeed = maphash.MakeSeed()
 
 // DiffReport is what cairn diff prints.
 type DiffReport struct {
@@ -230,24 +282,27 @@ type blobGit interface {
 	ReadBlob(b gitx.Blob, max int64) ([]byte, error)
 }
 
-// files are the side's log and archive.
-func (s Sources) files(d diffSide) (knowledge.LogFiles, error) {
+// files are the side's log and archive, with the size of each that is a
+// commit's (-1 for the working tree's, or unknown). A commit's file is
+// read through the memo, which keeps those its last diff read.
+func (s Sources) files(d diffSide) (f knowledge.LogFiles, size [2]int64, err error) {
+	size = [2]int64{-1, -1}
 	switch {
 	case d.empty:
-		return knowledge.LogFiles{}, nil
+		return knowledge.LogFiles{}, size, nil
 	case d.work && s.LogData != nil:
 		log, arc, err := s.LogData()
 		if err != nil {
-			return knowledge.LogFiles{}, err
+			return knowledge.LogFiles{}, size, err
 		}
-		return knowledge.LogFiles{Log: knowledge.Data(log), Archive: knowledge.Data(arc)}, nil
+		return knowledge.LogFiles{Log: knowledge.Data(log), Archive: knowledge.Data(arc)}, size, nil
 	case d.work: // sources that give the log only as records
 		recs, err := s.Log()
 		if err != nil {
-			return knowledge.LogFiles{}, err
+			return knowledge.LogFiles{}, size, err
 		}
 		log, arc := knowledge.RecordLines(recs)
-		return knowledge.LogFiles{Log: knowledge.Data(log), Archive: knowledge.Data(arc)}, nil
+		return knowledge.LogFiles{Log: knowledge.Data(log), Archive: knowledge.Data(arc)}, size, nil
 	}
 	path := func(name string) string { return strings.TrimPrefix(s.Dir+"/"+name, "./") }
 	logPath, arcPath := path(knowledge.LogName), path(knowledge.ArchiveName)
@@ -257,17 +312,17 @@ func (s Sources) files(d diffSide) (knowledge.LogFiles, error) {
 		for i, p := range []string{logPath, arcPath} {
 			data, _, err := s.Git.FileAt(d.id, p, knowledge.MaxLogBytes)
 			if err != nil {
-				return knowledge.LogFiles{}, err
+				return knowledge.LogFiles{}, size, err
 			}
 			out[i] = data
 		}
-		return knowledge.LogFiles{Log: knowledge.Data(out[0]), Archive: knowledge.Data(out[1])}, nil
+		return knowledge.LogFiles{Log: knowledge.Data(out[0]), Archive: knowledge.Data(out[1])}, size, nil
 	}
 	blobs, err := g.BlobsAt(d.id, logPath, arcPath)
 	if err != nil {
-		return knowledge.LogFiles{}, err
+		return knowledge.LogFiles{}, size, err
 	}
-	file := func(p string) (knowledge.LogFile, error) {
+	file := func(i int, p string) (knowledge.LogFile, error) {
 		b, ok := blobs[p]
 		if !ok {
 			return knowledge.LogFile{}, nil
@@ -275,14 +330,14 @@ func (s Sources) files(d diffSide) (knowledge.LogFiles, error) {
 		if b.Size > knowledge.MaxLogBytes {
 			return knowledge.LogFile{}, fmt.Errorf("%s at %s: %w (%d bytes, at most %d)", p, d.id, gitx.ErrTooLarge, b.Size, int64(knowledge.MaxLogBytes))
 		}
-		return knowledge.LogFile{ID: b.ID, Read: func() ([]byte, error) { return g.ReadBlob(b, knowledge.MaxLogBytes) }}, nil
+		size[i] = b.Size
+		return knowledge.LogFile{ID: b.ID, Read: func() ([]byte, error) { return s.memo.readBlob(g, b) }}, nil
 	}
-	var f knowledge.LogFiles
-	if f.Log, err = file(logPath); err != nil {
-		return f, err
+	if f.Log, err = file(0, logPath); err != nil {
+		return f, size, err
 	}
-	f.Archive, err = file(arcPath)
-	return f, err
+	f.Archive, err = file(1, arcPath)
+	return f, size, err
 }
 
 // read returns the records of the side's log and archive, all of them
@@ -291,7 +346,7 @@ func (s Sources) read(d diffSide) ([]knowledge.Record, error) {
 	if d.work {
 		return s.Log()
 	}
-	f, err := s.files(d)
+	f, _, err := s.files(d)
 	if err != nil {
 		return nil, err
 	}
