@@ -50,13 +50,22 @@ func (s Sources) Diff(arg string) (DiffReport, error) {
 	}
 	key := ""
 	if s.memo != nil {
-		key = memoKey(from, to, before, after)
-		if r, ok := s.memo.get(key); ok {
+		// The working tree's files are hashed as they are read, in
+		// pieces: a diff remembered costs no copy of the log.
+		var work [2]string
+		if (from.work || to.work) && s.LogSums != nil {
+			if work[0], work[1], err = s.LogSums(); err != nil {
+				work = [2]string{}
+			}
+		}
+		if r, ok := s.memo.get(memoKey(from, to, before, after, work)); ok {
 			return r, nil
 		}
 		if s.memo.computing != nil {
 			s.memo.computing()
 		}
+		// Remembered by what is compared, read now.
+		key = memoKey(from, to, before, after, [2]string{})
 	}
 	// A working tree's file of a committed file's size gets the id git
 	// would give it, for a file committed unchanged to be neither read
@@ -186,26 +195,49 @@ func (m *DiffMemo) put(key string, r DiffReport) {
 }
 
 // memoKey names what a diff compares: the two sides and their files'
-// ids (a working tree's file gets its length and a hash of its content:
-// asked again of an unchanged log, the memo answers at the cost of
-// reading it, not of git's hash of it).
-func memoKey(from, to diffSide, before, after knowledge.LogFiles) string {
+// ids, a working tree's file its length and a hash of its content (see
+// sumReader): work's, the log's and the archive's, when set, else of what
+// its Read returns. "" names nothing (a file could not be read).
+func memoKey(from, to diffSide, before, after knowledge.LogFiles, work [2]string) string {
 	var b strings.Builder
 	for _, d := range []diffSide{from, to} {
 		fmt.Fprintf(&b, "%s\x00%s\x00%v\x00", d.label, d.id, d.work)
 	}
-	for _, f := range []knowledge.LogFile{before.Log, before.Archive, after.Log, after.Archive} {
+	for i, f := range []knowledge.LogFile{before.Log, before.Archive, after.Log, after.Archive} {
 		id := f.ID
-		if id == "" && f.Read != nil {
+		if d := []diffSide{from, to}[i/2]; d.work && work[i%2] != "" {
+			id = work[i%2]
+		} else if id == "" && f.Read != nil {
 			data, err := f.Read()
 			if err != nil {
-				return "" // not remembered
+				return ""
 			}
-			id = fmt.Sprintf("%d:%x", len(data), maphash.Bytes(memoSeed, data))
+			id = sumOf(data)
 		}
 		b.WriteString(id + "\x00")
 	}
 	return b.String()
+}
+
+// sumReader is a file's length and a hash of its content, read from r in
+// pieces, as a memo's key names a working tree's file; nil r is a missing
+// file, as empty. The hash is seeded per process.
+func sumReader(r io.Reader) (string, error) {
+	var h maphash.Hash
+	h.SetSeed(memoSeed)
+	n := int64(0)
+	if r != nil {
+		var err error
+		if n, err = io.CopyBuffer(&h, r, make([]byte, 256<<10)); err != nil {
+			return "", err
+		}
+	}
+	return fmt.Sprintf("%d:%x", n, h.Sum64()), nil
+}
+
+// sumOf is sumReader of data.
+func sumOf(data []byte) string {
+	return fmt.Sprintf("%d:%x", len(data), maphash.Bytes(memoSeed, data))
 }
 
 // memoSeed seeds the hash of a working tree's file in a memo's key.
@@ -290,12 +322,17 @@ func (s Sources) files(d diffSide) (f knowledge.LogFiles, size [2]int64, err err
 	switch {
 	case d.empty:
 		return knowledge.LogFiles{}, size, nil
-	case d.work && s.LogData != nil:
-		log, arc, err := s.LogData()
-		if err != nil {
-			return knowledge.LogFiles{}, size, err
+	case d.work && s.LogData != nil: // read when first asked (a diff remembered needs neither)
+		var once sync.Once
+		var data [2][]byte
+		var err error
+		read := func(i int) func() ([]byte, error) {
+			return func() ([]byte, error) {
+				once.Do(func() { data[0], data[1], err = s.LogData() })
+				return data[i], err
+			}
 		}
-		return knowledge.LogFiles{Log: knowledge.Data(log), Archive: knowledge.Data(arc)}, size, nil
+		return knowledge.LogFiles{Log: knowledge.LogFile{Read: read(0)}, Archive: knowledge.LogFile{Read: read(1)}}, size, nil
 	case d.work: // sources that give the log only as records
 		recs, err := s.Log()
 		if err != nil {

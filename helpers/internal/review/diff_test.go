@@ -224,10 +224,15 @@ func TestDiffMemoWaitsForTheDiffUnderWay(t *testing.T) {
 }
 
 // A working tree's log of the committed one's size but not its content
-// is compared, not taken for the committed one.
+// is compared, not taken for the committed one, nor for the log the memo
+// compared before it was edited.
 func TestDiffOfALogEditedToTheSameSize(t *testing.T) {
 	clitest.IsolateGit(t)
 	p := changedRepo(t, 200, false)
+	var m DiffMemo
+	if d, err := m.Diff(p, ""); err != nil || len(d.Changes) != 0 {
+		t.Fatalf("the log as committed: %v, %v", d.Counts, err)
+	}
 	data, err := os.ReadFile(p.Store.LogPath())
 	if err != nil {
 		t.Fatal(err)
@@ -237,12 +242,37 @@ func TestDiffOfALogEditedToTheSameSize(t *testing.T) {
 	if err := os.WriteFile(p.Store.LogPath(), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var m DiffMemo
 	d, err := m.Diff(p, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := wholeDiff(t, p, "HEAD", ""); len(want) == 0 || !reflect.DeepEqual(d.Changes, want) {
 		t.Errorf("cairn diff: %d changes, the whole comparison %d", len(d.Changes), len(want))
+	}
+}
+
+// A diff the memo remembers is known by a hash of the working tree's log
+// read in pieces: the log is not read whole, nor are the commits'.
+func TestDiffMemoRemembersWithoutReadingTheLog(t *testing.T) {
+	clitest.IsolateGit(t)
+	p := changedRepo(t, 200, true)
+	src, close, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer close()
+	m := &DiffMemo{}
+	src.memo = m
+	reads := 0
+	logData := src.LogData
+	src.LogData = func() ([]byte, []byte, error) { reads++; return logData() }
+	for i, want := range []int{1, 1, 1} {
+		d, err := src.Diff("HEAD~1")
+		if err != nil || d.Counts[knowledge.ChangeAdded] == 0 {
+			t.Fatalf("diff %d: %v, %v", i, d.Counts, err)
+		}
+		if reads != want || m.blobReads != 1 {
+			t.Errorf("diff %d: the log read whole %d times, want %d; %d commits' logs read, want 1", i, reads, want, m.blobReads)
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/gitx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
@@ -56,6 +57,10 @@ type Sources struct {
 	// (nil for a missing file), for the diff to parse only the lines
 	// that changed; without it the diff reads Log.
 	LogData func() (log, archive []byte, err error)
+	// LogSums are sumReader of the log and of its archive as they are now, read
+	// in pieces, for a [DiffMemo] to know a diff it remembers without
+	// holding the log (nil: it hashes what LogData reads).
+	LogSums func() (log, archive string, err error)
 
 	memo *DiffMemo // remembers the diff's last answer
 }
@@ -100,6 +105,26 @@ func Open(p *project.Project) (src Sources, close func(), err error) {
 			archive, err = p.Store.ReadArchive()
 			return log, archive, err
 		},
+		LogSums: func() (log, archive string, err error) {
+			if log, err = sumFile(p.Store.Root(), knowledge.LogName); err != nil {
+				return "", "", err
+			}
+			archive, err = sumFile(p.Store.Root(), knowledge.ArchiveName)
+			return log, archive, err
+		},
 	}
 	return src, func() { tree.Close() }, nil
+}
+
+// sumFile is sumReader of file name below root (of nothing when missing).
+func sumFile(root fsx.Root, name string) (string, error) {
+	f, err := root.OpenFile(name, os.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return sumReader(nil)
+	}
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	return sumReader(f)
 }
