@@ -65,6 +65,7 @@ type Server struct {
 	memo *review.DiffMemo
 	// warmed is closed when Run has computed the diff page's first diff.
 	warmed chan struct{}
+	counts counts // how many entries searches select
 }
 
 // random is n random bytes in hex.

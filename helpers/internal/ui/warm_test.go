@@ -5,8 +5,11 @@ import (
 	"context"
 	"io"
 	"os"
+	"regexp"
+	"strconv"
 	"testing"
 
+	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/clitest"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/synthlog"
@@ -79,3 +82,47 @@ func newRealServer(t testing.TB, p *project.Project) *Server {
 	}
 	return s
 }
+
+// The pages of a ranked search count its matches once while the cache has
+// not moved, and again, truly, once the log has a new match.
+func TestSearchPagesCountTheirMatchesOnce(t *testing.T) {
+	p := bigProject(t, 3000)
+	s := newRealServer(t, p)
+	count := func(path string, computed int) string {
+		t.Helper()
+		w := get(t, s, path)
+		m := countRE.FindStringSubmatch(w.Body.String())
+		if w.Code != 200 || m == nil {
+			t.Fatalf("%s: status %d, no count\n%.2000s", path, w.Code, w.Body)
+		}
+		if s.counts.computed != computed {
+			t.Errorf("after %s: the matches counted %d times, want %d", path, s.counts.computed, computed)
+		}
+		return m[1]
+	}
+	first := count("/?q=cache", 1)
+	if n := count("/?q=cache&page=2", 1); n != first {
+		t.Errorf("page 2 counts %s matches, page 1 %s", n, first)
+	}
+	count("/?q=retry", 2)
+	e := knowledge.Entry{Type: "fact", Content: "the cache is warmed when the viewer starts", TS: 1_800_000_000, Author: "dev99"}
+	e.Key = knowledge.MakeKey(e.Type, e.Content)
+	if _, err := p.Store.Insert([]knowledge.Entry{e}); err != nil {
+		t.Fatal(err)
+	}
+	if n, want := count("/?q=cache&page=2", 3), atoi(t, first)+1; atoi(t, n) != want {
+		t.Errorf("after a match was added, %s matches, want %d", n, want)
+	}
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// countRE reads the count above the knowledge list.
+var countRE = regexp.MustCompile(`<p class="count" id="count">(\d+) `)
