@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/cairn-dev/cairn/helpers/internal/fsx"
 	"github.com/cairn-dev/cairn/helpers/internal/gitx"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
@@ -106,19 +105,20 @@ func Open(p *project.Project) (src Sources, close func(), err error) {
 			return log, archive, err
 		},
 		LogSums: func() (log, archive string, err error) {
-			if log, err = sumFile(p.Store.Root(), knowledge.LogName); err != nil {
+			if log, err = sumFile(p, knowledge.LogName); err != nil {
 				return "", "", err
 			}
-			archive, err = sumFile(p.Store.Root(), knowledge.ArchiveName)
+			archive, err = sumFile(p, knowledge.ArchiveName)
 			return log, archive, err
 		},
 	}
 	return src, func() { tree.Close() }, nil
 }
 
-// sumFile is sumReader of file name below root (of nothing when missing).
-func sumFile(root fsx.Root, name string) (string, error) {
-	f, err := root.OpenFile(name, os.O_RDONLY, 0)
+// sumFile is sumReader of file name of p's store (of nothing when
+// missing).
+func sumFile(p *project.Project, name string) (string, error) {
+	f, err := p.Store.Root().OpenFile(name, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return sumReader(nil)
 	}
