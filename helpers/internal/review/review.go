@@ -56,9 +56,9 @@ type Sources struct {
 	// (nil for a missing file), for the diff to parse only the lines
 	// that changed; without it the diff reads Log.
 	LogData func() (log, archive []byte, err error)
-	// LogSums are sumReader of the log and of its archive as they are now, read
-	// in pieces, for a [DiffMemo] to know a diff it remembers without
-	// holding the log (nil: it hashes what LogData reads).
+	// LogSums are sumReader of the log and of its archive as they are
+	// now, read in pieces, for a [DiffMemo] to know a diff it remembers
+	// without holding the log (nil: it hashes what LogData reads).
 	LogSums func() (log, archive string, err error)
 
 	memo *DiffMemo // remembers the diff's last answer

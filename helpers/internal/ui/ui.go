@@ -62,6 +62,7 @@ type Server struct {
 	// diff is the knowledge change of a range ("" is the working tree
 	// against HEAD): cairn diff's, through memo (a test's own in tests).
 	diff func(rev string) (review.DiffReport, error)
+	// memo remembers the last diff: paging through a diff computes it once.
 	memo *review.DiffMemo
 	// warmed is closed when Run has computed the diff page's first diff.
 	warmed chan struct{}
@@ -107,7 +108,7 @@ func New(opt Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{opt: opt, token: tok, cookie: "cairn_ui_" + name, session: session, mux: http.NewServeMux(),
-		memo: &review.DiffMemo{}, warmed: make(chan struct{})} // paging through a diff computes it once
+		memo: &review.DiffMemo{}, warmed: make(chan struct{})}
 	s.diff = func(rev string) (review.DiffReport, error) { return s.memo.Diff(opt.Project, rev) }
 	if err := s.parseTemplates(); err != nil {
 		return nil, err

@@ -324,7 +324,8 @@ type counts struct {
 // maxCounts is how many counts it keeps; past that it starts over.
 const maxCounts = 64
 
-// total is rank.Total of q, from the cache ix.
+// total is rank.Total of q, a ranked search (no place to page from), from
+// the cache ix.
 func (c *counts) total(ix *index.Index, q rank.Query) (int, error) {
 	gen, err := ix.Generation()
 	if err != nil {
@@ -340,10 +341,11 @@ func (c *counts) total(ix *index.Index, q rank.Query) (int, error) {
 	if n, err = rank.Total(ix, q); err != nil {
 		return n, err
 	}
+	again, err := ix.Generation()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.computed++
-	if again, err := ix.Generation(); err == nil && again == gen { // not rebuilt meanwhile
+	if err == nil && again == gen { // not rebuilt meanwhile
 		if len(c.n) >= maxCounts || c.n == nil {
 			c.n = map[string]int{}
 		}
