@@ -9,6 +9,7 @@
 package rank
 
 import (
+	"container/heap"
 	"slices"
 	"strings"
 
@@ -249,21 +250,42 @@ func newest(ix *index.Index, terms []string, q Query) ([]Hit, error) {
 // lifted by the greatest prior, cannot reach the top q.Limit, none can.
 func best(ix *index.Index, terms []string, q Query) ([]Hit, error) {
 	var hits []Hit
+	// The best q.Limit scores so far, the least first: what the next
+	// candidate must reach (the hits are sorted once, at the end).
+	var top scoreHeap
 	wanted := func(bm25 float64) bool {
-		if len(hits) < q.Limit {
-			return true
-		}
-		sortHits(hits)
-		return bm25*MaxPrior() >= hits[q.Limit-1].Score
+		return len(top) < q.Limit || bm25*MaxPrior() >= top[0]
 	}
 	err := ix.Matches(terms, q.filter(), q.Limit, candidates(q.Limit), wanted, func(c index.Candidate) {
-		hits = append(hits, Hit{Entry: c.Entry, Score: c.BM25 * Prior(c.Entry, c.Effect), Archived: c.Archived, Effect: c.Effect})
+		h := Hit{Entry: c.Entry, Score: c.BM25 * Prior(c.Entry, c.Effect), Archived: c.Archived, Effect: c.Effect}
+		hits = append(hits, h)
+		switch {
+		case len(top) < q.Limit:
+			heap.Push(&top, h.Score)
+		case h.Score > top[0]:
+			top[0] = h.Score
+			heap.Fix(&top, 0)
+		}
 	})
 	if err != nil {
 		return nil, err
 	}
 	sortHits(hits)
 	return hits[:min(len(hits), q.Limit)], nil
+}
+
+// scoreHeap is a min-heap of scores (container/heap's).
+type scoreHeap []float64
+
+func (s scoreHeap) Len() int           { return len(s) }
+func (s scoreHeap) Less(i, j int) bool { return s[i] < s[j] }
+func (s scoreHeap) Swap(i, j int)      { s[i], s[j] = s[j], s[i] }
+func (s *scoreHeap) Push(x any)        { *s = append(*s, x.(float64)) }
+func (s *scoreHeap) Pop() any {
+	old := *s
+	x := old[len(old)-1]
+	*s = old[:len(old)-1]
+	return x
 }
 
 // candidates is how many of the best BM25 matches are read for a query

@@ -3,6 +3,7 @@ package review
 import (
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"strings"
 	"sync"
@@ -39,29 +40,44 @@ func (s Sources) Diff(arg string) (DiffReport, error) {
 	if err != nil {
 		return DiffReport{}, err
 	}
-	before, err := s.files(from)
+	before, beforeSize, err := s.files(from)
 	if err != nil {
 		return DiffReport{}, err
 	}
-	after, err := s.files(to)
+	after, afterSize, err := s.files(to)
 	if err != nil {
 		return DiffReport{}, err
-	}
-	// The working tree's files get the ids git would give them, for a
-	// file committed unchanged to be neither read nor compared.
-	for _, pair := range [][2]*knowledge.LogFile{{&before.Log, &after.Log}, {&before.Archive, &after.Archive}} {
-		for i, f := range pair {
-			if f.ID == "" && f.Read != nil && pair[1-i].ID != "" && (i == 0 && from.work || i == 1 && to.work) {
-				data, _ := f.Read()
-				f.ID = gitx.BlobID(data, pair[1-i].ID)
-			}
-		}
 	}
 	key := ""
 	if s.memo != nil {
-		key = memoKey(from, to, before, after)
-		if r, ok := s.memo.get(key); ok {
+		// The working tree's files are hashed as they are read, in
+		// pieces: a diff remembered costs no copy of the log.
+		var work [2]string
+		if (from.work || to.work) && s.LogSums != nil {
+			if work[0], work[1], err = s.LogSums(); err != nil {
+				work = [2]string{}
+			}
+		}
+		if r, ok := s.memo.get(memoKey(from, to, before, after, work)); ok {
 			return r, nil
+		}
+		if s.memo.computing != nil {
+			s.memo.computing()
+		}
+		// Remembered by what is compared, read now.
+		key = memoKey(from, to, before, after, [2]string{})
+	}
+	// A working tree's file of a committed file's size gets the id git
+	// would give it, for a file committed unchanged to be neither read
+	// nor compared (one of another size is surely not the same).
+	sizes := [2][2]int64{{beforeSize[0], afterSize[0]}, {beforeSize[1], afterSize[1]}}
+	for k, pair := range [][2]*knowledge.LogFile{{&before.Log, &after.Log}, {&before.Archive, &after.Archive}} {
+		for i, f := range pair {
+			if f.ID == "" && f.Read != nil && pair[1-i].ID != "" && (i == 0 && from.work || i == 1 && to.work) {
+				if data, _ := f.Read(); int64(len(data)) == sizes[k][1-i] {
+					f.ID = gitx.BlobID(data, pair[1-i].ID)
+				}
+			}
 		}
 	}
 	changes, err := knowledge.CompareFiles(before, after)
@@ -83,16 +99,84 @@ func (s Sources) Diff(arg string) (DiffReport, error) {
 // DiffMemo is [Diff] that remembers its last answer by what it compared:
 // asked again of the same revisions, whose files have the same ids, it
 // answers without comparing again. The viewer keeps one, so that paging
-// through a diff costs reading the working tree's log, not the diff.
+// through a diff costs reading the working tree's log, not the diff, and
+// computes its first page's diff as it starts.
+//
+// It computes one diff at a time: a diff asked while another runs waits
+// for it, then finds its answer if it asked the same (a page asked while
+// the viewer warms the memo costs no second diff).
 type DiffMemo struct {
-	mu       sync.Mutex
+	run      sync.Mutex // held through a diff
+	mu       sync.Mutex // guards the fields below
 	key      string
 	report   DiffReport
-	computed int // how many diffs it computed (for tests)
+	computed int // how many diffs it computed
+	// blobs are the commits' files the last diff read, by blob id: a
+	// diff of the working tree against the same commit, after the log
+	// moved, reads the commit's log from here, not from git.
+	blobs, read map[string][]byte
+	blobReads   int // how many blobs it read from git
+	// Test hooks: waiting is called when a diff must wait for another,
+	// computing when it starts to compare (nil outside tests).
+	waiting, computing func()
 }
 
 // Diff is [Diff] through m.
-func (m *DiffMemo) Diff(p *project.Project, arg string) (DiffReport, error) { return diff(p, arg, m) }
+func (m *DiffMemo) Diff(p *project.Project, arg string) (DiffReport, error) {
+	if !m.run.TryLock() {
+		if m.waiting != nil {
+			m.waiting()
+		}
+		m.run.Lock()
+	}
+	defer m.run.Unlock()
+	defer m.keepBlobs()
+	return diff(p, arg, m)
+}
+
+// readBlob reads blob b of g through m (none when nil): from the blobs
+// the last diff read, else from git.
+func (m *DiffMemo) readBlob(g blobGit, b gitx.Blob) ([]byte, error) {
+	if m == nil {
+		return g.ReadBlob(b, knowledge.MaxLogBytes)
+	}
+	m.mu.Lock()
+	data, ok := m.blobs[b.ID]
+	m.mu.Unlock()
+	if !ok {
+		var err error
+		if data, err = g.ReadBlob(b, knowledge.MaxLogBytes); err != nil {
+			return nil, err
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.read == nil {
+		m.read = map[string][]byte{}
+	}
+	m.read[b.ID] = data
+	if !ok {
+		m.blobReads++
+	}
+	return data, nil
+}
+
+// keepBlobs keeps the blobs the diff just done read, if it read any, for
+// the next (and drops those it did not).
+func (m *DiffMemo) keepBlobs() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.read != nil {
+		m.blobs, m.read = m.read, nil
+	}
+}
+
+// Computed is how many diffs m computed (the others it remembered).
+func (m *DiffMemo) Computed() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.computed
+}
 
 func (m *DiffMemo) get(key string) (DiffReport, bool) {
 	m.mu.Lock()
@@ -110,26 +194,54 @@ func (m *DiffMemo) put(key string, r DiffReport) {
 	m.computed++
 }
 
-// memoKey names what a diff compares: the two sides and their files' ids
-// (a working tree's file gets its content's).
-func memoKey(from, to diffSide, before, after knowledge.LogFiles) string {
+// memoKey names what a diff compares: the two sides and their files'
+// ids, a working tree's file its length and a hash of its content (see
+// sumReader): work's, the log's and the archive's, when set, else of what
+// its Read returns. "" names nothing (a file could not be read).
+func memoKey(from, to diffSide, before, after knowledge.LogFiles, work [2]string) string {
 	var b strings.Builder
 	for _, d := range []diffSide{from, to} {
 		fmt.Fprintf(&b, "%s\x00%s\x00%v\x00", d.label, d.id, d.work)
 	}
-	for _, f := range []knowledge.LogFile{before.Log, before.Archive, after.Log, after.Archive} {
+	for i, f := range []knowledge.LogFile{before.Log, before.Archive, after.Log, after.Archive} {
 		id := f.ID
-		if id == "" && f.Read != nil {
+		if d := []diffSide{from, to}[i/2]; d.work && work[i%2] != "" {
+			id = work[i%2]
+		} else if id == "" && f.Read != nil {
 			data, err := f.Read()
 			if err != nil {
-				return "" // not remembered
+				return ""
 			}
-			id = gitx.BlobID(data, "")
+			id = sumOf(data)
 		}
 		b.WriteString(id + "\x00")
 	}
 	return b.String()
 }
+
+// sumReader is a file's length and a hash of its content, read from r in
+// pieces, as a memo's key names a working tree's file; nil r is a missing
+// file, as empty. The hash is seeded per process.
+func sumReader(r io.Reader) (string, error) {
+	var h maphash.Hash
+	h.SetSeed(memoSeed)
+	n := int64(0)
+	if r != nil {
+		var err error
+		if n, err = io.CopyBuffer(&h, r, make([]byte, 256<<10)); err != nil {
+			return "", err
+		}
+	}
+	return fmt.Sprintf("%d:%x", n, h.Sum64()), nil
+}
+
+// sumOf is sumReader of data.
+func sumOf(data []byte) string {
+	return fmt.Sprintf("%d:%x", len(data), maphash.Bytes(memoSeed, data))
+}
+
+// memoSeed seeds the hash of a working tree's file in a memo's key.
+var memoSeed = maphash.MakeSeed()
 
 // DiffReport is what cairn diff prints.
 type DiffReport struct {
@@ -202,24 +314,32 @@ type blobGit interface {
 	ReadBlob(b gitx.Blob, max int64) ([]byte, error)
 }
 
-// files are the side's log and archive.
-func (s Sources) files(d diffSide) (knowledge.LogFiles, error) {
+// files are the side's log and archive, with the size of each that is a
+// commit's (-1 for the working tree's, or unknown). A commit's file is
+// read through the memo, which keeps those its last diff read.
+func (s Sources) files(d diffSide) (f knowledge.LogFiles, size [2]int64, err error) {
+	size = [2]int64{-1, -1}
 	switch {
 	case d.empty:
-		return knowledge.LogFiles{}, nil
-	case d.work && s.LogData != nil:
-		log, arc, err := s.LogData()
-		if err != nil {
-			return knowledge.LogFiles{}, err
+		return knowledge.LogFiles{}, size, nil
+	case d.work && s.LogData != nil: // read when first asked (a diff remembered needs neither)
+		var once sync.Once
+		var data [2][]byte
+		var err error
+		read := func(i int) func() ([]byte, error) {
+			return func() ([]byte, error) {
+				once.Do(func() { data[0], data[1], err = s.LogData() })
+				return data[i], err
+			}
 		}
-		return knowledge.LogFiles{Log: knowledge.Data(log), Archive: knowledge.Data(arc)}, nil
+		return knowledge.LogFiles{Log: knowledge.LogFile{Read: read(0)}, Archive: knowledge.LogFile{Read: read(1)}}, size, nil
 	case d.work: // sources that give the log only as records
 		recs, err := s.Log()
 		if err != nil {
-			return knowledge.LogFiles{}, err
+			return knowledge.LogFiles{}, size, err
 		}
 		log, arc := knowledge.RecordLines(recs)
-		return knowledge.LogFiles{Log: knowledge.Data(log), Archive: knowledge.Data(arc)}, nil
+		return knowledge.LogFiles{Log: knowledge.Data(log), Archive: knowledge.Data(arc)}, size, nil
 	}
 	path := func(name string) string { return strings.TrimPrefix(s.Dir+"/"+name, "./") }
 	logPath, arcPath := path(knowledge.LogName), path(knowledge.ArchiveName)
@@ -229,17 +349,17 @@ func (s Sources) files(d diffSide) (knowledge.LogFiles, error) {
 		for i, p := range []string{logPath, arcPath} {
 			data, _, err := s.Git.FileAt(d.id, p, knowledge.MaxLogBytes)
 			if err != nil {
-				return knowledge.LogFiles{}, err
+				return knowledge.LogFiles{}, size, err
 			}
 			out[i] = data
 		}
-		return knowledge.LogFiles{Log: knowledge.Data(out[0]), Archive: knowledge.Data(out[1])}, nil
+		return knowledge.LogFiles{Log: knowledge.Data(out[0]), Archive: knowledge.Data(out[1])}, size, nil
 	}
 	blobs, err := g.BlobsAt(d.id, logPath, arcPath)
 	if err != nil {
-		return knowledge.LogFiles{}, err
+		return knowledge.LogFiles{}, size, err
 	}
-	file := func(p string) (knowledge.LogFile, error) {
+	file := func(i int, p string) (knowledge.LogFile, error) {
 		b, ok := blobs[p]
 		if !ok {
 			return knowledge.LogFile{}, nil
@@ -247,14 +367,14 @@ func (s Sources) files(d diffSide) (knowledge.LogFiles, error) {
 		if b.Size > knowledge.MaxLogBytes {
 			return knowledge.LogFile{}, fmt.Errorf("%s at %s: %w (%d bytes, at most %d)", p, d.id, gitx.ErrTooLarge, b.Size, int64(knowledge.MaxLogBytes))
 		}
-		return knowledge.LogFile{ID: b.ID, Read: func() ([]byte, error) { return g.ReadBlob(b, knowledge.MaxLogBytes) }}, nil
+		size[i] = b.Size
+		return knowledge.LogFile{ID: b.ID, Read: func() ([]byte, error) { return s.memo.readBlob(g, b) }}, nil
 	}
-	var f knowledge.LogFiles
-	if f.Log, err = file(logPath); err != nil {
-		return f, err
+	if f.Log, err = file(0, logPath); err != nil {
+		return f, size, err
 	}
-	f.Archive, err = file(arcPath)
-	return f, err
+	f.Archive, err = file(1, arcPath)
+	return f, size, err
 }
 
 // read returns the records of the side's log and archive, all of them
@@ -263,7 +383,7 @@ func (s Sources) read(d diffSide) ([]knowledge.Record, error) {
 	if d.work {
 		return s.Log()
 	}
-	f, err := s.files(d)
+	f, _, err := s.files(d)
 	if err != nil {
 		return nil, err
 	}

@@ -143,12 +143,14 @@ func BenchmarkDiff100k(b *testing.B) {
 
 // A DiffMemo answers a diff asked again of the same states without
 // computing it, and computes it again when a revision or the working
-// tree's log moves.
+// tree's log moves; a commit's log it read for its last diff, it does
+// not read from git again.
 func TestDiffMemoRemembersTheSameStates(t *testing.T) {
 	clitest.IsolateGit(t)
 	p := changedRepo(t, 200, false)
 	var m DiffMemo
-	ask := func(arg string, computed int) DiffReport {
+	reads := 0
+	ask := func(arg string, computed, read int) DiffReport {
 		t.Helper()
 		d, err := m.Diff(p, arg)
 		if err != nil {
@@ -157,16 +159,19 @@ func TestDiffMemoRemembersTheSameStates(t *testing.T) {
 		if m.computed != computed {
 			t.Errorf("after diff %q: %d computed, want %d", arg, m.computed, computed)
 		}
+		if reads += read; m.blobReads != reads {
+			t.Errorf("after diff %q: %d logs read from git, want %d", arg, m.blobReads, reads)
+		}
 		if want, _ := Diff(p, arg); !reflect.DeepEqual(d, want) {
 			t.Errorf("diff %q remembered %d changes, Diff says %d", arg, len(d.Changes), len(want.Changes))
 		}
 		return d
 	}
-	ask("HEAD~1", 1)
-	ask("HEAD~1", 1)
-	ask("HEAD~1..HEAD", 2)
-	ask("HEAD~1..HEAD", 2)
-	ask("HEAD~1", 3)
+	ask("HEAD~1", 1, 1)       // HEAD~1's log read
+	ask("HEAD~1", 1, 0)       // remembered
+	ask("HEAD~1..HEAD", 2, 1) // HEAD's read, HEAD~1's kept
+	ask("HEAD~1..HEAD", 2, 0)
+	ask("HEAD~1", 3, 0)
 	f, err := os.OpenFile(p.Store.LogPath(), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -174,7 +179,100 @@ func TestDiffMemoRemembersTheSameStates(t *testing.T) {
 	f.Write(synthlog.Log(500, 501, 1)[0])
 	f.Write([]byte("\n"))
 	f.Close()
-	if d := ask("HEAD~1", 4); d.Counts[knowledge.ChangeAdded] != 21 {
+	if d := ask("HEAD~1", 4, 0); d.Counts[knowledge.ChangeAdded] != 21 {
 		t.Errorf("after a line was added: %v", d.Counts)
+	}
+}
+
+// A diff asked of a DiffMemo while it computes the same one (the viewer's
+// first page while it warms) waits for it and finds its answer: one diff
+// is computed, not two.
+func TestDiffMemoWaitsForTheDiffUnderWay(t *testing.T) {
+	clitest.IsolateGit(t)
+	p := changedRepo(t, 200, true)
+	var m DiffMemo
+	waited := make(chan struct{})
+	m.waiting = func() { close(waited) }
+	second := make(chan DiffReport, 1)
+	m.computing = func() {
+		m.computing = nil
+		go func() {
+			d, err := m.Diff(p, "")
+			if err != nil {
+				t.Error(err)
+			}
+			second <- d
+		}()
+		// The second diff either waits for this one or, computing
+		// its own, returns first.
+		select {
+		case <-waited:
+		case d := <-second:
+			second <- d
+		}
+	}
+	if _, err := m.Diff(p, ""); err != nil {
+		t.Fatal(err)
+	}
+	d := <-second
+	if n := m.Computed(); n != 1 {
+		t.Errorf("two diffs asked at once computed %d, want 1", n)
+	}
+	if want, _ := Diff(p, ""); !reflect.DeepEqual(d, want) || d.Counts[knowledge.ChangeAdded] == 0 {
+		t.Errorf("the diff that waited: %v, Diff says %v", d.Counts, want.Counts)
+	}
+}
+
+// A working tree's log of the committed one's size but not its content
+// is compared, not taken for the committed one, nor for the log the memo
+// compared before it was edited.
+func TestDiffOfALogEditedToTheSameSize(t *testing.T) {
+	clitest.IsolateGit(t)
+	p := changedRepo(t, 200, false)
+	var m DiffMemo
+	if d, err := m.Diff(p, ""); err != nil || len(d.Changes) != 0 {
+		t.Fatalf("the log as committed: %v, %v", d.Counts, err)
+	}
+	data, err := os.ReadFile(p.Store.LogPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.LastIndex(data, []byte(`"content":"`)) + len(`"content":"`)
+	data[i] ^= 1 // another letter
+	if err := os.WriteFile(p.Store.LogPath(), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := m.Diff(p, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := wholeDiff(t, p, "HEAD", ""); len(want) == 0 || !reflect.DeepEqual(d.Changes, want) {
+		t.Errorf("cairn diff: %d changes, the whole comparison %d", len(d.Changes), len(want))
+	}
+}
+
+// A diff the memo remembers is known by a hash of the working tree's log
+// read in pieces: the log is not read whole, nor are the commits'.
+func TestDiffMemoRemembersWithoutReadingTheLog(t *testing.T) {
+	clitest.IsolateGit(t)
+	p := changedRepo(t, 200, true)
+	src, close, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer close()
+	m := &DiffMemo{}
+	src.memo = m
+	reads := 0
+	logData := src.LogData
+	src.LogData = func() ([]byte, []byte, error) { reads++; return logData() }
+	for i, want := range []int{1, 1, 1} {
+		d, err := src.Diff("HEAD~1")
+		if err != nil || d.Counts[knowledge.ChangeAdded] == 0 {
+			t.Fatalf("diff %d: %v, %v", i, d.Counts, err)
+		}
+		if reads != want || m.blobReads != 1 {
+			t.Errorf("diff %d: the log read whole %d times, want %d; %d commits' logs read, want 1", i, reads, want, m.blobReads)
+		}
 	}
 }

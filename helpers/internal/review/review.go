@@ -56,6 +56,10 @@ type Sources struct {
 	// (nil for a missing file), for the diff to parse only the lines
 	// that changed; without it the diff reads Log.
 	LogData func() (log, archive []byte, err error)
+	// LogSums are sumReader of the log and of its archive as they are
+	// now, read in pieces, for a [DiffMemo] to know a diff it remembers
+	// without holding the log (nil: it hashes what LogData reads).
+	LogSums func() (log, archive string, err error)
 
 	memo *DiffMemo // remembers the diff's last answer
 }
@@ -100,6 +104,27 @@ func Open(p *project.Project) (src Sources, close func(), err error) {
 			archive, err = p.Store.ReadArchive()
 			return log, archive, err
 		},
+		LogSums: func() (log, archive string, err error) {
+			if log, err = sumFile(p, knowledge.LogName); err != nil {
+				return "", "", err
+			}
+			archive, err = sumFile(p, knowledge.ArchiveName)
+			return log, archive, err
+		},
 	}
 	return src, func() { tree.Close() }, nil
+}
+
+// sumFile is sumReader of file name of p's store (of nothing when
+// missing).
+func sumFile(p *project.Project, name string) (string, error) {
+	f, err := p.Store.Root().OpenFile(name, os.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return sumReader(nil)
+	}
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	return sumReader(f)
 }

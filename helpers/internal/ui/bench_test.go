@@ -76,7 +76,11 @@ func benchmarkPage(b *testing.B, n int, path string) {
 }
 
 // measurePage is benchmarkPage on server s.
-func measurePage(b *testing.B, s *Server, path string) {
+func measurePage(b *testing.B, s *Server, path string) { measurePageAfter(b, s, path, nil) }
+
+// measurePageAfter is measurePage that calls before (unless nil) before
+// each request.
+func measurePageAfter(b *testing.B, s *Server, path string, before func()) {
 	if w := get(b, s, path); w.Code != 200 || strings.Contains(w.Body.String(), `class="error"`) {
 		b.Fatalf("status %d:\n%s", w.Code, w.Body)
 	}
@@ -85,6 +89,9 @@ func measurePage(b *testing.B, s *Server, path string) {
 	size := 0
 	cpu := cpuTime()
 	for b.Loop() {
+		if before != nil {
+			before()
+		}
 		w := get(b, s, path)
 		if w.Code != 200 {
 			b.Fatalf("status %d", w.Code)
@@ -135,3 +142,22 @@ func BenchmarkLastPage100k(b *testing.B)         { benchmarkPage(b, 100_000, "/?
 func BenchmarkLastPageByAuthor100k(b *testing.B) { benchmarkPage(b, 100_000, "/?author=dev03&last=1") }
 func BenchmarkDiff100k(b *testing.B)             { benchmarkPage(b, 100_000, "/diff?page=2000") }
 func BenchmarkLog100k(b *testing.B)              { benchmarkPage(b, 100_000, "/log?page=4") }
+
+// BenchmarkSearchLastPage100k is a ranked search's last page (the best
+// maxRanked hits ranked, its last 50 shown), of a word a third of the
+// entries hold: reached from another page of the search (or asked
+// again), whose count the server remembers, and first (the count
+// forgotten before each request).
+func BenchmarkSearchLastPage100k(b *testing.B) {
+	const n = 100_000
+	s := bigServer(b, bigProject(b, n), n)
+	const path = "/?q=cache&page=10"
+	b.Run("paged", func(b *testing.B) { measurePage(b, s, path) })
+	b.Run("first", func(b *testing.B) {
+		measurePageAfter(b, s, path, func() {
+			s.counts.mu.Lock()
+			s.counts.n = nil
+			s.counts.mu.Unlock()
+		})
+	})
+}

@@ -46,13 +46,21 @@ func (e listenError) Unwrap() []error { return []error{e.err, ErrListen} }
 
 // Run serves s as o says until ctx is done: it prints the URL to open
 // (holding the token) on Stdout, and on Stderr that it serves and, when
-// it ends, that it stopped.
+// it ends, that it stopped. Meanwhile it computes the diff page's first
+// diff (the working tree against HEAD) in the background, for the page
+// to find it done: at 100k entries that diff costs half a second, a page
+// of it remembered a twentieth. A page asked before then waits for it.
 func (s *Server) Run(ctx context.Context, o Listen) error {
 	ln, err := listen(o.Addr, o.Own)
 	if err != nil {
 		return listenError{err}
 	}
 	defer ln.Close()
+	go func() {
+		defer close(s.warmed)
+		_, _ = s.diff("") // its error is the page's to show
+	}()
+	defer func() { <-s.warmed }() // no git left running in the project
 	if !o.Loopback {
 		host, _, _ := net.SplitHostPort(o.Addr) // as given: Go may listen on 0.0.0.0 as [::]
 		where := net.JoinHostPort(host, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))

@@ -60,8 +60,13 @@ type Server struct {
 	pages   map[string]*template.Template
 	mux     *http.ServeMux
 	// diff is the knowledge change of a range ("" is the working tree
-	// against HEAD): cairn diff's, through a review.DiffMemo (a test's own in tests).
+	// against HEAD): cairn diff's, through memo (a test's own in tests).
 	diff func(rev string) (review.DiffReport, error)
+	// memo remembers the last diff: paging through a diff computes it once.
+	memo *review.DiffMemo
+	// warmed is closed when Run has computed the diff page's first diff.
+	warmed chan struct{}
+	counts counts // how many entries searches select
 }
 
 // random is n random bytes in hex.
@@ -102,9 +107,9 @@ func New(opt Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{opt: opt, token: tok, cookie: "cairn_ui_" + name, session: session, mux: http.NewServeMux()}
-	memo := &review.DiffMemo{} // paging through a diff computes it once
-	s.diff = func(rev string) (review.DiffReport, error) { return memo.Diff(opt.Project, rev) }
+	s := &Server{opt: opt, token: tok, cookie: "cairn_ui_" + name, session: session, mux: http.NewServeMux(),
+		memo: &review.DiffMemo{}, warmed: make(chan struct{})}
+	s.diff = func(rev string) (review.DiffReport, error) { return s.memo.Diff(opt.Project, rev) }
 	if err := s.parseTemplates(); err != nil {
 		return nil, err
 	}
