@@ -182,3 +182,19 @@ func snapshot(t *testing.T, p string) string {
 	})
 	return b.String()
 }
+
+// A panic on the early path (here a missing Getenv) is not an exit 2 from
+// an init: the path declines, and the command answers.
+func TestEarlyAddDeclinesOnPanic(t *testing.T) {
+	clitest.IsolateGit(t)
+	p := newProject(t, "git")
+	before := logOf(t, p)
+	var o, e bytes.Buffer
+	code, ok := Run([]string{"cairn", "add", "learned", "after a panic"}, Env{Stdout: &o, Stderr: &e, Dir: p})
+	if ok || code != 0 || o.Len() > 0 || e.Len() > 0 {
+		t.Errorf("a panic: exit %d, answered %v, printed %q %q", code, ok, o.String(), e.String())
+	}
+	if logOf(t, p) != before {
+		t.Error("a panic before the insertion changed the log")
+	}
+}
