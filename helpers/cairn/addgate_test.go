@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -68,5 +69,42 @@ func TestAddRunsBeforeHeavyPackages(t *testing.T) {
 	check("cairn add --json (the command)", inits, true)
 	if _, err := os.Stat(filepath.Join(dir, ".cairn", "knowledge.jsonl")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Eight early adds at once, two of them of one entry, into one log: each
+// entry is there once, and every process printed its key.
+func TestEarlyAddsAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	cairntest.Git(t, dir, "init", "-q", "-b", "main")
+	cairntest.Git(t, dir, "config", "user.name", "Ana Gate")
+	cairntest.In(t, dir, "init")
+	contents := []string{"one at once", "two at once", "three at once", "four at once", "five at once", "six at once", "seven at once", "one at once"}
+	cmds := make([]*exec.Cmd, len(contents))
+	outs := make([]bytes.Buffer, len(contents))
+	for i, c := range contents {
+		cmds[i] = exec.Command(cairntest.Binary(t), "--dir", dir, "add", "learned", c)
+		cmds[i].Env = append(os.Environ(), "CLAUDE_PROJECT_DIR=", "CAIRN_DIR=")
+		cmds[i].Stdout = &outs[i]
+		if err := cmds[i].Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("add %q: %v", contents[i], err)
+		}
+		if !strings.HasPrefix(outs[i].String(), "learned-") {
+			t.Errorf("add %q printed %q", contents[i], outs[i].String())
+		}
+	}
+	log := string(cairntest.MustRead(t, filepath.Join(dir, ".cairn", "knowledge.jsonl")))
+	for _, c := range contents[:7] {
+		if n := strings.Count(log, `"content":"`+c+`"`); n != 1 {
+			t.Errorf("%q is in the log %d times:\n%s", c, n, log)
+		}
+	}
+	if n := strings.Count(log, "\n"); n != 7 {
+		t.Errorf("the log has %d lines, want 7:\n%s", n, log)
 	}
 }
