@@ -36,6 +36,10 @@
 //     the adapters and session/record (project, knowledge, capture,
 //     gitmeta), never SQLite, go-git, the MCP SDK or the CLI framework.
 //
+// `cairn add TYPE CONTENT` (with --dir or CAIRN_DIR at most, no flag of
+// add's) is answered the same way, in package addgate's init, which
+// imports what the accept path imports (TestAddRunsBeforeHeavyPackages).
+//
 // Anything else (another event, a payload the gate cannot judge) reaches
 // main and cli.Main, whose stdin is what the gate already read
 // ([hookgate.Stdin]). Packages that exist for this order: hookgate/judge,
@@ -56,9 +60,10 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/cli"
 	"github.com/cairn-dev/cairn/helpers/internal/hookgate"
 
-	// The capture hook's accept path runs in its init, before the
-	// program's heavy packages initialise (hookgate's reject path runs
-	// before it).
+	// `cairn add TYPE CONTENT` runs in addgate's init, and the capture
+	// hook's accept path in accept's, before the program's heavy packages
+	// initialise (hookgate's reject path runs before both).
+	_ "github.com/cairn-dev/cairn/helpers/internal/addgate"
 	_ "github.com/cairn-dev/cairn/helpers/internal/hookgate/accept"
 )
 

@@ -2,6 +2,7 @@ package knowledge
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cairn-dev/cairn/helpers/internal/anchor"
@@ -60,5 +61,40 @@ func TestInsertAdvancesAnchorMap(t *testing.T) {
 	}
 	if got := read(); got.Sources != "elsewhere" || len(got.Files) != 0 {
 		t.Errorf("a stale map was changed: %+v", got)
+	}
+}
+
+// The map's head alone says whether it is of the log: the whole sources
+// line must be the log's identity.
+func TestAnchorsOfReadsTheHead(t *testing.T) {
+	s := Open(t.TempDir())
+	if err := s.Root().MkdirAll(CacheDir); err != nil {
+		t.Fatal(err)
+	}
+	id := "30860376:1796620674:1796620674:1234"
+	full := string(anchor.Encode(anchor.Map{Sources: id, Files: map[string][]string{"a.go": {"k"}}}))
+	for _, c := range []struct {
+		name, data string
+		want       bool
+	}{
+		{"current", full, true},
+		{"another log", string(anchor.Encode(anchor.Map{Sources: "1:2:3:4"})), false},
+		{"the identity and more", strings.Replace(full, id, id+"5", 1), false},
+		{"cut in its sources line", full[:strings.Index(full, id)+len(id)-1], false},
+		{"cut before the line ends", full[:strings.Index(full, id)+len(id)], false},
+		{"not a map", "garbage\n", false},
+	} {
+		if err := s.Root().ReplaceFile(anchor.File, []byte(c.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.anchorsOf(id); got != c.want {
+			t.Errorf("%s: anchorsOf = %v, want %v", c.name, got, c.want)
+		}
+	}
+	if err := s.Root().Remove(anchor.File); err != nil {
+		t.Fatal(err)
+	}
+	if s.anchorsOf(id) {
+		t.Error("a missing map is of the log")
 	}
 }

@@ -15,23 +15,21 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
 	"github.com/cairn-dev/cairn/helpers/internal/sanitize"
+	"github.com/cairn-dev/cairn/helpers/internal/session/record"
 )
 
 // Variables of the environment that the session layer reads or sets.
 const (
-	// InHookEnv is set by the hook launchers and by the background runs a
-	// hook starts, and inherited by anything they start: commands that
-	// are a person's decision (curate --apply, resolve) refuse there.
-	InHookEnv = "CAIRN_IN_HOOK"
+	// InHookEnv is [record.InHookEnv].
+	InHookEnv = record.InHookEnv
 	// NoBackgroundEnv, set to 1, stops hooks from starting background runs.
 	NoBackgroundEnv = detach.DisabledEnv
 	// lockFDEnv passes a background run's lock (sanitize's, sync's) to it.
 	lockFDEnv = "CAIRN_SANITIZE_LOCK_FD"
 )
 
-// InHook reports whether getenv's environment is a hook's, or something a
-// hook started.
-func InHook(getenv func(string) string) bool { return getenv(InHookEnv) == "1" }
+// InHook is [record.InHook].
+func InHook(getenv func(string) string) bool { return record.InHook(getenv) }
 
 // sanitizeIfNeeded starts a background sanitize when the log changed since
 // the last run. Captures do not start one themselves (they are on the

@@ -1,84 +1,35 @@
 package session
 
 import (
-	"encoding/json"
-	"strings"
-	"time"
-
 	"github.com/cairn-dev/cairn/helpers/internal/agent"
 	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
+	"github.com/cairn-dev/cairn/helpers/internal/session/record"
 )
 
-// An agent's `cairn add` runs in its shell tool, whose environment tells
-// the agent but, for some agents (Gemini CLI, OpenCode, Cursor), not the
-// session. The session start records, per agent, the session that started
-// last in the project, so that the entry can name it.
-
-// startedDir holds one record per agent, under .cairn.
-const startedDir = knowledge.LocalDir + "/started"
-
-// started is the record of the last session of one agent in a project.
-type started struct {
-	Session string `json:"session"`
-	TS      int64  `json:"ts"`
-}
+// The record of the session that started last, per agent, and the
+// provenance of an entry that does not say who records it, are
+// package record's (record.NoteStarted, record.Provenance), which `cairn
+// add`'s early path reads before this package initialises.
 
 // noteStarted records e's session as the agent's latest in the project.
 func (s *Session) noteStarted(e event.Event) {
-	if e.Session == "" || !agentName(e.Agent) || !s.Proj.Store.Exists() {
-		return
-	}
-	data, _ := json.Marshal(started{Session: e.Session, TS: time.Now().Unix()})
-	if err := s.Proj.Store.Root().ReplaceFile(startedDir+"/"+e.Agent+".json", data, 0o644); err != nil {
+	if err := record.NoteStarted(s.Proj.Store, e.Agent, e.Session); err != nil {
 		s.Logf("record the session start: %v", err)
 	}
 }
 
-// Provenance is who records an entry that does not say: "agent", with
-// the agent and its session, when one of adapters' agents runs cairn from
-// its tools (see Caller); else "user".
+// Provenance is [record.Provenance].
 func Provenance(adapters []agent.Adapter, getenv func(string) string, store *knowledge.Store) (source, agentName, sessionID string) {
-	name, id, ok := Caller(adapters, getenv, store)
-	if !ok {
-		return "user", "", ""
-	}
-	return "agent", name, id
+	return record.Provenance(adapters, getenv, store)
 }
 
-// Caller names the coding agent whose tools run this process (an agent's
-// `cairn add`, its MCP server) and its session: the id the environment
-// gives, else the session of that agent that started last in the project
-// of store. ok is false in a person's shell and in a hook's (a hook's
-// environment is the agent's, but what a hook does is cairn's own).
+// Caller is [record.Caller].
 func Caller(adapters []agent.Adapter, getenv func(string) string, store *knowledge.Store) (name, session string, ok bool) {
-	if InHook(getenv) {
-		return "", "", false
-	}
-	name, session, ok = agent.Caller(adapters, getenv)
-	if ok && session == "" {
-		session = LastStarted(store, name)
-	}
-	return name, session, ok
+	return record.Caller(adapters, getenv, store)
 }
 
-// LastStarted is the id of the session of agent (an adapter's name) that
-// started last in the project of store on this machine ("" when none is
-// recorded).
+// LastStarted is [record.LastStarted].
 func LastStarted(store *knowledge.Store, agent string) string {
-	if !agentName(agent) {
-		return ""
-	}
-	data, err := store.ReadFile(startedDir+"/"+agent+".json", 4<<10)
-	var st started
-	if err != nil || json.Unmarshal(data, &st) != nil {
-		return ""
-	}
-	return st.Session
-}
-
-// agentName reports whether name can name a record: an adapter's name,
-// lower-case letters.
-func agentName(name string) bool {
-	return name != "" && strings.Trim(name, "abcdefghijklmnopqrstuvwxyz") == ""
+	return record.LastStarted(store, agent)
 }
