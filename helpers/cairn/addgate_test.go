@@ -24,27 +24,13 @@ const maxAddInits = 140
 // it takes the same path; with a flag of add's (--json) the command
 // answers, which keeps the assertion from passing vacuously.
 func TestAddRunsBeforeHeavyPackages(t *testing.T) {
-	dir := t.TempDir()
-	cairntest.Git(t, dir, "init", "-q", "-b", "main")
-	cairntest.Git(t, dir, "config", "user.name", "Ana Gate")
-	cairntest.In(t, dir, "init")
-	check := func(what, inits string, want bool) {
-		t.Helper()
-		if !strings.Contains(inits, "init runtime @") {
-			t.Fatalf("%s: no init trace on stderr:\n%s", what, inits)
-		}
-		for _, h := range heavyInits {
-			if strings.Contains(inits, h) != want {
-				t.Errorf("%s: initialised %q = %v, want %v", what, strings.TrimSpace(h), !want, want)
-			}
-		}
-	}
+	dir := gateProject(t)
 
 	out, inits := tracedHook(t, dir, nil, "add", "learned", "the early add keeps its provenance")
 	if out != "learned-the-early-add-keeps-its-provenance-54c3e4\n" {
 		t.Errorf("the early add printed %q", out)
 	}
-	check("the early add", inits, false)
+	checkHeavy(t, "the early add", inits, false)
 	if n := countInits(inits); n > maxAddInits {
 		t.Errorf("the early add ran %d package initialisers, more than %d: a new import of addgate's (knowledge, project, session/record) waits for every package that sorts before it (see maxAddInits)", n, maxAddInits)
 	}
@@ -57,7 +43,7 @@ func TestAddRunsBeforeHeavyPackages(t *testing.T) {
 	if out != "learned-the-early-add-keeps-its-provenance-54c3e4\n" || !strings.Contains(inits, "cairn: already recorded; nothing added") {
 		t.Errorf("the early add of a duplicate printed %q", out)
 	}
-	check("the early add of a duplicate, with --dir", inits, false)
+	checkHeavy(t, "the early add of a duplicate, with --dir", inits, false)
 	if again := cairntest.MustRead(t, filepath.Join(dir, ".cairn", "knowledge.jsonl")); !bytes.Equal(again, log) {
 		t.Errorf("a duplicate changed the log:\n%s", again)
 	}
@@ -66,7 +52,7 @@ func TestAddRunsBeforeHeavyPackages(t *testing.T) {
 	if !strings.Contains(out, `"added": true`) {
 		t.Errorf("cairn add --json printed %q", out)
 	}
-	check("cairn add --json (the command)", inits, true)
+	checkHeavy(t, "cairn add --json (the command)", inits, true)
 	if _, err := os.Stat(filepath.Join(dir, ".cairn", "knowledge.jsonl")); err != nil {
 		t.Fatal(err)
 	}
@@ -75,10 +61,7 @@ func TestAddRunsBeforeHeavyPackages(t *testing.T) {
 // Eight early adds at once, two of them of one entry, into one log: each
 // entry is there once, and every process printed its key.
 func TestEarlyAddsAtOnce(t *testing.T) {
-	dir := t.TempDir()
-	cairntest.Git(t, dir, "init", "-q", "-b", "main")
-	cairntest.Git(t, dir, "config", "user.name", "Ana Gate")
-	cairntest.In(t, dir, "init")
+	dir := gateProject(t)
 	contents := []string{"one at once", "two at once", "three at once", "four at once", "five at once", "six at once", "seven at once", "one at once"}
 	cmds := make([]*exec.Cmd, len(contents))
 	outs := make([]bytes.Buffer, len(contents))

@@ -67,35 +67,45 @@ func tracedHook(t *testing.T, dir string, payload []byte, args ...string) (stdou
 	return out.String(), errb.String()
 }
 
+// gateProject is a new git repository with a cairn project, for the gates'
+// init traces.
+func gateProject(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	cairntest.Git(t, dir, "init", "-q", "-b", "main")
+	cairntest.Git(t, dir, "config", "user.name", "Ana Gate")
+	cairntest.In(t, dir, "init")
+	return dir
+}
+
+// checkHeavy checks that an init trace (see [tracedHook]) initialised
+// the heavy packages (heavyInits) if want, and none of them if not.
+func checkHeavy(t *testing.T, what, inits string, want bool) {
+	t.Helper()
+	if !strings.Contains(inits, "init runtime @") {
+		t.Fatalf("%s: no init trace on stderr:\n%s", what, inits)
+	}
+	for _, h := range heavyInits {
+		if strings.Contains(inits, h) != want {
+			t.Errorf("%s: initialised %q = %v, want %v", what, strings.TrimSpace(h), !want, want)
+		}
+	}
+}
+
 // The capture hook answers before SQLite, go-git, the CLI framework and
 // the MCP SDK are initialised — both when there is nothing to capture and
 // when it captures an entry — and captures all the same: the work it
 // skips is asserted, not timed. The full hook (any other event) does
 // initialise them, which keeps the assertion from passing vacuously.
 func TestGateRunsBeforeHeavyPackages(t *testing.T) {
-	dir := t.TempDir()
-	cairntest.Git(t, dir, "init", "-q", "-b", "main")
-	cairntest.Git(t, dir, "config", "user.name", "Ana Gate")
-	cairntest.In(t, dir, "init")
-
-	check := func(what, inits string, want bool) {
-		t.Helper()
-		if !strings.Contains(inits, "init runtime @") {
-			t.Fatalf("%s: no init trace on stderr:\n%s", what, inits)
-		}
-		for _, h := range heavyInits {
-			if strings.Contains(inits, h) != want {
-				t.Errorf("%s: initialised %q = %v, want %v", what, strings.TrimSpace(h), !want, want)
-			}
-		}
-	}
+	dir := gateProject(t)
 
 	reject := []byte(`{"session_id":"g","cwd":"` + dir + `","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"go test ./..."},"tool_response":{"stdout":"ok"}}`)
 	out, inits := tracedHook(t, dir, reject, "hook", "PostToolUse")
 	if out != "" {
 		t.Errorf("reject path printed %q", out)
 	}
-	check("reject path", inits, false)
+	checkHeavy(t, "reject path", inits, false)
 	if n := countInits(inits); n > maxGateInits {
 		t.Errorf("the reject path ran %d package initialisers, more than %d: a new import of hookgate/judge's waits for every package that sorts before it (see maxGateInits)", n, maxGateInits)
 	}
@@ -104,7 +114,7 @@ func TestGateRunsBeforeHeavyPackages(t *testing.T) {
 	if !strings.Contains(out, "cairn: recorded 1 learned") {
 		t.Errorf("capture printed %q", out)
 	}
-	check("capture", inits, false)
+	checkHeavy(t, "capture", inits, false)
 	log, err := os.ReadFile(filepath.Join(dir, ".cairn", "knowledge.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -120,7 +130,7 @@ func TestGateRunsBeforeHeavyPackages(t *testing.T) {
 	}
 
 	_, inits = tracedHook(t, dir, payloadWith("UserPromptSubmit", dir), "hook", "UserPromptSubmit")
-	check("a prompt (the full hook)", inits, true)
+	checkHeavy(t, "a prompt (the full hook)", inits, true)
 }
 
 // The hook before a tool call answers a call that touches nothing
@@ -131,10 +141,7 @@ func TestGateRunsBeforeHeavyPackages(t *testing.T) {
 // than the log (a pull) is not trusted: the full hook answers and updates
 // it.
 func TestToolGateRunsBeforeHeavyPackages(t *testing.T) {
-	dir := t.TempDir()
-	cairntest.Git(t, dir, "init", "-q", "-b", "main")
-	cairntest.Git(t, dir, "config", "user.name", "Ana Gate")
-	cairntest.In(t, dir, "init")
+	dir := gateProject(t)
 	for _, f := range []string{"a.go", "b.go"} {
 		if err := os.WriteFile(filepath.Join(dir, f), []byte("package a\n"), 0o644); err != nil {
 			t.Fatal(err)
@@ -142,17 +149,6 @@ func TestToolGateRunsBeforeHeavyPackages(t *testing.T) {
 	}
 	cairntest.In(t, dir, "add", "--files", "a.go", "learned", "a.go must keep its init order")
 	cairntest.In(t, dir, "sync")
-	check := func(what, inits string, want bool) {
-		t.Helper()
-		if !strings.Contains(inits, "init runtime @") {
-			t.Fatalf("%s: no init trace on stderr:\n%s", what, inits)
-		}
-		for _, h := range heavyInits {
-			if strings.Contains(inits, h) != want {
-				t.Errorf("%s: initialised %q = %v, want %v", what, strings.TrimSpace(h), !want, want)
-			}
-		}
-	}
 	pre := func(tool, file string) []byte {
 		return []byte(`{"session_id":"g","cwd":"` + dir + `","hook_event_name":"PreToolUse","tool_name":"` + tool + `","tool_input":{"file_path":"` + file + `"}}`)
 	}
@@ -161,7 +157,7 @@ func TestToolGateRunsBeforeHeavyPackages(t *testing.T) {
 	if out != "" {
 		t.Errorf("no-match path printed %q", out)
 	}
-	check("no-match path", inits, false)
+	checkHeavy(t, "no-match path", inits, false)
 	if n := countInits(inits); n > maxToolGateInits {
 		t.Errorf("the no-match path ran %d package initialisers, more than %d: a new import of hookgate/toolgate's (or of anchor's, projroot's or filestat's) waits for every package that sorts before it (see maxToolGateInits)", n, maxToolGateInits)
 	}
@@ -174,7 +170,7 @@ func TestToolGateRunsBeforeHeavyPackages(t *testing.T) {
 	if !strings.Contains(out, "a.go must keep its init order") || !strings.Contains(out, `"hookEventName":"PreToolUse"`) {
 		t.Errorf("match path printed %q", out)
 	}
-	check("match path (the full hook)", inits, true)
+	checkHeavy(t, "match path (the full hook)", inits, true)
 
 	// OpenCode's plugin, Codex, Gemini CLI and Cursor take the same path.
 	oc := []byte(`{"session_id":"g","cwd":"` + dir + `","project_dir":"` + dir + `","tool":"read","file_path":"` + filepath.Join(dir, "b.go") + `"}`)
@@ -182,24 +178,24 @@ func TestToolGateRunsBeforeHeavyPackages(t *testing.T) {
 	if out != "" {
 		t.Errorf("OpenCode's no-match path printed %q", out)
 	}
-	check("OpenCode's no-match path", inits, false)
+	checkHeavy(t, "OpenCode's no-match path", inits, false)
 	gm := []byte(`{"session_id":"g","cwd":"` + dir + `","hook_event_name":"AfterTool","tool_name":"read_file","tool_input":{"file_path":"` + filepath.Join(dir, "b.go") + `"},"tool_response":{"llmContent":"package a"}}`)
 	_, inits = tracedHook(t, dir, gm, "hook", "gemini", "AfterFileTool")
-	check("Gemini CLI's no-match path", inits, false)
+	checkHeavy(t, "Gemini CLI's no-match path", inits, false)
 	cu := []byte(`{"conversation_id":"g3","hook_event_name":"postToolUse","workspace_roots":["` + dir + `"],"cwd":"","tool_name":"Read","tool_input":{"file_path":"` + filepath.Join(dir, "b.go") + `"},"tool_output":"{}"}`)
 	out, inits = tracedHook(t, dir, cu, "hook", "cursor", "postToolUse")
 	if out != "" {
 		t.Errorf("Cursor's no-match path printed %q", out)
 	}
-	check("Cursor's no-match path", inits, false)
+	checkHeavy(t, "Cursor's no-match path", inits, false)
 	out, inits = tracedHook(t, dir, bytes.Replace(cu, []byte("b.go"), []byte("a.go"), 1), "hook", "cursor", "postToolUse")
 	if !strings.Contains(out, "a.go must keep its init order") || !strings.Contains(out, `"additional_context"`) {
 		t.Errorf("Cursor's match path printed %q", out)
 	}
-	check("Cursor's match path (the full hook)", inits, true)
+	checkHeavy(t, "Cursor's match path (the full hook)", inits, true)
 	cx := []byte(`{"session_id":"g","cwd":"` + dir + `","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"cat b.go"}}`)
 	_, inits = tracedHook(t, dir, cx, "hook", "codex", "PreToolUse")
-	check("Codex's no-match path", inits, false)
+	checkHeavy(t, "Codex's no-match path", inits, false)
 	if n := countInits(inits); n > maxToolGateInits {
 		t.Errorf("the no-match path of a shell command ran %d package initialisers, more than %d (see maxToolGateInits)", n, maxToolGateInits)
 	}
@@ -207,13 +203,13 @@ func TestToolGateRunsBeforeHeavyPackages(t *testing.T) {
 	if !strings.Contains(out, "a.go must keep its init order") {
 		t.Errorf("Codex's match path printed %q", out)
 	}
-	check("Codex's match path (the full hook)", inits, true)
+	checkHeavy(t, "Codex's match path (the full hook)", inits, true)
 
 	// cairn's own write of the log (an add, a capture) brings the map
 	// along: the next tool call still answers before the heavy packages.
 	cairntest.In(t, dir, "add", "fact", "an unanchored fact")
 	_, inits = tracedHook(t, dir, pre("Read", "b.go"), "hook", "PreToolUse")
-	check("no-match path right after an add", inits, false)
+	checkHeavy(t, "no-match path right after an add", inits, false)
 	// A change cairn did not make (a pull): the map is out of date until
 	// the full hook has synced and updated it.
 	logPath := filepath.Join(dir, ".cairn", "knowledge.jsonl")
@@ -229,7 +225,7 @@ func TestToolGateRunsBeforeHeavyPackages(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, inits = tracedHook(t, dir, pre("Read", "b.go"), "hook", "PreToolUse")
-	check("a map older than the log (the full hook)", inits, true)
+	checkHeavy(t, "a map older than the log (the full hook)", inits, true)
 	_, inits = tracedHook(t, dir, pre("Read", "b.go"), "hook", "PreToolUse")
-	check("no-match path after the full hook's sync", inits, false)
+	checkHeavy(t, "no-match path after the full hook's sync", inits, false)
 }
