@@ -18,6 +18,13 @@
 // small reads, rather than mapping it, so that no fault can come of a map
 // that shrinks under it.
 //
+// Its init also answers the hook after a tool ran when its output holds
+// nothing to capture (package judge's rule): before it exits, it checks
+// the anchor map's record of the log against the log, and when they
+// differ (the call was a pull, a merge, a checkout, or the person pulled
+// in a terminal) it starts the background sync, so that the next tool
+// call finds the cache current or catching up ([catchUp]).
+//
 // A call it cannot judge (a map missing, older than the log, too large,
 // or not a regular file; a link or a special file on the way; a payload
 // it cannot read; a failure to note an edit) goes on to the full hook,
