@@ -121,3 +121,29 @@ func TestCaptureAfterPullStartsSync(t *testing.T) {
 		t.Fatalf("a sync ran with CAIRN_NO_BACKGROUND=1: %s", out)
 	}
 }
+
+// When the person pulls in a terminal, the next prompt's hook comes
+// before any tool call: a prompt with words to recall on opens the cache,
+// which catches it up in the hook; one with nothing to recall ("yes")
+// starts the background sync instead.
+func TestPromptAfterPullCatchesUp(t *testing.T) {
+	prompt := func(dir, text string) string {
+		return fmt.Sprintf(`{"session_id":"s","cwd":%q,"hook_event_name":"UserPromptSubmit","prompt":%q}`, dir, text)
+	}
+	dir, run := pulledProject(t)
+	if _, stderr := run(true, prompt(dir, "yes"), "hook", "UserPromptSubmit"); stderr != "" {
+		t.Fatalf("the prompt hook: stderr %q", stderr)
+	}
+	waitForSync(t, dir)
+	if out, _ := run(false, "", "sync"); !strings.Contains(out, "cache is current: 201 entries") {
+		t.Fatalf("the prompt hook did not start a sync that caught the cache up: %s", out)
+	}
+
+	dir, run = pulledProject(t)
+	if _, stderr := run(false, prompt(dir, "why does the queue worker back off"), "hook", "UserPromptSubmit"); stderr != "" {
+		t.Fatalf("the prompt hook: stderr %q", stderr)
+	}
+	if out, _ := run(false, "", "sync"); !strings.Contains(out, "cache is current: 201 entries") {
+		t.Fatalf("the prompt hook did not catch the cache up: %s", out)
+	}
+}
