@@ -3,9 +3,6 @@
 package toolgate
 
 import (
-	"errors"
-	"io/fs"
-	"os"
 	"syscall"
 )
 
@@ -33,22 +30,3 @@ func startSync(s *store, root string) {
 // lower lowers the started process to niceness nice, best effort (on
 // Linux, the threads it started already keep theirs).
 func lower(pid int) { _ = syscall.Setpriority(syscall.PRIO_PROCESS, pid, nice) }
-
-// lockFile opens the lock file name (creating it if missing), a regular
-// file, no link on the way.
-func (s *store) lockFile(name string) (*os.File, error) {
-	fi, err := s.lstat(name)
-	if errors.Is(err, fs.ErrNotExist) {
-		// O_EXCL: os.Root follows no link when it creates.
-		f, _, err := s.open(name, nil, os.O_RDWR|os.O_CREATE|os.O_EXCL)
-		return f, err
-	}
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, errUnsafe
-	}
-	f, _, err := s.open(name, fi, os.O_RDWR)
-	return f, err
-}

@@ -13,10 +13,16 @@ const (
 )
 
 // startSync starts the background sync of root detached, as detach.Start
-// does. A lock cannot be handed to a child here without the handle's
-// inheritance that package syscall does not offer: the child takes the
-// sync's lock itself, and ends at once when another sync holds it.
-func startSync(_ *store, root string) {
+// does, when its lock file is one to use (see [store.lockFile]). A lock
+// cannot be handed to a child here without the handle's inheritance that
+// package syscall does not offer: the child takes the sync's lock itself,
+// and ends at once when another sync holds it.
+func startSync(s *store, root string) {
+	lock, err := s.lockFile(syncLock)
+	if err != nil {
+		return
+	}
+	lock.Close()
 	_ = spawn(root, nil, &syscall.SysProcAttr{
 		CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP | detachedProcess | belowNormalPriorityClass,
 	})

@@ -158,6 +158,25 @@ func (s *store) openMap() (f *os.File, size int64, src string, ok bool) {
 	return f, st.Size(), src, true
 }
 
+// lockFile opens the lock file name (creating it if missing), a regular
+// file, no link on the way.
+func (s *store) lockFile(name string) (*os.File, error) {
+	fi, err := s.lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		// O_EXCL: os.Root follows no link when it creates.
+		f, _, err := s.open(name, nil, os.O_RDWR|os.O_CREATE|os.O_EXCL)
+		return f, err
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errUnsafe
+	}
+	f, _, err := s.open(name, fi, os.O_RDWR)
+	return f, err
+}
+
 // OpenFile opens the regular file name below the root for the turn's
 // record (anchor.NoteTouched): flag is os.O_* (O_CREATE creates missing
 // directories, 0700, and the file, 0600; perm is not used). Every
