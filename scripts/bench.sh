@@ -361,6 +361,7 @@ floor_setup() {
 		mkdir -p "$(dirname "$d/$hit")" && : >"$d/$hit" && git -C "$d" add "$hit"
 		"$bin" --dir "$d" sanitize >/dev/null
 		printf '{"session_id":"b","cwd":"%s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"go test ./..."},"tool_response":{"stdout":"ok","stderr":""}}\n' "$d" >"$d.reject.json"
+		printf '{"session_id":"b","cwd":"%s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"git pull"},"tool_response":{"stdout":"Fast-forward","stderr":""}}\n' "$d" >"$d.pull.json"
 		printf '{"session_id":"b","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"%s/src/none/nothing.go"}}\n' "$d" "$d" >"$d.miss.json"
 		printf '{"session_id":"b","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"%s/%s"}}\n' "$d" "$d" "$hit" >"$d.hit.json"
 		printf '{"session_id":"b","cwd":"%s","hook_event_name":"SessionStart","source":"startup"}\n' "$d" >"$d.start.json"
@@ -417,6 +418,18 @@ for n in ${BENCH_FLOOR_SIZES:-10000 100000}; do
 	floor_restore "$n"
 	floor_case "first PreToolUse (no note) after a pull of +50" "$n" "<= 2x the same hook warm" "$pull" "@cairn@ hook PreToolUse < @dir@.miss.json"
 	floor_case "first PreToolUse (note) after a pull of +50" "$n" "<= 2x the same hook warm" "$pull; rm -rf @dir@/.cairn/local/sessions" "@cairn@ hook PreToolUse < @dir@.hit.json"
+	# The agent pulls through its shell: the capture hook of that call
+	# starts the background sync (CAIRN_NO_BACKGROUND=0 for it alone), and
+	# the model's think time before the next tool call lets it finish
+	# (flock waits for the sync's lock, untimed); then the timed call.
+	floor_case "first PreToolUse (no note) after a pull by the agent (+50; its capture hook, then the sync)" "$n" "<= 2x the same hook warm" \
+		"$pull && CAIRN_NO_BACKGROUND=0 @cairn@ hook PostToolUse < @dir@.pull.json && flock @dir@/.cairn/cache/sync.lock true" "@cairn@ hook PreToolUse < @dir@.miss.json"
+	# The capture hook of the pull itself, which starts that sync: the
+	# last round's sync is waited for first (untimed); this round's runs
+	# detached after the timed part.
+	floor_case "capture hook right after a pull of +50 (starts the sync)" "$n" "<= 2x the capture hook warm" \
+		"flock @dir@/.cairn/cache/sync.lock true; $pull" "CAIRN_NO_BACKGROUND=0 @cairn@ hook PostToolUse < @dir@.pull.json"
+	floor_case "capture hook, nothing to capture (after the pull cases, for the ratio)" "$n" "<= 3 ms and <= 2x hello" "flock @dir@/.cairn/cache/sync.lock true" "@cairn@ hook PostToolUse < @dir@.reject.json"
 	floor_case "resync after a pull of +50 (cairn sync)" "$n" "<= 30 ms at 100k" "$pull" "@cairn@ --dir @dir@ sync"
 	floor_case "SessionStart right after a pull of +50" "$n" "<= 60 ms at 100k" "$pull" "@cairn@ hook SessionStart < @dir@.start.json"
 	floor_restore "$n"

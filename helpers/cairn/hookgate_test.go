@@ -28,7 +28,9 @@ var heavyInits = []string{
 // package sorting before it: 107 at c12d4c6, 133 once the gate took the
 // anchor map's fsx, 73 since the reject rule runs in package
 // hookgate/judge, which imports none of them (any one of them puts it
-// back over 88).
+// back over 88); 72 since a tool's output ends in hookgate/toolgate's
+// init, right after judge's, which starts the background sync after a
+// pull.
 const maxGateInits = 80
 
 // maxToolGateInits caps the initialisers before the hook before a tool

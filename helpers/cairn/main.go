@@ -13,15 +13,17 @@
 //
 //   - package hookgate/judge's init is the reject rule. For `cairn hook
 //     EVENT` or `cairn hook AGENT EVENT` of a capture-only event or a tool
-//     call it reads the payload; a tool's output without a typed prefix
-//     (judge.Judge, the one reject rule) exits 0 having written nothing.
-//     It may import only the standard library's early packages (never
+//     call it reads the payload and judges it (judge.Judge, the one reject
+//     rule). It may import only the standard library's early packages (never
 //     path/filepath, os/exec, sort, runtime/debug, crypto/rand or
 //     golang.org/x/sys) and cairn's leaves event, typed and the agents'
 //     event tables (agent/*/hooks, not the adapters).
-//   - package hookgate/toolgate's init answers the hook before a tool
+//   - package hookgate/toolgate's init, right after judge's, answers a
+//     tool's output without a typed prefix: it exits 0 having written
+//     nothing, once it has started a background sync when the log changed
+//     under the anchor map (a pull). It answers the hook before a tool
 //     call on a file with no note from the anchor map (and notes an edit
-//     for the turn's capture), right after judge's: it may import, beyond
+//     for the turn's capture): it may import, beyond
 //     judge's, only the leaves anchor, projroot and filestat, which import
 //     none of those late packages either (it reads .cairn through an
 //     os.Root, not fsx).

@@ -13,13 +13,15 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/cairntest"
 )
 
-// After a pull, the hook before a tool call shows the note the pull
-// anchored to the call's file without catching the cache up itself: it
-// starts a background sync, which does, and prints nothing but its
-// answer.
-func TestToolCallAfterPullSyncsInBackground(t *testing.T) {
+// pulledProject is a project whose cache holds 200 notes, each anchored
+// to a file of its own, and whose log then gained, as a pull brings it
+// (appended, as a union merge leaves it), a note anchored to a.go. run
+// runs cairn there, background runs on or off, and returns its stdout and
+// stderr.
+func pulledProject(t *testing.T) (dir string, run func(background bool, stdin string, args ...string) (string, string)) {
+	t.Helper()
 	bin := cairntest.Binary(t)
-	dir := t.TempDir()
+	dir = t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, ".cairn"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +34,7 @@ func TestToolCallAfterPullSyncsInBackground(t *testing.T) {
 	if err := os.WriteFile(logPath, []byte(log.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	run := func(background bool, stdin string, args ...string) (string, string) {
+	run = func(background bool, stdin string, args ...string) (string, string) {
 		t.Helper()
 		cmd := exec.Command(bin, args...)
 		cmd.Dir = dir
@@ -58,23 +60,90 @@ func TestToolCallAfterPullSyncsInBackground(t *testing.T) {
 	if out, _ := run(false, "", "sync"); !strings.Contains(out, "200 entries") {
 		t.Fatalf("sync: %s", out)
 	}
-
-	// The pull: a note on a.go, appended (as a union merge leaves it).
 	pulled := log.String() + `{"key":"learned-a-go","type":"learned","content":"a.go must keep its retries bounded","ts":1700001000,"files":["a.go"]}` + "\n"
 	if err := os.WriteFile(logPath, []byte(pulled), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, stderr := run(true, fmt.Sprintf(`{"session_id":"s","cwd":%q,"hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"a.go"}}`, dir), "hook", "PreToolUse")
-	if !strings.Contains(out, "a.go must keep its retries bounded") || stderr != "" {
-		t.Fatalf("the first tool call after the pull: stdout %q, stderr %q", out, stderr)
-	}
-	// The background sync holds its lock while it runs.
+	return dir, run
+}
+
+// waitForSync waits for the background sync of dir, which holds its lock
+// while it runs, to end.
+func waitForSync(t *testing.T, dir string) {
+	t.Helper()
 	lock, err := fsx.Acquire(filepath.Join(dir, ".cairn", "cache", "sync.lock"), time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
 	lock.Release()
+}
+
+// After a pull, the hook before a tool call shows the note the pull
+// anchored to the call's file without catching the cache up itself: it
+// starts a background sync, which does, and prints nothing but its
+// answer.
+func TestToolCallAfterPullSyncsInBackground(t *testing.T) {
+	dir, run := pulledProject(t)
+	out, stderr := run(true, fmt.Sprintf(`{"session_id":"s","cwd":%q,"hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"a.go"}}`, dir), "hook", "PreToolUse")
+	if !strings.Contains(out, "a.go must keep its retries bounded") || stderr != "" {
+		t.Fatalf("the first tool call after the pull: stdout %q, stderr %q", out, stderr)
+	}
+	waitForSync(t, dir)
 	if out, _ := run(false, "", "sync"); !strings.Contains(out, "cache is current: 201 entries") {
 		t.Fatalf("the background sync did not catch the cache up: %s", out)
+	}
+}
+
+// When the agent pulls through its shell, the hook after that call (the
+// capture hook, with nothing to capture, answered in the early gate)
+// finds the log changed under the anchor map and starts the background
+// sync, handing it the sync's lock, and prints nothing: the next tool
+// call finds the cache current, or catching up. With background runs
+// off, it starts none.
+func TestCaptureAfterPullStartsSync(t *testing.T) {
+	pull := func(dir string) string {
+		return fmt.Sprintf(`{"session_id":"s","cwd":%q,"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"git pull"},"tool_response":{"stdout":"Updating 1a2b3c4..5d6e7f8\nFast-forward"}}`, dir)
+	}
+	dir, run := pulledProject(t)
+	if out, stderr := run(true, pull(dir), "hook", "PostToolUse"); out != "" || stderr != "" {
+		t.Fatalf("the capture hook of the pull: stdout %q, stderr %q", out, stderr)
+	}
+	waitForSync(t, dir)
+	if out, _ := run(false, "", "sync"); !strings.Contains(out, "cache is current: 201 entries") {
+		t.Fatalf("the capture hook did not start a sync that caught the cache up: %s", out)
+	}
+
+	dir, run = pulledProject(t)
+	if out, stderr := run(false, pull(dir), "hook", "PostToolUse"); out != "" || stderr != "" {
+		t.Fatalf("the capture hook of the pull: stdout %q, stderr %q", out, stderr)
+	}
+	if out, _ := run(false, "", "sync"); strings.Contains(out, "cache is current") {
+		t.Fatalf("a sync ran with CAIRN_NO_BACKGROUND=1: %s", out)
+	}
+}
+
+// When the person pulls in a terminal, the next prompt's hook comes
+// before any tool call: a prompt with words to recall on opens the cache,
+// which catches it up in the hook; one with nothing to recall ("yes")
+// starts the background sync instead.
+func TestPromptAfterPullCatchesUp(t *testing.T) {
+	prompt := func(dir, text string) string {
+		return fmt.Sprintf(`{"session_id":"s","cwd":%q,"hook_event_name":"UserPromptSubmit","prompt":%q}`, dir, text)
+	}
+	dir, run := pulledProject(t)
+	if _, stderr := run(true, prompt(dir, "yes"), "hook", "UserPromptSubmit"); stderr != "" {
+		t.Fatalf("the prompt hook: stderr %q", stderr)
+	}
+	waitForSync(t, dir)
+	if out, _ := run(false, "", "sync"); !strings.Contains(out, "cache is current: 201 entries") {
+		t.Fatalf("the prompt hook did not start a sync that caught the cache up: %s", out)
+	}
+
+	dir, run = pulledProject(t)
+	if _, stderr := run(false, prompt(dir, "why does the queue worker back off"), "hook", "UserPromptSubmit"); stderr != "" {
+		t.Fatalf("the prompt hook: stderr %q", stderr)
+	}
+	if out, _ := run(false, "", "sync"); !strings.Contains(out, "cache is current: 201 entries") {
+		t.Fatalf("the prompt hook did not catch the cache up: %s", out)
 	}
 }

@@ -2,9 +2,10 @@
 // shell commands and replies carry nothing to capture, and for those the
 // hook must cost almost nothing (a budget of 3 ms for the whole process).
 // The reject rule itself and the payload's read are package
-// hookgate/judge's, whose init runs first and answers a tool's output with
-// nothing to capture on its own; the hook before a tool call on a file
-// with no note is answered by package hookgate/toolgate's init, next
+// hookgate/judge's, whose init runs first; a tool's output with nothing
+// to capture (after a pull, once a background sync is started) and the
+// hook before a tool call on a file with no note are answered by package
+// hookgate/toolgate's init, next
 // (this package imports it, so its init runs before this one's). Go runs
 // a package's init once the packages it imports are initialised, taking
 // ready packages in import-path order; this package imports judge, the

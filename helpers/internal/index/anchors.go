@@ -186,8 +186,25 @@ func (st state) identity(s *knowledge.Store) string {
 
 // mapIdentity is the identity the anchor map on disk records ("" when
 // there is none or it is not one).
-func (ix *Index) mapIdentity() string {
-	f, err := ix.store.Root().OpenFile(anchor.File, 0, 0)
+func (ix *Index) mapIdentity() string { return mapIdentityOf(ix.store) }
+
+// MapBehind reports whether the anchor map of s records other log files
+// than the log's (see [anchor.Identity]): a pull, a merge or a checkout
+// changed the log since the cache's last write, and a sync should catch
+// up. A missing map is not behind. Two stats and a small read: no SQLite.
+func MapBehind(s *knowledge.Store) bool {
+	src := mapIdentityOf(s)
+	if src == "" {
+		return false
+	}
+	id, err := anchor.Identity(s.Root())
+	return err == nil && id != src
+}
+
+// mapIdentityOf is the identity the anchor map of s records ("" when
+// there is none or it is not one).
+func mapIdentityOf(s *knowledge.Store) string {
+	f, err := s.Root().OpenFile(anchor.File, 0, 0)
 	if err != nil {
 		return ""
 	}

@@ -72,12 +72,18 @@ func (s *Session) prompt(e event.Event) (event.Answer, error) {
 	var none event.Answer
 	p := s.Proj
 	cfg, ok, err := s.recallable()
-	if !ok || cfg.Recall.PerPrompt != nil && !*cfg.Recall.PerPrompt {
+	if !ok {
 		return none, err
 	}
 	terms := relevance.Terms(e.Prompt)
 	paths := PromptPaths(p.Root, e.Cwd, e.Prompt)
-	if len(terms) < 2 && len(paths) == 0 {
+	if cfg.Recall.PerPrompt != nil && !*cfg.Recall.PerPrompt || len(terms) < 2 && len(paths) == 0 {
+		// Nothing to recall, so the cache is not opened (which would
+		// catch it up): after a pull in a terminal, the catch-up starts
+		// here, before the turn's first tool call.
+		if index.MapBehind(p.Store) {
+			s.startSync(false)
+		}
 		return none, nil
 	}
 	ix, err := s.openIndex()

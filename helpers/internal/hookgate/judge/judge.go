@@ -17,13 +17,14 @@
 //
 // For `cairn hook EVENT` (Claude Code) and `cairn hook AGENT EVENT` of a
 // capture-only event (a tool ran, a reply) or of the hook before a tool
-// call, its init reads the payload. A capture-only event other than a
-// reply whose payload holds no typed prefix has nothing to capture: it
-// exits 0 having written nothing. Everything else is left, with the
-// payload ([Read]), to the next inits: a tool call is judged against the
-// anchor map in package hookgate/toolgate's, a reply's session is queued
-// in package hookgate's, and a payload that holds a typed prefix goes on
-// to hookgate/accept.
+// call, its init reads the payload, and leaves it ([Read]) to the next
+// inits: a tool call is judged against the anchor map in package
+// hookgate/toolgate's, which also answers a tool's output with nothing to
+// capture (a capture-only event other than a reply whose payload holds no
+// typed prefix: it exits 0 having written nothing, once it has started a
+// background sync if the log changed under the anchor map), a reply's
+// session is queued in package hookgate's, and a payload that holds a
+// typed prefix goes on to hookgate/accept.
 package judge
 
 import (
@@ -109,11 +110,10 @@ func init() {
 	data, err := io.ReadAll(io.LimitReader(os.Stdin, event.MaxPayload+1))
 	call = Call{Agent: a, Name: name, Kind: kind, Before: before, Payload: data, OK: err == nil && len(data) <= event.MaxPayload}
 	read = true
-	// A reply with nothing to capture has its session queued, which takes
-	// the file system; package hookgate does it.
-	if call.OK && !before && kind != event.Reply && Judge(kind, data) == Nothing {
-		os.Exit(0)
-	}
+	// A tool's output with nothing to capture exits in package
+	// hookgate/toolgate's init, next, which first starts a background sync
+	// if the call changed the log (a pull); a reply with nothing to
+	// capture has its session queued in package hookgate's.
 }
 
 // Args reads `cairn hook EVENT` (Claude Code's) and `cairn hook AGENT

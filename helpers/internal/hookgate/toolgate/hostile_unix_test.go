@@ -200,3 +200,73 @@ func snapshot(t *testing.T, p string) string {
 	}
 	return string(data)
 }
+
+// The sync's lock, which the gate takes before it starts the background
+// sync, is a regular file below .cairn: a link (out of the project or
+// within it), a FIFO or a directory in its place is refused, and nothing
+// is opened or created through it; a missing one is created, private.
+func TestLockFileRefusesAHostileCairn(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		setup func(t *testing.T, lock, outside string)
+		ok    bool
+	}{
+		{"missing", func(*testing.T, string, string) {}, true},
+		{"a regular file", func(t *testing.T, lock, _ string) {
+			if err := os.WriteFile(lock, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+		{"a link out of the project", func(t *testing.T, lock, outside string) {
+			if err := os.Symlink(filepath.Join(outside, "sync.lock"), lock); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+		{"a link inside .cairn", func(t *testing.T, lock, _ string) {
+			if err := os.Symlink("../knowledge.jsonl", lock); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+		{"a FIFO", func(t *testing.T, lock, _ string) {
+			if err := syscall.Mkfifo(lock, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+		{"a directory", func(t *testing.T, lock, _ string) {
+			if err := os.Mkdir(lock, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir, outside := gateProject(t), t.TempDir()
+			cairn := filepath.Join(dir, ".cairn")
+			c.setup(t, filepath.Join(cairn, filepath.FromSlash(syncLock)), outside)
+			fi, err := os.Lstat(cairn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := openStore(cairn, fi)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			f, err := s.lockFile(syncLock)
+			if (err == nil) != c.ok {
+				t.Fatalf("lockFile: %v, want ok = %v", err, c.ok)
+			}
+			if f != nil {
+				if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+					t.Errorf("the lock is not a regular file: %v %v", st, err)
+				}
+				f.Close()
+			}
+			if _, err := os.Lstat(filepath.Join(outside, "sync.lock")); err == nil {
+				t.Error("a lock was created out of the project")
+			}
+			if b, _ := os.ReadFile(filepath.Join(cairn, "knowledge.jsonl")); string(b) != "{}\n" {
+				t.Errorf("the log changed: %q", b)
+			}
+		})
+	}
+}

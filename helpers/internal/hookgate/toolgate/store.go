@@ -107,25 +107,74 @@ func (s *store) open(name string, fi fs.FileInfo, flag int) (*os.File, fs.FileIn
 // (its sources are id) and anchors nothing to paths or command. A map
 // missing, too large, unreadable or not a regular file is not.
 func (s *store) nothingAnchored(id string, paths []string, command string) bool {
-	fi, err := s.lstat(anchor.File)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > anchor.MaxBytes {
-		return false
-	}
-	f, st, err := s.open(anchor.File, fi, os.O_RDONLY)
-	if err != nil {
+	f, size, src, ok := s.openMap()
+	if !ok {
 		return false
 	}
 	defer f.Close()
-	if st.Size() > anchor.MaxBytes {
+	if src != id {
 		return false
+	}
+	hits, err := anchor.LookupAt(f, size, paths, command)
+	return err == nil && len(hits) == 0
+}
+
+// behind reports whether the anchor map records other log files than id
+// (a pull, a merge, a checkout changed the log since the last sync). A
+// map missing, too large, unreadable or not a regular file is not: the
+// next hook that reads the cache builds it.
+func (s *store) behind(id string) bool {
+	f, _, src, ok := s.openMap()
+	if !ok {
+		return false
+	}
+	f.Close()
+	return src != id
+}
+
+// openMap opens the anchor map and reads, from its first 4 KB, the
+// identity of the log files it was built from (its sources; see
+// [anchor.Identity]). ok is false when the map is missing, too large,
+// unreadable, not a regular file or not a map; else the caller closes f.
+func (s *store) openMap() (f *os.File, size int64, src string, ok bool) {
+	fi, err := s.lstat(anchor.File)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > anchor.MaxBytes {
+		return nil, 0, "", false
+	}
+	f, st, err := s.open(anchor.File, fi, os.O_RDONLY)
+	if err != nil {
+		return nil, 0, "", false
+	}
+	if st.Size() > anchor.MaxBytes {
+		f.Close()
+		return nil, 0, "", false
 	}
 	head := make([]byte, min(st.Size(), 4096))
 	n, _ := f.ReadAt(head, 0)
-	if src, ok := anchor.SourcesOf(head[:n]); !ok || src != id {
-		return false
+	if src, ok = anchor.SourcesOf(head[:n]); !ok {
+		f.Close()
+		return nil, 0, "", false
 	}
-	hits, err := anchor.LookupAt(f, st.Size(), paths, command)
-	return err == nil && len(hits) == 0
+	return f, st.Size(), src, true
+}
+
+// lockFile opens the lock file name (creating it if missing), a regular
+// file, no link on the way.
+func (s *store) lockFile(name string) (*os.File, error) {
+	fi, err := s.lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		// O_EXCL: os.Root follows no link when it creates.
+		f, _, err := s.open(name, nil, os.O_RDWR|os.O_CREATE|os.O_EXCL)
+		return f, err
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errUnsafe
+	}
+	f, _, err := s.open(name, fi, os.O_RDWR)
+	return f, err
 }
 
 // OpenFile opens the regular file name below the root for the turn's

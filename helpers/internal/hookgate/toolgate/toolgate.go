@@ -18,6 +18,13 @@
 // small reads, rather than mapping it, so that no fault can come of a map
 // that shrinks under it.
 //
+// Its init also answers the hook after a tool ran when its output holds
+// nothing to capture (package judge's rule): before it exits, it checks
+// the anchor map's record of the log against the log, and when they
+// differ (the call was a pull, a merge, a checkout, or the person pulled
+// in a terminal) it starts the background sync, so that the next tool
+// call finds the cache current or catching up ([catchUp]).
+//
 // A call it cannot judge (a map missing, older than the log, too large,
 // or not a regular file; a link or a special file on the way; a payload
 // it cannot read; a failure to note an edit) goes on to the full hook,
@@ -25,18 +32,60 @@
 package toolgate
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 
 	"github.com/cairn-dev/cairn/helpers/internal/agent/spec"
 	"github.com/cairn-dev/cairn/helpers/internal/anchor"
+	"github.com/cairn-dev/cairn/helpers/internal/event"
 	"github.com/cairn-dev/cairn/helpers/internal/hookgate/judge"
 	"github.com/cairn-dev/cairn/helpers/internal/projroot"
 )
 
 func init() {
-	if c, ok := judge.Read(); ok && c.OK && c.Before && quiet(c.Agent, c.Payload) {
+	c, ok := judge.Read()
+	if !ok || !c.OK {
+		return
+	}
+	if c.Before {
+		if quiet(c.Agent, c.Payload) {
+			os.Exit(0)
+		}
+		return
+	}
+	// A tool's output with nothing to capture (a reply's session is
+	// queued by package hookgate): the call may have been a pull.
+	if c.Kind != event.Reply && judge.Judge(c.Kind, c.Payload) == judge.Nothing {
+		catchUp(c.Agent, c.Payload)
 		os.Exit(0)
 	}
+}
+
+// open opens the .cairn of the project of a hook call of agent a, as c
+// (read from its payload) names it. err is the Lstat's when there is none
+// (fs.ErrNotExist), errUnsafe when it is not a directory (a link, a file:
+// the full hook reports it).
+func open(a spec.Spec, c event.ToolCall) (s *store, root string, err error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, "", err
+	}
+	agentDir := c.ProjectDir
+	if agentDir == "" && a.ProjectVar != "" {
+		agentDir = os.Getenv(a.ProjectVar)
+	}
+	root = projroot.Resolve(projroot.Request{Getenv: os.Getenv, Agent: agentDir, Cwd: c.Cwd, Dir: wd}).Dir
+	dir := root + string(os.PathSeparator) + ".cairn"
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return nil, root, err
+	}
+	if !fi.IsDir() {
+		return nil, root, errUnsafe
+	}
+	s, err = openStore(dir, fi)
+	return s, root, err
 }
 
 // quiet reports whether a tool call has nothing to be told: the project
@@ -56,26 +105,11 @@ func quiet(a spec.Spec, data []byte) (ok bool) {
 	if !ok {
 		return false
 	}
-	wd, err := os.Getwd()
+	s, root, err := open(a, c)
 	if err != nil {
-		return false
-	}
-	agentDir := c.ProjectDir
-	if agentDir == "" && a.ProjectVar != "" {
-		agentDir = os.Getenv(a.ProjectVar)
-	}
-	root := projroot.Resolve(projroot.Request{Getenv: os.Getenv, Agent: agentDir, Cwd: c.Cwd, Dir: wd}).Dir
-	dir := root + string(os.PathSeparator) + ".cairn"
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return os.IsNotExist(err) // no team memory here: nothing to say
-	}
-	if !fi.IsDir() {
-		return false // a link or a file: the full hook reports it
-	}
-	s, err := openStore(dir, fi)
-	if err != nil {
-		return false
+		// No team memory here: nothing to say. A link or a file: the
+		// full hook reports it.
+		return errors.Is(err, fs.ErrNotExist)
 	}
 	defer s.Close()
 	id, err := anchor.Identity(s)
