@@ -259,8 +259,18 @@ func changedLines(before *LineIndex, after [][]byte) (gone, come [][]byte) {
 	for _, j := range before.orig[lo:hi] {
 		count[j]++
 	}
+	// A line is first looked for where the last one found was followed
+	// (both states mostly hold the same lines in the same order), then
+	// by its hash.
+	next := lo
 	for _, l := range after {
-		if j := before.find(l, maphash.Bytes(lineSeed, l)); j >= 0 && count[j] > 0 {
+		j := -1
+		if next < hi && bytes.Equal(b[next], l) {
+			j, next = int(before.orig[next]), next+1
+		} else if k := before.find(l, maphash.Bytes(lineSeed, l)); k >= 0 {
+			j, next = k, k+1
+		}
+		if j >= 0 && count[j] > 0 {
 			count[j]--
 		} else {
 			come = append(come, l)
