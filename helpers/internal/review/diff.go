@@ -117,6 +117,7 @@ type DiffMemo struct {
 	// already split, hashed and indexed by key.
 	blobs, read map[string]*keptBlob
 	blobReads   int // how many blobs it read from git
+	indexed     int // how many blobs' lines it indexed
 	// Test hooks: waiting is called when a diff must wait for another,
 	// computing when it starts to compare (nil outside tests).
 	waiting, computing func()
@@ -155,7 +156,12 @@ func (m *DiffMemo) indexBlob(g blobGit, b gitx.Blob) (*knowledge.LineIndex, erro
 	if err != nil {
 		return nil, err
 	}
-	k.once.Do(func() { k.index = knowledge.IndexLines(k.data) })
+	k.once.Do(func() {
+		k.index = knowledge.IndexLines(k.data)
+		m.mu.Lock()
+		m.indexed++
+		m.mu.Unlock()
+	})
 	return k.index, nil
 }
 
