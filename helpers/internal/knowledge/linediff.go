@@ -3,6 +3,7 @@ package knowledge
 import (
 	"bytes"
 	"hash/maphash"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -17,9 +18,15 @@ type LogFiles struct {
 // Read returns the content (nil for a missing file); it is called at most
 // once, and not at all when nothing needs the file. The two states' Reads
 // of a file may run at once, on two goroutines.
+//
+// Index, when set, is [IndexLines] of what Read returns, for a caller
+// that keeps a file's index across comparisons (a commit's log, compared
+// again after the working tree's moved); CompareFiles then calls it, not
+// Read, for the file of the state before.
 type LogFile struct {
-	ID   string
-	Read func() ([]byte, error)
+	ID    string
+	Read  func() ([]byte, error)
+	Index func() (*LineIndex, error)
 }
 
 // Data is a LogFile of content already read.
@@ -37,24 +44,23 @@ func Data(data []byte) LogFile {
 // gives for the whole of both states.
 func CompareFiles(before, after LogFiles) ([]Change, error) {
 	pairs := [2][2]LogFile{{before.Log, after.Log}, {before.Archive, after.Archive}}
-	var lines [2][][]byte      // the lines of before's log and archive
+	var lines [2]*LineIndex    // before's log and archive
 	var gone, come [2][][]byte // the lines only before has, and only after
-	var known [2]bool          // lines[i] is read
 	// The keys of the changed lines, and the entries they say replace them.
 	want := map[string]bool{}
 	for i, pair := range pairs {
 		if same(pair[0], pair[1]) {
 			continue // read below if a changed key needs it
 		}
-		db, da, err := readBoth(pair[0], pair[1])
+		xb, da, err := readBoth(pair[0], pair[1])
 		if err != nil {
 			return nil, err
 		}
-		lines[i], known[i] = split(db), true
-		if bytes.Equal(db, da) {
+		lines[i] = xb
+		if bytes.Equal(xb.data, da) {
 			continue
 		}
-		gone[i], come[i] = changedLines(lines[i], split(da))
+		gone[i], come[i] = changedLines(xb, split(da))
 		for _, l := range append(gone[i], come[i]...) {
 			parseLine(l, false, func(Problem) {}, func(_ []byte, e Entry) { want[e.Key] = true })
 		}
@@ -63,12 +69,12 @@ func CompareFiles(before, after LogFiles) ([]Change, error) {
 		return nil, nil
 	}
 	for i, pair := range pairs {
-		if !known[i] { // the same in both
-			data, err := read(pair[0])
+		if lines[i] == nil { // the same in both
+			x, err := index(pair[0])
 			if err != nil {
 				return nil, err
 			}
-			lines[i] = split(data)
+			lines[i] = x
 		}
 	}
 	// Before's lines of the wanted keys are read; after has the same
@@ -89,7 +95,7 @@ func CompareFiles(before, after LogFiles) ([]Change, error) {
 			for _, l := range gone[f] {
 				left[string(l)]++
 			}
-			linesOf(lines[f], want, f == 1, func(line []byte, recs []Record) {
+			linesOf(lines[f].of(want), want, f == 1, func(line []byte, recs []Record) {
 				keep(recs, &recB)
 				if n := left[string(line)]; n > 0 {
 					left[string(line)] = n - 1
@@ -113,19 +119,20 @@ func CompareFiles(before, after LogFiles) ([]Change, error) {
 // same reports whether two files are known to be the same by their IDs.
 func same(x, y LogFile) bool { return x.ID != "" && x.ID == y.ID }
 
-// readBoth reads two files at once (each a git process, for a commit's).
-func readBoth(x, y LogFile) (dx, dy []byte, err error) {
+// readBoth indexes x and reads y at once (each a git process, for a
+// commit's).
+func readBoth(x, y LogFile) (ix *LineIndex, dy []byte, err error) {
 	done := make(chan error, 1)
 	go func() {
 		var err error
 		dy, err = read(y)
 		done <- err
 	}()
-	dx, err = read(x)
+	ix, err = index(x)
 	if errY := <-done; err == nil {
 		err = errY
 	}
-	return dx, dy, err
+	return ix, dy, err
 }
 
 func read(f LogFile) ([]byte, error) {
@@ -133,6 +140,18 @@ func read(f LogFile) ([]byte, error) {
 		return nil, nil
 	}
 	return f.Read()
+}
+
+// index is f's Index, else IndexLines of its content.
+func index(f LogFile) (*LineIndex, error) {
+	if f.Index != nil {
+		return f.Index()
+	}
+	data, err := read(f)
+	if err != nil {
+		return nil, err
+	}
+	return IndexLines(data), nil
 }
 
 // split returns the lines of data, trimmed, blank ones left out, as
@@ -148,41 +167,110 @@ func split(data []byte) [][]byte {
 	return out
 }
 
+// LineIndex is a file's lines (split) made ready for [CompareFiles] to
+// find those another state has not and those of some keys, without
+// reading the file again: each line's hash, and the lines by the key
+// [quickKey] reads. It is not changed once made, and may be used by
+// several comparisons at once.
+type LineIndex struct {
+	data  []byte
+	lines [][]byte
+	// first is a hash's first distinct line, + 1; next the next distinct
+	// line of the same hash, + 1; orig a line's first copy.
+	first map[uint64]int32
+	next  []int32
+	orig  []int32
+	// byKey are the lines of each key quickKey reads, by the key's hash
+	// (a line of another key of the same hash is read, and left out by
+	// linesOf); unsure the lines whose key it cannot read.
+	byKey  map[uint64][]int32
+	unsure []int32
+}
+
+// lineSeed seeds the hashes of lines.
+var lineSeed = maphash.MakeSeed()
+
+// IndexLines is the LineIndex of data, the content of a log's file.
+func IndexLines(data []byte) *LineIndex {
+	lines := split(data)
+	x := &LineIndex{data: data, lines: lines, first: make(map[uint64]int32, len(lines)),
+		next: make([]int32, len(lines)), orig: make([]int32, len(lines)), byKey: make(map[uint64][]int32, len(lines))}
+	for i, l := range lines {
+		h := maphash.Bytes(lineSeed, l)
+		if j := x.find(l, h); j >= 0 {
+			x.orig[i] = int32(j)
+		} else {
+			x.next[i], x.first[h], x.orig[i] = x.first[h], int32(i+1), int32(i)
+		}
+		if k, ok := quickKey(l); ok {
+			h := maphash.Bytes(lineSeed, k)
+			x.byKey[h] = append(x.byKey[h], int32(i))
+		} else {
+			x.unsure = append(x.unsure, int32(i))
+		}
+	}
+	return x
+}
+
+// find returns the first line of x equal to l, of hash h, or -1.
+func (x *LineIndex) find(l []byte, h uint64) int {
+	for j := int(x.first[h]) - 1; j >= 0; j = int(x.next[j]) - 1 {
+		if bytes.Equal(x.lines[j], l) {
+			return j
+		}
+	}
+	return -1
+}
+
+// of returns the lines of x that [linesOf] could find records of want
+// in, in order: those of want's keys, and those whose key quickKey
+// cannot read.
+func (x *LineIndex) of(want map[string]bool) [][]byte {
+	idx := slices.Clone(x.unsure)
+	for k := range want {
+		idx = append(idx, x.byKey[maphash.String(lineSeed, k)]...)
+	}
+	slices.Sort(idx)
+	idx = slices.Compact(idx) // two wanted keys of one hash
+	out := make([][]byte, len(idx))
+	for i, j := range idx {
+		out[i] = x.lines[j]
+	}
+	return out
+}
+
 // changedLines returns the lines that before holds more often than after
 // (gone) and after more often than before (come).
-func changedLines(before, after [][]byte) (gone, come [][]byte) {
+func changedLines(before *LineIndex, after [][]byte) (gone, come [][]byte) {
 	// The lines both start and end with are kept: a change of one place
 	// costs no more.
-	for len(before) > 0 && len(after) > 0 && bytes.Equal(before[0], after[0]) {
-		before, after = before[1:], after[1:]
+	b := before.lines
+	lo := 0
+	for lo < len(b) && len(after) > 0 && bytes.Equal(b[lo], after[0]) {
+		lo, after = lo+1, after[1:]
 	}
-	for len(before) > 0 && len(after) > 0 && bytes.Equal(before[len(before)-1], after[len(after)-1]) {
-		before, after = before[:len(before)-1], after[:len(after)-1]
+	hi := len(b)
+	for hi > lo && len(after) > 0 && bytes.Equal(b[hi-1], after[len(after)-1]) {
+		hi, after = hi-1, after[:len(after)-1]
 	}
 	// Each line of before is counted on its first copy, found by its
-	// hash (lines of one hash chained through next): no line is copied.
-	seed := maphash.MakeSeed()
-	first := make(map[uint64]int32, len(before)) // a hash's first line, + 1
-	next := make([]int32, len(before))           // the next line of the same hash, + 1
-	count := make([]int32, len(before))
-	find := func(l []byte, h uint64) int {
-		for j := int(first[h]) - 1; j >= 0; j = int(next[j]) - 1 {
-			if bytes.Equal(before[j], l) {
-				return j
-			}
-		}
-		return -1
+	// hash: no line is copied.
+	count := make([]int32, len(b))
+	for _, j := range before.orig[lo:hi] {
+		count[j]++
 	}
-	for i, l := range before {
-		h := maphash.Bytes(seed, l)
-		if j := find(l, h); j >= 0 {
-			count[j]++
-			continue
-		}
-		next[i], first[h], count[i] = first[h], int32(i+1), 1
-	}
+	// A line is first looked for where the last one found was followed
+	// (both states mostly hold the same lines in the same order), then
+	// by its hash.
+	next := lo
 	for _, l := range after {
-		if j := find(l, maphash.Bytes(seed, l)); j >= 0 && count[j] > 0 {
+		j := -1
+		if next < hi && bytes.Equal(b[next], l) {
+			j, next = int(before.orig[next]), next+1
+		} else if k := before.find(l, maphash.Bytes(lineSeed, l)); k >= 0 {
+			j, next = k, k+1
+		}
+		if j >= 0 && count[j] > 0 {
 			count[j]--
 		} else {
 			come = append(come, l)
@@ -190,7 +278,7 @@ func changedLines(before, after [][]byte) (gone, come [][]byte) {
 	}
 	for i, n := range count {
 		for range n {
-			gone = append(gone, before[i])
+			gone = append(gone, b[i])
 		}
 	}
 	return gone, come

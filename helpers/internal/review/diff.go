@@ -113,9 +113,11 @@ type DiffMemo struct {
 	computed int // how many diffs it computed
 	// blobs are the commits' files the last diff read, by blob id: a
 	// diff of the working tree against the same commit, after the log
-	// moved, reads the commit's log from here, not from git.
-	blobs, read map[string][]byte
+	// moved, reads the commit's log from here, not from git, its lines
+	// already split, hashed and indexed by key.
+	blobs, read map[string]*keptBlob
 	blobReads   int // how many blobs it read from git
+	indexed     int // how many blobs' lines it indexed
 	// Test hooks: waiting is called when a diff must wait for another,
 	// computing when it starts to compare (nil outside tests).
 	waiting, computing func()
@@ -140,25 +142,66 @@ func (m *DiffMemo) readBlob(g blobGit, b gitx.Blob) ([]byte, error) {
 	if m == nil {
 		return g.ReadBlob(b, knowledge.MaxLogBytes)
 	}
+	k, err := m.blob(g, b)
+	if err != nil {
+		return nil, err
+	}
+	return k.data, nil
+}
+
+// indexBlob is the [knowledge.LineIndex] of blob b of g, made once for
+// as long as m keeps the blob.
+func (m *DiffMemo) indexBlob(g blobGit, b gitx.Blob) (*knowledge.LineIndex, error) {
+	k, err := m.blob(g, b)
+	if err != nil {
+		return nil, err
+	}
+	k.once.Do(func() {
+		k.index = knowledge.IndexLines(k.data)
+		m.mu.Lock()
+		m.indexed++
+		m.mu.Unlock()
+	})
+	return k.index, nil
+}
+
+// blob is blob b of g as m keeps it, read from git if the last diff did
+// not read it; the diff under way keeps it for the next.
+func (m *DiffMemo) blob(g blobGit, b gitx.Blob) (*keptBlob, error) {
 	m.mu.Lock()
-	data, ok := m.blobs[b.ID]
+	k, ok := m.read[b.ID]
+	if !ok {
+		k, ok = m.blobs[b.ID]
+	}
 	m.mu.Unlock()
 	if !ok {
-		var err error
-		if data, err = g.ReadBlob(b, knowledge.MaxLogBytes); err != nil {
+		data, err := g.ReadBlob(b, knowledge.MaxLogBytes)
+		if err != nil {
 			return nil, err
 		}
+		k = &keptBlob{data: data}
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.read == nil {
-		m.read = map[string][]byte{}
+		m.read = map[string]*keptBlob{}
 	}
-	m.read[b.ID] = data
+	if kept, ok := m.read[b.ID]; ok {
+		return kept, nil // read at once by both sides
+	}
+	m.read[b.ID] = k
 	if !ok {
 		m.blobReads++
 	}
-	return data, nil
+	return k, nil
+}
+
+// keptBlob is a commit's file a DiffMemo keeps: its content, and its
+// lines indexed once a diff needed them.
+type keptBlob struct {
+	data  []byte
+	once  sync.Once
+	index *knowledge.LineIndex
 }
 
 // keepBlobs keeps the blobs the diff just done read, if it read any, for
@@ -368,7 +411,11 @@ func (s Sources) files(d diffSide) (f knowledge.LogFiles, size [2]int64, err err
 			return knowledge.LogFile{}, fmt.Errorf("%s at %s: %w (%d bytes, at most %d)", p, d.id, gitx.ErrTooLarge, b.Size, int64(knowledge.MaxLogBytes))
 		}
 		size[i] = b.Size
-		return knowledge.LogFile{ID: b.ID, Read: func() ([]byte, error) { return s.memo.readBlob(g, b) }}, nil
+		f := knowledge.LogFile{ID: b.ID, Read: func() ([]byte, error) { return s.memo.readBlob(g, b) }}
+		if s.memo != nil {
+			f.Index = func() (*knowledge.LineIndex, error) { return s.memo.indexBlob(g, b) }
+		}
+		return f, nil
 	}
 	if f.Log, err = file(0, logPath); err != nil {
 		return f, size, err

@@ -276,3 +276,61 @@ func TestDiffMemoRemembersWithoutReadingTheLog(t *testing.T) {
 		}
 	}
 }
+
+// A DiffMemo's diff of the working tree after its log moved (an entry
+// added, a pull's entries merged in among its lines with a retraction of
+// an old one, a line dropped) is the whole comparison's, and reads and
+// indexes the commit's log once, at the first diff.
+func TestDiffMemoAfterTheLogMoved(t *testing.T) {
+	clitest.IsolateGit(t)
+	p := changedRepo(t, 300, true)
+	var m DiffMemo
+	check := func(step string) {
+		t.Helper()
+		d, err := m.Diff(p, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := wholeDiff(t, p, "HEAD", ""); len(want) == 0 || !reflect.DeepEqual(d.Changes, want) {
+			t.Errorf("%s: %v, the whole comparison %d changes", step, d.Counts, len(want))
+		}
+		if m.blobReads != 1 || m.indexed != 1 {
+			t.Errorf("%s: the commit's log read %d times and indexed %d, want once", step, m.blobReads, m.indexed)
+		}
+	}
+	check("the log as the viewer opened")
+	data, err := os.ReadFile(p.Store.LogPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(data []byte) {
+		t.Helper()
+		if err := os.WriteFile(p.Store.LogPath(), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data = append(data, append(synthlog.Log(1000, 1001, 3)[0], '\n')...)
+	write(data)
+	check("an entry added")
+	lines := bytes.SplitAfter(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+	var e knowledge.Entry
+	knowledge.Parse(lines[100], func(r knowledge.Record) { e = r.Entry })
+	e.TS, e.Status, e.ReviewReason = e.TS+60, knowledge.StatusRetracted, "pulled"
+	retract, err := knowledge.Marshal(&e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pulled := append(synthlog.Log(2000, 2050, 3), retract)
+	var out bytes.Buffer
+	for i, l := range lines {
+		out.Write(l)
+		if k := i / 6; i%6 == 0 && k < len(pulled) {
+			out.Write(append(pulled[k], '\n'))
+		}
+	}
+	write(out.Bytes())
+	check("a pull merged in")
+	i := bytes.Index(out.Bytes(), lines[200])
+	write(append(out.Bytes()[:i:i], out.Bytes()[i+len(lines[200]):]...))
+	check("a line dropped")
+}

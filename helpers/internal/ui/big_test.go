@@ -1,9 +1,13 @@
 package ui
 
 import (
+	"bufio"
 	"bytes"
+	"errors"
+	"io"
 	"net/url"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -128,6 +132,77 @@ func BenchmarkDiffPage100k(b *testing.B) {
 				b.Fatal(err)
 			}
 			measurePage(b, s, path)
+		})
+	}
+}
+
+// BenchmarkDiffPageAfterChange100k is the diff page (the working tree
+// against HEAD) on a git repository of 100k entries, its diff remembered,
+// after the working tree's log changed while the viewer was open: by one
+// entry added (add), or by 50 entries a pull merged in among its lines
+// (pull). Each request finds a log it has not compared; cpu-ms counts
+// the request alone, not the writing of the log before it (nor the
+// collection of the garbage that leaves).
+//
+//	go test ./helpers/internal/ui -run '^$' -bench DiffPageAfterChange100k -benchtime 5x
+func BenchmarkDiffPageAfterChange100k(b *testing.B) {
+	const n = 100_000
+	p := changedProject(b, n)
+	base, err := os.ReadFile(p.Store.LogPath())
+	if err != nil {
+		b.Fatal(err)
+	}
+	lines := bytes.SplitAfter(bytes.TrimSuffix(base, []byte("\n")), []byte("\n"))
+	for _, bc := range []struct {
+		name string
+		log  func(w io.Writer, i int) // writes the log of the i-th request
+	}{
+		{"add", func(w io.Writer, i int) {
+			w.Write(base)
+			w.Write(append(synthlog.Log(n+1000+i, n+1001+i, 7)[0], '\n'))
+		}},
+		{"pull", func(w io.Writer, i int) {
+			pulled := synthlog.Log(n+2000+50*i, n+2050+50*i, 7)
+			for j, l := range lines {
+				w.Write(l)
+				if k := j / (len(lines) / 50); j%(len(lines)/50) == 0 && k < len(pulled) {
+					w.Write(append(pulled[k], '\n'))
+				}
+			}
+		}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			s := newRealServer(b, p)
+			if err := os.WriteFile(p.Store.LogPath(), base, 0o644); err != nil {
+				b.Fatal(err)
+			}
+			get(b, s, "/diff") // the memo warm for the log before the change
+			cpu, size := 0.0, 0
+			i := 0
+			for b.Loop() {
+				b.StopTimer()
+				f, err := os.Create(p.Store.LogPath())
+				if err != nil {
+					b.Fatal(err)
+				}
+				bw := bufio.NewWriter(f)
+				bc.log(bw, i)
+				if err := errors.Join(bw.Flush(), f.Close()); err != nil {
+					b.Fatal(err)
+				}
+				i++
+				runtime.GC() // the request's collections its own
+				b.StartTimer()
+				c := cpuTime()
+				w := get(b, s, "/diff")
+				cpu += cpuTime() - c
+				if w.Code != 200 || !bytes.Contains(w.Body.Bytes(), []byte("Added")) {
+					b.Fatalf("status %d:\n%.2000s", w.Code, w.Body)
+				}
+				size = w.Body.Len()
+			}
+			b.ReportMetric(cpu*1000/float64(b.N), "cpu-ms/op")
+			b.ReportMetric(float64(size)/1024, "page-KB")
 		})
 	}
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 	"github.com/cairn-dev/cairn/helpers/internal/project"
+	"github.com/cairn-dev/cairn/helpers/internal/review"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/clitest"
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/synthlog"
 )
@@ -126,3 +128,28 @@ func atoi(t *testing.T, s string) int {
 
 // countRE reads the count above the knowledge list.
 var countRE = regexp.MustCompile(`<p class="count" id="count">(\d+) `)
+
+// The diff page after the log moved while the viewer was open (its diff
+// remembered for the log before) is the page of a diff computed from
+// scratch.
+func TestDiffPageAfterTheLogMoved(t *testing.T) {
+	p := changedProject(t, 2000)
+	s := newRealServer(t, p)
+	first := get(t, s, "/diff")
+	f, err := os.OpenFile(p.Store.LogPath(), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.Write(append(synthlog.Log(5000, 5001, 3)[0], '\n'))
+	if err := errors.Join(err, f.Close()); err != nil {
+		t.Fatal(err)
+	}
+	moved := get(t, s, "/diff")
+	scratch := newRealServer(t, p)
+	scratch.diff = func(rev string) (review.DiffReport, error) { return review.Diff(p, rev) } // no memo
+	want := get(t, scratch, "/diff")
+	if moved.Code != 200 || moved.Body.String() == first.Body.String() || moved.Body.String() != want.Body.String() {
+		t.Errorf("the page after the log moved (status %d) is not the page computed from scratch:\n%.3000s\n----\n%.3000s",
+			moved.Code, moved.Body, want.Body)
+	}
+}
