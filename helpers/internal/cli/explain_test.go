@@ -113,7 +113,7 @@ func TestExplainPrintsTheKnobs(t *testing.T) {
 			fmt.Sprintf("gate.share=%g ", share),
 			fmt.Sprintf("bm25.tags=%g ", share*10),
 			fmt.Sprintf("tags x%g,", share*10),
-			fmt.Sprintf("needs %.2f)", share),
+			fmt.Sprintf("needs %.2f;", share),
 		} {
 			if !strings.Contains(out, want) {
 				t.Errorf("GateShare %g: --explain lacks %q:\n%s", share, want, out)
