@@ -32,15 +32,7 @@ func TestBehind(t *testing.T) {
 	cairn := filepath.Join(dir, ".cairn")
 	check := func(what string, want bool) {
 		t.Helper()
-		fi, err := os.Lstat(cairn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := openStore(cairn, fi)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
+		s := openTestStore(t, cairn)
 		id, err := anchor.Identity(s)
 		if err != nil {
 			t.Fatal(err)

@@ -242,15 +242,7 @@ func TestLockFileRefusesAHostileCairn(t *testing.T) {
 			dir, outside := gateProject(t), t.TempDir()
 			cairn := filepath.Join(dir, ".cairn")
 			c.setup(t, filepath.Join(cairn, filepath.FromSlash(syncLock)), outside)
-			fi, err := os.Lstat(cairn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := openStore(cairn, fi)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
+			s := openTestStore(t, cairn)
 			f, err := s.lockFile(syncLock)
 			if (err == nil) != c.ok {
 				t.Fatalf("lockFile: %v, want ok = %v", err, c.ok)

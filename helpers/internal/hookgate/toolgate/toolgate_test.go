@@ -102,15 +102,7 @@ func TestIdentityAgreesWithFsx(t *testing.T) {
 	cairn := filepath.Join(dir, ".cairn")
 	check := func(what string) {
 		t.Helper()
-		fi, err := os.Lstat(cairn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := openStore(cairn, fi)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
+		s := openTestStore(t, cairn)
 		got, err := anchor.Identity(s)
 		want, werr := anchor.Identity(fsx.NewRoot(cairn))
 		if err != nil || werr != nil || got != want {
@@ -122,4 +114,20 @@ func TestIdentityAgreesWithFsx(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("log and archive")
+}
+
+// openTestStore opens the gate's store on the .cairn directory cairn,
+// closed when the test ends.
+func openTestStore(t *testing.T, cairn string) *store {
+	t.Helper()
+	fi, err := os.Lstat(cairn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := openStore(cairn, fi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
 }
