@@ -46,7 +46,7 @@ type behind struct {
 // [Index.Anchors] the anchor map for the log now, as far as paths and
 // command go; [Index.Behind] reports it, and the caller starts a
 // background sync. A change it cannot read so (no line list for the
-// cache's files, an anchor map not of the cache's files, more lines than
+// cache's files, an anchor map of neither the cache's files nor the log's, more lines than
 // a hook applies) is caught up as OpenSyncedForHook does.
 func OpenForTool(s *knowledge.Store, paths []string, command string) (*Index, error) {
 	ix, err := OpenForHook(s)
@@ -108,8 +108,11 @@ func (ix *Index) readBehind(paths []string, command string) (ok bool, err error)
 	if err != nil {
 		return false, nil
 	}
-	if src, ok := anchor.SourcesOf(data); !ok || src != saved.identity(ix.store) {
-		return false, nil // a map not of the cache's files: Sync builds it
+	// The map is of the cache's files, or, when an insertion advanced it
+	// with the log (see knowledge's advanceAnchors), of the log's now:
+	// the fold's update of it is then one it holds already.
+	if src, ok := anchor.SourcesOf(data); !ok || src != saved.identity(ix.store) && src != now.identity(ix.store) {
+		return false, nil // a map of neither: Sync builds it
 	}
 	if err := ix.syncVerdicts(); err != nil {
 		return false, err

@@ -177,6 +177,52 @@ func TestToolReadsBehindAsCaughtUp(t *testing.T) {
 	}
 }
 
+// After an insertion, which brings the anchor map along with the log
+// but leaves the cache behind, the hook before a tool call reads behind
+// as it does after a pull, rather than catching up: it shows the new note
+// and answers what a catch-up would.
+func TestToolReadsBehindAfterAnInsert(t *testing.T) {
+	s := newStore(t)
+	writeLog(t, s, join(synthLog(0, 300, 3)))
+	ix := openIndex(t, s)
+	mustSync(t, ix)
+	ix.Close()
+	added := entry("learned", "the retry loop in api/client.go must watch the context", "api/client.go")
+	if _, err := s.Insert([]knowledge.Entry{added}); err != nil {
+		t.Fatal(err)
+	}
+	data := readFile(t, s, anchor.File)
+	if len(anchor.Lookup([]byte(data), toolCalls[0].paths, "")) == 0 {
+		t.Fatal("the insertion did not bring the anchor map along")
+	}
+	var got []string
+	for _, call := range toolCalls {
+		tool, err := OpenForTool(s, call.paths, call.command)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !tool.Behind() {
+			t.Fatalf("%v: the tool's read caught up instead of reading behind", call)
+		}
+		got = append(got, answer(t, tool, call))
+		tool.Close()
+	}
+	if !strings.Contains(got[0], added.Key) {
+		t.Errorf("the inserted note is not shown:\n%s", got[0])
+	}
+	if readFile(t, s, anchor.File) != data {
+		t.Error("the tool's read wrote the anchor map")
+	}
+	ix = openIndex(t, s)
+	defer ix.Close()
+	mustSync(t, ix)
+	for i, call := range toolCalls {
+		if want := answer(t, ix, call); got[i] != want {
+			t.Errorf("%v: read behind:\n%s\ncaught up:\n%s", call, got[i], want)
+		}
+	}
+}
+
 func readFile(t *testing.T, s *knowledge.Store, name string) string {
 	t.Helper()
 	data, err := s.Root().ReadFile(name, 1<<30)
