@@ -45,8 +45,10 @@ type behind struct {
 // [Index.Entries] gives the entries as the log holds them now, and
 // [Index.Anchors] the anchor map for the log now, as far as paths and
 // command go; [Index.Behind] reports it, and the caller starts a
-// background sync. A change it cannot read so (no line list for the
-// cache's files, an anchor map of neither the cache's files nor the log's, more lines than
+// background sync. An insertion leaves the cache behind the same way
+// (it brings the map along with the log, not the cache), and is read so
+// too. A change it cannot read so (no line list for the cache's files, an
+// anchor map of neither the cache's files nor the log's, more lines than
 // a hook applies) is caught up as OpenSyncedForHook does.
 func OpenForTool(s *knowledge.Store, paths []string, command string) (*Index, error) {
 	ix, err := OpenForHook(s)
