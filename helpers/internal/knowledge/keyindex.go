@@ -165,10 +165,29 @@ func otherLineHashes(f []jsonfield.Value, add func(uint64)) {
 	}
 }
 
-// keyIndex is a key index read from its file: its hashes, sorted, as
-// they are in the file.
+// keyIndex is a key index read from its file or built by a pass: its
+// hashes, sorted, as they are in the file. When body lies in buf after
+// room bytes, with capacity after it, the file is written from buf (the
+// head in front, new hashes merged in place): a fresh buffer of the
+// index's size costs a page fault per 4 KB, which on some machines costs
+// more than the rest of writing it.
 type keyIndex struct {
 	body []byte // little-endian uint64s
+	buf  []byte // nil, or the buffer that holds body at buf[room:]
+	room int
+}
+
+// Room a key index's buffer keeps before its hashes for the file's head
+// (the magic and the identity of two files, under 200 bytes), and after
+// them for the hashes of the lines an insertion adds.
+const (
+	indexHeadRoom = 256
+	indexTailRoom = 8 * 64
+)
+
+// newIndexBuf is a buffer for an index of about n hashes, with room.
+func newIndexBuf(n int) []byte {
+	return make([]byte, indexHeadRoom, indexHeadRoom+8*n+indexTailRoom)
 }
 
 // readKeyIndex reads the key index if it is current with the log whose
@@ -192,11 +211,12 @@ func (s *Store) readKeyIndex(id string) (ix keyIndex, ok bool) {
 		string(h[len(keyIndexMagic):head-1]) != id || h[head-1] != '\n' {
 		return ix, false
 	}
-	body := make([]byte, fi.Size()-int64(head))
-	if _, err := io.ReadFull(f, body); err != nil {
+	n := int(fi.Size()) - head
+	buf := newIndexBuf(n / 8)[:indexHeadRoom+n]
+	if _, err := io.ReadFull(f, buf[indexHeadRoom:]); err != nil {
 		return ix, false
 	}
-	return keyIndex{body: body}, true
+	return keyIndex{body: buf[indexHeadRoom:], buf: buf, room: indexHeadRoom}, true
 }
 
 // len is how many hashes the index holds.
@@ -218,75 +238,154 @@ func (ix keyIndex) search(from int, h uint64) int {
 
 // writeKeyIndex writes the index for the log whose identity is id: ix's
 // hashes with those of lines (added to the log since) merged in. A failure
-// is left to the next insertion's pass: the index is a cache's.
+// is left to the next insertion's pass: the index is a cache's. It may
+// change ix's buffer: ix is not used after.
 func (s *Store) writeKeyIndex(id string, ix keyIndex, lines [][]byte) {
 	var add []uint64
 	for _, l := range lines {
-		lineHashes(l, func(h uint64) { add = append(add, h) })
+		lineHashes(l, func(h uint64) {
+			if !ix.has(h) {
+				add = append(add, h)
+			}
+		})
 	}
 	slices.Sort(add)
-	out := make([]byte, 0, len(keyIndexMagic)+len(id)+1+len(ix.body)+8*len(add))
-	out = append(out, keyIndexMagic...)
-	out = append(out, id...)
-	out = append(out, '\n')
-	from := 0 // the index's hashes before from are in out
-	for i, h := range add {
-		if i > 0 && h == add[i-1] {
-			continue
-		}
-		at := ix.search(from, h)
-		out = append(out, ix.body[8*from:8*at]...)
-		from = at
-		if at < ix.len() && ix.at(at) == h {
-			continue
-		}
-		out = binary.LittleEndian.AppendUint64(out, h)
+	add = slices.Compact(add)
+	head := keyIndexMagic + id + "\n"
+	n := len(ix.body)
+	size := n + 8*len(add)
+	var out []byte
+	if ix.buf != nil && len(head) <= ix.room && ix.room+size <= cap(ix.buf) {
+		out = ix.buf[ix.room-len(head) : ix.room+size]
+	} else {
+		out = make([]byte, len(head)+size)
+		copy(out[len(head):], ix.body)
 	}
-	out = append(out, ix.body[8*from:]...)
+	copy(out, head)
+	mergeWords(out[len(head):], n/8, add)
 	_ = s.root.ReplaceFile(keyIndexFile, out, 0o644)
 }
 
-// indexOf is the index of hashes (sorted, each once).
-func indexOf(hashes []uint64) keyIndex {
-	body := make([]byte, 0, 8*len(hashes))
-	for _, h := range hashes {
-		body = binary.LittleEndian.AppendUint64(body, h)
+// mergeWords merges add (sorted, none of them in b's) into the first n
+// words of b (sorted little-endian uint64s), in place: b holds n+len(add)
+// words.
+func mergeWords(b []byte, n int, add []uint64) {
+	i, j := n-1, len(add)-1
+	for p := n + len(add) - 1; j >= 0; p-- {
+		if i >= 0 && word(b, i) > add[j] {
+			putWord(b, p, word(b, i))
+			i--
+		} else {
+			putWord(b, p, add[j])
+			j--
+		}
 	}
-	return keyIndex{body: body}
 }
 
-// sortHashes returns hs sorted, each once. Hashes are spread evenly, so
-// one counting pass on their top bits puts each in a bucket of about two,
-// sorted in place: linear in the hashes (a build of the index at 100k
-// lines sorts some 100k). It may reorder hs.
-func sortHashes(hs []uint64) []uint64 {
-	if len(hs) < 64 {
-		slices.Sort(hs)
-		return slices.Compact(hs)
+// word is the i-th little-endian uint64 of b.
+func word(b []byte, i int) uint64 { return binary.LittleEndian.Uint64(b[8*i:]) }
+
+// putWord sets the i-th little-endian uint64 of b.
+func putWord(b []byte, i int, v uint64) { binary.LittleEndian.PutUint64(b[8*i:], v) }
+
+// sortWords sorts the little-endian uint64s of b in place, each once, and
+// returns the part of b that holds them. Hashes are spread evenly, so one
+// pass on their top bits moves each into a bucket of a few (in place, an
+// American flag sort), each then sorted by insertion: linear in the hashes
+// (a build of the index at 100k lines sorts some 100k), with no buffer of
+// their size.
+func sortWords(b []byte) []byte {
+	n := len(b) / 8
+	b = b[:8*n]
+	if n < 64 {
+		sortSmallWords(b)
+		return compactWords(b)
 	}
-	shift := uint(64 - min(16, bits.Len(uint(len(hs)))-1))
-	count := make([]uint32, 1<<(64-shift)+1)
-	for _, h := range hs {
-		count[h>>shift+1]++
+	width := min(14, bits.Len(uint(n))-3)
+	shift := uint(64 - width)
+	next := make([]uint32, 1<<width) // counts, then each bucket's next place
+	end := make([]uint32, 1<<width)
+	for i := range n {
+		next[word(b, i)>>shift]++
 	}
-	for i := 1; i < len(count); i++ {
-		count[i] += count[i-1]
+	at := uint32(0)
+	for d, c := range next {
+		next[d] = at
+		at += c
+		end[d] = at
 	}
-	out := make([]uint64, len(hs))
-	for _, h := range hs {
-		b := h >> shift
-		out[count[b]] = h
-		count[b]++
-	}
-	// count[b] is now where bucket b+1 starts.
-	start := uint32(0)
-	for b := 0; b+1 < len(count); b++ {
-		if count[b]-start > 1 {
-			slices.Sort(out[start:count[b]])
+	for d := range next {
+		for next[d] < end[d] {
+			// Take the word at bucket d's next place; while it
+			// belongs elsewhere, put it at its bucket's next place and
+			// take the word there.
+			i := int(next[d])
+			v := word(b, i)
+			for e := v >> shift; e != uint64(d); e = v >> shift {
+				j := int(next[e])
+				next[e]++
+				w := word(b, j)
+				putWord(b, j, v)
+				v = w
+			}
+			putWord(b, i, v)
+			next[d]++
 		}
-		start = count[b]
 	}
-	return slices.Compact(out)
+	start := uint32(0)
+	for _, e := range end {
+		if e-start > 1 {
+			sortSmallWords(b[8*start : 8*e])
+		}
+		start = e
+	}
+	return compactWords(b)
+}
+
+// sortSmallWords sorts the little-endian uint64s of b: by insertion for a
+// few (a bucket of sortWords), else by a general sort (hashes that share
+// their top bits).
+func sortSmallWords(b []byte) {
+	n := len(b) / 8
+	if n > 32 {
+		sort.Sort(words(b))
+		return
+	}
+	for i := 1; i < n; i++ {
+		v := word(b, i)
+		j := i
+		for ; j > 0 && word(b, j-1) > v; j-- {
+			putWord(b, j, word(b, j-1))
+		}
+		putWord(b, j, v)
+	}
+}
+
+// words sorts little-endian uint64s in place.
+type words []byte
+
+func (w words) Len() int           { return len(w) / 8 }
+func (w words) Less(i, j int) bool { return word(w, i) < word(w, j) }
+func (w words) Swap(i, j int) {
+	a, b := word(w, i), word(w, j)
+	putWord(w, i, b)
+	putWord(w, j, a)
+}
+
+// compactWords drops repeats from sorted words, in place.
+func compactWords(b []byte) []byte {
+	n := len(b) / 8
+	if n == 0 {
+		return b[:0]
+	}
+	k := 1
+	for i := 1; i < n; i++ {
+		if v := word(b, i); v != word(b, k-1) {
+			putWord(b, k, v)
+			k++
+		}
+	}
+	return b[:8*k]
 }
 
 // keyLookup is what a writer of the log knows of the key index.
@@ -335,13 +434,18 @@ func (ks *keyLookup) passed() {
 // wanted reports whether a pass over the log should build the index.
 func (ks *keyLookup) wanted() bool { return ks.known && !ks.current }
 
-// build makes hashes (of every line of the log as read, in any order) the
-// index.
-func (ks *keyLookup) build(hashes []uint64) {
+// build makes the hashes in buf[indexHeadRoom:] (of every line of the log
+// as read, in any order, as little-endian uint64s; see newIndexBuf) the
+// index, sorting them in place.
+func (ks *keyLookup) build(buf []byte) {
 	if !ks.wanted() {
 		return
 	}
-	ks.ix = indexOf(sortHashes(hashes))
+	if buf == nil {
+		buf = newIndexBuf(0)
+	}
+	body := sortWords(buf[indexHeadRoom:])
+	ks.ix = keyIndex{body: body, buf: buf, room: indexHeadRoom}
 	ks.current, ks.built = true, true
 }
 

@@ -2,6 +2,7 @@ package knowledge
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -123,7 +124,7 @@ func TestInsertFindsDuplicatesThroughKeyIndex(t *testing.T) {
 			}
 			e := mkEntry("learned", "a colliding note", 1)
 			h := entryHashes(&e)
-			s.writeKeyIndex(id, indexOf(sortHashes(append(hashesOf(ks.ix), h[2]))), nil)
+			s.writeKeyIndex(id, indexOf(append(hashesOf(ks.ix), h[2])), nil)
 		}, mkEntry("learned", "a colliding note", 1), true, 1},
 	}
 	for _, c := range cases {
@@ -174,7 +175,7 @@ func checkKeyIndex(t *testing.T, s *Store) {
 	}
 	var want []uint64
 	eachLine(bytes.TrimPrefix(readLog(t, s), bom), func(line []byte) { lineHashes(line, func(h uint64) { want = append(want, h) }) })
-	want = sortHashes(want)
+	want = slices.Compact(slices.Sorted(slices.Values(want)))
 	got := hashesOf(ks.ix)
 	extra := 0
 	for _, h := range got {
@@ -230,11 +231,21 @@ func TestKeyIndexFollowsWriters(t *testing.T) {
 	}
 }
 
-// TestSortHashes: sortHashes sorts and drops repeats, also of hashes that
-// all share their top bits.
-func TestSortHashes(t *testing.T) {
+// indexOf is the index of hashes (in any order, repeats allowed), without
+// room around it.
+func indexOf(hashes []uint64) keyIndex {
+	var body []byte
+	for _, h := range hashes {
+		body = binary.LittleEndian.AppendUint64(body, h)
+	}
+	return keyIndex{body: sortWords(body)}
+}
+
+// TestSortWords: sortWords sorts and drops repeats in place, also of
+// hashes that all share their top bits (one bucket), a few, none.
+func TestSortWords(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, n := range []int{0, 1, 2, 255, 1000, 70_000} {
+	for _, n := range []int{0, 1, 2, 63, 64, 255, 1000, 70_000} {
 		for _, spread := range []bool{true, false} {
 			hs := make([]uint64, n)
 			for i := range hs {
@@ -247,8 +258,39 @@ func TestSortHashes(t *testing.T) {
 				}
 			}
 			want := slices.Compact(slices.Sorted(slices.Values(hs)))
-			if got := sortHashes(slices.Clone(hs)); !slices.Equal(got, want) {
-				t.Errorf("n=%d spread=%v: sortHashes differs from a sort", n, spread)
+			var b []byte
+			for _, h := range hs {
+				b = binary.LittleEndian.AppendUint64(b, h)
+			}
+			got := sortWords(b)
+			if n > 0 && &got[0] != &b[0] {
+				t.Errorf("n=%d: sortWords did not sort in place", n)
+			}
+			if !slices.Equal(hashesOf(keyIndex{body: got}), want) {
+				t.Errorf("n=%d spread=%v: sortWords differs from a sort", n, spread)
+			}
+		}
+	}
+}
+
+// TestMergeWords: mergeWords merges new hashes into sorted words in
+// place, before, between and after them.
+func TestMergeWords(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{0, 1, 5, 100} {
+		for _, k := range []int{0, 1, 3, 40} {
+			all := make([]uint64, n+k) // distinct: 64 random bits each
+			for i := range all {
+				all[i] = rng.Uint64()
+			}
+			old, add := slices.Sorted(slices.Values(all[:n])), slices.Sorted(slices.Values(all[n:]))
+			b := make([]byte, 8*(n+k))
+			for i, h := range old {
+				putWord(b, i, h)
+			}
+			mergeWords(b, n, add)
+			if got, want := hashesOf(keyIndex{body: b}), slices.Sorted(slices.Values(all)); !slices.Equal(got, want) {
+				t.Errorf("n=%d k=%d: got %x, want %x", n, k, got, want)
 			}
 		}
 	}

@@ -19,8 +19,9 @@ import (
 // An insertion never parses the log as a whole, nor copies it into
 // memory. A new line's place is found by a binary search over byte
 // offsets that reads a few lines through ReadAt (the log is sorted by hash
-// of key); the duplicate check reads each line's key where it lies in the
-// mapped file and decodes only lines of other key schemes; and the new
+// of key); the duplicate check reads the file through one small buffer,
+// reads each line's key where it lies in it and decodes only lines of
+// other key schemes; and the new
 // file is the old one copied around the new lines by the kernel
 // (copy_file_range on Linux), then renamed over it as before.
 
@@ -117,22 +118,14 @@ func (lf *logFile) readAll() ([]byte, error) {
 }
 
 // eachLine calls fn with every line of the log body in order, without its
-// line ending ("\n" and one "\r" before it). A file is mapped rather than
-// read (where files cannot be mapped, it is read through a buffer of
-// lineChunk bytes), so the log is never copied into memory whole. fn must
-// not keep line.
+// line ending ("\n" and one "\r" before it). The file is read lineChunk
+// bytes at a time into one buffer (grown only for a line longer than it),
+// so the log is never held in memory whole and the pass touches few pages
+// of memory: a mapping of the file, or a buffer of its size, costs a page
+// fault per few kilobytes, which on some machines costs more than the
+// read. fn must not keep line.
 func (lf *logFile) eachLine(fn func(line []byte)) error {
-	if lf.f == nil {
-		eachLine(lf.data[lf.start:], fn)
-		return nil
-	}
-	err := fsx.ReadMapped(lf.f, lf.size, func(data []byte) {
-		eachLine(data[lf.start:], fn)
-	})
-	if errors.Is(err, errors.ErrUnsupported) {
-		return lf.eachLineChunk(lineChunk, fn)
-	}
-	return err
+	return lf.eachLineChunk(lineChunk, fn)
 }
 
 // eachLineChunk is eachLine reading chunk bytes at a time.
@@ -161,7 +154,7 @@ func (lf *logFile) eachLineChunk(chunk int, fn func(line []byte)) error {
 }
 
 // lineChunk is how much of the log eachLine reads at a time.
-const lineChunk = 256 << 10
+const lineChunk = 64 << 10
 
 // eachLine calls fn with every line of data, the last one even without a
 // newline.
@@ -371,7 +364,8 @@ func (s *Store) spliceLog(lf *logFile, lines [][]byte) error {
 	if err != nil {
 		return err
 	}
-	removed := s.removeReplaced()
+	keep := replacedName()
+	removed := s.removeReplaced(keep)
 	defer removed()
 	return s.root.WriteAtomicWith(LogName, 0o644, func(w *os.File) error {
 		// The disk writes as the kernel copies (see fsx.Writeback).
@@ -383,9 +377,8 @@ func (s *Store) spliceLog(lf *logFile, lines [][]byte) error {
 		// Named before it is replaced, the old log is not freed when
 		// its writer closes it; a big one is, rather than doubled on
 		// disk (its copy costs far more than freeing it).
-		removed()
 		if lf.size <= keepReplacedBytes {
-			_ = s.root.Link(LogName, replacedName())
+			_ = s.root.Link(LogName, keep)
 		}
 		return nil
 	})
@@ -409,11 +402,12 @@ func replacedName() string {
 }
 
 // removeReplaced removes the logs earlier writers kept under cache/ (see
-// replacedName), on another goroutine: it runs while the new log is
-// written, before that write allocates any block, which it would contend
-// with. The returned func waits for it (and may be called again). It must be called under the
-// writers' lock, and the old log given its name only once it returned.
-func (s *Store) removeReplaced() (wait func()) {
+// replacedName), all but keep (this writer's), on another goroutine: it
+// runs while the new log is written and synced (freeing a log's pages and
+// blocks is the kernel's work on the processor; the sync waits for the
+// disk). The returned func waits for it (and may be called again). It
+// must be called under the writers' lock.
+func (s *Store) removeReplaced(keep string) (wait func()) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -423,8 +417,8 @@ func (s *Store) removeReplaced() (wait func()) {
 			return
 		}
 		for _, n := range names {
-			if strings.HasPrefix(n.Name, replacedPrefix) {
-				_ = s.root.Remove(CacheDir + "/" + n.Name)
+			if name := CacheDir + "/" + n.Name; strings.HasPrefix(n.Name, replacedPrefix) && name != keep {
+				_ = s.root.Remove(name)
 			}
 		}
 	}()

@@ -3,6 +3,7 @@ package knowledge
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -400,11 +401,11 @@ func dedupe(lf *logFile, entries []Entry, res *InsertResult, ks *keyLookup) ([]E
 	}
 	ks.passed()
 	building := ks.wanted()
-	var collected []uint64
+	var collected []byte // hashes for the index, after room for its head
 	if building {
-		collected = make([]uint64, 0, lf.size/200) // about a line's length
+		collected = newIndexBuf(int(lf.size / 200)) // about a line's length
 	}
-	collect := func(h uint64) { collected = append(collected, h) }
+	collect := func(h uint64) { collected = binary.LittleEndian.AppendUint64(collected, h) }
 	// A line under cairn's own key scheme holds the content its key was
 	// made from, so its key alone says whether it repeats a wanted entry
 	// (by the key the entry's content would have, or by the entry's own
