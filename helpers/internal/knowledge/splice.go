@@ -360,6 +360,18 @@ func (lf *logFile) copyTo(w io.Writer, from, to int64) error {
 // spliceLog replaces the log with lf's content and lines at their places,
 // atomically (temporary file, fsync, rename, fsync of the directory).
 func (s *Store) spliceLog(lf *logFile, lines [][]byte) error {
+	return s.spliceLogIf(lf, lines, nil)
+}
+
+// errDropped is what a write that spliceLogIf was told to drop returns to
+// the atomic write, which removes its temporary file.
+var errDropped = errors.New("new log dropped")
+
+// spliceLogIf is spliceLog that, once the new log is written and its
+// writeback started, asks proceed (when not nil) whether to put it in
+// place; if not, the new file is removed, the log left as it was, and it
+// returns errDropped.
+func (s *Store) spliceLogIf(lf *logFile, lines [][]byte, proceed func() bool) error {
 	places, err := placeLines(lf.readerAt(), lf.start, lf.size, lines)
 	if err != nil {
 		return err
@@ -374,6 +386,9 @@ func (s *Store) spliceLog(lf *logFile, lines [][]byte) error {
 			return err
 		}
 		wb.Flush()
+		if proceed != nil && !proceed() {
+			return errDropped
+		}
 		// Named before it is replaced, the old log is not freed when
 		// its writer closes it; a big one is, rather than doubled on
 		// disk (its copy costs far more than freeing it).

@@ -275,22 +275,22 @@ func (s *Store) Insert(entries []Entry) (InsertResult, error) {
 	defer lf.Close()
 	before, idErr := anchor.Identity(s.root)
 	ks = s.keyLookup(before, idErr)
-	fresh, err := dedupe(lf, entries, &res, ks)
+	fresh := dedupeBatch(entries, &res)
+	lines, err := marshalAll(fresh)
+	if err != nil {
+		return res, err
+	}
+	if needsPass(lf, fresh, ks) {
+		fresh, lines, err = s.spliceDuringPass(lf, fresh, lines, &res, ks)
+	} else if fresh, err = dedupeLog(lf, fresh, &res, ks); err == nil && len(fresh) > 0 {
+		err = s.spliceLog(lf, lines)
+	}
 	if err != nil {
 		return res, err
 	}
 	if len(fresh) == 0 {
 		s.saveKeyIndex(ks, before, nil)
 		return res, nil
-	}
-	lines := make([][]byte, len(fresh))
-	for i := range fresh {
-		if lines[i], err = Marshal(&fresh[i]); err != nil {
-			return res, err
-		}
-	}
-	if err := s.spliceLog(lf, lines); err != nil {
-		return res, err
 	}
 	res.Added = fresh
 	if idErr != nil {
@@ -303,6 +303,56 @@ func (s *Store) Insert(entries []Entry) (InsertResult, error) {
 	s.saveKeyIndex(ks, after, lines)
 	s.advanceAnchors(before, after, fresh)
 	return res, nil
+}
+
+// marshalAll is the lines of entries.
+func marshalAll(entries []Entry) ([][]byte, error) {
+	lines := make([][]byte, len(entries))
+	for i := range entries {
+		var err error
+		if lines[i], err = Marshal(&entries[i]); err != nil {
+			return nil, err
+		}
+	}
+	return lines, nil
+}
+
+// spliceDuringPass checks fresh (the lines of which are lines) against
+// the log by the pass over it (dedupeLog) while the new log, with all of
+// lines, is written and its writeback started on another goroutine: the
+// pass is processor work, the copy the kernel's and the disk's, and on a
+// big log each is a good part of an insertion. The new log replaces the
+// old one only once the pass has found none of fresh in it; else that
+// copy is dropped (removed, the log untouched) and, if some of fresh are
+// new, the log is written again with theirs. It returns the entries
+// written and their lines.
+func (s *Store) spliceDuringPass(lf *logFile, fresh []Entry, lines [][]byte, res *InsertResult, ks *keyLookup) ([]Entry, [][]byte, error) {
+	verdict := make(chan bool, 1)
+	written := make(chan error, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				written <- fmt.Errorf("write %s/%s: %v", DirName, LogName, r)
+			}
+		}()
+		written <- s.spliceLogIf(lf, lines, func() bool { return <-verdict })
+	}()
+	kept, err := dedupeLog(lf, fresh, res, ks)
+	all := err == nil && len(kept) == len(fresh)
+	verdict <- all
+	werr := <-written
+	switch {
+	case err != nil:
+		return nil, nil, err
+	case all:
+		return kept, lines, werr
+	case len(kept) == 0:
+		return nil, nil, nil
+	}
+	if lines, err = marshalAll(kept); err != nil {
+		return nil, nil, err
+	}
+	return kept, lines, s.spliceLog(lf, lines)
 }
 
 // prepare redacts every entry (in place) and checks that it has what a
@@ -375,6 +425,13 @@ func (s *Store) InsertLinesIf(lines [][]byte, check func(log []byte) error) erro
 // without reading the log; else the log is read, and the key index built
 // into ks if it was not current.
 func dedupe(lf *logFile, entries []Entry, res *InsertResult, ks *keyLookup) ([]Entry, error) {
+	return dedupeLog(lf, dedupeBatch(entries, res), res, ks)
+}
+
+// dedupeBatch returns the entries not repeated earlier in entries (same
+// key, or same type and normalised content), and records the others in
+// res.Duplicates.
+func dedupeBatch(entries []Entry, res *InsertResult) []Entry {
 	type tc struct{ typ, content string }
 	want := map[tc]bool{}
 	keys := map[string]bool{}
@@ -388,6 +445,26 @@ func dedupe(lf *logFile, entries []Entry, res *InsertResult, ks *keyLookup) ([]E
 		keys[e.Key] = true
 		want[id] = true
 		fresh = append(fresh, e)
+	}
+	return fresh
+}
+
+// needsPass reports whether dedupeLog reads the log to check fresh: it
+// does unless the log is empty or the key index is current and holds none
+// of their hashes.
+func needsPass(lf *logFile, fresh []Entry, ks *keyLookup) bool {
+	return len(fresh) > 0 && lf.size > 0 && !ks.misses(fresh)
+}
+
+// dedupeLog is dedupe of entries that do not repeat one another (see
+// dedupeBatch).
+func dedupeLog(lf *logFile, fresh []Entry, res *InsertResult, ks *keyLookup) ([]Entry, error) {
+	type tc struct{ typ, content string }
+	want := map[tc]bool{}
+	keys := map[string]bool{}
+	for _, e := range fresh {
+		keys[e.Key] = true
+		want[tc{e.Type, NormalizeContent(e.Content)}] = true
 	}
 	if len(fresh) == 0 {
 		return fresh, nil
