@@ -109,6 +109,7 @@ func TestInsertMatchesModel(t *testing.T) {
 	// the pass (with all three) is dropped, and the log written again
 	// with the two new ones.
 	t.Run("batch with a duplicate", func(t *testing.T) {
+		passBesideCopy(t, true)
 		s := newTestStore(t)
 		if err := os.WriteFile(s.LogPath(), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
@@ -130,7 +131,8 @@ func TestInsertMatchesModel(t *testing.T) {
 	})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			for _, round := range []string{"index stale", "index current"} {
+			for _, round := range []string{"index stale", "index stale, the copy beside the pass", "index current"} {
+				passBesideCopy(t, round == "index stale, the copy beside the pass")
 				s := newTestStore(t)
 				if err := os.WriteFile(s.LogPath(), []byte(c.log), 0o644); err != nil {
 					t.Fatal(err)
@@ -154,6 +156,17 @@ func TestInsertMatchesModel(t *testing.T) {
 				checkKeyIndex(t, s)
 			}
 		})
+	}
+}
+
+// passBesideCopy makes insertions write the new log during the pass over
+// the old one whatever its size (on), or never (off), until t ends.
+func passBesideCopy(t *testing.T, on bool) {
+	old := passBesideCopyBytes
+	t.Cleanup(func() { passBesideCopyBytes = old })
+	passBesideCopyBytes = 1 << 62
+	if on {
+		passBesideCopyBytes = 0
 	}
 }
 
