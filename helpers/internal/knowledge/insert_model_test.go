@@ -105,29 +105,15 @@ func TestInsertMatchesModel(t *testing.T) {
 		{"duplicate of a last line without a newline", body + lineOf(mkEntry("fact", "tail note", 1)), mkEntry("fact", "Tail  note", 2)},
 		{"duplicate of a line after a huge one", huge + "\n" + lineOf(entries[0]), Entry{Key: entries[0].Key, Type: "fact", Content: "another", TS: 3}},
 	}
-	// A batch with one entry already in the log: the copy written during
-	// the pass (with all three) is dropped, and the log written again
-	// with the two new ones.
+	// A batch with one entry already in the log: the copy written beside
+	// the pass (with all three) is dropped and the log written again with
+	// the two new ones; without that copy, the log is written once with
+	// them.
 	t.Run("batch with a duplicate", func(t *testing.T) {
-		passBesideCopy(t, true)
-		s := newTestStore(t)
-		if err := os.WriteFile(s.LogPath(), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		dup := mkEntry("learned", "MODEL entry "+strings.Repeat("x", 3), 60)
-		res, err := s.Insert([]Entry{middle, dup, after})
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := insertSorted([]byte(body), [][]byte{[]byte(lineOf(middle)), []byte(lineOf(after))})
-		if got := readLog(t, s); !bytes.Equal(got, want) {
-			t.Fatalf("log differs from the model's:\n got %q\nwant %q", got, want)
-		}
-		if len(res.Added) != 2 || len(res.Duplicates) != 1 || res.Duplicates[0].Key != dup.Key {
-			t.Fatalf("added %d, duplicates %+v", len(res.Added), res.Duplicates)
-		}
-		noTemps(t, s)
-		checkKeyIndex(t, s)
+		testBatchWithDuplicate(t, body, middle, after, lineOf, true)
+	})
+	t.Run("batch with a duplicate, no copy beside the pass", func(t *testing.T) {
+		testBatchWithDuplicate(t, body, middle, after, lineOf, false)
 	})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -242,4 +228,28 @@ func TestInsertRefusesSpecialLogs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// testBatchWithDuplicate inserts middle, a duplicate of a line of body
+// and after into body: the two new ones go in, as the model places them.
+func testBatchWithDuplicate(t *testing.T, body string, middle, after Entry, lineOf func(Entry) string, beside bool) {
+	passBesideCopy(t, beside)
+	s := newTestStore(t)
+	if err := os.WriteFile(s.LogPath(), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dup := mkEntry("learned", "MODEL entry "+strings.Repeat("x", 3), 60)
+	res, err := s.Insert([]Entry{middle, dup, after})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := insertSorted([]byte(body), [][]byte{[]byte(lineOf(middle)), []byte(lineOf(after))})
+	if got := readLog(t, s); !bytes.Equal(got, want) {
+		t.Fatalf("log differs from the model's:\n got %q\nwant %q", got, want)
+	}
+	if len(res.Added) != 2 || len(res.Duplicates) != 1 || res.Duplicates[0].Key != dup.Key {
+		t.Fatalf("added %d, duplicates %+v", len(res.Added), res.Duplicates)
+	}
+	noTemps(t, s)
+	checkKeyIndex(t, s)
 }

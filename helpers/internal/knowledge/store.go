@@ -285,7 +285,12 @@ func (s *Store) Insert(entries []Entry) (InsertResult, error) {
 	if needsPass(lf, fresh, ks) && lf.size >= passBesideCopyBytes {
 		fresh, lines, err = s.spliceDuringPass(lf, fresh, lines, &res, ks)
 	} else if fresh, err = dedupeLog(lf, fresh, &res, ks); err == nil && len(fresh) > 0 {
-		err = s.spliceLog(lf, lines)
+		if len(fresh) != len(lines) {
+			lines, err = marshalAll(fresh)
+		}
+		if err == nil {
+			err = s.spliceLog(lf, lines)
+		}
 	}
 	if err != nil {
 		return res, err
