@@ -253,3 +253,44 @@ func testBatchWithDuplicate(t *testing.T, body string, middle, after Entry, line
 	noTemps(t, s)
 	checkKeyIndex(t, s)
 }
+
+// TestSpliceDropped: a new log its writer is told to drop is removed
+// after it was written: the log is as it was, no temporary file is left
+// and no copy of the log is kept under cache/.
+func TestSpliceDropped(t *testing.T) {
+	s := newTestStore(t)
+	if _, err := s.Insert([]Entry{mkEntry("fact", "first", 1)}); err != nil {
+		t.Fatal(err)
+	}
+	before := readLog(t, s)
+	cache, err := os.ReadDir(s.CachePath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lf, err := s.openLog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lf.Close()
+	e := mkEntry("fact", "dropped", 2)
+	line, err := Marshal(&e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := false
+	err = s.spliceLogIf(lf, [][]byte{line}, func() bool { asked = true; return false })
+	if !errors.Is(err, errDropped) || !asked {
+		t.Fatalf("spliceLogIf: %v (asked %v), want errDropped once asked", err, asked)
+	}
+	if got := readLog(t, s); !bytes.Equal(got, before) {
+		t.Fatalf("log changed: %q", got)
+	}
+	noTemps(t, s)
+	after, err := os.ReadDir(s.CachePath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) > len(cache) {
+		t.Errorf("cache/ gained files: %v, was %v", after, cache)
+	}
+}

@@ -354,9 +354,15 @@ func (s *Store) spliceDuringPass(lf *logFile, fresh []Entry, lines [][]byte, res
 		}()
 		written <- s.spliceLogIf(lf, lines, func() bool { return <-verdict })
 	}()
-	kept, err := dedupeLog(lf, fresh, res, ks)
-	all := err == nil && len(kept) == len(fresh)
-	verdict <- all
+	var kept []Entry
+	var err error
+	all := false
+	func() {
+		// Told even if the pass panics: the copy is then dropped.
+		defer func() { verdict <- all }()
+		kept, err = dedupeLog(lf, fresh, res, ks)
+		all = err == nil && len(kept) == len(fresh)
+	}()
 	werr := <-written
 	switch {
 	case err != nil:
