@@ -123,7 +123,14 @@ func (s Sources) Diff(arg string) (DiffReport, error) {
 // for it, then finds its answer if it asked the same (a page asked while
 // the viewer warms the memo costs no second diff).
 type DiffMemo struct {
-	run      sync.Mutex // held through a diff
+	run sync.Mutex // held through a diff
+	// work are the working tree's log and archive as the last diff of
+	// the working tree read them; piece is the buffer they are compared
+	// through; gen names the copies' contents (it counts those read).
+	// They are used under run.
+	work     [2]keptFile
+	piece    []byte
+	gen      uint64
 	mu       sync.Mutex // guards the fields below
 	key      string
 	report   DiffReport
@@ -135,12 +142,6 @@ type DiffMemo struct {
 	blobs, read map[string]*keptBlob
 	blobReads   int // how many blobs it read from git
 	indexed     int // how many blobs' lines it indexed
-	// work are the working tree's log and archive as the last diff of
-	// the working tree read them; piece is the buffer they are compared
-	// through. Both are used under run.
-	work  [2]keptFile
-	piece []byte
-	gen   uint64 // names the copies' contents: counts those read
 	// Test hooks: waiting is called when a diff must wait for another,
 	// computing when it starts to compare (nil outside tests).
 	waiting, computing func()
