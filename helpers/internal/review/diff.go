@@ -50,22 +50,30 @@ func (s Sources) Diff(arg string) (DiffReport, error) {
 	}
 	key := ""
 	if s.memo != nil {
-		// The working tree's files are hashed as they are read, in
-		// pieces: a diff remembered costs no copy of the log.
+		// The working tree's files are compared with the copies the memo
+		// keeps, in pieces, and read past the first piece that differs
+		// only: a diff remembered costs neither a copy of the log nor a
+		// hash of it, and the diff of a log that moved compares the copy.
 		var work [2]string
-		if (from.work || to.work) && s.LogSums != nil {
-			if work[0], work[1], err = s.LogSums(); err != nil {
-				work = [2]string{}
+		if (from.work || to.work) && s.OpenLog != nil {
+			if work, err = s.memo.refreshWork(s.OpenLog); err != nil {
+				return DiffReport{}, err
+			}
+			kept := s.memo.workFiles()
+			if from.work {
+				before = kept
+			}
+			if to.work {
+				after = kept
 			}
 		}
-		if r, ok := s.memo.get(memoKey(from, to, before, after, work)); ok {
+		key = memoKey(from, to, before, after, work)
+		if r, ok := s.memo.get(key); ok {
 			return r, nil
 		}
 		if s.memo.computing != nil {
 			s.memo.computing()
 		}
-		// Remembered by what is compared, read now.
-		key = memoKey(from, to, before, after, [2]string{})
 	}
 	// A working tree's file of a committed file's size gets the id git
 	// would give it, for a file committed unchanged to be neither read
@@ -97,16 +105,32 @@ func (s Sources) Diff(arg string) (DiffReport, error) {
 }
 
 // DiffMemo is [Diff] that remembers its last answer by what it compared:
-// asked again of the same revisions, whose files have the same ids, it
-// answers without comparing again. The viewer keeps one, so that paging
-// through a diff costs reading the working tree's log, not the diff, and
-// computes its first page's diff as it starts.
+// asked again of the same revisions, whose files have the same ids and a
+// working tree's files the same content, it answers without comparing
+// again. The viewer keeps one, so that paging through a diff costs
+// reading the working tree's log, not the diff, and computes its first
+// page's diff as it starts.
+//
+// It keeps a copy of the working tree's log and archive as its last diff
+// read them, and of the commits' files it read (see blobs). The working
+// tree's files are read in pieces and compared with the copies, and read
+// into the copy's own storage from the first piece that differs: the
+// content is proved the same or read, with no hash of it and no new
+// buffer of its size (fresh memory costs a page fault per page, which on
+// some virtual machines costs more than reading the file).
 //
 // It computes one diff at a time: a diff asked while another runs waits
 // for it, then finds its answer if it asked the same (a page asked while
 // the viewer warms the memo costs no second diff).
 type DiffMemo struct {
-	run      sync.Mutex // held through a diff
+	run sync.Mutex // held through a diff
+	// work are the working tree's log and archive as the last diff of
+	// the working tree read them; piece is the buffer they are compared
+	// through; gen names the copies' contents (it counts those read).
+	// They are used under run.
+	work     [2]keptFile
+	piece    []byte
+	gen      uint64
 	mu       sync.Mutex // guards the fields below
 	key      string
 	report   DiffReport
@@ -238,9 +262,10 @@ func (m *DiffMemo) put(key string, r DiffReport) {
 }
 
 // memoKey names what a diff compares: the two sides and their files'
-// ids, a working tree's file its length and a hash of its content (see
-// sumReader): work's, the log's and the archive's, when set, else of what
-// its Read returns. "" names nothing (a file could not be read).
+// ids, a working tree's file work's name of it (the log's and the
+// archive's: the memo's copies, see [DiffMemo.refreshWork]), when set,
+// else its length and a hash of what its Read returns (see sumOf). ""
+// names nothing (a file could not be read).
 func memoKey(from, to diffSide, before, after knowledge.LogFiles, work [2]string) string {
 	var b strings.Builder
 	for _, d := range []diffSide{from, to} {
@@ -262,23 +287,9 @@ func memoKey(from, to diffSide, before, after knowledge.LogFiles, work [2]string
 	return b.String()
 }
 
-// sumReader is a file's length and a hash of its content, read from r in
-// pieces, as a memo's key names a working tree's file; nil r is a missing
-// file, as empty. The hash is seeded per process.
-func sumReader(r io.Reader) (string, error) {
-	var h maphash.Hash
-	h.SetSeed(memoSeed)
-	n := int64(0)
-	if r != nil {
-		var err error
-		if n, err = io.CopyBuffer(&h, r, make([]byte, 256<<10)); err != nil {
-			return "", err
-		}
-	}
-	return fmt.Sprintf("%d:%x", n, h.Sum64()), nil
-}
-
-// sumOf is sumReader of data.
+// sumOf is a file's length and a hash of its content data, as a
+// memo's key names a working tree's file it keeps no copy of. The hash
+// is seeded per process.
 func sumOf(data []byte) string {
 	return fmt.Sprintf("%d:%x", len(data), maphash.Bytes(memoSeed, data))
 }

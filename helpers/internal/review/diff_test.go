@@ -251,8 +251,9 @@ func TestDiffOfALogEditedToTheSameSize(t *testing.T) {
 	}
 }
 
-// A diff the memo remembers is known by a hash of the working tree's log
-// read in pieces: the log is not read whole, nor are the commits'.
+// A diff the memo remembers is known by comparing the working tree's log
+// with the copy the memo keeps, read in pieces: the log is not read whole
+// (LogData), nor copied anew, nor are the commits' logs read again.
 func TestDiffMemoRemembersWithoutReadingTheLog(t *testing.T) {
 	clitest.IsolateGit(t)
 	p := changedRepo(t, 200, true)
@@ -266,13 +267,19 @@ func TestDiffMemoRemembersWithoutReadingTheLog(t *testing.T) {
 	reads := 0
 	logData := src.LogData
 	src.LogData = func() ([]byte, []byte, error) { reads++; return logData() }
-	for i, want := range []int{1, 1, 1} {
+	var kept *byte
+	for i := range 3 {
 		d, err := src.Diff("HEAD~1")
 		if err != nil || d.Counts[knowledge.ChangeAdded] == 0 {
 			t.Fatalf("diff %d: %v, %v", i, d.Counts, err)
 		}
-		if reads != want || m.blobReads != 1 {
-			t.Errorf("diff %d: the log read whole %d times, want %d; %d commits' logs read, want 1", i, reads, want, m.blobReads)
+		if reads != 0 || m.blobReads != 1 || m.computed != 1 {
+			t.Errorf("diff %d: the log read whole %d times, want 0; %d commits' logs read, want 1; %d diffs computed, want 1", i, reads, m.blobReads, m.computed)
+		}
+		if i == 0 {
+			kept = &m.work[0].data[0]
+		} else if &m.work[0].data[0] != kept || m.gen != 2 {
+			t.Errorf("diff %d: the copy of the log was made again (%d contents read, want 2: the log and the missing archive)", i, m.gen)
 		}
 	}
 }

@@ -9,6 +9,7 @@ package review
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -56,10 +57,12 @@ type Sources struct {
 	// (nil for a missing file), for the diff to parse only the lines
 	// that changed; without it the diff reads Log.
 	LogData func() (log, archive []byte, err error)
-	// LogSums are sumReader of the log and of its archive as they are
-	// now, read in pieces, for a [DiffMemo] to know a diff it remembers
-	// without holding the log (nil: it hashes what LogData reads).
-	LogSums func() (log, archive string, err error)
+	// OpenLog opens the log (knowledge.LogName) or its archive
+	// (knowledge.ArchiveName) as it is now, for reading; a missing file
+	// is nil and no error. A [DiffMemo] reads the working tree's files
+	// through it, in pieces, comparing them with the copies it keeps
+	// (nil: it hashes what LogData reads).
+	OpenLog func(name string) (io.ReadCloser, error)
 
 	memo *DiffMemo // remembers the diff's last answer
 }
@@ -104,27 +107,16 @@ func Open(p *project.Project) (src Sources, close func(), err error) {
 			archive, err = p.Store.ReadArchive()
 			return log, archive, err
 		},
-		LogSums: func() (log, archive string, err error) {
-			if log, err = sumFile(p, knowledge.LogName); err != nil {
-				return "", "", err
+		OpenLog: func(name string) (io.ReadCloser, error) {
+			f, err := p.Store.Root().OpenFile(name, os.O_RDONLY, 0)
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, nil
 			}
-			archive, err = sumFile(p, knowledge.ArchiveName)
-			return log, archive, err
+			if err != nil {
+				return nil, err
+			}
+			return f, nil
 		},
 	}
 	return src, func() { tree.Close() }, nil
-}
-
-// sumFile is sumReader of file name of p's store (of nothing when
-// missing).
-func sumFile(p *project.Project, name string) (string, error) {
-	f, err := p.Store.Root().OpenFile(name, os.O_RDONLY, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		return sumReader(nil)
-	}
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	return sumReader(f)
 }
