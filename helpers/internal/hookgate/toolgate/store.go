@@ -2,6 +2,7 @@ package toolgate
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -103,20 +104,75 @@ func (s *store) open(name string, fi fs.FileInfo, flag int) (*os.File, fs.FileIn
 	return f, st, nil
 }
 
-// nothingAnchored reports whether the anchor map is current with the log
-// (its sources are id) and anchors nothing to paths or command. A map
-// missing, too large, unreadable or not a regular file is not.
-func (s *store) nothingAnchored(id string, paths []string, command string) bool {
+// nothingAnchored reports whether the anchor map anchors nothing to
+// paths or command, and the log, whose identity is id, anchors nothing
+// there either: the map is current with it (it records id as its
+// sources), or, behind it (a pull, a merge, a checkout changed the log
+// since the last sync), no line of the log anchors a note to paths
+// (see [anchor.Unanchored]) and there is no command (a must-check
+// anchored to a command is not looked for in the log). behind reports
+// the map behind the log. A map missing, too large, unreadable or not a
+// regular file is not.
+func (s *store) nothingAnchored(id string, paths []string, command string) (ok, behind bool) {
 	f, size, src, ok := s.openMap()
 	if !ok {
+		return false, false
+	}
+	defer f.Close()
+	hits, err := anchor.LookupAt(f, size, paths, command)
+	if err != nil || len(hits) > 0 {
+		return false, false
+	}
+	if src == id {
+		return true, false
+	}
+	return command == "" && s.logUnanchored(paths), true
+}
+
+// maxScan caps the log the gate reads: a larger one (some 400k notes)
+// goes to the full hook.
+const maxScan = 128 << 20
+
+// scanBuffer is the size of the gate's reads of the log, and the longest
+// line it reads: a longer one goes to the full hook.
+const scanBuffer = 256 << 10
+
+// logUnanchored reports whether no line of the log anchors a note to
+// paths (see [anchor.Unanchored]), reading it through a small buffer. A
+// log missing anchors nothing; one larger than maxScan, unreadable or not
+// a regular file is not known to.
+func (s *store) logUnanchored(paths []string) bool {
+	if len(paths) == 0 {
+		return true
+	}
+	fi, err := s.lstat(anchor.Sources[0])
+	if errors.Is(err, fs.ErrNotExist) {
+		return true
+	}
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxScan {
+		return false
+	}
+	f, _, err := s.open(anchor.Sources[0], fi, os.O_RDONLY)
+	if err != nil {
 		return false
 	}
 	defer f.Close()
-	if src != id {
-		return false
+	// The file may grow after the Stat: a read past the cap fails.
+	return anchor.Unanchored(&capped{r: f, left: maxScan}, make([]byte, scanBuffer), paths)
+}
+
+// capped reads r, and fails once it has read more than left bytes.
+type capped struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if c.left -= int64(n); c.left < 0 {
+		return n, errUnsafe
 	}
-	hits, err := anchor.LookupAt(f, size, paths, command)
-	return err == nil && len(hits) == 0
+	return n, err
 }
 
 // behind reports whether the anchor map records other log files than id

@@ -130,11 +130,18 @@ func quiet(a spec.Spec, data []byte) (ok bool) {
 			}
 		}
 	}
-	if !s.nothingAnchored(id, paths, command) {
+	ok, behind := s.nothingAnchored(id, paths, command)
+	if !ok {
 		return false
 	}
 	if c.Edits && fileOK && anchor.NoteTouched(s, c.Session, file) != nil {
 		return false
+	}
+	if behind {
+		// The full hook would read behind the cache and start the
+		// sync: so does this, so that the next call finds the map
+		// current.
+		background(s, root)
 	}
 	return true
 }

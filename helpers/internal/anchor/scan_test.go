@@ -1,0 +1,177 @@
+package anchor
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// Unanchored finds every line that may anchor a note to a path or a
+// directory above it, however its files name is written, and passes the
+// lines that cannot: a note on a sibling, one that merely mentions the
+// path, one with no files. What it does not read exactly (an escape in a
+// name, a \u escape anywhere, an object encoded as a string, a nested
+// list, a line longer than its buffer) it does not pass.
+func TestUnanchored(t *testing.T) {
+	const other = `{"key":"fact-x","type":"fact","content":"the queue backs off","ts":1,"files":["src/b.go","docs/"]}`
+	for _, c := range []struct {
+		name, line string
+		want       bool
+	}{
+		{"no files", `{"key":"fact-y","type":"fact","content":"x","ts":2}`, true},
+		{"a sibling", `{"key":"k","type":"fact","content":"x","ts":2,"files":["src/b.go"]}`, true},
+		{"a longer name", `{"key":"k","type":"fact","content":"x","ts":2,"files":["src/a.go.orig","xsrc/a.go"]}`, true},
+		{"the path in the content", `{"key":"k","type":"fact","content":"see src/a.go and src","ts":2}`, true},
+		{"the path in the content, files elsewhere", `{"key":"k","type":"fact","content":"see src/a.go, src","ts":2,"files":["lib/c.go"]}`, true},
+		{"the path in a tag", `{"key":"k","type":"fact","content":"x","tags":["src/a.go"],"ts":2}`, true},
+		{"the file", `{"key":"k","type":"fact","content":"x","ts":2,"files":["src/a.go"]}`, false},
+		{"a directory above", `{"key":"k","type":"fact","content":"x","ts":2,"files":["lib/","src/"]}`, false},
+		{"the directory, no slash", `{"key":"k","type":"fact","content":"x","ts":2,"files":["src"]}`, false},
+		{"./src/a.go", `{"key":"k","type":"fact","content":"x","ts":2,"files":["./src/a.go"]}`, false},
+		{"src//a.go", `{"key":"k","type":"fact","content":"x","ts":2,"files":["src//a.go"]}`, false},
+		{"src/x/../a.go", `{"key":"k","type":"fact","content":"x","ts":2,"files":["src/x/../a.go"]}`, false},
+		{"src/lib/..", `{"key":"k","type":"fact","content":"x","ts":2,"files":["src/lib/.."]}`, false},
+		{"blanks around", `{"key":"k","type":"fact","content":"x","ts":2,"files":[" src/a.go "]}`, false},
+		{"a no-break space before", "{\"key\":\"k\",\"type\":\"fact\",\"content\":\"x\",\"ts\":2,\"files\":[\"\u00a0src/a.go\"]}", false},
+		{"an escaped slash", `{"key":"k","type":"fact","content":"x","ts":2,"files":["src\/a.go"]}`, false},
+		{"a tab escape", `{"key":"k","type":"fact","content":"x","ts":2,"files":["\tsrc/a.go"]}`, false},
+		{"a \\u escape in the name", `{"key":"k","type":"fact","content":"x","ts":2,"files":["\u0073rc/a.go"]}`, false},
+		{"a \\u escape in the field's name", `{"key":"k","type":"fact","content":"x","ts":2,"fil\u0065s":["src/b.go"]}`, false},
+		{"an escaped backslash then u", `{"key":"k","type":"fact","content":"C:\\users","ts":2,"files":["src/b.go"]}`, true},
+		{"files as one string", `{"key":"k","type":"fact","content":"x","ts":2,"files":"lib/c.go, src/a.go"}`, false},
+		{"files as one string, a sibling", `{"key":"k","type":"fact","content":"x","ts":2,"files":"lib/c.go src/b.go"}`, true},
+		{"blanks around the colon", `{"key":"k","type":"fact","content":"x","ts":2,"files" :	[ "src/a.go" ]}`, false},
+		{"a nested list", `{"key":"k","type":"fact","content":"x","ts":2,"files":[["src/a.go"]]}`, false},
+		{"a number before", `{"key":"k","type":"fact","content":"x","ts":2,"files":[1,null,"src/a.go"]}`, false},
+		{"files twice", `{"key":"k","type":"fact","content":"x","ts":2,"files":["src/b.go"],"files":["src/a.go"]}`, false},
+		{"glued lines", `{"key":"j","type":"fact","content":"x","ts":2}{"key":"k","type":"fact","content":"x","ts":2,"files":["src/a.go"]}`, false},
+		{"an object encoded as a string", `"{\"key\":\"k\",\"type\":\"fact\",\"content\":\"x\",\"ts\":2,\"files\":[\"src/a.go\"]}"`, false},
+		{"a detail's files", `{"key":"k","type":"fact","content":"x","ts":2,"detail":{"files":["src/a.go"]}}`, false},
+		{"content quoting a files field", `{"key":"k","type":"fact","content":"\"files\":[\"src/a.go\"]","ts":2}`, true},
+		{"an object encoded as a string, after a byte order mark", "\xef\xbb\xbf" + `"{\"key\":\"k\",\"type\":\"fact\",\"content\":\"x\",\"ts\":2,\"files\":[\"src/a.go\"]}"`, false},
+		{"a CRLF line", "{\"key\":\"k\",\"type\":\"fact\",\"content\":\"x\",\"ts\":2,\"files\":[\"src/a.go\"]}\r", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, log := range []string{
+				c.line + "\n",
+				other + "\n" + c.line + "\n" + other + "\n",
+				other + "\n" + c.line, // the last line, no newline
+			} {
+				if got := Unanchored(strings.NewReader(log), make([]byte, 4096), []string{"src/a.go"}); got != c.want {
+					t.Errorf("Unanchored(%q) = %v, want %v", log, got, c.want)
+				}
+			}
+		})
+	}
+}
+
+// The log is read through a small buffer: lines cross its reads, a line
+// longer than it is not passed, and a failed read is not either.
+func TestUnanchoredReads(t *testing.T) {
+	var b strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&b, `{"key":"fact-%d","type":"fact","content":"note %d on src and a.go","ts":%d,"files":["src/f%d.go"]}`+"\n", i, i, i, i)
+	}
+	log := b.String()
+	paths := []string{"src/a.go"}
+	for _, size := range []int{200, 257, 4096, 1 << 20} {
+		if !Unanchored(strings.NewReader(log), make([]byte, size), paths) {
+			t.Errorf("buffer %d: a log with no note on the file was not passed", size)
+		}
+		if !Unanchored(iotest.OneByteReader(strings.NewReader(log)), make([]byte, size), paths) {
+			t.Errorf("buffer %d, one byte a read: not passed", size)
+		}
+		hit := log + `{"key":"k","type":"fact","content":"x","ts":2,"files":["src/a.go"]}` + "\n" + log
+		if Unanchored(iotest.HalfReader(strings.NewReader(hit)), make([]byte, size), paths) {
+			t.Errorf("buffer %d: a note on the file was passed", size)
+		}
+	}
+	long := `{"key":"k","type":"fact","content":"` + strings.Repeat("x", 300) + `","ts":2}` + "\n"
+	if Unanchored(strings.NewReader(long), make([]byte, 256), paths) {
+		t.Error("a line longer than the buffer was passed")
+	}
+	if Unanchored(iotest.ErrReader(io.ErrUnexpectedEOF), make([]byte, 256), paths) {
+		t.Error("a failed read was passed")
+	}
+	if Unanchored(iotest.TimeoutReader(strings.NewReader(log)), make([]byte, 256), paths) {
+		t.Error("a read that failed midway was passed")
+	}
+	if !Unanchored(strings.NewReader(""), make([]byte, 256), paths) {
+		t.Error("an empty log was not passed")
+	}
+	if Unanchored(strings.NewReader(log), make([]byte, 4096), []string{`src/a"b.go`}) {
+		t.Error("a path with a quote was passed")
+	}
+}
+
+func TestCleansTo(t *testing.T) {
+	cands := []string{"src/a.go", "src"}
+	for _, p := range []string{"src/a.go", "src", "./src", "src/", "src//a.go", " src/a.go", "src/x/..", "src/a.go/.", "\u00a0src", "src/b.go", "x/src", "", ".", "src/a.go.", "/src", `src\a.go`} {
+		c, ok := Clean(p)
+		want := ok && (c == cands[0] || c == cands[1])
+		if got := cleansTo([]byte(p), cands); got != want {
+			t.Errorf("cleansTo(%q) = %v, Clean says %v", p, got, want)
+		}
+	}
+}
+
+// cleansTo is Clean, faster.
+func FuzzCleansTo(f *testing.F) {
+	for _, s := range []string{"src/a.go", "./src", "src//a.go", " src ", "a/..", "src/."} {
+		f.Add(s, "src")
+	}
+	f.Fuzz(func(t *testing.T, p, cand string) {
+		c, ok := Clean(p)
+		if got, want := cleansTo([]byte(p), []string{cand}), ok && c == cand; got != want && !(cand == p && !want) {
+			t.Fatalf("cleansTo(%q, %q) = %v, Clean gives %q, %v", p, cand, got, c, ok)
+		}
+	})
+}
+
+// Unanchored never panics, and what it passes it passes whatever the
+// buffer.
+func FuzzUnanchored(f *testing.F) {
+	f.Add([]byte(`{"key":"k","type":"fact","content":"x","ts":2,"files":["src/a.go"]}`+"\n"), "src/a.go")
+	f.Add([]byte(`{"files":["src\/a.go"`), "src/a.go")
+	f.Add([]byte(`"files":[1,"src"`), "src/b")
+	f.Fuzz(func(t *testing.T, log []byte, p string) {
+		whole := Unanchored(bytes.NewReader(log), make([]byte, len(log)+1), []string{p})
+		if small := Unanchored(bytes.NewReader(log), make([]byte, 64), []string{p}); small && !whole {
+			t.Fatalf("passed with a small buffer, not with a whole one: %q %q", log, p)
+		}
+	})
+}
+
+// synthLog is a log of n entries as a project's would be (some 300
+// bytes each), every tenth anchored to a file under src/.
+func synthLog(n int) []byte {
+	var b bytes.Buffer
+	for i := range n {
+		fmt.Fprintf(&b, `{"key":"learned-retries-back-off-with-jitter-%06x","type":"learned","content":"retries back off with jitter and the timeout wraps the retry loop, so a slow upstream does not pile up requests (note %d)","source":"agent","tags":["api","perf"],"ts":%d,"author":"Ana","branch":"main","commit":"1a2b3c4"`, i, i, 1700000000+i*60)
+		if i%10 == 0 {
+			fmt.Fprintf(&b, `,"files":["src/pkg%d/file%d.go"]`, i%97, i)
+		}
+		b.WriteString("}\n")
+	}
+	return b.Bytes()
+}
+
+// The scan of the hook before a tool call on a file with no note, after
+// a pull: a 100k log read once through a 256 KB buffer.
+func BenchmarkUnanchored(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		log := synthLog(n)
+		buf := make([]byte, 256<<10)
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			b.SetBytes(int64(len(log)))
+			for b.Loop() {
+				if !Unanchored(bytes.NewReader(log), buf, []string{"src/none/nothing.go"}) {
+					b.Fatal("not passed")
+				}
+			}
+		})
+	}
+}
