@@ -21,13 +21,14 @@ import (
 // from r names, in a files field, a name that cleans to one of the
 // candidates of paths (each path and the directories above it; see
 // [Candidates]): then no note of that log is anchored there. It reads r
-// to its end through buf, which bounds the length of a line it reads, and
-// parses only the lines that hold the last name of a candidate ("b.go",
-// "src"); false means a line may anchor a note there, or that the log
-// holds what it does not read exactly: a line longer than buf, a \u
-// escape, a files name with an escape or a nested list, an object encoded
-// as a string, a candidate with a quote, a failed read. A caller that
-// gets false asks the cache.
+// to its end through buf, which bounds the length of a line it reads,
+// finds the files fields (at any depth: a detail's too) and the
+// backslashes with the standard library's vectorised searches, and
+// parses only those fields. false means a line may anchor a note there,
+// or that the log holds what it does not read exactly: a line longer
+// than buf, a \u escape, a files name with an escape or a nested list, an
+// object encoded as a string, a candidate with a quote, a failed read. A
+// caller that gets false asks the cache. It never panics.
 func Unanchored(r io.Reader, buf []byte, paths []string) bool {
 	sc, ok := newLogScan(paths)
 	if !ok || len(buf) == 0 {
