@@ -31,10 +31,49 @@ import (
 // caller that gets false asks the cache. It never panics.
 func Unanchored(r io.Reader, buf []byte, paths []string) bool {
 	sc, ok := newLogScan(paths)
-	if !ok || len(buf) == 0 {
+	return ok && len(buf) > 0 && sc.scan(r, 0, -1, false, buf)
+}
+
+// splitAbove is the size of a log [UnanchoredAt] reads in two parts at
+// once.
+const splitAbove = 4 << 20
+
+// UnanchoredAt is [Unanchored] of a log of size bytes read by offset
+// from r: a log of more than 4 MB is read in two parts at once, each
+// through half of buf, on two cores where there are two.
+func UnanchoredAt(r io.ReaderAt, size int64, buf []byte, paths []string) bool {
+	sc, ok := newLogScan(paths)
+	half := len(buf) / 2
+	if !ok || half == 0 {
 		return false
 	}
+	if size <= splitAbove {
+		return sc.scan(io.NewSectionReader(r, 0, size), 0, -1, false, buf)
+	}
+	// The first part ends with the line that holds the byte before mid;
+	// the second starts after it.
+	mid := size / 2
+	second := make(chan bool, 1)
+	go func() {
+		defer func() {
+			if recover() != nil {
+				second <- false
+			}
+		}()
+		second <- sc.scan(io.NewSectionReader(r, mid-1, size-mid+1), mid-1, -1, true, buf[half:2*half])
+	}()
+	first := sc.scan(io.NewSectionReader(r, 0, size), 0, mid-1, false, buf[:half])
+	return <-second && first
+}
+
+// scan reports whether no line of its part of the log, read from r
+// through buf, can anchor to the candidates. r reads the log from offset
+// base. skip: the bytes up to the first newline are the end of the
+// previous part's last line. stop, unless negative: the part ends with
+// the line that holds that offset.
+func (sc *logScan) scan(r io.Reader, base, stop int64, skip bool, buf []byte) bool {
 	held, zero := 0, 0
+	pos := base // the offset of buf[0]
 	for {
 		n, err := r.Read(buf[held:])
 		held += n
@@ -56,13 +95,27 @@ func Unanchored(r io.Reader, buf []byte, paths []string) bool {
 		if end == 0 && held == len(buf) {
 			return false // a line longer than buf
 		}
-		if !sc.clear(buf[:end]) {
+		from, to, done := 0, end, eof
+		if skip && end > 0 {
+			i := bytes.IndexByte(buf[:end], '\n')
+			if i < 0 {
+				return true // the previous part's last line ends the log
+			}
+			from, skip = i+1, false
+		}
+		if stop >= 0 && pos+int64(end) > stop {
+			if i := bytes.IndexByte(buf[stop-pos:end], '\n'); i >= 0 {
+				to, done = int(stop-pos)+i+1, true
+			}
+		}
+		if !sc.clear(buf[from:to]) {
 			return false
 		}
-		held = copy(buf, buf[end:held])
-		if eof {
+		if done {
 			return true
 		}
+		held = copy(buf, buf[end:held])
+		pos += int64(end)
 	}
 }
 

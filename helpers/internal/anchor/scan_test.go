@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -173,5 +174,46 @@ func BenchmarkUnanchored(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// A log of more than 4 MB is read in two parts at once: a note on the
+// file is found wherever its line is, the one that holds the middle
+// byte, or either side of it, included; a log without one is passed.
+func TestUnanchoredAtSplits(t *testing.T) {
+	base := synthLog(20_000) // some 5 MB
+	if len(base) <= splitAbove {
+		t.Fatalf("the log is %d bytes, not more than %d", len(base), splitAbove)
+	}
+	paths := []string{"src/a.go"}
+	at := func(log []byte) bool {
+		return UnanchoredAt(bytes.NewReader(log), int64(len(log)), make([]byte, 64<<10), paths)
+	}
+	if !at(base) {
+		t.Fatal("a log without a note on the file was not passed")
+	}
+	hit := []byte(`{"key":"k","type":"fact","content":"x","ts":2,"files":["src/a.go"]}` + "\n")
+	lines := bytes.SplitAfter(base, []byte("\n"))
+	mid := len(lines) / 2
+	for _, j := range []int{0, 1, mid - 2, mid - 1, mid, mid + 1, mid + 2, len(lines) - 2, len(lines) - 1} {
+		log := slices.Concat(slices.Concat(lines[:j]...), hit, slices.Concat(lines[j:]...))
+		if at(log) {
+			t.Errorf("a note on the file at line %d of %d was passed", j, len(lines))
+		}
+	}
+	// The note's line holds the byte before the middle, at each of its
+	// offsets (the log's last line is cut short for that).
+	pre := base[:len(base)/2]
+	pre = pre[:bytes.LastIndexByte(pre, '\n')+1]
+	rest := base[len(pre):]
+	for c := range len(hit) {
+		size := 2 * (len(pre) + c + 1)
+		log := slices.Concat(pre, hit, rest)[:size]
+		if m := int64(size)/2 - 1; m < int64(len(pre)) || m >= int64(len(pre)+len(hit)) {
+			t.Fatalf("the middle %d is not on the note's line", m)
+		}
+		if at(log) {
+			t.Errorf("a note on the file whose line holds the middle (at its byte %d) was passed", c)
+		}
 	}
 }

@@ -2,7 +2,6 @@ package toolgate
 
 import (
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -133,12 +132,14 @@ func (s *store) nothingAnchored(id string, paths []string, command string) (ok, 
 // goes to the full hook.
 const maxScan = 128 << 20
 
-// scanBuffer is the size of the gate's reads of the log, and the longest
-// line it reads: a longer one goes to the full hook.
-const scanBuffer = 256 << 10
+// scanBuffer is the buffer the gate reads the log through: in two halves
+// for a log it reads in two parts at once (see [anchor.UnanchoredAt]),
+// so the longest line it reads is 256 KB (a longer one goes to the full
+// hook).
+const scanBuffer = 512 << 10
 
 // logUnanchored reports whether no line of the log anchors a note to
-// paths (see [anchor.Unanchored]), reading it through a small buffer. A
+// paths (see [anchor.UnanchoredAt]), reading it through a small buffer. A
 // log missing anchors nothing; one larger than maxScan, unreadable or not
 // a regular file is not known to.
 func (s *store) logUnanchored(paths []string) bool {
@@ -152,27 +153,17 @@ func (s *store) logUnanchored(paths []string) bool {
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxScan {
 		return false
 	}
-	f, _, err := s.open(anchor.Sources[0], fi, os.O_RDONLY)
-	if err != nil {
+	f, st, err := s.open(anchor.Sources[0], fi, os.O_RDONLY)
+	if err != nil || st.Size() > maxScan {
+		if f != nil {
+			f.Close()
+		}
 		return false
 	}
 	defer f.Close()
-	// The file may grow after the Stat: a read past the cap fails.
-	return anchor.Unanchored(&capped{r: f, left: maxScan}, make([]byte, scanBuffer), paths)
-}
-
-// capped reads r, and fails once it has read more than left bytes.
-type capped struct {
-	r    io.Reader
-	left int64
-}
-
-func (c *capped) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	if c.left -= int64(n); c.left < 0 {
-		return n, errUnsafe
-	}
-	return n, err
+	// What the file holds past its size now (a write since) is not read:
+	// the answer is the log's as of now.
+	return anchor.UnanchoredAt(f, st.Size(), make([]byte, scanBuffer), paths)
 }
 
 // behind reports whether the anchor map records other log files than id
