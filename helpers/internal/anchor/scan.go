@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync/atomic"
 )
 
 // A note bears on a file only through the anchor map, and the map holds a
@@ -108,7 +109,11 @@ func (sc *logScan) scan(r io.Reader, base, stop int64, skip bool, buf []byte) bo
 				to, done = int(stop-pos)+i+1, true
 			}
 		}
+		if sc.found.Load() {
+			return false
+		}
 		if !sc.clear(buf[from:to]) {
+			sc.found.Store(true)
 			return false
 		}
 		if done {
@@ -119,13 +124,15 @@ func (sc *logScan) scan(r io.Reader, base, stop int64, skip bool, buf []byte) bo
 	}
 }
 
-// logScan is what [Unanchored] looks for: the candidates.
+// logScan is what [Unanchored] looks for: the candidates. found, set
+// by the part that finds a line that may anchor there, ends the other.
 type logScan struct {
 	cands []string
+	found atomic.Bool
 }
 
-func newLogScan(paths []string) (logScan, bool) {
-	var sc logScan
+func newLogScan(paths []string) (*logScan, bool) {
+	sc := &logScan{}
 	for _, p := range paths {
 		for _, c := range Candidates(p) {
 			if strings.ContainsAny(c, "\"\\") {

@@ -161,15 +161,25 @@ func synthLog(n int) []byte {
 }
 
 // The scan of the hook before a tool call on a file with no note, after
-// a pull: a 100k log read once through a 256 KB buffer.
+// a pull: a 10k and a 100k log (3 and 30 MB) read once through a 512 KB
+// buffer, in one part and, as the gate reads it, in two at once.
 func BenchmarkUnanchored(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
 		log := synthLog(n)
-		buf := make([]byte, 256<<10)
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
+		buf := make([]byte, 512<<10)
+		paths := []string{"src/none/nothing.go"}
+		b.Run(fmt.Sprintf("%d/one-part", n), func(b *testing.B) {
 			b.SetBytes(int64(len(log)))
 			for b.Loop() {
-				if !Unanchored(bytes.NewReader(log), buf, []string{"src/none/nothing.go"}) {
+				if !Unanchored(bytes.NewReader(log), buf, paths) {
+					b.Fatal("not passed")
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("%d/as-the-gate", n), func(b *testing.B) {
+			b.SetBytes(int64(len(log)))
+			for b.Loop() {
+				if !UnanchoredAt(bytes.NewReader(log), int64(len(log)), buf, paths) {
 					b.Fatal("not passed")
 				}
 			}
