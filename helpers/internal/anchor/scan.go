@@ -16,21 +16,11 @@ import (
 // looked up only for a shell command. So when no line of the log has a
 // files name that cleans to a path's candidate, the map caught up with
 // that log anchors nothing there, whatever the map on disk is behind by:
-// [Unanchored] proves that by reading the log once, without parsing it.
+// [UnanchoredAt] proves that by reading the log once, without parsing it.
 
-// Unanchored reports whether no line of the log (knowledge.jsonl) read
-// from r names, in a files field, a name that cleans to one of the
-// candidates of paths (each path and the directories above it; see
-// [Candidates]): then no note of that log is anchored there. It reads r
-// to its end through buf, which bounds the length of a line it reads,
-// finds the files fields (at any depth: a detail's too) and the
-// backslashes with the standard library's vectorised searches, and
-// parses only those fields. false means a line may anchor a note there,
-// or that the log holds what it does not read exactly: a line longer
-// than buf, a \u escape, a files name with an escape or a nested list, an
-// object encoded as a string, a candidate with a quote, a failed read. A
-// caller that gets false asks the cache. It never panics.
-func Unanchored(r io.Reader, buf []byte, paths []string) bool {
+// unanchored is [UnanchoredAt] of a log read from r in one part, through
+// buf.
+func unanchored(r io.Reader, buf []byte, paths []string) bool {
 	sc, ok := newLogScan(paths)
 	return ok && len(buf) > 0 && sc.scan(r, 0, -1, false, buf)
 }
@@ -39,9 +29,20 @@ func Unanchored(r io.Reader, buf []byte, paths []string) bool {
 // once.
 const splitAbove = 4 << 20
 
-// UnanchoredAt is [Unanchored] of a log of size bytes read by offset
-// from r: a log of more than 4 MB is read in two parts at once, each
-// through half of buf, on two cores where there are two.
+// UnanchoredAt reports whether no line of the log (knowledge.jsonl), of
+// size bytes read by offset from r, names in a files field a name that
+// cleans to one of the candidates of paths (each path and the directories
+// above it; see [Candidates]): then no note of that log is anchored
+// there. It reads the log once, through buf (a log of more than 4 MB in
+// two parts at once, each through half of buf, on two cores where there
+// are two), finds the files fields (at any depth: a detail's too) and the
+// backslashes with the standard library's vectorised searches, and
+// parses only those fields. false means a line may anchor a note there,
+// or that the log holds what it does not read exactly: a line longer
+// than the buffer it is read through, a \u escape, a files name with an
+// escape or a nested list, an object encoded as a string, a candidate
+// with a quote, a failed read. A caller that gets false asks the cache.
+// It never panics.
 func UnanchoredAt(r io.ReaderAt, size int64, buf []byte, paths []string) bool {
 	sc, ok := newLogScan(paths)
 	half := len(buf) / 2
@@ -124,7 +125,7 @@ func (sc *logScan) scan(r io.Reader, base, stop int64, skip bool, buf []byte) bo
 	}
 }
 
-// logScan is what [Unanchored] looks for: the candidates. found, set
+// logScan is what [UnanchoredAt] looks for: the candidates. found, set
 // by the part that finds a line that may anchor there, ends the other.
 type logScan struct {
 	cands []string

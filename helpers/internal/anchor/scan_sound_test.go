@@ -9,7 +9,7 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/knowledge"
 )
 
-// What Unanchored passes, the log's reader (knowledge.Parse, which the
+// What UnanchoredAt passes, the log's reader (knowledge.Parse, which the
 // cache folds) finds no entry anchored to: no name of an entry's files
 // cleans to a candidate of the path.
 func FuzzUnanchoredIsSound(f *testing.F) {
@@ -24,7 +24,7 @@ func FuzzUnanchoredIsSound(f *testing.F) {
 		f.Add([]byte(s+"\n"), "src/a.go")
 	}
 	f.Fuzz(func(t *testing.T, log []byte, p string) {
-		if !anchor.Unanchored(bytes.NewReader(log), make([]byte, 1<<16), []string{p}) {
+		if !anchor.UnanchoredAt(bytes.NewReader(log), int64(len(log)), make([]byte, 1<<16), []string{p}) {
 			return
 		}
 		cands := anchor.Candidates(p)

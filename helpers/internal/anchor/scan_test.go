@@ -10,7 +10,7 @@ import (
 	"testing/iotest"
 )
 
-// Unanchored finds every line that may anchor a note to a path or a
+// unanchored finds every line that may anchor a note to a path or a
 // directory above it, however its files name is written, and passes the
 // lines that cannot: a note on a sibling, one that merely mentions the
 // path, one with no files. What it does not read exactly (an escape in a
@@ -61,8 +61,8 @@ func TestUnanchored(t *testing.T) {
 				other + "\n" + c.line + "\n" + other + "\n",
 				other + "\n" + c.line, // the last line, no newline
 			} {
-				if got := Unanchored(strings.NewReader(log), make([]byte, 4096), []string{"src/a.go"}); got != c.want {
-					t.Errorf("Unanchored(%q) = %v, want %v", log, got, c.want)
+				if got := unanchored(strings.NewReader(log), make([]byte, 4096), []string{"src/a.go"}); got != c.want {
+					t.Errorf("unanchored(%q) = %v, want %v", log, got, c.want)
 				}
 			}
 		})
@@ -79,31 +79,31 @@ func TestUnanchoredReads(t *testing.T) {
 	log := b.String()
 	paths := []string{"src/a.go"}
 	for _, size := range []int{200, 257, 4096, 1 << 20} {
-		if !Unanchored(strings.NewReader(log), make([]byte, size), paths) {
+		if !unanchored(strings.NewReader(log), make([]byte, size), paths) {
 			t.Errorf("buffer %d: a log with no note on the file was not passed", size)
 		}
-		if !Unanchored(iotest.OneByteReader(strings.NewReader(log)), make([]byte, size), paths) {
+		if !unanchored(iotest.OneByteReader(strings.NewReader(log)), make([]byte, size), paths) {
 			t.Errorf("buffer %d, one byte a read: not passed", size)
 		}
 		hit := log + `{"key":"k","type":"fact","content":"x","ts":2,"files":["src/a.go"]}` + "\n" + log
-		if Unanchored(iotest.HalfReader(strings.NewReader(hit)), make([]byte, size), paths) {
+		if unanchored(iotest.HalfReader(strings.NewReader(hit)), make([]byte, size), paths) {
 			t.Errorf("buffer %d: a note on the file was passed", size)
 		}
 	}
 	long := `{"key":"k","type":"fact","content":"` + strings.Repeat("x", 300) + `","ts":2}` + "\n"
-	if Unanchored(strings.NewReader(long), make([]byte, 256), paths) {
+	if unanchored(strings.NewReader(long), make([]byte, 256), paths) {
 		t.Error("a line longer than the buffer was passed")
 	}
-	if Unanchored(iotest.ErrReader(io.ErrUnexpectedEOF), make([]byte, 256), paths) {
+	if unanchored(iotest.ErrReader(io.ErrUnexpectedEOF), make([]byte, 256), paths) {
 		t.Error("a failed read was passed")
 	}
-	if Unanchored(iotest.TimeoutReader(strings.NewReader(log)), make([]byte, 256), paths) {
+	if unanchored(iotest.TimeoutReader(strings.NewReader(log)), make([]byte, 256), paths) {
 		t.Error("a read that failed midway was passed")
 	}
-	if !Unanchored(strings.NewReader(""), make([]byte, 256), paths) {
+	if !unanchored(strings.NewReader(""), make([]byte, 256), paths) {
 		t.Error("an empty log was not passed")
 	}
-	if Unanchored(strings.NewReader(log), make([]byte, 4096), []string{`src/a"b.go`}) {
+	if unanchored(strings.NewReader(log), make([]byte, 4096), []string{`src/a"b.go`}) {
 		t.Error("a path with a quote was passed")
 	}
 }
@@ -132,15 +132,15 @@ func FuzzCleansTo(f *testing.F) {
 	})
 }
 
-// Unanchored never panics, and what it passes it passes whatever the
+// unanchored never panics, and what it passes it passes whatever the
 // buffer.
 func FuzzUnanchored(f *testing.F) {
 	f.Add([]byte(`{"key":"k","type":"fact","content":"x","ts":2,"files":["src/a.go"]}`+"\n"), "src/a.go")
 	f.Add([]byte(`{"files":["src\/a.go"`), "src/a.go")
 	f.Add([]byte(`"files":[1,"src"`), "src/b")
 	f.Fuzz(func(t *testing.T, log []byte, p string) {
-		whole := Unanchored(bytes.NewReader(log), make([]byte, len(log)+1), []string{p})
-		if small := Unanchored(bytes.NewReader(log), make([]byte, 64), []string{p}); small && !whole {
+		whole := unanchored(bytes.NewReader(log), make([]byte, len(log)+1), []string{p})
+		if small := unanchored(bytes.NewReader(log), make([]byte, 64), []string{p}); small && !whole {
 			t.Fatalf("passed with a small buffer, not with a whole one: %q %q", log, p)
 		}
 	})
@@ -171,7 +171,7 @@ func BenchmarkUnanchored(b *testing.B) {
 		b.Run(fmt.Sprintf("%d/one-part", n), func(b *testing.B) {
 			b.SetBytes(int64(len(log)))
 			for b.Loop() {
-				if !Unanchored(bytes.NewReader(log), buf, paths) {
+				if !unanchored(bytes.NewReader(log), buf, paths) {
 					b.Fatal("not passed")
 				}
 			}

@@ -108,7 +108,7 @@ func (s *store) open(name string, fi fs.FileInfo, flag int) (*os.File, fs.FileIn
 // there either: the map is current with it (it records id as its
 // sources), or, behind it (a pull, a merge, a checkout changed the log
 // since the last sync), no line of the log anchors a note to paths
-// (see [anchor.Unanchored]) and there is no command (a must-check
+// (see [anchor.UnanchoredAt]) and there is no command (a must-check
 // anchored to a command is not looked for in the log). behind reports
 // the map behind the log. A map missing, too large, unreadable or not a
 // regular file is not.

@@ -25,7 +25,7 @@
 // not live; retractions and sanitize's verdicts only take anchors away),
 // so when the map anchors nothing to the call and no line of the log has
 // a files name that cleans to the file or a directory above it
-// ([anchor.Unanchored]: one read of the log through a small buffer, no
+// ([anchor.UnanchoredAt]: one read of the log through a small buffer, no
 // parse of the lines without a files field), the map caught up would
 // anchor nothing there either: the gate answers, and starts the
 // background sync as the full hook would. A shell command is not answered
