@@ -139,9 +139,10 @@ func TestGateRunsBeforeHeavyPackages(t *testing.T) {
 // anchored before SQLite, go-git, the CLI framework and the MCP SDK are
 // initialised, from one read of the anchor map, and notes an edit for the
 // turn's capture; a call on an anchored file goes to the full hook, which
-// brings the note. An add brings the map along with the log; a map older
-// than the log (a pull) is not trusted: the full hook answers and updates
-// it.
+// brings the note. An add brings the map along with the log; after a
+// pull (a map older than the log), a file no line of the log anchors a
+// note to is answered there too, and one a pulled line anchors goes to
+// the full hook.
 func TestToolGateRunsBeforeHeavyPackages(t *testing.T) {
 	dir := gateProject(t)
 	for _, f := range []string{"a.go", "b.go"} {
@@ -212,22 +213,37 @@ func TestToolGateRunsBeforeHeavyPackages(t *testing.T) {
 	cairntest.In(t, dir, "add", "fact", "an unanchored fact")
 	_, inits = tracedHook(t, dir, pre("Read", "b.go"), "hook", "PreToolUse")
 	checkHeavy(t, "no-match path right after an add", inits, false)
-	// A change cairn did not make (a pull): the map is out of date until
-	// the full hook has synced and updated it.
+	// A change cairn did not make (a pull): the map is out of date. A
+	// file no line of the log anchors a note to is still answered before
+	// the heavy packages (the gate reads the log); one a pulled line
+	// anchors a note to goes to the full hook.
 	logPath := filepath.Join(dir, ".cairn", "knowledge.jsonl")
-	data, err := os.ReadFile(logPath)
-	if err != nil {
-		t.Fatal(err)
+	pull := func(line string) {
+		t.Helper()
+		data, err := os.ReadFile(logPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(logPath+".new", append(data, line+"\n"...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(logPath+".new", logPath); err != nil {
+			t.Fatal(err)
+		}
 	}
-	pulled := `{"key":"fact-pulled-aaaaaa","type":"fact","content":"a pulled fact","ts":1700000000}` + "\n"
-	if err := os.WriteFile(logPath+".new", append(data, pulled...), 0o644); err != nil {
-		t.Fatal(err)
+	pull(`{"key":"fact-pulled-aaaaaa","type":"fact","content":"a pulled fact","ts":1700000000}`)
+	out, inits = tracedHook(t, dir, pre("Read", "b.go"), "hook", "PreToolUse")
+	if out != "" {
+		t.Errorf("no-match path after a pull printed %q", out)
 	}
-	if err := os.Rename(logPath+".new", logPath); err != nil {
-		t.Fatal(err)
+	checkHeavy(t, "no-match path, a map older than the log", inits, false)
+	if n := countInits(inits); n > maxToolGateInits {
+		t.Errorf("the no-match path after a pull ran %d package initialisers, more than %d (see maxToolGateInits)", n, maxToolGateInits)
 	}
-	_, inits = tracedHook(t, dir, pre("Read", "b.go"), "hook", "PreToolUse")
-	checkHeavy(t, "a map older than the log (the full hook)", inits, true)
-	_, inits = tracedHook(t, dir, pre("Read", "b.go"), "hook", "PreToolUse")
-	checkHeavy(t, "no-match path after the full hook's sync", inits, false)
+	pull(`{"key":"fact-pulled-bbbbbb","type":"fact","content":"b.go was pulled","ts":1700000001,"files":["b.go"]}`)
+	out, inits = tracedHook(t, dir, pre("Read", "b.go"), "hook", "PreToolUse")
+	if !strings.Contains(out, "b.go was pulled") {
+		t.Errorf("a note a pull anchored: printed %q", out)
+	}
+	checkHeavy(t, "a note a pull anchored, a map older than the log (the full hook)", inits, true)
 }

@@ -94,6 +94,32 @@ func TestToolCallAfterPullSyncsInBackground(t *testing.T) {
 	}
 }
 
+// After a pull, the hook before a tool call on a file no note is
+// anchored to (answered in the early gate, which reads the pulled log)
+// prints nothing and starts the background sync, which catches the
+// cache up; with background runs off, it starts none.
+func TestNoNoteToolCallAfterPullSyncsInBackground(t *testing.T) {
+	read := func(dir string) string {
+		return fmt.Sprintf(`{"session_id":"s","cwd":%q,"hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"src/none.go"}}`, dir)
+	}
+	dir, run := pulledProject(t)
+	if out, stderr := run(true, read(dir), "hook", "PreToolUse"); out != "" || stderr != "" {
+		t.Fatalf("the first tool call after the pull: stdout %q, stderr %q", out, stderr)
+	}
+	waitForSync(t, dir)
+	if out, _ := run(false, "", "sync"); !strings.Contains(out, "cache is current: 201 entries") {
+		t.Fatalf("the background sync did not catch the cache up: %s", out)
+	}
+
+	dir, run = pulledProject(t)
+	if out, stderr := run(false, read(dir), "hook", "PreToolUse"); out != "" || stderr != "" {
+		t.Fatalf("the first tool call after the pull: stdout %q, stderr %q", out, stderr)
+	}
+	if out, _ := run(false, "", "sync"); strings.Contains(out, "cache is current") {
+		t.Fatalf("a sync ran with CAIRN_NO_BACKGROUND=1: %s", out)
+	}
+}
+
 // When the agent pulls through its shell, the hook after that call (the
 // capture hook, with nothing to capture, answered in the early gate)
 // finds the log changed under the anchor map and starts the background

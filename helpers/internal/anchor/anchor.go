@@ -7,7 +7,10 @@
 // built from; the hook that runs before every tool call looks a path up
 // by a binary search over its sorted lines, reading a few blocks of it by
 // offset ([LookupAt]), without parsing the whole map, so that a tool call that touches nothing anchored costs what the capture
-// hook's reject path costs. It depends on nothing but the standard
+// hook's reject path costs. When the map is older than the log (a pull),
+// that hook reads the log once instead ([UnanchoredAt]): no line of it
+// anchors a note to the call's file, so the map caught up would not
+// either. It depends on nothing but the standard
 // library's early packages (never path/filepath, os/exec or fsx) and the
 // leaves bashcmd and filestat, so that path can read it before the rest
 // of the program starts (see package hookgate/toolgate); what it reads

@@ -1,7 +1,9 @@
 package anchor
 
 import (
+	"bytes"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -27,4 +29,26 @@ func Clean(p string) (string, bool) {
 		return "", false
 	}
 	return p, true
+}
+
+// cleansTo reports whether [Clean] of p is one of cands, without
+// allocating for the p Clean would keep as it is: one with no blank or
+// other byte outside ASCII at either end, no "//" and no "./" in it, and
+// no '/' or '.' at its end (Clean then keeps it, or refuses it).
+func cleansTo(p []byte, cands []string) bool {
+	for _, c := range cands {
+		if string(p) == c {
+			return true
+		}
+	}
+	if len(p) == 0 {
+		return false
+	}
+	first, last := p[0], p[len(p)-1]
+	if first > ' ' && first < 0x80 && last > ' ' && last < 0x80 && last != '/' && last != '.' &&
+		!bytes.Contains(p, []byte("//")) && !bytes.Contains(p, []byte("./")) {
+		return false
+	}
+	c, ok := Clean(string(p))
+	return ok && slices.Contains(cands, c)
 }

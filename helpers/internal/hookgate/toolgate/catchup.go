@@ -57,10 +57,24 @@ func catchUp(a spec.Spec, data []byte) {
 	startSync(s, root)
 }
 
-// spawn starts `cairn --dir root sync --background` detached (sys), its
-// standard files the null device; lock, when not nil, is the sync's lock,
-// held, which the child takes over as file 3.
-func spawn(root string, lock *os.File, sys *sysProcAttr) error {
+// background starts the background sync of root, whose .cairn s is,
+// unless background runs are off (CAIRN_NO_BACKGROUND=1, or inside the
+// pipeline's own model call) or a sync runs (see startSync).
+func background(s *store, root string) {
+	if os.Getenv(noBackgroundEnv) == "1" || os.Getenv(childEnv) != "" {
+		return
+	}
+	startSync(s, root)
+}
+
+// spawn starts the background sync's process: spawnSync, or a test's
+// stand-in.
+var spawn = spawnSync
+
+// spawnSync starts `cairn --dir root sync --background` detached (sys),
+// its standard files the null device; lock, when not nil, is the sync's
+// lock, held, which the child takes over as file 3.
+func spawnSync(root string, lock *os.File, sys *sysProcAttr) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return err

@@ -103,20 +103,67 @@ func (s *store) open(name string, fi fs.FileInfo, flag int) (*os.File, fs.FileIn
 	return f, st, nil
 }
 
-// nothingAnchored reports whether the anchor map is current with the log
-// (its sources are id) and anchors nothing to paths or command. A map
-// missing, too large, unreadable or not a regular file is not.
-func (s *store) nothingAnchored(id string, paths []string, command string) bool {
+// nothingAnchored reports whether the anchor map anchors nothing to
+// paths or command, and the log, whose identity is id, anchors nothing
+// there either: the map is current with it (it records id as its
+// sources), or, behind it (a pull, a merge, a checkout changed the log
+// since the last sync), no line of the log anchors a note to paths
+// (see [anchor.UnanchoredAt]) and there is no command (a must-check
+// anchored to a command is not looked for in the log). behind reports
+// the map behind the log. A map missing, too large, unreadable or not a
+// regular file is not.
+func (s *store) nothingAnchored(id string, paths []string, command string) (ok, behind bool) {
 	f, size, src, ok := s.openMap()
 	if !ok {
+		return false, false
+	}
+	defer f.Close()
+	hits, err := anchor.LookupAt(f, size, paths, command)
+	if err != nil || len(hits) > 0 {
+		return false, false
+	}
+	if src == id {
+		return true, false
+	}
+	return command == "" && s.logUnanchored(paths), true
+}
+
+// maxScan caps the log the gate reads: a larger one (some 400k notes)
+// goes to the full hook.
+const maxScan = 128 << 20
+
+// scanBuffer is the buffer the gate reads the log through: in two halves
+// for a log it reads in two parts at once (see [anchor.UnanchoredAt]),
+// so the longest line it reads is 256 KB (a longer one goes to the full
+// hook).
+const scanBuffer = 512 << 10
+
+// logUnanchored reports whether no line of the log anchors a note to
+// paths (see [anchor.UnanchoredAt]), reading it through a small buffer. A
+// log missing anchors nothing; one larger than maxScan, unreadable or not
+// a regular file is not known to.
+func (s *store) logUnanchored(paths []string) bool {
+	if len(paths) == 0 {
+		return true
+	}
+	fi, err := s.lstat(anchor.Sources[0])
+	if errors.Is(err, fs.ErrNotExist) {
+		return true
+	}
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxScan {
+		return false
+	}
+	f, st, err := s.open(anchor.Sources[0], fi, os.O_RDONLY)
+	if err != nil || st.Size() > maxScan {
+		if f != nil {
+			f.Close()
+		}
 		return false
 	}
 	defer f.Close()
-	if src != id {
-		return false
-	}
-	hits, err := anchor.LookupAt(f, size, paths, command)
-	return err == nil && len(hits) == 0
+	// What the file holds past its size now (a write since) is not read:
+	// the answer is the log's as of now.
+	return anchor.UnanchoredAt(f, st.Size(), make([]byte, scanBuffer), paths)
 }
 
 // behind reports whether the anchor map records other log files than id

@@ -18,6 +18,20 @@
 // small reads, rather than mapping it, so that no fault can come of a map
 // that shrinks under it.
 //
+// When the map is older than the log (a pull, a merge, a checkout changed
+// it, and no hook has synced since), the map alone cannot tell. A note
+// bears on a file only through a files name of the latest line of its
+// key in the log (knowledge.jsonl: a key whose latest line is archived is
+// not live; retractions and sanitize's verdicts only take anchors away),
+// so when the map anchors nothing to the call and no line of the log has
+// a files name that cleans to the file or a directory above it
+// ([anchor.UnanchoredAt]: one read of the log through a small buffer, no
+// parse of the lines without a files field), the map caught up would
+// anchor nothing there either: the gate answers, and starts the
+// background sync as the full hook would. A shell command is not answered
+// so (a must-check anchors to a command prefix, which the scan does not
+// look for).
+//
 // Its init also answers the hook after a tool ran when its output holds
 // nothing to capture (package judge's rule): before it exits, it checks
 // the anchor map's record of the log against the log, and when they
@@ -25,10 +39,11 @@
 // in a terminal) it starts the background sync, so that the next tool
 // call finds the cache current or catching up ([catchUp]).
 //
-// A call it cannot judge (a map missing, older than the log, too large,
-// or not a regular file; a link or a special file on the way; a payload
-// it cannot read; a failure to note an edit) goes on to the full hook,
-// which answers it and brings the map up to date.
+// A call it cannot judge (a map missing, too large, or not a regular
+// file; a map older than the log and a log that may anchor a note to the
+// call, or one it does not read exactly, or a shell command; a link or a
+// special file on the way; a payload it cannot read; a failure to note an
+// edit) goes on to the full hook, which answers it.
 package toolgate
 
 import (
@@ -89,10 +104,13 @@ func open(a spec.Spec, c event.ToolCall) (s *store, root string, err error) {
 }
 
 // quiet reports whether a tool call has nothing to be told: the project
-// has no .cairn, or the anchor map, current with the log, anchors nothing
-// to the call's file (or a directory above it) or, for a shell command,
-// to the files it names or a command prefix it runs. An edit it answers
-// is noted for the turn's capture. A few stats and small reads; no
+// has no .cairn, or the anchor map anchors nothing to the call's file (or
+// a directory above it) or, for a shell command, to the files it names
+// or a command prefix it runs, and the map is current with the log or,
+// for a call that is not a shell command, no line of the log anchors a
+// note there (see [store.nothingAnchored]; the background sync is then
+// started). An edit it answers is noted for the turn's capture. A few
+// stats and small reads, and after a pull one read of the log; no
 // SQLite, no git. It never panics: a panic in an init would exit 2, which
 // Claude Code reads as "block".
 func quiet(a spec.Spec, data []byte) (ok bool) {
@@ -130,11 +148,18 @@ func quiet(a spec.Spec, data []byte) (ok bool) {
 			}
 		}
 	}
-	if !s.nothingAnchored(id, paths, command) {
+	ok, behind := s.nothingAnchored(id, paths, command)
+	if !ok {
 		return false
 	}
 	if c.Edits && fileOK && anchor.NoteTouched(s, c.Session, file) != nil {
 		return false
+	}
+	if behind {
+		// The full hook would read behind the cache and start the
+		// sync: so does this, so that the next call finds the map
+		// current.
+		background(s, root)
 	}
 	return true
 }

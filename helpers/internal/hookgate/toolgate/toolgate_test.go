@@ -64,12 +64,24 @@ func TestQuiet(t *testing.T) {
 			}
 		})
 	}
-	// The log changed: the map is not trusted.
-	if err := os.WriteFile(filepath.Join(dir, ".cairn", "knowledge.jsonl"), []byte("{}\n{}\n"), 0o644); err != nil {
+	// The log changed (a pull): what the map anchors still goes to the
+	// full hook, and so does what a line of the log anchors, and any
+	// shell command; a file nothing anchors is answered.
+	if err := os.WriteFile(filepath.Join(dir, ".cairn", "knowledge.jsonl"), []byte("{}\n"+`{"key":"k","type":"fact","content":"x","ts":1,"files":["c.go"]}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if quiet(claudeAgent, payload(dir, "Read", `{"file_path":"b.go"}`)) {
-		t.Error("quiet trusted a map older than the log")
+	for _, c := range []struct {
+		tool, input string
+		want        bool
+	}{
+		{"Read", `{"file_path":"b.go"}`, true},
+		{"Read", `{"file_path":"a.go"}`, false},
+		{"Read", `{"file_path":"c.go"}`, false},
+		{"Bash", `{"command":"go test ./..."}`, false},
+	} {
+		if got := quiet(claudeAgent, payload(dir, c.tool, c.input)); got != c.want {
+			t.Errorf("after a pull, %s %s: quiet = %v, want %v", c.tool, c.input, got, c.want)
+		}
 	}
 	// No .cairn: nothing to say.
 	bare := t.TempDir()
