@@ -94,57 +94,40 @@ func TestToolCallAfterPullSyncsInBackground(t *testing.T) {
 	}
 }
 
-// After a pull, the hook before a tool call on a file no note is
-// anchored to (answered in the early gate, which reads the pulled log)
-// prints nothing and starts the background sync, which catches the
-// cache up; with background runs off, it starts none.
-func TestNoNoteToolCallAfterPullSyncsInBackground(t *testing.T) {
-	read := func(dir string) string {
-		return fmt.Sprintf(`{"session_id":"s","cwd":%q,"hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"src/none.go"}}`, dir)
-	}
-	dir, run := pulledProject(t)
-	if out, stderr := run(true, read(dir), "hook", "PreToolUse"); out != "" || stderr != "" {
-		t.Fatalf("the first tool call after the pull: stdout %q, stderr %q", out, stderr)
-	}
-	waitForSync(t, dir)
-	if out, _ := run(false, "", "sync"); !strings.Contains(out, "cache is current: 201 entries") {
-		t.Fatalf("the background sync did not catch the cache up: %s", out)
-	}
-
-	dir, run = pulledProject(t)
-	if out, stderr := run(false, read(dir), "hook", "PreToolUse"); out != "" || stderr != "" {
-		t.Fatalf("the first tool call after the pull: stdout %q, stderr %q", out, stderr)
-	}
-	if out, _ := run(false, "", "sync"); strings.Contains(out, "cache is current") {
-		t.Fatalf("a sync ran with CAIRN_NO_BACKGROUND=1: %s", out)
-	}
-}
-
-// When the agent pulls through its shell, the hook after that call (the
-// capture hook, with nothing to capture, answered in the early gate)
-// finds the log changed under the anchor map and starts the background
-// sync, handing it the sync's lock, and prints nothing: the next tool
-// call finds the cache current, or catching up. With background runs
-// off, it starts none.
+// A hook after a pull that finds the log changed under the anchor map
+// starts the background sync, handing it the sync's lock, and prints
+// nothing; the sync catches the cache up. With background runs off, it
+// starts none. Two hooks do so, both answered in the early gates:
+//   - the capture hook of the agent's own pull through its shell (nothing
+//     to capture), so the next tool call finds the cache current, or
+//     catching up;
+//   - the hook before a tool call on a file no note is anchored to, when
+//     the pull came another way (the gate reads the pulled log).
 func TestCaptureAfterPullStartsSync(t *testing.T) {
-	pull := func(dir string) string {
-		return fmt.Sprintf(`{"session_id":"s","cwd":%q,"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"git pull"},"tool_response":{"stdout":"Updating 1a2b3c4..5d6e7f8\nFast-forward"}}`, dir)
-	}
-	dir, run := pulledProject(t)
-	if out, stderr := run(true, pull(dir), "hook", "PostToolUse"); out != "" || stderr != "" {
-		t.Fatalf("the capture hook of the pull: stdout %q, stderr %q", out, stderr)
-	}
-	waitForSync(t, dir)
-	if out, _ := run(false, "", "sync"); !strings.Contains(out, "cache is current: 201 entries") {
-		t.Fatalf("the capture hook did not start a sync that caught the cache up: %s", out)
-	}
+	for _, tc := range []struct {
+		name, event, payload string
+	}{
+		{"the capture hook of the pull", "PostToolUse", `{"session_id":"s","cwd":%q,"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"git pull"},"tool_response":{"stdout":"Updating 1a2b3c4..5d6e7f8\nFast-forward"}}`},
+		{"the first tool call after the pull, on a file with no note", "PreToolUse", `{"session_id":"s","cwd":%q,"hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"src/none.go"}}`},
+	} {
+		t.Run(tc.event, func(t *testing.T) {
+			dir, run := pulledProject(t)
+			if out, stderr := run(true, fmt.Sprintf(tc.payload, dir), "hook", tc.event); out != "" || stderr != "" {
+				t.Fatalf("%s: stdout %q, stderr %q", tc.name, out, stderr)
+			}
+			waitForSync(t, dir)
+			if out, _ := run(false, "", "sync"); !strings.Contains(out, "cache is current: 201 entries") {
+				t.Fatalf("%s did not start a sync that caught the cache up: %s", tc.name, out)
+			}
 
-	dir, run = pulledProject(t)
-	if out, stderr := run(false, pull(dir), "hook", "PostToolUse"); out != "" || stderr != "" {
-		t.Fatalf("the capture hook of the pull: stdout %q, stderr %q", out, stderr)
-	}
-	if out, _ := run(false, "", "sync"); strings.Contains(out, "cache is current") {
-		t.Fatalf("a sync ran with CAIRN_NO_BACKGROUND=1: %s", out)
+			dir, run = pulledProject(t)
+			if out, stderr := run(false, fmt.Sprintf(tc.payload, dir), "hook", tc.event); out != "" || stderr != "" {
+				t.Fatalf("%s: stdout %q, stderr %q", tc.name, out, stderr)
+			}
+			if out, _ := run(false, "", "sync"); strings.Contains(out, "cache is current") {
+				t.Fatalf("a sync ran with CAIRN_NO_BACKGROUND=1: %s", out)
+			}
+		})
 	}
 }
 

@@ -15,6 +15,20 @@ import (
 	"github.com/cairn-dev/cairn/helpers/internal/testharness/synthlog"
 )
 
+// openWithMemo opens p's sources with a memo of their own, closed when
+// the test ends.
+func openWithMemo(t *testing.T, p *project.Project) (Sources, *DiffMemo) {
+	t.Helper()
+	src, close, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { close() })
+	m := &DiffMemo{}
+	src.memo = m
+	return src, m
+}
+
 // changedRepo is a git repository whose log of n entries has two commits
 // (the second a day of synthlog.Changed's work); the working tree is the
 // second's, its log ahead by one more line when dirty.
@@ -257,13 +271,7 @@ func TestDiffOfALogEditedToTheSameSize(t *testing.T) {
 func TestDiffMemoRemembersWithoutReadingTheLog(t *testing.T) {
 	clitest.IsolateGit(t)
 	p := changedRepo(t, 200, true)
-	src, close, err := Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer close()
-	m := &DiffMemo{}
-	src.memo = m
+	src, m := openWithMemo(t, p)
 	reads := 0
 	logData := src.LogData
 	src.LogData = func() ([]byte, []byte, error) { reads++; return logData() }

@@ -136,13 +136,7 @@ func writeTemp(t *testing.T, data []byte) string {
 func TestDiffMemoOfALogThatChangesAsItIsRead(t *testing.T) {
 	clitest.IsolateGit(t)
 	p := changedRepo(t, 3000, true)
-	src, close, err := Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer close()
-	m := &DiffMemo{}
-	src.memo = m
+	src, _ := openWithMemo(t, p)
 	if _, err := src.Diff(""); err != nil {
 		t.Fatal(err)
 	}
