@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/cairn-dev/cairn/helpers/internal/anchor"
@@ -206,7 +205,7 @@ func TestInsertRefusesSpecialLogs(t *testing.T) {
 			}
 			switch kind {
 			case "fifo":
-				if err := syscall.Mkfifo(s.LogPath(), 0o644); err != nil {
+				if err := mkfifo(s.LogPath()); err != nil {
 					t.Skipf("no FIFOs here: %v", err)
 				}
 			case "symlink":
