@@ -1173,25 +1173,7 @@ func benchStore(b *testing.B, n int) *Store {
 // entries, lock, duplicate check, placing, atomic replacement (fsync
 // included).
 func BenchmarkInsert(b *testing.B) {
-	for _, n := range []int{10_000, 100_000} {
-		b.Run(fmt.Sprintf("log=%dk", n/1000), func(b *testing.B) {
-			s := benchStore(b, n)
-			rng := rand.New(rand.NewPCG(5, 6))
-			i := 0
-			done := reportCPU(b)
-			for b.Loop() {
-				e := synthEntry(rng, 1_000_000+i)
-				i++
-				res, err := s.Insert([]Entry{e})
-				if err != nil || len(res.Added) != 1 {
-					b.Fatalf("insert: %+v, %v", res, err)
-				}
-			}
-			done()
-			b.StopTimer()
-			checkSorted(b, readLog(b, s))
-		})
-	}
+	benchInsertions(b, 5, 1_000_000, nil)
 }
 
 // BenchmarkInsertAfterPull is one insertion into a log that changed under
@@ -1199,27 +1181,39 @@ func BenchmarkInsert(b *testing.B) {
 // index and overlaps the copy of the log; fsync included. Each round
 // changes the log's times first (untimed), so the index is never current.
 func BenchmarkInsertAfterPull(b *testing.B) {
+	benchInsertions(b, 7, 2_000_000, func(b *testing.B, s *Store, i int) {
+		at := time.Unix(1_700_000_000+int64(i), 0)
+		if err := os.Chtimes(s.LogPath(), at, at); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
+// benchInsertions inserts one new entry a round (numbered from first,
+// drawn with seed) into logs of 10k and 100k entries. before, when set,
+// runs untimed ahead of each insertion, which must then read the log.
+func benchInsertions(b *testing.B, seed uint64, first int, before func(b *testing.B, s *Store, i int)) {
 	for _, n := range []int{10_000, 100_000} {
 		b.Run(fmt.Sprintf("log=%dk", n/1000), func(b *testing.B) {
 			s := benchStore(b, n)
-			rng := rand.New(rand.NewPCG(7, 8))
+			rng := rand.New(rand.NewPCG(seed, seed+1))
 			i := 0
 			done := reportCPU(b)
 			for b.Loop() {
-				b.StopTimer()
-				at := time.Unix(1_700_000_000+int64(i), 0)
-				if err := os.Chtimes(s.LogPath(), at, at); err != nil {
-					b.Fatal(err)
-				}
-				e := synthEntry(rng, 2_000_000+i)
-				i++
 				passes := s.passes.Load()
-				b.StartTimer()
+				if before != nil {
+					b.StopTimer()
+					before(b, s, i)
+					passes = s.passes.Load()
+					b.StartTimer()
+				}
+				e := synthEntry(rng, first+i)
+				i++
 				res, err := s.Insert([]Entry{e})
 				if err != nil || len(res.Added) != 1 {
 					b.Fatalf("insert: %+v, %v", res, err)
 				}
-				if s.passes.Load() != passes+1 {
+				if before != nil && s.passes.Load() != passes+1 {
 					b.Fatal("the insertion did not read the log: the index was current")
 				}
 			}

@@ -36,7 +36,7 @@ const (
 // panic in an init would exit 2.
 func catchUp(a spec.Spec, data []byte) {
 	defer func() { _ = recover() }()
-	if os.Getenv(noBackgroundEnv) == "1" || os.Getenv(childEnv) != "" {
+	if backgroundOff() {
 		return
 	}
 	var c event.ToolCall
@@ -61,10 +61,15 @@ func catchUp(a spec.Spec, data []byte) {
 // unless background runs are off (CAIRN_NO_BACKGROUND=1, or inside the
 // pipeline's own model call) or a sync runs (see startSync).
 func background(s *store, root string) {
-	if os.Getenv(noBackgroundEnv) == "1" || os.Getenv(childEnv) != "" {
-		return
+	if !backgroundOff() {
+		startSync(s, root)
 	}
-	startSync(s, root)
+}
+
+// backgroundOff reports whether background runs are off:
+// CAIRN_NO_BACKGROUND=1, or inside the pipeline's own model call.
+func backgroundOff() bool {
+	return os.Getenv(noBackgroundEnv) == "1" || os.Getenv(childEnv) != ""
 }
 
 // spawn starts the background sync's process: spawnSync, or a test's
