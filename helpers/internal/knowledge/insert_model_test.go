@@ -205,8 +205,12 @@ func TestInsertRefusesSpecialLogs(t *testing.T) {
 			}
 			switch kind {
 			case "fifo":
-				if err := mkfifo(s.LogPath()); err != nil {
-					t.Skipf("no FIFOs here: %v", err)
+				err := mkfifo(s.LogPath())
+				if errors.Is(err, errors.ErrUnsupported) {
+					return // no FIFOs on this system: nothing to refuse
+				}
+				if err != nil {
+					t.Fatal(err)
 				}
 			case "symlink":
 				if err := os.Symlink(target, s.LogPath()); err != nil {
